@@ -1,0 +1,46 @@
+# Two commands for a newcomer: `make run` and `make test`. Everything else is set up on demand.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PROTO_FILES := $(shell find proto/hollywood -name '*.proto' 2>/dev/null)
+STUBS_STAMP := proto/gen/.generated
+
+.PHONY: setup stubs docker-engine run test test-fast bench lint clean
+
+setup: $(STAMP) $(STUBS_STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+# Python stubs are generated from proto/, never edited by hand (see proto/README.md).
+stubs $(STUBS_STAMP): $(STAMP) $(PROTO_FILES)
+	$(PY) -m arena.codegen
+	touch $(STUBS_STAMP)
+
+# Installs and starts a Docker engine when the machine has none (needs root on Debian).
+docker-engine:
+	bash arena/scripts/ensure-docker.sh
+
+run: setup docker-engine
+	$(VENV)/bin/arena demo
+
+test: setup docker-engine
+	$(PY) -m pytest -q
+
+test-fast: setup
+	$(PY) -m pytest -q -m "not docker and not slow"
+
+bench: setup docker-engine
+	@set -e; for b in tests/bench/bench_*.py; do echo "== $$b"; $(PY) $$b; done
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy --strict engine
+
+clean:
+	rm -rf $(VENV) proto/gen .mypy_cache .ruff_cache .pytest_cache
