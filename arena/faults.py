@@ -1,0 +1,53 @@
+"""Bot faults: every way a bot can forfeit a series (RULES §9)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class FaultKind(StrEnum):
+    """Why a bot forfeited. The values are stored and shown to users."""
+
+    STARTUP = "startup"
+    """The bot did not come up or answer the handshake in time."""
+    TIMEOUT = "timeout"
+    """A decision took longer than the deadline plus what was left of the reserve."""
+    CRASH = "crash"
+    """The bot's process or container exited, or its connection broke."""
+    MALFORMED = "malformed"
+    """The reply could not be decoded or misses a required field."""
+    OVERSIZED = "oversized"
+    """The reply exceeded the arena's message size limit."""
+    ILLEGAL_ACTION = "illegal_action"
+    """The reply named an action that is not in the legal list."""
+    PROTOCOL_MISMATCH = "protocol_mismatch"
+    """The bot speaks a protocol version the arena does not."""
+    OUT_OF_MEMORY = "out_of_memory"
+    """The sandbox killed the bot for exceeding its memory limit."""
+
+
+@dataclass
+class BotFault(Exception):
+    """A fault attributed to one bot. Raised by the bot client and the sandboxes,
+    completed with the seat and position by the match runner."""
+
+    kind: FaultKind
+    message: str
+    seat: int | None = None
+    hand_number: int | None = None
+    decision_number: int | None = None
+    stderr_tail: str = field(default="", repr=False)
+
+    def __post_init__(self) -> None:
+        super().__init__(f"{self.kind}: {self.message}")
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "kind": str(self.kind),
+            "message": self.message,
+            "seat": self.seat,
+            "hand_number": self.hand_number,
+            "decision_number": self.decision_number,
+            "stderr_tail": self.stderr_tail,
+        }
