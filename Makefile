@@ -17,9 +17,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
 
-# Python stubs are generated from proto/, never edited by hand (see proto/README.md).
+# Python stubs are generated from proto/, never edited by hand (see proto/README.md);
+# --link-venv puts them and the bot SDK on the venv's path (hollywood.pth).
 stubs $(STUBS_STAMP): $(STAMP) $(PROTO_FILES)
-	$(PY) -m arena.codegen
+	$(PY) -m arena.codegen --link-venv
 	touch $(STUBS_STAMP)
 
 # Installs and starts a Docker engine when the machine has none (needs root on Debian).
