@@ -1,0 +1,315 @@
+"""Friendly, typed views of the protocol messages a bot receives and sends."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from hollywood.bot.v1 import bot_pb2
+
+from .cards import Card, parse_cards
+from .melds import best_discards, min_deadwood
+
+
+class ActionKind(StrEnum):
+    """What a player can do (mirrors ``hollywood.bot.v1.ActionKind``)."""
+
+    DRAW_STOCK = "draw_stock"
+    DRAW_DISCARD = "draw_discard"
+    PASS = "pass"
+    DISCARD = "discard"
+    KNOCK = "knock"
+
+
+class Phase(StrEnum):
+    """Which step of a turn a decision is for (mirrors ``hollywood.bot.v1.Phase``)."""
+
+    UPCARD_OFFER = "upcard_offer"
+    DRAW = "draw"
+    DISCARD = "discard"
+
+
+_KIND_FROM_PROTO = {
+    bot_pb2.ACTION_KIND_DRAW_STOCK: ActionKind.DRAW_STOCK,
+    bot_pb2.ACTION_KIND_DRAW_DISCARD: ActionKind.DRAW_DISCARD,
+    bot_pb2.ACTION_KIND_PASS: ActionKind.PASS,
+    bot_pb2.ACTION_KIND_DISCARD: ActionKind.DISCARD,
+    bot_pb2.ACTION_KIND_KNOCK: ActionKind.KNOCK,
+}
+_KIND_TO_PROTO = {kind: number for number, kind in _KIND_FROM_PROTO.items()}
+_PHASE_FROM_PROTO = {
+    bot_pb2.PHASE_UPCARD_OFFER: Phase.UPCARD_OFFER,
+    bot_pb2.PHASE_DRAW: Phase.DRAW,
+    bot_pb2.PHASE_DISCARD: Phase.DISCARD,
+}
+
+
+@dataclass(frozen=True)
+class Action:
+    """An action. ``card`` is set for DISCARD and KNOCK; ``melds`` optionally
+    declares the knocker's arrangement (KNOCK only). Equality ignores ``melds``, so
+    ``Action.knock(card, melds) in observation.legal_actions`` works."""
+
+    kind: ActionKind
+    card: Card | None = None
+    melds: tuple[tuple[Card, ...], ...] = field(default=(), compare=False)
+
+    @classmethod
+    def draw_stock(cls) -> Action:
+        return cls(ActionKind.DRAW_STOCK)
+
+    @classmethod
+    def draw_discard(cls) -> Action:
+        return cls(ActionKind.DRAW_DISCARD)
+
+    @classmethod
+    def pass_(cls) -> Action:
+        return cls(ActionKind.PASS)
+
+    @classmethod
+    def discard(cls, card: Card) -> Action:
+        return cls(ActionKind.DISCARD, card)
+
+    @classmethod
+    def knock(cls, card: Card, melds: tuple[tuple[Card, ...], ...] = ()) -> Action:
+        return cls(ActionKind.KNOCK, card, melds)
+
+    @classmethod
+    def from_proto(cls, message: bot_pb2.Action) -> Action:
+        kind = _KIND_FROM_PROTO[message.kind]
+        card = Card.parse(message.card) if message.card else None
+        melds = tuple(tuple(parse_cards(meld.cards)) for meld in message.melds)
+        return cls(kind, card, melds)
+
+    def to_proto(self) -> bot_pb2.Action:
+        return bot_pb2.Action(
+            kind=_KIND_TO_PROTO[self.kind],
+            card=str(self.card) if self.card is not None else "",
+            melds=[bot_pb2.Meld(cards=[str(card) for card in meld]) for meld in self.melds],
+        )
+
+    def __str__(self) -> str:
+        words = self.kind.value.replace("_", " ")
+        return f"{words} {self.card}" if self.card is not None else words
+
+
+@dataclass(frozen=True)
+class Profile:
+    """The rule profile in force (see RULES.md)."""
+
+    name: str
+    knock_limit: int
+    gin_bonus: int
+    undercut_bonus: int
+    game_target: int
+    no_discard_of_taken_card: bool
+    dead_hand_stock: int
+    max_hands: int
+    raw: dict[str, object]
+    """The engine's full profile description."""
+
+    @classmethod
+    def from_proto(cls, message: bot_pb2.RuleProfile) -> Profile:
+        try:
+            raw = json.loads(message.profile_json) if message.profile_json else {}
+        except ValueError:
+            raw = {}
+        return cls(
+            name=message.name,
+            knock_limit=message.knock_limit,
+            gin_bonus=message.gin_bonus,
+            undercut_bonus=message.undercut_bonus,
+            game_target=message.game_target,
+            no_discard_of_taken_card=message.no_discard_of_taken_card,
+            dead_hand_stock=message.dead_hand_stock,
+            max_hands=message.max_hands,
+            raw=raw if isinstance(raw, dict) else {},
+        )
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """The score sheet: ``scores[seat][game]`` for games I, II, III."""
+
+    scores: tuple[tuple[int, ...], ...]
+    hands_won: tuple[int, ...]
+    game_finished: tuple[bool, ...]
+    game_winner: tuple[int | None, ...]
+
+    @classmethod
+    def from_proto(cls, message: bot_pb2.ScoreSheet) -> Sheet:
+        return cls(
+            scores=tuple(tuple(player.game_scores) for player in message.players),
+            hands_won=tuple(player.hands_won for player in message.players),
+            game_finished=tuple(game.finished for game in message.games),
+            game_winner=tuple(
+                game.winner if game.HasField("winner") else None for game in message.games
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class Observation:
+    """Everything the bot may see at a decision, plus what it may do and how long
+    it has. Cards are SDK :class:`Card` objects."""
+
+    series_id: str
+    hand_number: int
+    decision_number: int
+    seat: int
+    dealer: int
+    phase: Phase
+    hand: tuple[Card, ...]
+    discard_pile: tuple[Card, ...]
+    """Bottom first; the last card is the top (what DRAW_DISCARD takes)."""
+    stock_size: int
+    opponent_hand_size: int
+    opponent_known_cards: tuple[Card, ...]
+    taken_discard: Card | None
+    """The card taken from the discard pile this turn, if any."""
+    sheet: Sheet
+    legal_actions: tuple[Action, ...]
+    profile: Profile
+    deadline_ms: int
+    reserve_ms: int
+
+    @classmethod
+    def from_proto(cls, request: bot_pb2.DecideRequest) -> Observation:
+        view = request.observation
+        return cls(
+            series_id=request.series_id,
+            hand_number=request.hand_number,
+            decision_number=request.decision_number,
+            seat=view.seat,
+            dealer=view.dealer,
+            phase=_PHASE_FROM_PROTO[view.phase],
+            hand=tuple(parse_cards(view.hand)),
+            discard_pile=tuple(parse_cards(view.discard_pile)),
+            stock_size=view.stock_size,
+            opponent_hand_size=view.opponent_hand_size,
+            opponent_known_cards=tuple(parse_cards(view.opponent_known_cards)),
+            taken_discard=Card.parse(view.taken_discard) if view.taken_discard else None,
+            sheet=Sheet.from_proto(view.sheet),
+            legal_actions=tuple(Action.from_proto(action) for action in request.legal_actions),
+            profile=Profile.from_proto(request.profile),
+            deadline_ms=request.deadline_ms,
+            reserve_ms=request.reserve_ms,
+        )
+
+    @property
+    def top_discard(self) -> Card | None:
+        """The card DRAW_DISCARD would take, if any."""
+        return self.discard_pile[-1] if self.discard_pile else None
+
+    def can(self, kind: ActionKind) -> bool:
+        """True when some legal action has this kind."""
+        return any(action.kind is kind for action in self.legal_actions)
+
+    def actions_of(self, kind: ActionKind) -> list[Action]:
+        """The legal actions of one kind, in the arena's order."""
+        return [action for action in self.legal_actions if action.kind is kind]
+
+    @property
+    def discardable(self) -> list[Card]:
+        """Cards that may be discarded now (by DISCARD or KNOCK)."""
+        return [
+            action.card
+            for action in self.legal_actions
+            if action.kind in (ActionKind.DISCARD, ActionKind.KNOCK) and action.card is not None
+        ]
+
+    def deadwood(self) -> int:
+        """Least deadwood of the current hand (10 or 11 cards)."""
+        return min_deadwood(self.hand)
+
+    def best_discards(self) -> tuple[int, list[Card]]:
+        """In PHASE_DISCARD: least deadwood after a legal discard, and the cards giving it."""
+        return best_discards(self.hand, self.discardable)
+
+    def deadwood_with(self, card: Card) -> int:
+        """Least deadwood after adding ``card`` and making the best legal-shaped discard
+        (any card of the 11 except ``card`` itself when the profile forbids it)."""
+        hand = [*self.hand, card]
+        allowed = [c for c in hand if not (self.profile.no_discard_of_taken_card and c == card)]
+        return best_discards(hand, allowed)[0]
+
+
+@dataclass(frozen=True)
+class ExposedHand:
+    """One player's hand as shown at the end of a hand."""
+
+    cards: tuple[Card, ...]
+    melds: tuple[tuple[Card, ...], ...]
+    deadwood_cards: tuple[Card, ...]
+    deadwood: int
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """What happened in a hand (``outcome`` is "dead", "knock", "gin" or "undercut")."""
+
+    series_id: str
+    hand_number: int
+    seat: int
+    outcome: str
+    knocker: int | None
+    winner: int | None
+    points: int
+    hands: tuple[ExposedHand, ...]
+    layoffs: tuple[tuple[Card, int], ...]
+    """(card, index of the knocker's meld it was laid on)."""
+    sheet: Sheet
+
+    @classmethod
+    def from_proto(cls, message: bot_pb2.HandEndedRequest) -> HandResult:
+        outcome = bot_pb2.HandOutcome.Name(message.outcome).removeprefix("HAND_OUTCOME_").lower()
+        return cls(
+            series_id=message.series_id,
+            hand_number=message.hand_number,
+            seat=message.seat,
+            outcome=outcome,
+            knocker=message.knocker if message.HasField("knocker") else None,
+            winner=message.winner if message.HasField("winner") else None,
+            points=message.points,
+            hands=tuple(
+                ExposedHand(
+                    cards=tuple(parse_cards(hand.cards)),
+                    melds=tuple(tuple(parse_cards(meld.cards)) for meld in hand.melds),
+                    deadwood_cards=tuple(parse_cards(hand.deadwood_cards)),
+                    deadwood=hand.deadwood,
+                )
+                for hand in message.hands
+            ),
+            layoffs=tuple((Card.parse(lay.card), lay.meld_index) for lay in message.layoffs),
+            sheet=Sheet.from_proto(message.sheet),
+        )
+
+
+@dataclass(frozen=True)
+class SeriesResult:
+    """How the series ended (``end`` is "complete", "hand_cap" or "forfeit")."""
+
+    series_id: str
+    seat: int
+    end: str
+    winner: int | None
+    games_won: tuple[int, ...]
+    sheet: Sheet
+    hands_played: int
+    fault_seat: int | None
+    fault_kind: str
+
+    @classmethod
+    def from_proto(cls, message: bot_pb2.SeriesEndedRequest) -> SeriesResult:
+        return cls(
+            series_id=message.series_id,
+            seat=message.seat,
+            end=bot_pb2.SeriesEnd.Name(message.end).removeprefix("SERIES_END_").lower(),
+            winner=message.winner if message.HasField("winner") else None,
+            games_won=tuple(message.games_won),
+            sheet=Sheet.from_proto(message.sheet),
+            hands_played=message.hands_played,
+            fault_seat=message.fault_seat if message.HasField("fault_seat") else None,
+            fault_kind=message.fault_kind,
+        )
