@@ -1,0 +1,28 @@
+"""The `random` sample bot: a uniformly random legal action at every decision.
+
+Set ``HOLLYWOOD_BOT_SEED`` to an integer for reproducible choices.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import hollywood_sdk as hs
+
+
+class RandomBot(hs.Bot):
+    def __init__(self, seed: int | None = None) -> None:
+        self._random = random.Random(seed)
+
+    def decide(self, observation: hs.Observation) -> hs.Action:
+        return self._random.choice(observation.legal_actions)
+
+
+def seed_from_environment() -> int | None:
+    text = os.environ.get("HOLLYWOOD_BOT_SEED", "").strip()
+    return int(text) if text else None
+
+
+if __name__ == "__main__":
+    hs.serve(RandomBot(seed_from_environment()))
