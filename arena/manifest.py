@@ -1,0 +1,203 @@
+"""Bot manifests: the ``bot.toml`` in every bot folder (see docs/design.md).
+
+``BotManifest.load(folder)`` reads and validates the manifest; every problem raises
+``ManifestError`` naming the file, the field and what is wrong with it.
+``content_hash(folder)`` fingerprints the bot's files, so an image is rebuilt only
+when something in the folder changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+MANIFEST_NAME = "bot.toml"
+NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
+MAX_MANIFEST_BYTES = 64 * 1024
+MAX_FIELD_CHARS = 200
+MAX_DESCRIPTION_CHARS = 2000
+
+# Never part of a bot's identity (and never copied into its image build context).
+IGNORED_NAMES = frozenset({".git", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+IGNORED_SUFFIXES = (".pyc", ".pyo")
+
+_TOP_LEVEL_KEYS = frozenset(
+    {"name", "version", "language", "author", "description", "run", "build"}
+)
+
+
+class ManifestError(ValueError):
+    """The bot folder or its ``bot.toml`` is missing or invalid; the message says why."""
+
+
+@dataclass(frozen=True)
+class BotManifest:
+    """The validated content of a bot's ``bot.toml``."""
+
+    name: str
+    version: str
+    language: str
+    run_command: tuple[str, ...]
+    dockerfile: str = "Dockerfile"
+    author: str = ""
+    description: str = ""
+
+    @classmethod
+    def load(cls, folder: Path | str) -> BotManifest:
+        """Read ``folder/bot.toml``; raise ``ManifestError`` on any problem."""
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise ManifestError(f"bot folder {folder} does not exist or is not a directory")
+        path = folder / MANIFEST_NAME
+        if not path.is_file():
+            raise ManifestError(f"{path}: missing (every bot folder needs a {MANIFEST_NAME})")
+        raw = path.read_bytes()
+        if len(raw) > MAX_MANIFEST_BYTES:
+            raise ManifestError(f"{path}: {len(raw)} bytes, larger than {MAX_MANIFEST_BYTES}")
+        try:
+            data = tomllib.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            raise ManifestError(f"{path}: not UTF-8 text ({error})") from None
+        except tomllib.TOMLDecodeError as error:
+            raise ManifestError(f"{path}: invalid TOML: {error}") from None
+        manifest = cls.from_dict(data, source=str(path))
+        dockerfile = folder / manifest.dockerfile
+        if not dockerfile.is_file():
+            raise ManifestError(
+                f"{path}: build.dockerfile {manifest.dockerfile!r} does not exist in {folder}"
+            )
+        return manifest
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = MANIFEST_NAME) -> BotManifest:
+        """Validate an already parsed manifest; ``source`` prefixes error messages."""
+        unknown = sorted(set(data) - _TOP_LEVEL_KEYS)
+        if unknown:
+            raise ManifestError(f"{source}: unknown field(s) {', '.join(unknown)}")
+        name = _required_string(data, "name", source)
+        if not NAME_PATTERN.fullmatch(name):
+            raise ManifestError(
+                f"{source}: name {name!r} must match [a-z0-9][a-z0-9-]{{0,31}} "
+                "(lower-case letters, digits and '-', at most 32 characters)"
+            )
+        version = _required_string(data, "version", source)
+        language = _required_string(data, "language", source)
+        author = _optional_string(data, "author", source, MAX_FIELD_CHARS)
+        description = _optional_string(data, "description", source, MAX_DESCRIPTION_CHARS)
+
+        run = _table(data, "run", source, required=True)
+        unknown_run = sorted(set(run) - {"command"})
+        if unknown_run:
+            raise ManifestError(f"{source}: unknown field(s) in [run]: {', '.join(unknown_run)}")
+        command = run.get("command")
+        if (
+            not isinstance(command, list)
+            or not command
+            or not all(isinstance(arg, str) and arg for arg in command)
+        ):
+            raise ManifestError(
+                f"{source}: run.command must be a non-empty list of non-empty strings "
+                f'(an argv such as ["python3", "-m", "my_bot"]), got {command!r}'
+            )
+
+        build = _table(data, "build", source, required=False)
+        unknown_build = sorted(set(build) - {"dockerfile"})
+        if unknown_build:
+            raise ManifestError(
+                f"{source}: unknown field(s) in [build]: {', '.join(unknown_build)}"
+            )
+        dockerfile = build.get("dockerfile", "Dockerfile")
+        if not isinstance(dockerfile, str) or not dockerfile:
+            raise ManifestError(f"{source}: build.dockerfile must be a non-empty string")
+        relative = PurePosixPath(dockerfile)
+        if relative.is_absolute() or ".." in relative.parts:
+            raise ManifestError(
+                f"{source}: build.dockerfile {dockerfile!r} must be a path inside the bot folder"
+            )
+        return cls(
+            name=name,
+            version=version,
+            language=language,
+            run_command=tuple(command),
+            dockerfile=dockerfile,
+            author=author,
+            description=description,
+        )
+
+    def content_hash(self, folder: Path | str) -> str:
+        """SHA-256 (hex) of every file of the bot folder; see ``content_hash``."""
+        return content_hash(folder)
+
+
+def content_hash(folder: Path | str) -> str:
+    """SHA-256 (hex) over the relative path, executable bit and bytes of every file in
+    ``folder`` (caches and byte code excluded), in a fixed order. Two folders hash
+    alike exactly when a build would see the same files."""
+    folder = Path(folder)
+    digest = hashlib.sha256()
+    for relative, path in iter_bot_files(folder):
+        executable = os.access(path, os.X_OK)
+        digest.update(f"{relative}\0{int(executable)}\0".encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def iter_bot_files(folder: Path) -> Iterator[tuple[str, Path]]:
+    """(posix relative path, path) of every regular file in ``folder``, sorted.
+
+    Raises ``ManifestError`` for a symbolic link: a bot's files are copied into its
+    image, and a link could pull in a file from outside the folder."""
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d not in IGNORED_NAMES)
+        root_path = Path(root)
+        for directory in dirs:
+            if (root_path / directory).is_symlink():
+                raise ManifestError(
+                    f"{root_path / directory}: symbolic links are not allowed in a bot folder"
+                )
+        for name in sorted(files):
+            if name in IGNORED_NAMES or name.endswith(IGNORED_SUFFIXES):
+                continue
+            path = root_path / name
+            if path.is_symlink():
+                raise ManifestError(f"{path}: symbolic links are not allowed in a bot folder")
+            if not path.is_file():
+                continue
+            yield path.relative_to(folder).as_posix(), path
+
+
+def _required_string(data: dict[str, Any], key: str, source: str) -> str:
+    value = data.get(key)
+    if value is None:
+        raise ManifestError(f"{source}: required field {key!r} is missing")
+    if not isinstance(value, str) or not value.strip():
+        raise ManifestError(f"{source}: {key} must be a non-empty string, got {value!r}")
+    if len(value) > MAX_FIELD_CHARS:
+        raise ManifestError(f"{source}: {key} is longer than {MAX_FIELD_CHARS} characters")
+    return value
+
+
+def _optional_string(data: dict[str, Any], key: str, source: str, limit: int) -> str:
+    value = data.get(key, "")
+    if not isinstance(value, str):
+        raise ManifestError(f"{source}: {key} must be a string, got {value!r}")
+    if len(value) > limit:
+        raise ManifestError(f"{source}: {key} is longer than {limit} characters")
+    return value
+
+
+def _table(data: dict[str, Any], key: str, source: str, *, required: bool) -> dict[str, Any]:
+    value = data.get(key)
+    if value is None:
+        if required:
+            raise ManifestError(f"{source}: required table [{key}] is missing")
+        return {}
+    if not isinstance(value, dict):
+        raise ManifestError(f"{source}: {key} must be a table ([{key}]), got {value!r}")
+    return value
