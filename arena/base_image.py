@@ -131,7 +131,8 @@ def _remove_quietly(client: Any, image_id: str) -> None:
 
 
 def _python_info(python: str | None) -> PythonInfo:
-    candidates = [python] if python else [*PYTHON_CANDIDATES, getattr(sys, "_base_executable", sys.executable)]
+    running = getattr(sys, "_base_executable", sys.executable)
+    candidates = [python] if python else [*PYTHON_CANDIDATES, running]
     for candidate in candidates:
         if candidate and Path(candidate).is_file():
             break
