@@ -1,0 +1,241 @@
+"""Play one series between two sandboxed bots (see docs/design.md, "Match runner").
+
+``run_series`` starts both bots in the sandbox, connects and handshakes (the
+start-up deadline covers the container start and the handshake; an image build
+does not count), plays the series with ``arena.match.play_match``, and stops both
+bots on every path. A bot's misbehaviour never raises out of it: it returns a
+``SeriesOutcome`` whose ``fault`` names the bot's seat, the kind, the hand and
+decision, the bot's stderr tail and, where the sandbox knows better (an
+out-of-memory kill), the sandbox's verdict. Arena-side failures raise
+``SandboxError`` (e.g. Docker unavailable).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.botclient import BotClient
+from arena.faults import BotFault, FaultKind
+from arena.limits import TimeLimits
+from arena.manifest import BotManifest
+from arena.match import play_match
+from arena.sandbox import RunningBot, Sandbox, SandboxError
+from engine import Profile, Series
+
+log = logging.getLogger(__name__)
+
+EventSink = Callable[[dict[str, Any]], None]
+
+# How long to wait, after the connection broke, for the sandbox to see the bot die
+# (so an out-of-memory kill is reported as such rather than as a crash).
+_DEATH_WAIT_S = 2.0
+
+__all__ = ["BotRef", "SandboxError", "SeriesOutcome", "SeriesSpec", "TimeLimits", "run_series"]
+
+
+@dataclass(frozen=True)
+class BotRef:
+    """A bot as the arena knows it: its folder and validated manifest."""
+
+    name: str
+    version: str
+    folder: Path
+    manifest: BotManifest
+
+    @classmethod
+    def from_folder(cls, folder: Path | str) -> BotRef:
+        """Load ``folder/bot.toml`` (``ManifestError`` if invalid)."""
+        manifest = BotManifest.load(folder)
+        return cls(manifest.name, manifest.version, Path(folder), manifest)
+
+
+@dataclass(frozen=True)
+class SeriesSpec:
+    """Everything needed to play one series."""
+
+    series_id: str
+    seed: int
+    profile: Profile
+    max_hands: int
+    swap_seats: bool
+    bots: tuple[BotRef, BotRef]
+    """Seat 0, seat 1."""
+    limits: TimeLimits = field(default_factory=TimeLimits)
+
+
+@dataclass
+class SeriesOutcome:
+    """How a series ended. ``winner`` is a seat (None = draw); ``fault`` is the
+    forfeiting bot's fault, its seat inside."""
+
+    series_id: str
+    winner: int | None
+    fault: BotFault | None
+    games_won: tuple[int, int]
+    game_scores: tuple[tuple[int, int, int], tuple[int, int, int]]
+    hands_won: tuple[int, int]
+    points: tuple[int, int]
+    hands_played: int
+    capped: bool
+    log: list[dict[str, Any]]
+    think_seconds: tuple[float, float]
+    wall_seconds: float
+
+
+def run_series(
+    spec: SeriesSpec, sandbox: Sandbox, on_event: EventSink | None = None
+) -> SeriesOutcome:
+    """Play ``spec`` between its two bots in ``sandbox``; see the module docstring."""
+    started = time.monotonic()
+    series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
+                    swap_seats=spec.swap_seats)
+    running: list[RunningBot | None] = [None, None]
+    clients: list[BotClient | None] = [None, None]
+    try:
+        faults = _start_both(spec, sandbox, running, clients)
+        if any(faults):
+            forfeit = _startup_forfeit(faults)
+            if on_event is not None:
+                on_event({"type": "fault", **forfeit.to_dict()})
+            winner = None if all(faults) else 1 - _seat(forfeit)
+            return _outcome(spec, series, winner, forfeit, (0.0, 0.0), started)
+        first, second = clients
+        assert first is not None and second is not None
+        result = play_match((first, second), series, spec.limits, on_event,
+                            series_id=spec.series_id)
+        fault = result.fault
+        if fault is not None:
+            _complete(fault, running[_seat(fault)])
+        think = (result.think_seconds[0], result.think_seconds[1])
+        return _outcome(spec, series, result.winner, fault, think, started)
+    finally:
+        for client in clients:
+            if client is not None:
+                client.close()
+        for bot in running:
+            if bot is not None:
+                bot.stop()
+
+
+def _seat(fault: BotFault) -> int:
+    return fault.seat if fault.seat is not None else 0
+
+
+def _start_both(
+    spec: SeriesSpec,
+    sandbox: Sandbox,
+    running: list[RunningBot | None],
+    clients: list[BotClient | None],
+) -> list[BotFault | None]:
+    """Start both bots (containers in parallel), then connect and handshake each.
+    Returns each seat's start-up fault (None when it came up)."""
+    faults: list[BotFault | None] = [None, None]
+    prepare = getattr(sandbox, "image_for", None)
+    for seat, bot in enumerate(spec.bots):
+        if prepare is not None:
+            try:
+                prepare(bot)  # image builds are not charged to the start-up deadline
+            except BotFault as fault:
+                faults[seat] = fault
+    begun = [0.0, 0.0]
+    for seat, bot in enumerate(spec.bots):
+        if faults[seat] is not None:
+            continue
+        begun[seat] = time.monotonic()
+        try:
+            running[seat] = sandbox.start(bot, series_id=spec.series_id, seat=seat)
+        except BotFault as fault:
+            faults[seat] = fault
+    for seat in (0, 1):
+        handle = running[seat]
+        if handle is None:
+            continue
+        give_up_at = begun[seat] + spec.limits.startup_s
+        try:
+            handle.wait_ready(max(0.0, give_up_at - time.monotonic()))
+            client = BotClient.connect(handle.target,
+                                       startup_timeout=max(0.0, give_up_at - time.monotonic()))
+            clients[seat] = client
+            info = client.handshake(timeout=max(0.001, give_up_at - time.monotonic()))
+            log.info("seat %d: %s %s (protocol %d) is up", seat, info.name, info.version,
+                     info.protocol_version)
+        except BotFault as fault:
+            faults[seat] = fault
+    for seat, failed in enumerate(faults):
+        if failed is not None:
+            failed.seat = seat
+            failed.hand_number = failed.decision_number = None
+            _complete(failed, running[seat])
+    return faults
+
+
+def _startup_forfeit(faults: list[BotFault | None]) -> BotFault:
+    """The fault that ends a series that never started: seat 0's if both failed (the
+    series is then drawn), else the one that failed."""
+    first = next(f for f in faults if f is not None)
+    if all(faults):
+        other = faults[1]
+        assert other is not None
+        first.message += f" (seat 1 failed to start too: {other.kind}: {other.message})"
+    return first
+
+
+def _complete(fault: BotFault, bot: RunningBot | None) -> None:
+    """Add the sandbox's verdict and the stderr tail to ``fault`` (in place)."""
+    if bot is None:
+        return
+    wait = _DEATH_WAIT_S if fault.kind in (FaultKind.CRASH, FaultKind.STARTUP) else 0.0
+    verdict = bot.fault_if_dead(wait_s=wait)
+    if verdict is not None and (
+        verdict.kind is FaultKind.OUT_OF_MEMORY or fault.kind is FaultKind.CRASH
+    ):
+        if verdict.kind is not fault.kind or verdict.message not in fault.message:
+            fault.message = f"{verdict.message} ({fault.message})"
+        fault.kind = verdict.kind
+    if not fault.stderr_tail:
+        fault.stderr_tail = bot.stderr_tail()
+
+
+def _outcome(
+    spec: SeriesSpec,
+    series: Series,
+    winner: int | None,
+    fault: BotFault | None,
+    think: tuple[float, float],
+    started: float,
+) -> SeriesOutcome:
+    tally = _tally(series)
+    return SeriesOutcome(
+        series_id=spec.series_id,
+        winner=winner,
+        fault=fault,
+        games_won=tally["games_won"],
+        game_scores=tally["game_scores"],
+        hands_won=tally["hands_won"],
+        points=tally["points"],
+        hands_played=tally["hands_played"],
+        capped=tally["capped"],
+        log=list(series.log),
+        think_seconds=think,
+        wall_seconds=time.monotonic() - started,
+    )
+
+
+def _tally(series: Series) -> dict[str, Any]:
+    """Scores from the series as it stands (finished, or stopped by a fault)."""
+    sheet = series.sheet
+    scores = tuple(tuple(int(s) for s in sheet.scores(seat)) for seat in (0, 1))
+    result = series.result
+    return {
+        "games_won": tuple(sheet.games_won(seat) for seat in (0, 1)),
+        "game_scores": scores,
+        "hands_won": tuple(sheet.hands_won(seat) for seat in (0, 1)),
+        "points": tuple(sum(row) for row in scores),
+        "hands_played": series.hands_played,
+        "capped": bool(result.capped) if result is not None else False,
+    }

@@ -1,0 +1,347 @@
+"""The Docker sandbox (default): each bot in its own locked-down container.
+
+One container per bot per series, labelled ``hollywood.arena=1`` (plus series, bot,
+seat and the arena's pid), removed on every path. The bot reaches the world only
+through a Unix socket in a fresh per-bot host directory bind-mounted at
+``/run/hollywood``; everything else is closed by the settings of
+``arena.sandbox.config.SandboxConfig`` (no network, read-only root, small noexec
+``/tmp``, memory/CPU/pids/file limits, no capabilities, non-root, init).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import logging
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import docker  # type: ignore[import-untyped]
+import docker.errors  # type: ignore[import-untyped]
+import docker.types  # type: ignore[import-untyped]
+import requests.exceptions
+
+from arena.base_image import BASE_IMAGE_TAG, BaseImageError
+from arena.faults import BotFault, FaultKind
+from arena.images import ImageBuildError, build_bot_image
+from arena.manifest import content_hash
+from arena.sandbox import SandboxError
+from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
+
+if TYPE_CHECKING:
+    from arena.runner import BotRef
+
+log = logging.getLogger(__name__)
+
+ARENA_LABEL = "hollywood.arena"
+OWNER_LABEL = "hollywood.arena.pid"
+SOCKET_MOUNT = "/run/hollywood"
+SOCKET_NAME = "bot.sock"
+SOCKET_DIR_PREFIX = "hw-"
+_POLL_S = 0.005
+_STATUS_EVERY_S = 0.1
+_DEAD_STATES = frozenset({"exited", "dead"})
+MAX_SOCKET_PATH = 107
+
+
+def docker_client() -> Any:
+    """A Docker client, or ``SandboxError`` saying how to get an engine running."""
+    try:
+        client = docker.from_env()
+        client.ping()
+    except (docker.errors.DockerException, requests.exceptions.RequestException) as error:
+        raise SandboxError(
+            f"Docker is not available ({error}); start an engine with `make docker-engine` "
+            "or choose the weaker process sandbox"
+        ) from error
+    return client
+
+
+class DockerSandbox:
+    """Runs each bot in a hardened container built from its folder's Dockerfile."""
+
+    name = "docker"
+    description = (
+        "Docker containers: no network, read-only root, non-root user, no capabilities, "
+        "memory/CPU/pids/file limits"
+    )
+
+    def __init__(
+        self,
+        client: Any | None = None,
+        config: SandboxConfig = DEFAULT_CONFIG,
+        *,
+        base_image: str = BASE_IMAGE_TAG,
+        prepare_base: bool = True,
+        remove_leftovers: bool = True,
+    ) -> None:
+        self.client = client or docker_client()
+        self.config = config
+        self.base_image = base_image
+        self._prepare_base = prepare_base
+        self._base_ready = False
+        self._images: dict[tuple[str, str], str] = {}
+        self._lock = threading.Lock()
+        self._running: set[DockerBot] = set()
+        atexit.register(self.stop_all)
+        if remove_leftovers:
+            removed = remove_leftovers_of_dead_arenas(self.client, config.socket_dir_root)
+            if removed:
+                log.warning("removed %d container(s) left over by a crashed arena", removed)
+
+    def image_for(self, bot: BotRef) -> str:
+        """The bot's image tag, building the base and the image when needed (cached by
+        the bot folder's content hash). A failed build is the bot's fault (STARTUP)."""
+        key = (str(Path(bot.folder).resolve()), content_hash(bot.folder))
+        with self._lock:
+            cached = self._images.get(key)
+            if cached is not None:
+                return cached
+            if self._prepare_base and not self._base_ready:
+                from arena.images import prepare_base
+
+                try:
+                    prepare_base(self.client)
+                except BaseImageError as error:
+                    raise SandboxError(f"cannot prepare the base image: {error}") from error
+                self._base_ready = True
+            try:
+                image = build_bot_image(
+                    bot.folder, bot.manifest, client=self.client, base_image=self.base_image
+                )
+            except ImageBuildError as error:
+                raise BotFault(FaultKind.STARTUP, f"the bot's image did not build: {error}",
+                               stderr_tail=error.log[-self.config.stderr_tail_bytes:]) from None
+            except docker.errors.DockerException as error:
+                raise SandboxError(f"Docker failed building {bot.name}: {error}") from error
+            self._images[key] = image.tag
+            return image.tag
+
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> DockerBot:
+        image = self.image_for(bot)
+        socket_dir = self._make_socket_dir()
+        labels = {
+            ARENA_LABEL: "1",
+            OWNER_LABEL: str(os.getpid()),
+            "hollywood.series": series_id,
+            "hollywood.bot": bot.name,
+            "hollywood.seat": "" if seat is None else str(seat),
+        }
+        name = _container_name(series_id, seat)
+        try:
+            container = self.client.containers.run(
+                image, detach=True, name=name, labels=labels,
+                environment={"HOLLYWOOD_BOT_SOCKET": f"{SOCKET_MOUNT}/{SOCKET_NAME}"},
+                volumes={str(socket_dir): {"bind": SOCKET_MOUNT, "mode": "rw"}},
+                **self._hardening(),
+            )
+        except docker.errors.ImageNotFound as error:
+            shutil.rmtree(socket_dir, ignore_errors=True)
+            raise SandboxError(f"image {image} vanished: {error}") from error
+        except docker.errors.DockerException as error:
+            shutil.rmtree(socket_dir, ignore_errors=True)
+            _remove_container_by_name(self.client, name)
+            raise SandboxError(f"Docker could not start {bot.name}: {error}") from error
+        running = DockerBot(self, container, socket_dir)
+        with self._lock:
+            self._running.add(running)
+        return running
+
+    def _hardening(self) -> dict[str, Any]:
+        config = self.config
+        user = config.user if os.geteuid() == 0 else f"{os.getuid()}:{os.getgid()}"
+        tmpfs = f"{config.tmpfs_options},size={config.tmpfs_size_bytes}"
+        return {
+            "network_mode": config.network_mode,
+            "read_only": config.read_only_root,
+            "tmpfs": {"/tmp": tmpfs},
+            "shm_size": config.shm_size_bytes,
+            "mem_limit": config.memory_bytes,
+            "memswap_limit": config.memory_bytes,
+            "nano_cpus": int(config.cpus * 1e9),
+            "pids_limit": config.max_processes,
+            "cap_drop": list(config.cap_drop),
+            "security_opt": list(config.security_opt),
+            "user": user,
+            "ulimits": [docker.types.Ulimit(name="nofile", soft=config.max_open_files,
+                                            hard=config.max_open_files)],
+            "init": config.init,
+            "log_config": docker.types.LogConfig(
+                type="json-file", config={"max-size": str(config.log_max_bytes), "max-file": "1"}
+            ),
+        }
+
+    def _make_socket_dir(self) -> Path:
+        root = self.config.socket_dir_root
+        directory = Path(tempfile.mkdtemp(prefix=f"{SOCKET_DIR_PREFIX}{os.getpid()}-", dir=root))
+        if len(str(directory / SOCKET_NAME)) > MAX_SOCKET_PATH:
+            shutil.rmtree(directory, ignore_errors=True)
+            raise SandboxError(
+                f"socket path {directory / SOCKET_NAME} is longer than {MAX_SOCKET_PATH} bytes; "
+                "set SandboxConfig.socket_dir_root to a shorter directory"
+            )
+        if os.geteuid() == 0:
+            # Root-owned, group = the bot's: the bot can create its socket but, once
+            # the socket exists (see DockerBot.wait_ready), nothing else.
+            os.chown(directory, 0, self.config.uid_gid[1])
+            directory.chmod(0o770)
+        return directory
+
+    def stop_all(self) -> None:
+        """Stop every bot this sandbox still runs (also called at interpreter exit)."""
+        with self._lock:
+            running = list(self._running)
+        for bot in running:
+            bot.stop()
+
+    def _forget(self, bot: DockerBot) -> None:
+        with self._lock:
+            self._running.discard(bot)
+
+
+class DockerBot:
+    """A bot running in a container; see ``arena.sandbox.RunningBot``."""
+
+    def __init__(self, sandbox: DockerSandbox, container: Any, socket_dir: Path) -> None:
+        self._sandbox = sandbox
+        self._container = container
+        self.socket_dir = socket_dir
+        self.socket_path = socket_dir / SOCKET_NAME
+        self.container_id: str = container.id
+        self._stopped = False
+        self._final_tail: str | None = None
+        self._final_state: dict[str, Any] | None = None
+
+    @property
+    def target(self) -> str:
+        return f"unix:{self.socket_path}"
+
+    def wait_ready(self, timeout: float) -> None:
+        give_up_at = time.monotonic() + timeout
+        next_status_check = time.monotonic() + _STATUS_EVERY_S
+        while not self.socket_path.exists():
+            now = time.monotonic()
+            if now >= next_status_check:
+                next_status_check = now + _STATUS_EVERY_S
+                fault = self.fault_if_dead()
+                if fault is not None:
+                    fault.message = f"{fault.message} during start-up, before binding its socket"
+                    raise fault
+            if now >= give_up_at:
+                raise BotFault(FaultKind.STARTUP,
+                               f"the bot did not create its socket within {timeout:.1f} s")
+            time.sleep(_POLL_S)
+        if os.geteuid() == 0:
+            self.socket_dir.chmod(0o750)
+
+    def stderr_tail(self) -> str:
+        if self._final_tail is not None:
+            return self._final_tail
+        return self._read_tail()
+
+    def _read_tail(self) -> str:
+        limit = self._sandbox.config.stderr_tail_bytes
+        try:
+            raw = self._container.logs(stdout=False, stderr=True, tail=200)
+        except docker.errors.DockerException as error:
+            return f"(stderr unavailable: {error})"
+        return bytes(raw[-limit:]).decode("utf-8", errors="replace")
+
+    def _state(self) -> dict[str, Any] | None:
+        if self._final_state is not None:
+            return self._final_state
+        try:
+            self._container.reload()
+        except docker.errors.NotFound:
+            return None
+        except docker.errors.DockerException as error:
+            log.warning("could not inspect container %s: %s", self.container_id[:12], error)
+            return None
+        state: dict[str, Any] = self._container.attrs.get("State", {})
+        return state
+
+    def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
+        give_up_at = time.monotonic() + wait_s
+        while True:
+            state = self._state()
+            if state is None:
+                return BotFault(FaultKind.CRASH, "the bot's container is gone")
+            if state.get("OOMKilled"):
+                limit_mib = self._sandbox.config.memory_bytes // (1024 * 1024)
+                return BotFault(FaultKind.OUT_OF_MEMORY,
+                                f"killed for exceeding its {limit_mib} MiB memory limit")
+            if state.get("Status") in _DEAD_STATES:
+                code = state.get("ExitCode")
+                return BotFault(FaultKind.CRASH, f"the bot exited with code {code}")
+            if time.monotonic() >= give_up_at:
+                return None
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        try:
+            self._final_state = self._state()
+            self._final_tail = self._read_tail()
+            self._container.remove(force=True)
+        except docker.errors.NotFound:
+            pass
+        except docker.errors.DockerException as error:
+            log.error("could not remove container %s: %s", self.container_id[:12], error)
+        finally:
+            shutil.rmtree(self.socket_dir, ignore_errors=True)
+            self._sandbox._forget(self)
+
+
+def _container_name(series_id: str, seat: int | None) -> str:
+    slug = re.sub(r"[^a-zA-Z0-9_.-]", "-", series_id)[:40].strip("-.") or "series"
+    seat_part = "x" if seat is None else str(seat)
+    return f"hollywood-{slug}-s{seat_part}-{uuid.uuid4().hex[:8]}"
+
+
+def _remove_container_by_name(client: Any, name: str) -> None:
+    with contextlib.suppress(docker.errors.DockerException):
+        client.containers.get(name).remove(force=True)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_leftovers_of_dead_arenas(client: Any, socket_dir_root: str = "/tmp") -> int:
+    """Remove arena containers and socket directories whose owning arena process is
+    gone (a crashed or killed run). Containers of live arenas are left alone.
+    Returns how many containers were removed."""
+    removed = 0
+    try:
+        containers = client.containers.list(all=True, filters={"label": f"{ARENA_LABEL}=1"})
+    except docker.errors.DockerException as error:
+        raise SandboxError(f"Docker could not list containers: {error}") from error
+    for container in containers:
+        owner = container.labels.get(OWNER_LABEL, "")
+        if owner.isdigit() and _pid_alive(int(owner)):
+            continue
+        with contextlib.suppress(docker.errors.DockerException):
+            container.remove(force=True)
+            removed += 1
+    pattern = re.compile(rf"{re.escape(SOCKET_DIR_PREFIX)}(\d+)-")
+    with contextlib.suppress(OSError):
+        for entry in Path(socket_dir_root).iterdir():
+            match = pattern.match(entry.name)
+            if match and entry.is_dir() and not _pid_alive(int(match.group(1))):
+                shutil.rmtree(entry, ignore_errors=True)
+    return removed
