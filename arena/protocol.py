@@ -9,14 +9,19 @@ the bot's action, validated field by field so that every defect gives a
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Final
 
 from hollywood.bot.v1 import bot_pb2
 
 from arena.faults import BotFault, FaultKind
 from engine.actions import Action, ActionKind
 from engine.cards import Card, CardParseError
+from engine.profiles import Profile
+from engine.scoresheet import ScoreSheet
+
+if TYPE_CHECKING:  # engine.hand_result lands with engine.hand
+    from engine.hand_result import HandResult
 
 PROTOCOL_VERSION: Final = bot_pb2.PROTOCOL_VERSION_1
 """The protocol version the arena speaks (``hollywood.bot.v1.PROTOCOL_VERSION_1``)."""
@@ -127,46 +132,64 @@ def action_from_reply(reply: bot_pb2.DecideResponse, legal_actions: Sequence[Act
 # ------------------------------------------------------------------ requests
 
 
-def _field(source: Any, name: str) -> Any:
-    """``source[name]`` for mappings, ``source.name`` otherwise."""
-    if isinstance(source, Mapping):
-        return source[name]
-    return getattr(source, name)
-
-
-def profile_to_proto(profile: Any, max_hands: int) -> bot_pb2.RuleProfile:
-    """The rule profile as sent to bots (``profile`` is an engine ``Profile``)."""
-    data: dict[str, Any] = profile.to_dict()
+def profile_to_proto(profile: Profile, max_hands: int) -> bot_pb2.RuleProfile:
+    """The rule profile as sent to bots, with the engine's full description as JSON."""
     return bot_pb2.RuleProfile(
-        name=str(data.get("name", "")),
-        knock_limit=int(data.get("knock_limit", 10)),
-        gin_bonus=int(data.get("gin_bonus", 25)),
-        undercut_bonus=int(data.get("undercut_bonus", 25)),
-        game_target=int(data.get("game_target", 100)),
-        no_discard_of_taken_card=bool(
-            data.get("no_discard_of_taken_card", not data.get("may_discard_taken_card", False))
-        ),
-        dead_hand_stock=int(data.get("dead_hand_stock", 2)),
+        name=profile.name,
+        knock_limit=profile.knock_limit,
+        gin_bonus=profile.gin_bonus,
+        undercut_bonus=profile.undercut_bonus,
+        game_target=profile.game_target,
+        no_discard_of_taken_card=profile.ban_discarding_taken_card,
+        dead_hand_stock=profile.dead_hand_stock_size,
         max_hands=max_hands,
-        profile_json=json.dumps(data, sort_keys=True, separators=(",", ":")),
+        profile_json=json.dumps(profile.to_dict(), sort_keys=True, separators=(",", ":")),
     )
 
 
-def sheet_to_proto(sheet: Any) -> bot_pb2.ScoreSheet:
-    """The score sheet, from the engine's ``ScoreSheet`` or its ``to_dict()`` form."""
-    data = sheet.to_dict() if hasattr(sheet, "to_dict") else sheet
-    scores = _field(data, "scores")
-    hands_won = _field(data, "hands_won")
-    winners = _field(data, "game_winners")
+def sheet_to_proto(sheet: ScoreSheet) -> bot_pb2.ScoreSheet:
+    """The Hollywood score sheet (RULES §7)."""
+    data = sheet.to_dict()
     return bot_pb2.ScoreSheet(
         players=[
-            bot_pb2.PlayerSheet(game_scores=list(scores[seat]), hands_won=hands_won[seat])
+            bot_pb2.PlayerSheet(game_scores=data["scores"][seat], hands_won=data["hands_won"][seat])
             for seat in (0, 1)
         ],
         games=[
             bot_pb2.GameStatus(finished=winner is not None, winner=winner)
-            if winner is not None
-            else bot_pb2.GameStatus(finished=False)
-            for winner in winners
+            for winner in data["game_winners"]
         ],
     )
+
+
+def hand_ended_request(
+    result: HandResult, seat: int, series_id: str, sheet: ScoreSheet
+) -> bot_pb2.HandEndedRequest:
+    """What ``seat`` learns when a hand ends: both exposed hands after a knock (none
+    after a dead hand), the layoffs, the points and the sheet after the hand."""
+    request = bot_pb2.HandEndedRequest(
+        series_id=series_id,
+        hand_number=result.hand_number,
+        seat=seat,
+        outcome=HAND_OUTCOMES[result.kind],
+        knocker=result.knocker,
+        winner=result.winner,
+        points=result.points,
+        sheet=sheet_to_proto(sheet),
+    )
+    if result.settlement is not None:
+        for player in (0, 1):
+            request.hands.append(
+                bot_pb2.ExposedHand(
+                    cards=cards_text(result.hands[player]),
+                    melds=[bot_pb2.Meld(cards=cards_text(m)) for m in result.melds(player)],
+                    deadwood_cards=cards_text(result.deadwood_cards(player)),
+                    deadwood=result.deadwood(player) or 0,
+                )
+            )
+        for layoff in result.settlement.layoffs:
+            request.layoffs.extend(
+                bot_pb2.Layoff(card=str(card), meld_index=layoff.meld_index)
+                for card in layoff.cards
+            )
+    return request
