@@ -25,7 +25,8 @@ from arena.limits import TimeLimits
 from arena.manifest import BotManifest
 from arena.match import play_match
 from arena.sandbox import RunningBot, Sandbox, SandboxError
-from engine import Profile, Series
+from engine.profiles import Profile
+from engine.series import Series
 
 log = logging.getLogger(__name__)
 
@@ -227,15 +228,29 @@ def _outcome(
 
 
 def _tally(series: Series) -> dict[str, Any]:
-    """Scores from the series as it stands (finished, or stopped by a fault)."""
-    sheet = series.sheet
-    scores = tuple(tuple(int(s) for s in sheet.scores(seat)) for seat in (0, 1))
+    """Scores from the series as it stands: the engine's result when it was played
+    out, else (a forfeit) the score sheet and the finished hands so far."""
     result = series.result
+    if result is not None:
+        return {
+            "games_won": result.games_won,
+            "game_scores": result.game_scores,
+            "hands_won": result.hands_won,
+            "points": result.points,
+            "hands_played": result.hands_played,
+            "capped": result.capped,
+        }
+    sheet = series.sheet
+    finished = series.hand_results
+    points = [0, 0]
+    for hand in finished:
+        if hand.winner is not None:
+            points[hand.winner] += hand.points
     return {
-        "games_won": tuple(sheet.games_won(seat) for seat in (0, 1)),
-        "game_scores": scores,
-        "hands_won": tuple(sheet.hands_won(seat) for seat in (0, 1)),
-        "points": tuple(sum(row) for row in scores),
-        "hands_played": series.hands_played,
-        "capped": bool(result.capped) if result is not None else False,
+        "games_won": (sheet.games_won(0), sheet.games_won(1)),
+        "game_scores": (sheet.scores(0), sheet.scores(1)),
+        "hands_won": (sheet.hands_won(0), sheet.hands_won(1)),
+        "points": (points[0], points[1]),
+        "hands_played": len(finished),
+        "capped": False,
     }

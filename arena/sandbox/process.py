@@ -1,0 +1,174 @@
+"""The process sandbox: a much weaker fallback for machines without Docker.
+
+Each bot runs as a plain child process of the arena, in its own session and process
+group, from its manifest's ``run.command`` in its folder, with ``resource`` limits
+(address space, CPU seconds, processes, open files). It is NOT isolated: the bot
+runs as the arena's user and can read whatever that user can read, reach the
+network, and (as root, which ignores RLIMIT_NPROC) fork without bound. Use it only
+for bots you trust, e.g. while developing one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from arena.faults import BotFault, FaultKind
+from arena.sandbox import SandboxError
+from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
+
+if TYPE_CHECKING:
+    from arena.runner import BotRef
+
+log = logging.getLogger(__name__)
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+PYTHON_PATHS = (
+    REPO_ROOT / "proto" / "gen" / "python",
+    REPO_ROOT / "sample_bots" / "sdk" / "python",
+)
+WEAKER_WARNING = (
+    "process sandbox: bots run as plain processes with resource limits only - no file "
+    "system, network or user isolation. Use it only for trusted bots."
+)
+_POLL_S = 0.005
+
+
+class ProcessSandbox:
+    """Runs each bot as a resource-limited child process group (weaker; see module)."""
+
+    name = "process"
+    description = "plain processes with resource limits (WEAKER: no isolation)"
+
+    def __init__(self, config: SandboxConfig = DEFAULT_CONFIG) -> None:
+        self.config = config
+        log.warning(WEAKER_WARNING)
+
+    def start(
+        self, bot: BotRef, *, series_id: str = "", seat: int | None = None
+    ) -> ProcessBot:
+        work = Path(tempfile.mkdtemp(prefix="hwp-", dir=self.config.socket_dir_root))
+        socket_path = work / "bot.sock"
+        stderr_path = work / "stderr.log"
+        command = list(bot.manifest.run_command)
+        if command[0] in ("python", "python3"):
+            command[0] = sys.executable  # the arena's interpreter has grpcio and protobuf
+        python_path = [str(path) for path in PYTHON_PATHS]
+        if os.environ.get("PYTHONPATH"):
+            python_path.append(os.environ["PYTHONPATH"])
+        environment = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(work),
+            "LANG": "C.UTF-8",
+            "PYTHONPATH": os.pathsep.join(python_path),
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "HOLLYWOOD_BOT_SOCKET": str(socket_path),
+        }
+        stderr_file = stderr_path.open("wb")
+        try:
+            process = subprocess.Popen(
+                command, cwd=bot.folder, env=environment, stdin=subprocess.DEVNULL,
+                stdout=stderr_file, stderr=stderr_file, start_new_session=True,
+                preexec_fn=_limits(self.config),
+            )
+        except OSError as error:
+            stderr_file.close()
+            shutil.rmtree(work, ignore_errors=True)
+            raise BotFault(FaultKind.STARTUP, f"cannot run {command}: {error}") from None
+        return ProcessBot(process, work, socket_path, stderr_file, self.config)
+
+
+def _limits(config: SandboxConfig) -> Callable[[], None]:
+    def apply() -> None:  # runs in the child between fork and exec
+        resource.setrlimit(resource.RLIMIT_AS, (config.address_space_bytes,) * 2)
+        resource.setrlimit(resource.RLIMIT_CPU, (config.cpu_seconds, config.cpu_seconds + 5))
+        resource.setrlimit(resource.RLIMIT_NPROC, (config.max_processes,) * 2)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (config.max_open_files,) * 2)
+
+    return apply
+
+
+class ProcessBot:
+    """A bot running as a process group; see ``arena.sandbox.RunningBot``."""
+
+    def __init__(self, process: subprocess.Popen[bytes], work: Path, socket_path: Path,
+                 stderr_file: IO[bytes], config: SandboxConfig) -> None:
+        self.process = process
+        self.work = work
+        self.socket_path = socket_path
+        self._stderr_file = stderr_file
+        self._config = config
+        self._stopped = False
+        self._final_tail: str | None = None
+
+    @property
+    def target(self) -> str:
+        return f"unix:{self.socket_path}"
+
+    def wait_ready(self, timeout: float) -> None:
+        give_up_at = time.monotonic() + timeout
+        while not self.socket_path.exists():
+            fault = self.fault_if_dead()
+            if fault is not None:
+                fault.message += " during start-up, before binding its socket"
+                raise fault
+            if time.monotonic() >= give_up_at:
+                raise BotFault(FaultKind.STARTUP,
+                               f"the bot did not create its socket within {timeout:.1f} s")
+            time.sleep(_POLL_S)
+
+    def stderr_tail(self) -> str:
+        if self._final_tail is not None:
+            return self._final_tail
+        limit = self._config.stderr_tail_bytes
+        try:
+            with (self.work / "stderr.log").open("rb") as file:
+                file.seek(max(0, file.seek(0, os.SEEK_END) - limit))
+                return file.read().decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+
+    def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
+        try:
+            code = self.process.wait(timeout=wait_s) if wait_s > 0 else self.process.poll()
+        except subprocess.TimeoutExpired:
+            code = None
+        if code is None:
+            return None
+        if code == -signal.SIGXCPU:
+            return BotFault(FaultKind.CRASH,
+                            f"killed for using more than {self._config.cpu_seconds} CPU seconds")
+        if "MemoryError" in self.stderr_tail():
+            return BotFault(FaultKind.OUT_OF_MEMORY, "ran out of its address-space limit "
+                            f"({self._config.address_space_bytes // (1024 * 1024)} MiB)")
+        if code < 0:
+            return BotFault(FaultKind.CRASH, f"the bot was killed by signal {-code}")
+        return BotFault(FaultKind.CRASH, f"the bot exited with code {code}")
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired as error:
+            raise SandboxError(f"bot process {self.process.pid} survived SIGKILL") from error
+        finally:
+            self._final_tail = None
+            self._final_tail = self.stderr_tail()
+            self._stderr_file.close()
+            shutil.rmtree(self.work, ignore_errors=True)
