@@ -1,0 +1,405 @@
+"""One hand (deal) of Hollywood Gin as a state machine (RULES §3-§5).
+
+A :class:`Hand` starts from a :class:`~engine.dealing.Deal` and a dealer seat and
+accepts one :class:`~engine.actions.Action` at a time from the player whose turn it
+is. :meth:`Hand.legal_actions` is exact in every state, and :meth:`Hand.apply`
+accepts exactly those actions (compared by kind and card; a knock's declared melds
+are checked when it is applied). Anything else raises
+:class:`~engine.actions.IllegalActionError` naming the reason, before any change.
+
+Phases::
+
+    UPCARD_OFFER  non-dealer, then dealer: DRAW_DISCARD (take the upcard) or PASS
+    DRAW          DRAW_STOCK or DRAW_DISCARD (only DRAW_STOCK right after both passed)
+    DISCARD       11 cards in hand: DISCARD <card> or KNOCK <card>
+    OVER          no actions; ``result`` holds the outcome
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+from engine.actions import (
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    PASS,
+    Action,
+    ActionKind,
+    IllegalActionError,
+)
+from engine.cards import ALL_CARDS, Card, mask_to_cards
+from engine.dealing import Deal
+from engine.hand_result import HandResult
+from engine.melds import best_discards, deadwood_after_each_discard
+from engine.profiles import FRIENDLY, Profile
+from engine.settle import settle
+
+
+class Phase(StrEnum):
+    """The step of the hand; the value is the protocol's and the log's name."""
+
+    UPCARD_OFFER = "upcard_offer"
+    DRAW = "draw"
+    DISCARD = "discard"
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One applied action, for the full history: ``drawn`` is the card a draw took."""
+
+    seat: int
+    action: Action
+    drawn: Card | None = None
+
+
+_DISCARD_ACTIONS: Final = tuple(Action(ActionKind.DISCARD, card) for card in ALL_CARDS)
+_KNOCK_ACTIONS: Final = tuple(Action(ActionKind.KNOCK, card) for card in ALL_CARDS)
+_VALUE_BY_INDEX: Final = tuple(card.value for card in ALL_CARDS)
+_SUIT_BITS: Final = 0x1FFF
+
+
+def _unmeldable_mask(mask: int) -> int:
+    """The cards of ``mask`` that belong to no possible meld made of cards in ``mask``:
+    neither in three consecutive ranks of their suit nor in a rank held 3+ times."""
+    suits = [(mask >> (13 * suit)) & _SUIT_BITS for suit in range(4)]
+    a, b, c, d = suits
+    set_ranks = (a & b & c) | (a & b & d) | (a & c & d) | (b & c & d)
+    meldable = 0
+    for suit, bits in enumerate(suits):
+        starts = bits & (bits >> 1) & (bits >> 2)
+        in_run = starts | (starts << 1) | (starts << 2)
+        meldable |= ((in_run | set_ranks) & bits) << (13 * suit)
+    return mask & ~meldable
+
+
+def cannot_knock(mask: int, knock_limit: int) -> bool:
+    """A cheap proof that no discard from the 11 cards of ``mask`` leaves deadwood
+    <= ``knock_limit``.
+
+    Unmeldable cards stay unmeldable in every 10-card subset, so after any discard
+    the deadwood is at least their total minus the largest of them (the best one to
+    discard). ``False`` means "maybe": the exact computation must decide.
+    """
+    loose = _unmeldable_mask(mask)
+    total = 0
+    largest = 0
+    while loose:
+        low = loose & -loose
+        value = _VALUE_BY_INDEX[low.bit_length() - 1]
+        total += value
+        if value > largest:
+            largest = value
+        loose ^= low
+    return total - largest > knock_limit
+
+
+class Hand:
+    """One hand from the deal to its end.
+
+    ``dealer`` is the seat (0 or 1) that dealt; the other seat is offered the upcard
+    first. ``hand_number`` is only carried into observations and the result.
+    """
+
+    def __init__(
+        self, deal: Deal, dealer: int, profile: Profile = FRIENDLY, hand_number: int = 1
+    ) -> None:
+        if dealer not in (0, 1):
+            raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
+        self.deal: Final = deal
+        self.dealer: Final = dealer
+        self.profile: Final = profile
+        self.hand_number: Final = hand_number
+        self._masks = [sum(card.bit for card in deal.hands[0]), sum(c.bit for c in deal.hands[1])]
+        # The stock list is reversed so that drawing the top card is a cheap pop().
+        self._stock = list(reversed(deal.stock))
+        self._pile = [deal.upcard]
+        self._phase = Phase.UPCARD_OFFER
+        self._current: int | None = 1 - dealer
+        self._upcard_passes = 0
+        self._stock_only = False
+        self._taken: Card | None = None
+        self._known = [0, 0]
+        self._knock_discard: Card | None = None
+        self._knocker: int | None = None
+        self._legal: list[Action] | None = None
+        self._knock_cards: list[Card] | None = None
+        self.moves: list[Move] = []
+        """Every applied action in order, with the card each draw took."""
+        self.result: HandResult | None = None
+        """The outcome once the hand is over, else ``None``."""
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    @property
+    def current_player(self) -> int | None:
+        """The seat to act, or ``None`` once the hand is over."""
+        return self._current
+
+    @property
+    def is_over(self) -> bool:
+        return self._phase is Phase.OVER
+
+    @property
+    def stock_size(self) -> int:
+        return len(self._stock)
+
+    @property
+    def discard_pile(self) -> tuple[Card, ...]:
+        """The face-up discard pile, bottom first (the last card is the top)."""
+        return tuple(self._pile)
+
+    @property
+    def knocker(self) -> int | None:
+        return self._knocker
+
+    @property
+    def knock_discard(self) -> Card | None:
+        """The knocker's discard (face down under a ``knock_discard_face_down`` profile)."""
+        return self._knock_discard
+
+    @property
+    def taken_card(self) -> Card | None:
+        """The card the current player took from the discard pile this turn, if any."""
+        return self._taken
+
+    @property
+    def banned_discard(self) -> Card | None:
+        """The card the current player may not discard (or knock with) this turn."""
+        return self._taken if self.profile.ban_discarding_taken_card else None
+
+    def cards(self, seat: int) -> list[Card]:
+        """The cards ``seat`` holds now, sorted (suit, then rank). Not for bots."""
+        return mask_to_cards(self._masks[seat])
+
+    def known_cards(self, seat: int) -> list[Card]:
+        """The cards ``seat`` is known to hold: taken from the pile, not discarded since."""
+        return mask_to_cards(self._known[seat])
+
+    def stock(self) -> list[Card]:
+        """The stock, top first. Hidden information: never for bots."""
+        return self._stock[::-1]
+
+    def knock_cards(self) -> list[Card]:
+        """In the discard phase, the cards whose discard leaves deadwood within the
+        knock limit (the banned card excluded), sorted; empty in other phases."""
+        if self._phase is not Phase.DISCARD or self._current is None:
+            return []
+        if self._knock_cards is None:
+            self._knock_cards = self._compute_knock_cards(self._current)
+        return self._knock_cards
+
+    def _compute_knock_cards(self, seat: int) -> list[Card]:
+        mask = self._masks[seat]
+        limit = self.profile.knock_limit
+        if cannot_knock(mask, limit):
+            return []
+        cards = mask_to_cards(mask)
+        lowest, _ = best_discards(cards)
+        if lowest > limit:
+            return []
+        banned = self.banned_discard
+        deadwoods = deadwood_after_each_discard(cards)
+        return [card for card in cards if deadwoods[card] <= limit and card is not banned]
+
+    def legal_actions(self) -> list[Action]:
+        """Every action the current player may take, in a fixed order: draws and pass
+        as the phase allows, then ``DISCARD`` of each card, then ``KNOCK`` with each
+        knock card (cards in suit-then-rank order). Empty once the hand is over."""
+        if self._legal is None:
+            self._legal = self._compute_legal_actions()
+        return list(self._legal)
+
+    def _compute_legal_actions(self) -> list[Action]:
+        phase = self._phase
+        if phase is Phase.UPCARD_OFFER:
+            return [DRAW_DISCARD, PASS]
+        if phase is Phase.DRAW:
+            actions = []
+            if self._stock:
+                actions.append(DRAW_STOCK)
+            if self._pile and not self._stock_only:
+                actions.append(DRAW_DISCARD)
+            return actions
+        if phase is Phase.DISCARD:
+            assert self._current is not None
+            banned = self.banned_discard
+            actions = [
+                _DISCARD_ACTIONS[card.index]
+                for card in mask_to_cards(self._masks[self._current])
+                if card is not banned
+            ]
+            actions.extend(_KNOCK_ACTIONS[card.index] for card in self.knock_cards())
+            return actions
+        return []
+
+    # ------------------------------------------------------------------ acting
+
+    def apply(self, action: Action) -> None:
+        """Apply ``action`` for the current player.
+
+        Raises :class:`IllegalActionError` (state untouched) when the action is not
+        legal now, or when a knock's declared melds are invalid.
+        """
+        if not isinstance(action, Action):
+            raise IllegalActionError(f"not an action: {action!r}")
+        seat = self._current
+        if seat is None:
+            raise IllegalActionError("the hand is over: no action is legal")
+        kind = action.kind
+        phase = self._phase
+        if kind is ActionKind.PASS:
+            self._require(
+                phase is Phase.UPCARD_OFFER, action, "pass is only legal during the upcard offer"
+            )
+            self._pass_upcard(seat, action)
+        elif kind is ActionKind.DRAW_DISCARD:
+            self._require(phase in (Phase.UPCARD_OFFER, Phase.DRAW), action, _NOT_DRAW_PHASE)
+            self._require(
+                not self._stock_only,
+                action,
+                "after both players passed the upcard, the first turn must draw from the stock",
+            )
+            self._require(bool(self._pile), action, "the discard pile is empty")
+            self._draw_discard(seat, action)
+        elif kind is ActionKind.DRAW_STOCK:
+            self._require(
+                phase is not Phase.UPCARD_OFFER,
+                action,
+                "during the upcard offer the only choices are to take the upcard "
+                "(draw discard) or pass",
+            )
+            self._require(phase is Phase.DRAW, action, _NOT_DRAW_PHASE)
+            self._require(bool(self._stock), action, "the stock is empty")
+            self._draw_stock(seat, action)
+        else:
+            card = action.card
+            assert card is not None
+            self._require(
+                phase is Phase.DISCARD,
+                action,
+                f"a {kind.text} is only legal after drawing (phase is {phase.value})",
+            )
+            self._require(bool(self._masks[seat] & card.bit), action, f"{card} is not in your hand")
+            self._require(
+                card is not self.banned_discard,
+                action,
+                f"{card} was just taken from the discard pile and may not be discarded this turn "
+                f"(profile {self.profile.name})",
+            )
+            if kind is ActionKind.DISCARD:
+                self._discard(seat, card, action)
+            else:
+                self._knock(seat, card, action)
+        self._legal = None
+        self._knock_cards = None
+
+    @staticmethod
+    def _require(condition: bool, action: Action, reason: str) -> None:
+        if not condition:
+            raise IllegalActionError(f"illegal action {action}: {reason}")
+
+    def _pass_upcard(self, seat: int, action: Action) -> None:
+        self.moves.append(Move(seat, action))
+        self._upcard_passes += 1
+        if self._upcard_passes == 1:
+            self._current = self.dealer
+        else:
+            self._phase = Phase.DRAW
+            self._current = 1 - self.dealer
+            self._stock_only = True
+
+    def _draw_discard(self, seat: int, action: Action) -> None:
+        card = self._pile.pop()
+        self.moves.append(Move(seat, action, card))
+        self._masks[seat] |= card.bit
+        self._known[seat] |= card.bit
+        self._taken = card
+        self._phase = Phase.DISCARD
+
+    def _draw_stock(self, seat: int, action: Action) -> None:
+        card = self._stock.pop()
+        self.moves.append(Move(seat, action, card))
+        self._masks[seat] |= card.bit
+        self._taken = None
+        self._stock_only = False
+        self._phase = Phase.DISCARD
+
+    def _discard(self, seat: int, card: Card, action: Action) -> None:
+        self.moves.append(Move(seat, action))
+        self._masks[seat] &= ~card.bit
+        self._known[seat] &= ~card.bit
+        self._pile.append(card)
+        self._taken = None
+        if len(self._stock) <= self.profile.dead_hand_stock_size:
+            self._finish(HandResult.dead(self.hand_number, self.dealer, self._final_hands()))
+        else:
+            self._phase = Phase.DRAW
+            self._current = 1 - seat
+
+    def _knock(self, seat: int, card: Card, action: Action) -> None:
+        if card not in self.knock_cards():
+            raise IllegalActionError(
+                f"illegal action {action}: discarding {card} leaves more than "
+                f"{self.profile.knock_limit} deadwood"
+            )
+        kept = mask_to_cards(self._masks[seat] & ~card.bit)
+        defender = mask_to_cards(self._masks[1 - seat])
+        try:
+            settlement = settle(kept, defender, self.profile, knocker_melds=action.melds)
+        except ValueError as error:
+            raise IllegalActionError(
+                f"illegal action {action}: invalid declared melds: {error}"
+            ) from error
+        # From here on nothing can fail: the state changes.
+        self.moves.append(Move(seat, action))
+        self._masks[seat] &= ~card.bit
+        self._known[seat] &= ~card.bit
+        self._knock_discard = card
+        self._knocker = seat
+        if not self.profile.knock_discard_face_down:
+            self._pile.append(card)
+        self._taken = None
+        self._finish(
+            HandResult.knocked(
+                self.hand_number,
+                self.dealer,
+                self._final_hands(),
+                seat,
+                card,
+                self.profile.knock_discard_face_down,
+                settlement,
+            )
+        )
+
+    def _final_hands(self) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+        return (tuple(mask_to_cards(self._masks[0])), tuple(mask_to_cards(self._masks[1])))
+
+    def _finish(self, result: HandResult) -> None:
+        self.result = result
+        self._phase = Phase.OVER
+        self._current = None
+
+    # ------------------------------------------------------------------ checks
+
+    def card_count(self) -> int:
+        """Cards accounted for (both hands, stock, pile, face-down knock discard): always 52."""
+        face_down = (
+            1 if self._knock_discard is not None and self.profile.knock_discard_face_down else 0
+        )
+        return (
+            self._masks[0].bit_count()
+            + self._masks[1].bit_count()
+            + len(self._stock)
+            + len(self._pile)
+            + face_down
+        )
+
+
+_NOT_DRAW_PHASE: Final = "you have drawn already: discard or knock"
