@@ -58,7 +58,8 @@ class ProcessSandbox:
     def start(
         self, bot: BotRef, *, series_id: str = "", seat: int | None = None
     ) -> ProcessBot:
-        work = Path(tempfile.mkdtemp(prefix="hwp-", dir=self.config.socket_dir_root))
+        root = self.config.socket_dir_root
+        work = Path(tempfile.mkdtemp(prefix=f"hwp-{os.getpid()}-", dir=root))
         socket_path = work / "bot.sock"
         stderr_path = work / "stderr.log"
         command = list(bot.manifest.run_command)

@@ -1,0 +1,76 @@
+"""Shared pytest fixtures. Each part of the project keeps its fixtures in its own marked section."""
+
+from __future__ import annotations
+
+# ----------------------------------------------------------------------------------
+# Sandbox fixtures (sandbox work: tests/test_sandbox_*.py, test_images.py,
+# test_runner.py, test_hostile_bots.py). Docker tests never skip: without an engine
+# they fail, saying how to start one (`make docker-engine`).
+# ----------------------------------------------------------------------------------
+import os as _os
+from collections.abc import Iterator as _Iterator
+from pathlib import Path as _Path
+from typing import Any as _Any
+
+import pytest as _pytest
+
+REPO_ROOT = _Path(__file__).resolve().parent.parent
+HOSTILE_BOTS = REPO_ROOT / "tests" / "hostile_bots"
+SAMPLE_BOTS = REPO_ROOT / "sample_bots"
+
+
+@_pytest.fixture(scope="session")
+def docker_client() -> _Any:
+    """A live Docker client; fails (never skips) when no engine answers."""
+    from arena.sandbox import SandboxError
+    from arena.sandbox.docker import docker_client as connect
+
+    try:
+        return connect()
+    except SandboxError as error:
+        _pytest.fail(f"Docker tests need a running engine: {error}", pytrace=False)
+
+
+@_pytest.fixture(scope="session")
+def base_image(docker_client: _Any) -> str:
+    """The local base image, built once per machine (reused while up to date)."""
+    from arena.images import prepare_base
+
+    return str(prepare_base(docker_client).tag)
+
+
+@_pytest.fixture(scope="session")
+def docker_sandbox(docker_client: _Any, base_image: str) -> _Iterator[_Any]:
+    """One DockerSandbox for the session (its image cache is shared by the tests)."""
+    from arena.sandbox.docker import DockerSandbox
+
+    sandbox = DockerSandbox(docker_client, base_image=base_image, prepare_base=False)
+    yield sandbox
+    sandbox.stop_all()
+
+
+def bot_ref(folder: _Path) -> _Any:
+    from arena.runner import BotRef
+
+    return BotRef.from_folder(folder)
+
+
+def arena_leftovers(docker_client: _Any | None = None) -> list[str]:
+    """Containers, socket directories and child processes this test process left."""
+    pid = str(_os.getpid())
+    found: list[str] = []
+    if docker_client is not None:
+        containers = docker_client.containers.list(
+            all=True, filters={"label": f"hollywood.arena.pid={pid}"}
+        )
+        found += [f"container {c.name}" for c in containers]
+    found += [f"dir {p}" for p in _Path("/tmp").glob(f"hw-{pid}-*")]
+    found += [f"dir {p}" for p in _Path("/tmp").glob(f"hwp-{pid}-*")]
+    for stat in _Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == pid and fields[0] != "Z":
+            found.append(f"child process {stat.parent.name}")
+    return found
