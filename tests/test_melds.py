@@ -1,0 +1,268 @@
+"""Melds, deadwood, best discards and arrangements (RULES §2), checked against the
+independent brute force in tests/brute_force.py and the checked-in fixture."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from brute_force import brute_best_discards, brute_deadwood
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.cards import ALL_CARDS, Card, DuplicateCardError, parse_cards
+from engine.melds import (
+    InvalidMeldsError,
+    best_arrangement,
+    best_discards,
+    deadwood_after_each_discard,
+    is_valid_meld,
+    min_deadwood,
+    validate_arrangement,
+)
+
+FIXTURE = Path(__file__).parent / "fixtures" / "deadwood_hands.json"
+
+
+def plain(cards: list[Card]) -> list[tuple[int, int]]:
+    return [(card.rank, int(card.suit)) for card in cards]
+
+
+def cards_of(indices: set[int] | list[int]) -> list[Card]:
+    return [ALL_CARDS[index] for index in indices]
+
+
+uniform_hands = st.sets(st.integers(0, 51), min_size=10, max_size=10).map(cards_of)
+uniform_eleven = st.sets(st.integers(0, 51), min_size=11, max_size=11).map(cards_of)
+
+
+@st.composite
+def meld_rich_hands(draw: st.DrawFn, size: int) -> list[Card]:
+    """Hands drawn from 4-7 consecutive ranks in 2-4 suits (where sets and runs compete)."""
+    rank_count = draw(st.integers(4, 7))
+    low = draw(st.integers(1, 14 - rank_count))
+    suit_count = draw(st.integers(2, 4))
+    if suit_count * rank_count < size:
+        suit_count = 4
+        rank_count = max(rank_count, 3)
+        low = min(low, 14 - rank_count)
+    suits = draw(st.lists(st.integers(0, 3), min_size=suit_count, max_size=suit_count,
+                          unique=True))
+    pool = [card for card in ALL_CARDS
+            if low <= card.rank < low + rank_count and card.suit in suits]
+    return sorted(draw(st.lists(st.sampled_from(pool), min_size=size, max_size=size,
+                                unique=True)))
+
+
+# -- fixture -----------------------------------------------------------------
+
+def test_fixture_has_the_required_hands() -> None:
+    data = json.loads(FIXTURE.read_text())
+    kinds = {hand["kind"] for hand in data["ten_card_hands"]}
+    assert len(data["ten_card_hands"]) + len(data["eleven_card_hands"]) >= 300
+    assert kinds == {"uniform", "meld-rich", "set-run-overlap"}
+    assert len(data["eleven_card_hands"]) >= 100
+
+
+def test_every_fixture_ten_card_hand() -> None:
+    data = json.loads(FIXTURE.read_text())
+    wrong = []
+    for hand in data["ten_card_hands"]:
+        cards = parse_cards(hand["cards"])
+        deadwood, melds = best_arrangement(cards)
+        if min_deadwood(cards) != hand["deadwood"] or deadwood != hand["deadwood"]:
+            wrong.append(hand["cards"])
+        validate_arrangement(cards, melds)
+    assert wrong == []
+
+
+def test_every_fixture_eleven_card_hand() -> None:
+    data = json.loads(FIXTURE.read_text())
+    for hand in data["eleven_card_hands"]:
+        cards = parse_cards(hand["cards"])
+        best, discards = best_discards(cards)
+        assert (best, [str(card) for card in discards]) == (
+            hand["best_deadwood"], hand["best_discards"]), hand["cards"]
+        after = {str(card): value for card, value in deadwood_after_each_discard(cards).items()}
+        assert after == hand["deadwood_after_discard"], hand["cards"]
+
+
+# -- agreement with the brute force -------------------------------------------
+
+@settings(max_examples=400, deadline=None)
+@given(uniform_hands)
+def test_min_deadwood_matches_brute_force_on_random_hands(cards: list[Card]) -> None:
+    assert min_deadwood(cards) == brute_deadwood(plain(cards))
+
+
+@settings(max_examples=400, deadline=None)
+@given(meld_rich_hands(10))
+def test_min_deadwood_matches_brute_force_on_meld_rich_hands(cards: list[Card]) -> None:
+    assert min_deadwood(cards) == brute_deadwood(plain(cards))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(uniform_eleven, meld_rich_hands(11)))
+def test_best_discards_matches_brute_force(cards: list[Card]) -> None:
+    best, discards = best_discards(cards)
+    expected_best, expected_discards = brute_best_discards(plain(cards))
+    assert best == expected_best
+    assert plain(discards) == expected_discards
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(uniform_eleven, meld_rich_hands(11)))
+def test_deadwood_after_each_discard_is_min_deadwood_of_the_rest(cards: list[Card]) -> None:
+    after = deadwood_after_each_discard(cards)
+    assert set(after) == set(cards)
+    for card, value in after.items():
+        assert value == brute_deadwood(plain([other for other in cards if other != card]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(uniform_hands, meld_rich_hands(10)))
+def test_best_arrangement_is_legal_minimal_and_deterministic(cards: list[Card]) -> None:
+    deadwood, melds = best_arrangement(cards)
+    assert deadwood == min_deadwood(cards)
+    assert validate_arrangement(cards, melds) == deadwood
+    assert best_arrangement(list(reversed(cards))) == (deadwood, melds)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sets(st.integers(0, 51), max_size=9).map(cards_of))
+def test_small_hands_match_brute_force(cards: list[Card]) -> None:
+    assert min_deadwood(cards) == brute_deadwood(plain(cards))
+
+
+# -- rule points --------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("text", "deadwood"),
+    [
+        ("As 2s 3s", 0),                       # ace low run
+        ("Qs Ks As", 21),                      # no wrap: Q K A is not a run
+        ("Ks As 2s", 13),                      # no wrap the other way either
+        ("7c 7d 7h", 0),
+        ("7c 7d 7h 7s", 0),
+        ("7c 7d", 14),
+        ("4h 5h 6h 7h 8h 9h Th Jh Qh Kh", 0),  # one long run
+        ("Ah 5h 6h 7h 8h 9h Th Jh Qh Kh", 1),  # the ace does not follow the king
+        ("Jc Qc Kc Jd Qd Kd Jh Qh Kh 2s", 2),
+        ("", 0),
+        ("Kc", 10),
+        ("Tc Jd Qh Ks", 40),                   # face cards count 10
+    ],
+)
+def test_known_deadwood(text: str, deadwood: int) -> None:
+    assert min_deadwood(parse_cards(text)) == deadwood
+
+
+def test_a_card_is_in_at_most_one_meld() -> None:
+    # 7h could complete both the set and the run, but only one of them.
+    assert min_deadwood(parse_cards("7c 7d 7h 5h 6h")) == 11  # set; 5h 6h idle
+    assert min_deadwood(parse_cards("7c 7d 7h 5h 6h 8h")) == 14  # run 5-8h; 7c 7d idle
+
+
+def test_three_card_set_leaving_the_fourth_to_a_run() -> None:
+    hand = parse_cards("5c 5d 5h 5s 3s 4s")
+    # 5c 5d 5h as a set and 3s 4s 5s as a run: nothing left.
+    assert min_deadwood(hand) == 0
+    assert best_arrangement(hand)[1] == (
+        tuple(parse_cards("5c 5d 5h")), tuple(parse_cards("3s 4s 5s")))
+
+
+def test_text_input_is_accepted() -> None:
+    assert min_deadwood("As 2s 3s Kd") == 10
+
+
+def test_best_discards_weighs_every_discard() -> None:
+    # Best arrangement keeps 5c 5d 5s + 2h 3h 4h, idle Ac 3c 2d As 3s (10): dropping its
+    # highest idle card leaves 7, but discarding 4h (sets of 5s and 3s) leaves 6.
+    hand = parse_cards("Ac 3c 5c 2d 5d 2h 3h 4h As 3s 5s")
+    assert best_arrangement(hand)[0] == 10
+    assert best_discards(hand) == (6, parse_cards("4h"))
+
+
+def test_best_discards_lists_every_equal_discard() -> None:
+    hand = parse_cards("As 2s 3s 4s 5s 6s 7s 8s 9s Ts Kd")
+    assert best_discards(hand) == (0, parse_cards("Kd"))
+    hand = parse_cards("As 2s 3s 4s 5s 6s 7s 8s 9s Kc Kd")
+    assert best_discards(hand) == (10, parse_cards("Kc Kd"))
+
+
+def test_hand_size_errors_are_specific() -> None:
+    with pytest.raises(ValueError, match="at most 11 cards, got 12"):
+        min_deadwood(ALL_CARDS[:12])
+    with pytest.raises(ValueError, match="exactly 11 cards, got 10"):
+        best_discards(ALL_CARDS[:10])
+    with pytest.raises(DuplicateCardError, match="duplicate card: As"):
+        min_deadwood([Card.parse("As"), Card.parse("As")])
+    with pytest.raises(TypeError, match="expected a Card"):
+        min_deadwood(["As"])  # type: ignore[list-item]
+
+
+# -- arrangement tie-break ------------------------------------------------------
+
+def test_tie_break_prefers_runs_over_sets() -> None:
+    # Three sets or three runs meld the same nine cards: runs win the tie.
+    hand = parse_cards("7c 8c 9c 7d 8d 9d 7h 8h 9h Ks")
+    deadwood, melds = best_arrangement(hand)
+    assert deadwood == 10
+    assert melds == tuple(tuple(parse_cards(run)) for run in ("7c 8c 9c", "7d 8d 9d", "7h 8h 9h"))
+
+
+def test_tie_break_prefers_smaller_set_mask() -> None:
+    # 5c or 5h can go to a run (3c 4c 5c or 3h 4h 5h); both leave 7 deadwood with one
+    # 3-card set of 5s. The tie-break keeps the smallest set bitmask: the set leaves
+    # out the highest-index card it can, so the set is 5c 5d 5s and 3h 4h 5h a run.
+    hand = parse_cards("3c 4c 5c 5d 5h 5s 3h 4h")
+    deadwood, melds = best_arrangement(hand)
+    assert deadwood == 7
+    assert melds == (tuple(parse_cards("5c 5d 5s")), tuple(parse_cards("3h 4h 5h")))
+
+
+def test_runs_are_never_split() -> None:
+    deadwood, melds = best_arrangement(parse_cards("3d 4d 5d 6d 7d 8d"))
+    assert (deadwood, melds) == (0, (tuple(parse_cards("3d 4d 5d 6d 7d 8d")),))
+
+
+# -- meld validation ------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["7c 7d 7h", "7c 7d 7h 7s", "As 2s 3s", "9h Th Jh Qh Kh",
+                                  "5d 3d 4d"])
+def test_valid_melds(text: str) -> None:
+    assert is_valid_meld(parse_cards(text))
+    assert is_valid_meld(text)
+
+
+@pytest.mark.parametrize("text", ["7c 7d", "Qs Ks As", "As 2s 4s", "As 2s 3h", "7c 7c 7d",
+                                  "", "5d 5d 5d 5d 5d", "nonsense"])
+def test_invalid_melds(text: str) -> None:
+    assert not is_valid_meld(text)
+
+
+def test_validate_arrangement_returns_deadwood() -> None:
+    hand = parse_cards("7c 7d 7h As 2s 3s 9d Td Kh Qh")
+    melds = [parse_cards("7c 7d 7h"), parse_cards("As 2s 3s")]
+    assert validate_arrangement(hand, melds) == 9 + 10 + 10 + 10
+
+
+@pytest.mark.parametrize(
+    ("melds", "message"),
+    [
+        (["7c 7d 9d"], r"\[7c 7d 9d\] is neither a set nor a run"),
+        (["7c 7d 7s"], "card 7s in meld .* is not in the hand"),
+        (["7c 7d 7h", "7h 8h 9h"], "card 7h is used twice"),
+        (["As 2s 3s"], "deadwood 60 is over the knock limit 10"),
+    ],
+)
+def test_validate_arrangement_names_the_problem(melds: list[str], message: str) -> None:
+    hand = parse_cards("7c 7d 7h As 2s 3s 9d Td Kh Qh")
+    with pytest.raises(InvalidMeldsError, match=message):
+        validate_arrangement(hand, [parse_cards(meld, allow_duplicates=True) for meld in melds],
+                             knock_limit=10)
+
+
+def test_invalid_melds_error_is_a_value_error() -> None:
+    assert issubclass(InvalidMeldsError, ValueError)
