@@ -1,0 +1,89 @@
+"""Season events and a small publish/subscribe hub for live watchers.
+
+The scheduler publishes an event when a series starts, when its result is stored
+and when a season's status changes; every ``WatchSeason`` stream subscribes to the
+season it watches. A slow subscriber never blocks the scheduler: its queue is
+bounded and, when full, the oldest event is dropped (a fresh standings snapshot
+follows every stored result anyway).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+from dataclasses import dataclass
+from typing import Final, Literal
+
+EventKind = Literal["series_started", "series_finished", "status"]
+SUBSCRIBER_QUEUE_SIZE: Final = 1000
+
+
+@dataclass(frozen=True)
+class SeasonEvent:
+    """Something that happened in a season. ``series_id`` is set for series events,
+    ``status`` for status changes."""
+
+    kind: EventKind
+    season_id: int
+    series_id: str = ""
+    status: str = ""
+
+
+class Subscription:
+    """One subscriber's queue; use as a context manager to unsubscribe."""
+
+    def __init__(self, hub: EventHub, season_id: int) -> None:
+        self.season_id = season_id
+        self._hub = hub
+        self._queue: queue.Queue[SeasonEvent] = queue.Queue(SUBSCRIBER_QUEUE_SIZE)
+
+    def put(self, event: SeasonEvent) -> None:
+        while True:
+            try:
+                self._queue.put_nowait(event)
+                return
+            except queue.Full:
+                with contextlib.suppress(queue.Empty):
+                    self._queue.get_nowait()
+
+    def get(self, timeout: float) -> SeasonEvent | None:
+        """The next event, or None after ``timeout`` seconds without one."""
+        try:
+            return self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def close(self) -> None:
+        self._hub.unsubscribe(self)
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class EventHub:
+    """Fans season events out to the subscribers of that season."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._subscribers: list[Subscription] = []
+
+    def subscribe(self, season_id: int) -> Subscription:
+        subscription = Subscription(self, season_id)
+        with self._lock:
+            self._subscribers.append(subscription)
+        return subscription
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        with self._lock:
+            if subscription in self._subscribers:
+                self._subscribers.remove(subscription)
+
+    def publish(self, event: SeasonEvent) -> None:
+        with self._lock:
+            targets = [s for s in self._subscribers if s.season_id == event.season_id]
+        for subscription in targets:
+            subscription.put(event)

@@ -1,0 +1,85 @@
+"""An in-process series runner: plays a series with built-in policies, no bots.
+
+It has the ``RunSeries`` shape of the real runner (``arena.runner.run_series``
+bound to a sandbox) but never starts a bot: each seat plays a simple seeded policy
+(knock as soon as legal, else draw from the stock and discard the first legal
+card, or a seeded random choice). It exists for tests and quick trials of the
+scheduling, storage and live parts (e.g. the kill-and-resume test), where Docker
+containers would only add minutes. Select it for ``arena serve`` with the
+environment variable ``HOLLYWOOD_ARENA_RUNNER=inprocess`` (optionally
+``HOLLYWOOD_ARENA_INPROCESS_DELAY=SECONDS`` to make each series take longer).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Final
+
+from arena.faults import BotFault
+from arena.runner import SeriesSpec
+from engine import Action, ActionKind, Series
+
+RUNNER_ENV: Final = "HOLLYWOOD_ARENA_RUNNER"
+DELAY_ENV: Final = "HOLLYWOOD_ARENA_INPROCESS_DELAY"
+
+
+@dataclass
+class InProcessOutcome:
+    """A ``SeriesOutcome``-shaped result (see ``arena.runner.SeriesOutcome``)."""
+
+    series_id: str
+    winner: int | None
+    fault: BotFault | None
+    games_won: tuple[int, int]
+    game_scores: tuple[tuple[int, int, int], tuple[int, int, int]]
+    hands_won: tuple[int, int]
+    points: tuple[int, int]
+    hands_played: int
+    capped: bool
+    log: list[dict[str, Any]]
+    think_seconds: tuple[float, float]
+    wall_seconds: float
+
+
+def _choose(legal: list[Action], rng: random.Random, greedy: bool) -> Action:
+    knocks = [action for action in legal if action.kind is ActionKind.KNOCK]
+    if greedy and knocks:
+        return knocks[0]
+    return rng.choice(legal)
+
+
+def run_inprocess(spec: SeriesSpec, delay_s: float | None = None) -> InProcessOutcome:
+    """Play ``spec`` with built-in policies: a bot whose name contains "random" plays
+    random legal actions, any other knocks whenever it can (seeded by the series)."""
+    started = time.monotonic()
+    if delay_s is None:
+        delay_s = float(os.environ.get(DELAY_ENV, "0") or 0)
+    series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
+                    swap_seats=spec.swap_seats)
+    rngs = [random.Random(f"{spec.seed}:{spec.swap_seats}:{seat}") for seat in (0, 1)]
+    greedy = ["random" not in bot.name for bot in spec.bots]
+    while not series.is_over:
+        seat = series.current_player
+        assert seat is not None
+        series.apply(_choose(series.legal_actions(), rngs[seat], greedy[seat]))
+    if delay_s > 0:
+        time.sleep(delay_s)
+    result = series.result
+    assert result is not None
+    return InProcessOutcome(
+        series_id=spec.series_id,
+        winner=result.winner,
+        fault=None,
+        games_won=result.games_won,
+        game_scores=result.game_scores,
+        hands_won=result.hands_won,
+        points=result.points,
+        hands_played=result.hands_played,
+        capped=result.capped,
+        log=list(series.log),
+        think_seconds=(0.0, 0.0),
+        wall_seconds=time.monotonic() - started,
+    )

@@ -1,0 +1,181 @@
+"""Standings: pure functions from a season's stored results to its table.
+
+Per bot: series played / won / lost / drawn / forfeited, games (score-sheet
+columns) won and lost, hands won, points for and against, series points, and an
+OpenSkill (Plackett-Luce) rating with its uncertainty, updated series by series in
+plan order (so the same results always give the same ratings). Plus a head-to-head
+crosstable.
+
+A forfeit (the series' ``fault`` names the bot's seat) is a lost series for the
+faulting bot and a won one for its opponent, unless the runner declared the series
+drawn (both bots failed to start): then both get a draw and the faulting bot still
+counts a forfeit.
+
+Ordering rule (``ORDERING_RULE``): more series points (win 1, draw 0.5, loss 0);
+then the higher rating ordinal (mu - 3 sigma); then the better game difference (won
+- lost); then the better point difference; then the bot id alphabetically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from openskill.models import PlackettLuce
+
+from arena.storage import SeriesResult
+
+ORDERING_RULE: Final = (
+    "series points (win 1, draw 0.5), then rating ordinal (mu - 3 sigma), "
+    "then games won - lost, then points for - against, then bot id"
+)
+WIN_POINTS: Final = 1.0
+DRAW_POINTS: Final = 0.5
+
+
+@dataclass
+class StandingRow:
+    """One bot's line in the standings."""
+
+    bot_id: str
+    rank: int = 0
+    series_played: int = 0
+    series_won: int = 0
+    series_lost: int = 0
+    series_drawn: int = 0
+    series_forfeited: int = 0
+    games_won: int = 0
+    games_lost: int = 0
+    hands_won: int = 0
+    points_for: int = 0
+    points_against: int = 0
+    rating_mu: float = 0.0
+    rating_sigma: float = 0.0
+
+    @property
+    def series_points(self) -> float:
+        return self.series_won * WIN_POINTS + self.series_drawn * DRAW_POINTS
+
+    @property
+    def rating_ordinal(self) -> float:
+        return self.rating_mu - 3.0 * self.rating_sigma
+
+    def sort_key(self) -> tuple[float, float, int, int, str]:
+        """Ascending sort key implementing ``ORDERING_RULE``."""
+        return (
+            -self.series_points,
+            -round(self.rating_ordinal, 9),
+            -(self.games_won - self.games_lost),
+            -(self.points_for - self.points_against),
+            self.bot_id,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank, "bot_id": self.bot_id, "series_played": self.series_played,
+            "series_won": self.series_won, "series_lost": self.series_lost,
+            "series_drawn": self.series_drawn, "series_forfeited": self.series_forfeited,
+            "games_won": self.games_won, "games_lost": self.games_lost,
+            "hands_won": self.hands_won, "points_for": self.points_for,
+            "points_against": self.points_against, "series_points": self.series_points,
+            "rating_mu": round(self.rating_mu, 4), "rating_sigma": round(self.rating_sigma, 4),
+            "rating_ordinal": round(self.rating_ordinal, 4),
+        }
+
+
+@dataclass
+class HeadToHead:
+    """One bot's record against one opponent."""
+
+    won: int = 0
+    lost: int = 0
+    drawn: int = 0
+    forfeited: int = 0
+
+
+@dataclass
+class Standings:
+    """A season's table: rows in rank order and the crosstable
+    ``crosstable[bot][opponent]`` (only pairs that met)."""
+
+    rows: list[StandingRow]
+    crosstable: dict[str, dict[str, HeadToHead]] = field(default_factory=dict)
+
+    def row(self, bot_id: str) -> StandingRow:
+        for row in self.rows:
+            if row.bot_id == bot_id:
+                return row
+        raise KeyError(bot_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ordering_rule": ORDERING_RULE,
+            "rows": [row.to_dict() for row in self.rows],
+            "crosstable": {
+                bot: {opponent: vars(cell).copy() for opponent, cell in opponents.items()}
+                for bot, opponents in self.crosstable.items()
+            },
+        }
+
+
+def series_verdict(result: SeriesResult) -> tuple[str, str]:
+    """("win" | "loss" | "draw") for seat 0 and seat 1 of one stored series."""
+    if result.winner_seat is None:
+        return ("draw", "draw")
+    if result.winner_seat == 0:
+        return ("win", "loss")
+    return ("loss", "win")
+
+
+def compute_standings(bot_ids: Sequence[str], results: Iterable[SeriesResult]) -> Standings:
+    """The standings of ``bot_ids`` over ``results`` (in the order given, which the
+    rating updates follow: pass them in plan order). Bots without results get an
+    empty row; results naming other bots raise ``ValueError``."""
+    rows = {bot_id: StandingRow(bot_id) for bot_id in bot_ids}
+    crosstable: dict[str, dict[str, HeadToHead]] = {bot_id: {} for bot_id in bot_ids}
+    model = PlackettLuce()
+    ratings = {bot_id: model.rating(name=bot_id) for bot_id in bot_ids}
+    for result in results:
+        for bot_id in result.bots:
+            if bot_id not in rows:
+                raise ValueError(f"series {result.series_id} names {bot_id}, not in the season")
+        verdicts = series_verdict(result)
+        forfeiting_seat = result.fault_seat
+        for seat in (0, 1):
+            me, other = result.bots[seat], result.bots[1 - seat]
+            row = rows[me]
+            cell = crosstable[me].setdefault(other, HeadToHead())
+            row.series_played += 1
+            verdict = verdicts[seat]
+            if verdict == "win":
+                row.series_won += 1
+                cell.won += 1
+            elif verdict == "loss":
+                row.series_lost += 1
+                cell.lost += 1
+            else:
+                row.series_drawn += 1
+                cell.drawn += 1
+            if forfeiting_seat == seat:
+                row.series_forfeited += 1
+                cell.forfeited += 1
+            row.games_won += result.games_won[seat]
+            row.games_lost += result.games_won[1 - seat]
+            row.hands_won += result.hands_won[seat]
+            row.points_for += result.points[seat]
+            row.points_against += result.points[1 - seat]
+        first, second = result.bots
+        ranks = {"win": 1, "draw": 1, "loss": 2}
+        [[new_first], [new_second]] = model.rate(
+            [[ratings[first]], [ratings[second]]],
+            ranks=[ranks[verdicts[0]], ranks[verdicts[1]]],
+        )
+        ratings[first], ratings[second] = new_first, new_second
+    for bot_id, row in rows.items():
+        row.rating_mu = float(ratings[bot_id].mu)
+        row.rating_sigma = float(ratings[bot_id].sigma)
+    ordered = sorted(rows.values(), key=StandingRow.sort_key)
+    for rank, row in enumerate(ordered, start=1):
+        row.rank = rank
+    return Standings(rows=ordered, crosstable=crosstable)
