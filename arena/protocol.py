@@ -20,8 +20,10 @@ from engine.cards import Card, CardParseError
 from engine.profiles import Profile
 from engine.scoresheet import ScoreSheet
 
-if TYPE_CHECKING:  # engine.hand_result lands with engine.hand
+if TYPE_CHECKING:
     from engine.hand_result import HandResult
+    from engine.observation import Observation
+    from engine.series import SeriesResult
 
 PROTOCOL_VERSION: Final = bot_pb2.PROTOCOL_VERSION_1
 """The protocol version the arena speaks (``hollywood.bot.v1.PROTOCOL_VERSION_1``)."""
@@ -132,6 +134,62 @@ def action_from_reply(reply: bot_pb2.DecideResponse, legal_actions: Sequence[Act
 # ------------------------------------------------------------------ requests
 
 
+def _millis(seconds: float) -> int:
+    return max(0, min(int(seconds * 1000), 2**32 - 1))
+
+
+def observation_to_proto(observation: Observation) -> bot_pb2.Observation:
+    """One seat's view (RULES §9): built only from the engine's ``Observation``,
+    which already holds nothing hidden."""
+    return bot_pb2.Observation(
+        seat=observation.seat,
+        dealer=observation.dealer,
+        phase=PHASES.get(observation.phase.value, bot_pb2.PHASE_UNSPECIFIED),
+        hand=cards_text(observation.hand),
+        discard_pile=cards_text(observation.discard_pile),
+        stock_size=observation.stock_size,
+        opponent_hand_size=observation.opponent_hand_size,
+        opponent_known_cards=cards_text(observation.opponent_known_cards),
+        taken_discard=str(observation.taken_card) if observation.taken_card else "",
+        sheet=bot_pb2.ScoreSheet(
+            players=[
+                bot_pb2.PlayerSheet(
+                    game_scores=observation.scores[seat], hands_won=observation.hands_won[seat]
+                )
+                for seat in (0, 1)
+            ],
+            games=[
+                bot_pb2.GameStatus(finished=winner is not None, winner=winner)
+                for winner in observation.game_winners
+            ],
+        ),
+    )
+
+
+def decide_request(
+    observation: Observation,
+    legal_actions: Sequence[Action],
+    profile: bot_pb2.RuleProfile,
+    *,
+    series_id: str,
+    decision_number: int,
+    deadline_s: float,
+    reserve_s: float,
+) -> bot_pb2.DecideRequest:
+    """The ``DecideRequest`` for the observing seat. ``profile`` is built once per
+    series with :func:`profile_to_proto`."""
+    return bot_pb2.DecideRequest(
+        series_id=series_id,
+        hand_number=observation.hand_number,
+        decision_number=decision_number,
+        observation=observation_to_proto(observation),
+        legal_actions=[action_to_proto(action) for action in legal_actions],
+        profile=profile,
+        deadline_ms=_millis(deadline_s),
+        reserve_ms=_millis(reserve_s),
+    )
+
+
 def profile_to_proto(profile: Profile, max_hands: int) -> bot_pb2.RuleProfile:
     """The rule profile as sent to bots, with the engine's full description as JSON."""
     return bot_pb2.RuleProfile(
@@ -192,4 +250,40 @@ def hand_ended_request(
                 bot_pb2.Layoff(card=str(card), meld_index=layoff.meld_index)
                 for card in layoff.cards
             )
+    return request
+
+
+SERIES_ENDS: Final = {
+    "complete": bot_pb2.SERIES_END_COMPLETE,
+    "hand_cap": bot_pb2.SERIES_END_HAND_CAP,
+    "forfeit": bot_pb2.SERIES_END_FORFEIT,
+}
+
+
+def series_ended_request(
+    result: SeriesResult | None,
+    sheet: ScoreSheet,
+    seat: int,
+    series_id: str,
+    *,
+    hands_played: int,
+    fault: BotFault | None = None,
+) -> bot_pb2.SeriesEndedRequest:
+    """The series result for ``seat``. After a forfeit (``fault`` set, ``result``
+    None) the winner is the seat that did not fault."""
+    request = bot_pb2.SeriesEndedRequest(
+        series_id=series_id, seat=seat, sheet=sheet_to_proto(sheet), hands_played=hands_played
+    )
+    if fault is not None:
+        request.end = bot_pb2.SERIES_END_FORFEIT
+        if fault.seat is not None:
+            request.fault_seat = fault.seat
+            request.winner = 1 - fault.seat
+        request.fault_kind = str(fault.kind)
+        request.games_won.extend([sheet.games_won(0), sheet.games_won(1)])
+    elif result is not None:
+        request.end = bot_pb2.SERIES_END_HAND_CAP if result.capped else bot_pb2.SERIES_END_COMPLETE
+        if result.winner is not None:
+            request.winner = result.winner
+        request.games_won.extend(result.games_won)
     return request

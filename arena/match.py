@@ -1,0 +1,150 @@
+"""The match loop: one :class:`engine.Series` played between two connected bots.
+
+Timing: each decision has a deadline (``TimeLimits.decision_s``); time beyond it is
+drawn from the deciding bot's series reserve (``TimeLimits.reserve_s``). The call
+is cut off at deadline + reserve left, so a bot that never answers costs at most
+that. Only ``Decide`` time counts; notifications are not charged.
+
+Faults: any :class:`~arena.faults.BotFault` (from the bot client, or an action the
+engine rejects, e.g. an invalid declared meld arrangement) ends the series at once;
+the fault gets the seat, hand number and decision number, and the opponent wins by
+forfeit.
+
+Notifications (``HandEnded``, ``SeriesEnded``) are best effort: a failure is logged
+by the bot client and ignored, never a fault; each is bounded by the decision
+deadline.
+
+The loop knows nothing of sandboxes; the runner adds the stderr tail and the
+sandbox's own verdict to the fault.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena import protocol
+from arena.botclient import BotClient
+from arena.faults import BotFault, FaultKind
+from arena.limits import TimeLimits
+from engine.series import Series, SeriesResult
+
+log = logging.getLogger(__name__)
+
+EventSink = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class MatchResult:
+    """How a match ended.
+
+    ``winner`` is a seat or None (draw). ``fault`` is set when a bot forfeited (its
+    seat is in the fault; ``winner`` is then the other seat). ``series_result`` is
+    the engine's result when the series was played out (None after a forfeit).
+    """
+
+    winner: int | None
+    fault: BotFault | None
+    series_result: SeriesResult | None
+    decisions: int
+    hands_played: int
+    think_seconds: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    reserve_left: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    wall_seconds: float = 0.0
+
+    @property
+    def forfeit(self) -> bool:
+        return self.fault is not None
+
+
+def play_match(
+    clients: tuple[BotClient, BotClient],
+    series: Series,
+    limits: TimeLimits,
+    on_event: EventSink | None = None,
+    *,
+    series_id: str = "series",
+) -> MatchResult:
+    """Play ``series`` to its end or to the first fault.
+
+    ``clients[seat]`` plays ``seat``. ``on_event`` receives every engine event (as
+    returned by ``series.apply``) and, on a forfeit, a ``{"type": "fault", ...}`` event.
+    """
+    started = time.monotonic()
+    profile = protocol.profile_to_proto(series.profile, series.max_hands)
+    reserve = [limits.reserve_s, limits.reserve_s]
+    think = [0.0, 0.0]
+    decisions = 0
+    hands_played = 0
+
+    def finish(winner: int | None, fault: BotFault | None) -> MatchResult:
+        return MatchResult(winner, fault, series.result, decisions, hands_played, think,
+                           [max(0.0, left) for left in reserve], time.monotonic() - started)
+
+    while series.current_player is not None:
+        seat = series.current_player
+        legal = series.legal_actions()
+        decisions += 1
+        hand_number = series.hand_number
+        request = protocol.decide_request(
+            series.observation(seat), legal, profile,
+            series_id=series_id,
+            decision_number=decisions,
+            deadline_s=limits.decision_s,
+            reserve_s=reserve[seat],
+        )
+        cutoff = limits.decision_s + reserve[seat]
+        begun = time.monotonic()
+        try:
+            try:
+                action = clients[seat].decide(request, legal, timeout=cutoff)
+            finally:
+                elapsed = time.monotonic() - begun
+                think[seat] += elapsed
+                reserve[seat] -= max(0.0, elapsed - limits.decision_s)
+            if reserve[seat] < 0:  # answered, but after the cut-off (scheduling jitter)
+                raise BotFault(FaultKind.TIMEOUT, f"answered after {elapsed:.3f} s; "
+                               f"{cutoff:.3f} s allowed (deadline + reserve left)")
+            try:
+                events = series.apply(action)
+            except ValueError as error:  # IllegalActionError, or invalid declared melds
+                raise BotFault(FaultKind.ILLEGAL_ACTION, f"'{action}' rejected: {error}") from None
+        except BotFault as fault:
+            fault.seat, fault.hand_number, fault.decision_number = seat, hand_number, decisions
+            if on_event is not None:
+                on_event({"type": "fault", **fault.to_dict()})
+            _notify_series_end(clients, series, series_id, limits, hands_played, fault)
+            return finish(1 - seat, fault)
+        for event in events:
+            if on_event is not None:
+                on_event(event)
+            if event.get("type") == "hand_end":
+                hands_played += 1
+                result = series.hands[event["hand"] - 1].result
+                assert result is not None
+                for client_seat, client in enumerate(clients):
+                    client.hand_ended(
+                        protocol.hand_ended_request(result, client_seat, series_id, series.sheet),
+                        timeout=limits.decision_s,
+                    )
+    _notify_series_end(clients, series, series_id, limits, hands_played, None)
+    return finish(series.result.winner if series.result is not None else None, None)
+
+
+def _notify_series_end(
+    clients: tuple[BotClient, BotClient],
+    series: Series,
+    series_id: str,
+    limits: TimeLimits,
+    hands_played: int,
+    fault: BotFault | None,
+) -> None:
+    for seat, client in enumerate(clients):
+        request = protocol.series_ended_request(
+            None if fault is not None else series.result, series.sheet, seat, series_id,
+            hands_played=hands_played, fault=fault,
+        )
+        client.series_ended(request, timeout=limits.decision_s)
