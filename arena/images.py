@@ -32,6 +32,7 @@ from typing import Any
 import docker  # type: ignore[import-untyped]
 import docker.errors  # type: ignore[import-untyped]
 import requests.exceptions
+import urllib3.exceptions
 
 from arena.base_image import BASE_IMAGE_TAG, BaseImage, BaseImageError, prepare_base_image
 from arena.manifest import BotManifest, ManifestError, iter_bot_files
@@ -209,6 +210,7 @@ def _run_build(
             forcerm=True,
             pull=False,
             decode=True,
+            timeout=max(1, int(timeout_s)),
         )
         for chunk in stream:
             if "stream" in chunk:
@@ -219,7 +221,7 @@ def _run_build(
             if time.monotonic() > deadline:
                 error = f"the build took longer than its {timeout_s:.0f} s limit"
                 break
-    except (requests.exceptions.ReadTimeout, requests.exceptions.ConnectionError):
+    except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError):
         error = f"the build took longer than its {timeout_s:.0f} s limit (no output)"
     except docker.errors.APIError as api_error:
         error = f"docker refused the build: {api_error.explanation or api_error}"

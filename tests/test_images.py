@@ -1,0 +1,110 @@
+"""Bot images: staged build context, content-hash cache, failures with the log tail,
+the build time limit, and what the local base image provides."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.images import ImageBuildError, build_bot_image, stage_build_context
+from arena.manifest import BotManifest
+
+ROOT = Path(__file__).resolve().parent.parent
+GREEDY = ROOT / "sample_bots" / "greedy"
+TINY_DOCKERFILE = "ARG BASE_IMAGE=python:3.11-slim\nFROM ${BASE_IMAGE}\nCOPY bot.toml /bot/\n"
+
+
+def tiny_bot(tmp_path: Path, dockerfile: str = TINY_DOCKERFILE, name: str = "tiny") -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        f'name = "{name}"\nversion = "1"\nlanguage = "python"\n'
+        '[run]\ncommand = ["python3", "bot.py"]\n'
+    )
+    (folder / "Dockerfile").write_text(dockerfile)
+    return folder
+
+
+def test_stage_adds_stubs_sdk_and_protos(tmp_path: Path) -> None:
+    stage_build_context(GREEDY, tmp_path)
+    assert (tmp_path / "greedy_bot.py").is_file()
+    assert (tmp_path / ".hollywood/python/hollywood/bot/v1/bot_pb2_grpc.py").is_file()
+    assert (tmp_path / ".hollywood/python/hollywood_sdk/__init__.py").is_file()
+    assert (tmp_path / ".hollywood/proto/hollywood/bot/v1/bot.proto").is_file()
+    assert not list(tmp_path.rglob("__pycache__"))
+
+
+def test_stage_ignores_a_bots_own_hollywood_dir(tmp_path: Path) -> None:
+    folder = tiny_bot(tmp_path)
+    (folder / ".hollywood" / "python" / "hollywood").mkdir(parents=True)
+    (folder / ".hollywood" / "python" / "hollywood" / "evil.py").write_text("x = 1\n")
+    stage_build_context(folder, tmp_path / "context")
+    assert not (tmp_path / "context/.hollywood/python/hollywood/evil.py").exists()
+
+
+@pytest.mark.docker
+def test_build_is_cached_by_content(tmp_path: Path, docker_client: Any, base_image: str) -> None:
+    folder = tiny_bot(tmp_path)
+    first = build_bot_image(folder, client=docker_client, base_image=base_image,
+                            log_dir=tmp_path / "logs")
+    again = build_bot_image(folder, client=docker_client, base_image=base_image,
+                            log_dir=tmp_path / "logs")
+    assert first.built and not again.built
+    assert (again.tag, again.image_id) == (first.tag, first.image_id)
+    (folder / "bot.toml").write_text((folder / "bot.toml").read_text() + "# changed\n")
+    changed = build_bot_image(folder, client=docker_client, base_image=base_image,
+                              log_dir=tmp_path / "logs")
+    assert changed.built and changed.tag != first.tag
+    image = docker_client.images.get(changed.tag)
+    assert image.labels["hollywood.bot.content-hash"] == changed.content_hash
+    for tag in (first.tag, changed.tag):
+        docker_client.images.remove(tag, force=True)
+
+
+@pytest.mark.docker
+def test_failed_build_shows_the_log_tail(
+    tmp_path: Path, docker_client: Any, base_image: str
+) -> None:
+    folder = tiny_bot(tmp_path, TINY_DOCKERFILE + "COPY no-such-file /x\n", name="broken")
+    with pytest.raises(ImageBuildError) as caught:
+        build_bot_image(folder, client=docker_client, base_image=base_image,
+                        log_dir=tmp_path / "logs")
+    error = caught.value
+    assert "no-such-file" in str(error)
+    assert error.log_path is not None and "no-such-file" in error.log_path.read_text()
+
+
+@pytest.mark.docker
+def test_build_time_limit(tmp_path: Path, docker_client: Any, base_image: str) -> None:
+    nonce = uuid.uuid4().hex  # never a cached build
+    folder = tiny_bot(tmp_path, TINY_DOCKERFILE + 'RUN ["python3", "-c", '
+                      f'"import time; time.sleep(60)  # {nonce}"]\n', name="slow")
+    with pytest.raises(ImageBuildError, match="longer than its 3 s limit"):
+        build_bot_image(folder, client=docker_client, base_image=base_image, timeout_s=3,
+                        log_dir=tmp_path / "logs")
+
+
+@pytest.mark.docker
+def test_base_image_runs_python_grpc_and_node_grpc(docker_client: Any, base_image: str) -> None:
+    python = docker_client.containers.run(
+        base_image, ["python3", "-c", "import grpc, google.protobuf, sys; "
+                     "print(sys.version_info[:2], grpc.__version__)"],
+        remove=True, network_mode="none",
+    ).decode()
+    assert python.startswith("(3, 11)")
+    if shutil.which("node"):
+        node = docker_client.containers.run(
+            base_image, ["node", "-e", "require('@grpc/grpc-js'); require('@grpc/proto-loader');"
+                         " console.log(process.version)"],
+            remove=True, network_mode="none",
+        ).decode()
+        assert node.startswith("v20")
+
+
+def test_manifest_dockerfile_is_used(tmp_path: Path) -> None:
+    folder = tiny_bot(tmp_path)
+    assert BotManifest.load(folder).dockerfile == "Dockerfile"
