@@ -111,7 +111,7 @@ def run_series(
                             series_id=spec.series_id)
         fault = result.fault
         if fault is not None:
-            _complete(fault, running[_seat(fault)])
+            fault = _complete(fault, running[_seat(fault)])
         think = (result.think_seconds[0], result.think_seconds[1])
         return _outcome(spec, series, result.winner, fault, think, started)
     finally:
@@ -171,7 +171,7 @@ def _start_both(
         if failed is not None:
             failed.seat = seat
             failed.hand_number = failed.decision_number = None
-            _complete(failed, running[seat])
+            faults[seat] = _complete(failed, running[seat])
     return faults
 
 
@@ -179,27 +179,30 @@ def _startup_forfeit(faults: list[BotFault | None]) -> BotFault:
     """The fault that ends a series that never started: seat 0's if both failed (the
     series is then drawn), else the one that failed."""
     first = next(f for f in faults if f is not None)
-    if all(faults):
-        other = faults[1]
-        assert other is not None
-        first.message += f" (seat 1 failed to start too: {other.kind}: {other.message})"
-    return first
+    other = faults[1]
+    if faults[0] is None or other is None:
+        return first
+    return BotFault(first.kind, f"{first.message} (seat 1 failed to start too: "
+                    f"{other.kind}: {other.message})", seat=0, stderr_tail=first.stderr_tail)
 
 
-def _complete(fault: BotFault, bot: RunningBot | None) -> None:
-    """Add the sandbox's verdict and the stderr tail to ``fault`` (in place)."""
+def _complete(fault: BotFault, bot: RunningBot | None) -> BotFault:
+    """``fault`` with the sandbox's verdict (an out-of-memory kill beats what the
+    client saw; a crash gets the exit code) and the bot's stderr tail."""
     if bot is None:
-        return
-    wait = _DEATH_WAIT_S if fault.kind in (FaultKind.CRASH, FaultKind.STARTUP) else 0.0
+        return fault
+    kind, message = fault.kind, fault.message
+    wait = _DEATH_WAIT_S if kind in (FaultKind.CRASH, FaultKind.STARTUP) else 0.0
     verdict = bot.fault_if_dead(wait_s=wait)
     if verdict is not None and (
-        verdict.kind is FaultKind.OUT_OF_MEMORY or fault.kind is FaultKind.CRASH
+        verdict.kind is FaultKind.OUT_OF_MEMORY or kind is FaultKind.CRASH
     ):
-        if verdict.kind is not fault.kind or verdict.message not in fault.message:
-            fault.message = f"{verdict.message} ({fault.message})"
-        fault.kind = verdict.kind
-    if not fault.stderr_tail:
-        fault.stderr_tail = bot.stderr_tail()
+        if verdict.kind is not kind or verdict.message not in message:
+            message = f"{verdict.message} ({message})"
+        kind = verdict.kind
+    return BotFault(kind, message, seat=fault.seat, hand_number=fault.hand_number,
+                    decision_number=fault.decision_number,
+                    stderr_tail=fault.stderr_tail or bot.stderr_tail())
 
 
 def _outcome(

@@ -232,8 +232,8 @@ class DockerBot:
                 next_status_check = now + _STATUS_EVERY_S
                 fault = self.fault_if_dead()
                 if fault is not None:
-                    fault.message = f"{fault.message} during start-up, before binding its socket"
-                    raise fault
+                    raise BotFault(fault.kind, f"{fault.message} during start-up, "
+                                   "before binding its socket")
             if now >= give_up_at:
                 raise BotFault(FaultKind.STARTUP,
                                f"the bot did not create its socket within {timeout:.1f} s")

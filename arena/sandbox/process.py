@@ -123,8 +123,8 @@ class ProcessBot:
         while not self.socket_path.exists():
             fault = self.fault_if_dead()
             if fault is not None:
-                fault.message += " during start-up, before binding its socket"
-                raise fault
+                raise BotFault(fault.kind, f"{fault.message} during start-up, "
+                               "before binding its socket")
             if time.monotonic() >= give_up_at:
                 raise BotFault(FaultKind.STARTUP,
                                f"the bot did not create its socket within {timeout:.1f} s")
