@@ -450,8 +450,7 @@ class Storage:
         fault_json = json.dumps(fault.to_dict()) if fault is not None else None
         with self.transaction() as db:
             cursor = db.execute(
-                "INSERT OR IGNORE INTO series_results VALUES "
-                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR IGNORE INTO series_results VALUES (" + ",".join("?" * 23) + ")",
                 (
                     planned.id, planned.season_id, outcome.winner,
                     outcome.games_won[0], outcome.games_won[1],

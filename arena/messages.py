@@ -1,0 +1,145 @@
+"""Conversions between the arena's records and ``hollywood.arena.v1`` messages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+from hollywood.arena.v1 import arena_pb2
+
+from arena.config import ConfigError, SeasonConfig, parse_override_value
+from arena.standings import Standings
+from arena.storage import BotRecord, PlannedSeries, SeasonRecord, SeriesResult
+
+SANDBOX_TO_PROTO: Final = {
+    "docker": arena_pb2.SANDBOX_KIND_DOCKER,
+    "process": arena_pb2.SANDBOX_KIND_PROCESS,
+}
+SANDBOX_FROM_PROTO: Final = {value: key for key, value in SANDBOX_TO_PROTO.items()}
+STATUS_TO_PROTO: Final = {
+    "created": arena_pb2.SEASON_STATUS_CREATED,
+    "running": arena_pb2.SEASON_STATUS_RUNNING,
+    "finished": arena_pb2.SEASON_STATUS_FINISHED,
+    "cancelled": arena_pb2.SEASON_STATUS_CANCELLED,
+    "failed": arena_pb2.SEASON_STATUS_FAILED,
+}
+STATUS_FROM_PROTO: Final = {value: key for key, value in STATUS_TO_PROTO.items()}
+TERMINAL_STATUSES: Final = frozenset({"finished", "cancelled", "failed"})
+
+
+def bot_message(bot: BotRecord) -> arena_pb2.Bot:
+    return arena_pb2.Bot(
+        id=bot.id, name=bot.name, version=bot.version, language=bot.language,
+        author=bot.author, description=bot.description, content_hash=bot.content_hash,
+        folder=str(bot.folder), registered_at=bot.registered_at,
+    )
+
+
+def config_from_message(message: arena_pb2.SeasonConfig) -> SeasonConfig:
+    """A validated ``SeasonConfig`` from a request (zero values = defaults).
+    Raises ``ConfigError`` naming the bad field."""
+    if message.sandbox not in (arena_pb2.SANDBOX_KIND_UNSPECIFIED, *SANDBOX_FROM_PROTO):
+        raise ConfigError(f"sandbox: unknown kind {message.sandbox}")
+    overrides = {
+        key: parse_override_value(key, value) for key, value in message.profile_overrides.items()
+    }
+    return SeasonConfig.build(
+        profile_name=message.profile or "friendly",
+        profile_overrides=overrides,
+        series_per_pair=message.series_per_pair or 2,
+        startup_s=message.startup_seconds or None,
+        decision_s=message.decision_seconds or None,
+        reserve_s=message.reserve_seconds or None,
+        sandbox=SANDBOX_FROM_PROTO.get(message.sandbox, "docker"),
+        concurrency=message.concurrency or None,
+        max_hands=message.max_hands or 200,
+        seed=message.seed,
+    )
+
+
+def config_message(config: SeasonConfig) -> arena_pb2.SeasonConfig:
+    return arena_pb2.SeasonConfig(
+        profile=config.profile_name,
+        profile_overrides={k: json.dumps(v) for k, v in config.profile_overrides.items()},
+        series_per_pair=config.series_per_pair,
+        startup_seconds=config.limits.startup_s,
+        decision_seconds=config.limits.decision_s,
+        reserve_seconds=config.limits.reserve_s,
+        sandbox=SANDBOX_TO_PROTO[config.sandbox],
+        concurrency=config.concurrency,
+        max_hands=config.max_hands,
+        seed=config.seed,
+    )
+
+
+def season_message(season: SeasonRecord) -> arena_pb2.Season:
+    return arena_pb2.Season(
+        id=season.id, name=season.name,
+        config=config_message(SeasonConfig.from_dict(season.config)),
+        profile_json=json.dumps(season.profile, sort_keys=True),
+        bot_ids=list(season.bot_ids), status=STATUS_TO_PROTO[season.status],
+        series_total=season.series_total, series_done=season.series_done,
+        created_at=season.created_at, updated_at=season.updated_at, error=season.error,
+    )
+
+
+def standings_message(
+    season: SeasonRecord, standings: Standings
+) -> arena_pb2.Standings:
+    rows = [
+        arena_pb2.StandingRow(
+            rank=row.rank, bot_id=row.bot_id, series_played=row.series_played,
+            series_won=row.series_won, series_lost=row.series_lost,
+            series_drawn=row.series_drawn, series_forfeited=row.series_forfeited,
+            games_won=row.games_won, games_lost=row.games_lost, hands_won=row.hands_won,
+            points_for=row.points_for, points_against=row.points_against,
+            series_points=row.series_points, rating_mu=row.rating_mu,
+            rating_sigma=row.rating_sigma, rating_ordinal=row.rating_ordinal,
+        )
+        for row in standings.rows
+    ]
+    cells = [
+        arena_pb2.CrosstableCell(
+            bot_id=bot, opponent_id=opponent, won=cell.won, lost=cell.lost,
+            drawn=cell.drawn, forfeited=cell.forfeited,
+        )
+        for bot, opponents in standings.crosstable.items()
+        for opponent, cell in opponents.items()
+    ]
+    return arena_pb2.Standings(
+        season_id=season.id, rows=rows, crosstable=cells, series_done=season.series_done,
+        series_total=season.series_total, status=STATUS_TO_PROTO[season.status],
+    )
+
+
+def fault_message(fault: Mapping[str, Any]) -> arena_pb2.Fault:
+    return arena_pb2.Fault(
+        kind=str(fault.get("kind", "")), message=str(fault.get("message", "")),
+        seat=int(fault.get("seat") or 0), hand_number=int(fault.get("hand_number") or 0),
+        decision_number=int(fault.get("decision_number") or 0),
+        stderr_tail=str(fault.get("stderr_tail", "")),
+    )
+
+
+def series_message(
+    planned: PlannedSeries, result: SeriesResult | None
+) -> arena_pb2.SeriesSummary:
+    message = arena_pb2.SeriesSummary(
+        id=planned.id, season_id=planned.season_id, index=planned.index, seed=planned.seed,
+        swap_seats=planned.swap_seats, seat0_bot_id=planned.seat0_bot,
+        seat1_bot_id=planned.seat1_bot, played=result is not None, winner_seat=-1,
+    )
+    if result is None:
+        return message
+    message.winner_seat = -1 if result.winner_seat is None else result.winner_seat
+    message.games_won.extend(result.games_won)
+    message.hands_won.extend(result.hands_won)
+    message.points.extend(result.points)
+    message.hands_played = result.hands_played
+    message.capped = result.capped
+    message.wall_seconds = result.wall_seconds
+    message.think_seconds.extend(result.think_seconds)
+    if result.fault is not None:
+        message.fault.CopyFrom(fault_message(result.fault))
+    return message
