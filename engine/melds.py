@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from itertools import pairwise, product
 from typing import Final
 
-from engine.cards import ALL_CARDS, Card, DuplicateCardError, parse_cards
+from engine.cards import ALL_CARDS, Card, DuplicateCardError, mask_to_cards, parse_cards
 
 __all__ = [
     "Arrangement",
@@ -320,18 +320,48 @@ def best_discards(cards: Iterable[Card] | str) -> tuple[int, list[Card]]:
 
 def deadwood_after_each_discard(cards: Iterable[Card] | str) -> dict[Card, int]:
     """For an 11-card hand: the minimum deadwood of the 10 cards left after each
-    possible discard (used to list the legal knock discards)."""
+    possible discard (used to list the legal knock discards), keyed in sort order."""
     mask = _exact_mask(cards, 11)
     total = _mask_value(mask)
+    best_melded = _best_melded_after_each_discard(mask)
     result: dict[Card, int] = {}
-    rest = mask
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        card = ALL_CARDS[low.bit_length() - 1]
-        kept = mask ^ low
-        result[card] = total - card.value - max_meld_value(kept)
-    return dict(sorted(result.items()))
+    for card in sorted(mask_to_cards(mask)):
+        result[card] = total - card.value - best_melded[card.bit]
+    return result
+
+
+def _best_melded_after_each_discard(mask: int) -> dict[int, int]:
+    """Card bit -> the largest melded value of ``mask`` without that card.
+
+    One pass over the set choices: under a choice, discarding a card outside its
+    sets changes only that card's suit, so each card costs one table lookup. Every
+    card is outside all sets under the "no sets" choice, so every card gets a value.
+    """
+    set_ranks = _set_ranks(mask)
+    choices = _rank_options(mask, set_ranks) if set_ranks else [((0, -1),)]
+    run = _RUN_VALUE
+    best: dict[int, int] = {}
+    for combo in product(*choices):
+        rest = mask
+        set_value = 0
+        for value, keep in combo:
+            rest &= keep
+            set_value += value
+        suit_masks = (rest & 8191, (rest >> 13) & 8191, (rest >> 26) & 8191, rest >> 39)
+        base = set_value + run[suit_masks[0]] + run[suit_masks[1]] + run[suit_masks[2]] + run[
+            suit_masks[3]]
+        for suit, suit_mask in enumerate(suit_masks):
+            others = base - run[suit_mask]
+            shift = 13 * suit
+            remaining = suit_mask
+            while remaining:
+                low = remaining & -remaining
+                remaining ^= low
+                melded = others + run[suit_mask ^ low]
+                bit = low << shift
+                if melded > best.get(bit, -1):
+                    best[bit] = melded
+    return best
 
 
 def _runs_of_suit_mask(suit_mask: int, suit: int) -> list[tuple[Card, ...]]:
