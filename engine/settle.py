@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Any, Literal
 
-from engine.cards import ALL_CARDS, Card
+from engine.cards import ALL_CARDS, Card, mask_to_cards
 from engine.melds import (
     Arrangement,
     InvalidMeldsError,
@@ -113,12 +113,14 @@ def settle(
     together to minimise the defender's deadwood; among equally good choices the
     fewest cards are laid off.
     """
-    knocker = sorted(knocker_cards) if not isinstance(knocker_cards, str) else None
-    defender = sorted(defender_cards) if not isinstance(defender_cards, str) else None
-    if knocker is None or defender is None:
+    if isinstance(knocker_cards, str) or isinstance(defender_cards, str):
         raise SettleError("settle() takes card lists, not text; use parse_cards() first")
-    knocker_mask = _checked_mask(knocker, "knocker")
-    defender_mask = _checked_mask(defender, "defender")
+    knocker_mask = _checked_mask(list(knocker_cards), "knocker")
+    defender_mask = _checked_mask(list(defender_cards), "defender")
+    knocker = mask_to_cards(knocker_mask)
+    defender = mask_to_cards(defender_mask)
+    knocker.sort()
+    defender.sort()
     shared = knocker_mask & defender_mask
     if shared:
         names = " ".join(str(card) for card in ALL_CARDS if shared & card.bit)
@@ -131,8 +133,9 @@ def settle(
                 f"cannot knock: deadwood {knocker_deadwood} is over the knock limit "
                 f"{profile.knock_limit}")
     else:
-        melds = tuple(tuple(sorted(meld)) for meld in (list(m) for m in knocker_melds))
-        knocker_deadwood = validate_arrangement(knocker, melds, knock_limit=profile.knock_limit)
+        declared = _declared_melds(knocker_melds)
+        knocker_deadwood = validate_arrangement(knocker, declared, knock_limit=profile.knock_limit)
+        melds = tuple(tuple(sorted(meld)) for meld in declared)
     knocker_melded = {card for meld in melds for card in meld}
     knocker_idle = tuple(card for card in knocker if card not in knocker_melded)
 
@@ -173,6 +176,24 @@ def settle(
         knocker_deadwood_cards=knocker_idle,
         defender_deadwood_cards=defender_idle,
     )
+
+
+def _declared_melds(knocker_melds: object) -> list[list[Card]]:
+    """The declared arrangement as lists of cards; :class:`InvalidMeldsError` if it is
+    not a list of card lists (the cards themselves are checked by validation)."""
+    if isinstance(knocker_melds, str | bytes) or not isinstance(knocker_melds, Iterable):
+        raise InvalidMeldsError(
+            f"declared melds must be a list of card lists, got {knocker_melds!r}")
+    declared = []
+    for meld in knocker_melds:
+        if isinstance(meld, str | bytes) or not isinstance(meld, Iterable):
+            raise InvalidMeldsError(f"a declared meld must be a list of cards, got {meld!r}")
+        cards = list(meld)
+        for card in cards:
+            if not isinstance(card, Card):
+                raise InvalidMeldsError(f"not a card in a declared meld: {card!r}")
+        declared.append(cards)
+    return declared
 
 
 def _checked_mask(cards: Sequence[Card], who: str) -> int:

@@ -219,6 +219,28 @@ def test_duplicate_card_in_a_hand_is_rejected() -> None:
                cards("Qh Jc 2h 2d 6c 7h 4d 8c Td 3h"))
 
 
+@pytest.mark.parametrize(("melds", "message"), [
+    ("5s 6s 7s", "declared melds must be a list of card lists"),
+    (["5s 6s 7s"], "a declared meld must be a list of cards"),
+    ([["5s", "6s", "7s"]], "not a card in a declared meld: '5s'"),
+    ([Card.parse("5s")], "a declared meld must be a list of cards"),
+])
+def test_malformed_declared_melds_are_rejected(melds: object, message: str) -> None:
+    with pytest.raises(InvalidMeldsError, match=message):
+        settle(cards("5s 6s 7s Kc Kd Kh 2c 3c 4c 9d"), cards("Qh Jc 2h 2d 6c 7h 4d 8c Td 3h"),
+               knocker_melds=melds)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("knocker", "message"), [
+    ("5s 6s 7s Kc Kd Kh 2c 3c 4c 9d", "card lists, not text"),
+    (["5s", "6s"], "bad knocker hand: expected a Card, got '5s'"),
+    ([None, 3], "bad knocker hand: expected a Card"),
+])
+def test_non_card_hands_are_rejected(knocker: object, message: str) -> None:
+    with pytest.raises(SettleError, match=message):
+        settle(knocker, cards("Qh Jc 2h 2d 6c 7h 4d 8c Td 3h"))  # type: ignore[arg-type]
+
+
 def test_to_dict_is_json_safe_and_complete() -> None:
     result = settle(cards("5s 6s 7s Kc Kd Kh 2c 3c 4c 9d"), cards("3s 4s 8s 9s Qh Jc 2h 2d 6c 7h"))
     data = json.loads(json.dumps(result.to_dict()))
