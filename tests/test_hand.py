@@ -1,0 +1,409 @@
+"""One hand as a state machine: every rule point of RULES §3-§5 the hand enforces."""
+
+from __future__ import annotations
+
+import pytest
+from deal_helpers import action, cards_in_play, make_deal, snapshot
+
+from engine import (
+    ALL_CARDS,
+    CLASSIC,
+    FRIENDLY,
+    Action,
+    ActionKind,
+    Card,
+    Hand,
+    IllegalActionError,
+    Phase,
+    min_deadwood,
+    parse_cards,
+    settle,
+)
+
+# Seat 1 holds 10 deadwood (Kc) in three melds; the upcard Qd or a 9d from the stock
+# gives it knock choices.
+KNOCKER = "As 2s 3s 4h 5h 6h 7c 7d 7h Kc"
+OTHER = "2c 3c 5d 8d 9h Jh Js Tc 4d 8s"
+
+
+def knock_deal(stock_top: str = "9d") -> Hand:
+    """Dealer seat 0; seat 1 (KNOCKER) is offered the upcard Qd first."""
+    return Hand(make_deal(OTHER, KNOCKER, "Qd", stock_top), dealer=0)
+
+
+def kinds(hand: Hand) -> list[str]:
+    return [str(a) for a in hand.legal_actions()]
+
+
+def expect_illegal(hand: Hand, text: str, reason: str) -> None:
+    before = snapshot(hand)
+    with pytest.raises(IllegalActionError) as caught:
+        hand.apply(action(text))
+    assert reason in str(caught.value), str(caught.value)
+    assert snapshot(hand) == before
+
+
+# ------------------------------------------------------------------ upcard offer
+
+
+def test_deal_and_upcard_offer_goes_to_the_non_dealer_first() -> None:
+    hand = knock_deal()
+    assert hand.phase is Phase.UPCARD_OFFER
+    assert hand.current_player == 1
+    assert len(hand.cards(0)) == len(hand.cards(1)) == 10
+    assert hand.stock_size == 31
+    assert hand.discard_pile == (Card.parse("Qd"),)
+    assert kinds(hand) == ["draw discard", "pass"]
+
+
+def test_non_dealer_passes_then_dealer_is_offered() -> None:
+    hand = knock_deal()
+    hand.apply(action("pass"))
+    assert hand.phase is Phase.UPCARD_OFFER
+    assert hand.current_player == 0
+    assert kinds(hand) == ["draw discard", "pass"]
+
+
+def test_both_pass_non_dealer_must_draw_from_stock() -> None:
+    hand = knock_deal()
+    hand.apply(action("pass"))
+    hand.apply(action("pass"))
+    assert hand.phase is Phase.DRAW
+    assert hand.current_player == 1
+    assert kinds(hand) == ["draw stock"]
+    expect_illegal(hand, "draw discard", "must draw from the stock")
+    hand.apply(action("draw stock"))
+    assert Card.parse("9d") in hand.cards(1)
+    hand.apply(action("discard 9d"))
+    # The dealer's normal turn: both draws are open again.
+    assert hand.current_player == 0
+    assert kinds(hand) == ["draw stock", "draw discard"]
+
+
+def test_non_dealer_takes_upcard_then_dealer_has_a_normal_turn() -> None:
+    hand = knock_deal()
+    hand.apply(action("draw discard"))
+    assert hand.phase is Phase.DISCARD
+    assert hand.current_player == 1
+    assert len(hand.cards(1)) == 11
+    assert hand.discard_pile == ()
+    assert hand.known_cards(1) == [Card.parse("Qd")]
+    hand.apply(action("discard Kc"))
+    assert hand.phase is Phase.DRAW
+    assert hand.current_player == 0
+    assert kinds(hand) == ["draw stock", "draw discard"]
+    assert hand.known_cards(1) == [Card.parse("Qd")]
+
+
+def test_dealer_takes_upcard_after_pass_then_non_dealer_has_a_normal_turn() -> None:
+    hand = knock_deal()
+    hand.apply(action("pass"))
+    hand.apply(action("draw discard"))
+    assert hand.current_player == 0
+    assert hand.phase is Phase.DISCARD
+    hand.apply(action("discard 2c"))
+    assert hand.current_player == 1
+    assert hand.phase is Phase.DRAW
+    assert kinds(hand) == ["draw stock", "draw discard"]
+
+
+# ------------------------------------------------------------------ friendly ban
+
+
+def test_friendly_bans_discarding_the_taken_upcard() -> None:
+    hand = knock_deal()
+    hand.apply(action("draw discard"))
+    assert hand.banned_discard == Card.parse("Qd")
+    assert "discard Qd" not in kinds(hand)
+    assert "knock Qd" not in kinds(hand)
+    expect_illegal(hand, "discard Qd", "just taken from the discard pile")
+    expect_illegal(hand, "knock Qd", "just taken from the discard pile")
+
+
+def test_friendly_ban_applies_to_a_card_drawn_from_the_pile_in_a_normal_turn() -> None:
+    hand = knock_deal()
+    hand.apply(action("pass"))
+    hand.apply(action("pass"))
+    hand.apply(action("draw stock"))
+    hand.apply(action("discard 9d"))
+    hand.apply(action("draw discard"))  # seat 0 takes the 9d
+    assert hand.banned_discard == Card.parse("9d")
+    expect_illegal(hand, "discard 9d", "just taken")
+    hand.apply(action("discard 2c"))
+    # Next turn the ban is gone (seat 0 may discard the 9d later).
+    hand.apply(action("draw stock"))
+    hand.apply(action("discard Kc"))
+    hand.apply(action("draw stock"))
+    assert "discard 9d" in kinds(hand)
+
+
+def test_classic_allows_discarding_the_taken_card() -> None:
+    hand = Hand(make_deal(OTHER, KNOCKER, "Qd", "9d"), dealer=0, profile=CLASSIC)
+    hand.apply(action("draw discard"))
+    assert hand.banned_discard is None
+    assert "discard Qd" in kinds(hand)
+    assert "knock Qd" in kinds(hand)
+    hand.apply(action("discard Qd"))
+    assert hand.discard_pile == (Card.parse("Qd"),)
+    assert hand.known_cards(1) == []
+
+
+# ------------------------------------------------------------------ knock legality
+
+
+def test_knock_actions_are_exactly_the_discards_within_the_knock_limit() -> None:
+    hand = knock_deal()
+    hand.apply(action("pass"))
+    hand.apply(action("pass"))
+    hand.apply(action("draw stock"))  # 9d
+    cards = hand.cards(1)
+    expected_knocks = [
+        f"knock {card}" for card in cards if min_deadwood([c for c in cards if c is not card]) <= 10
+    ]
+    assert expected_knocks == ["knock Kc", "knock 9d"]
+    assert kinds(hand) == [f"discard {card}" for card in cards] + expected_knocks
+
+
+def test_knocking_is_legal_on_the_first_turn_with_the_upcard() -> None:
+    hand = Hand(make_deal(OTHER, KNOCKER, "Qd", "9d"), dealer=0, profile=CLASSIC)
+    hand.apply(action("draw discard"))
+    assert [a for a in kinds(hand) if a.startswith("knock")] == ["knock Kc", "knock Qd"]
+    hand.apply(action("knock Qd"))
+    assert hand.is_over
+
+
+def test_knock_over_the_limit_is_illegal_with_the_deadwood_named() -> None:
+    hand = knock_deal()
+    hand.apply(action("pass"))
+    hand.apply(action("pass"))
+    hand.apply(action("draw stock"))
+    expect_illegal(hand, "knock As", "leaves more than 10 deadwood")
+
+
+def test_profile_knock_limit_is_respected() -> None:
+    strict = FRIENDLY.derive(knock_limit=9)
+    hand = Hand(make_deal(OTHER, KNOCKER, "Qd", "9d"), dealer=0, profile=strict)
+    hand.apply(action("pass"))
+    hand.apply(action("pass"))
+    hand.apply(action("draw stock"))
+    # Discarding Kc leaves 9 (ok), discarding 9d leaves 10 (over the limit of 9).
+    assert [a for a in kinds(hand) if a.startswith("knock")] == ["knock Kc"]
+
+
+# ------------------------------------------------------------------ settling
+
+
+def test_rules_example_2_gin_scores_25_plus_18() -> None:
+    # RULES §8.2: A holds 4h 5h 6h, 9c 9d 9s, Ac 2c 3c, Kd; draws 7h, discards Kd: gin.
+    a_cards = "4h 5h 6h 9c 9d 9s Ac 2c 3c Kd"
+    b_cards = "Tc Jc Qc 5d 6d 7d Ks 3s 2d 3h"  # deadwood 18
+    hand = Hand(make_deal(a_cards, b_cards, "8s", "7h"), dealer=1, profile=FRIENDLY)
+    hand.apply(action("pass"))
+    hand.apply(action("pass"))
+    hand.apply(action("draw stock"))
+    assert "knock Kd" in kinds(hand)
+    hand.apply(action("knock Kd"))
+    result = hand.result
+    assert result is not None
+    assert (result.kind, result.winner, result.points, result.knocker) == ("gin", 0, 43, 0)
+    assert result.deadwood(0) == 0
+    assert result.deadwood(1) == 18
+    assert result.settlement is not None and result.settlement.layoffs == ()
+    assert result.hands[0] == tuple(parse_cards("Ac 2c 3c 9c 9d 4h 5h 6h 7h 9s"))
+    assert hand.current_player is None
+    assert hand.legal_actions() == []
+
+
+def test_undercut_goes_to_the_defender_seat() -> None:
+    knocker = "As 2s 3s 4h 5h 6h 7c 7d 7h Kc"
+    defender = "Ts Js Qs 8c 9c Tc 2h 2d 2c 3d"  # deadwood 3
+    hand = Hand(make_deal(knocker, defender, "Kh", "9d"), dealer=1)
+    hand.apply(action("pass"))
+    hand.apply(action("pass"))
+    hand.apply(action("draw stock"))
+    hand.apply(action("knock Kc"))
+    result = hand.result
+    assert result is not None
+    assert (result.kind, result.knocker, result.winner) == ("undercut", 0, 1)
+    assert result.points == (9 - 3) + FRIENDLY.undercut_bonus
+    assert result.deadwood(0) == 9 and result.deadwood(1) == 3
+
+
+def test_knock_result_matches_settle_with_layoffs() -> None:
+    knocker = "As 2s 3s 4h 5h 6h 7c 7d 7h Kc"
+    defender = "4s 5s 8h 9h Qc Jd 2d 3d 4d 8c"  # 4s 5s lay off on As-3s, 8h on the hearts run
+    hand = Hand(make_deal(knocker, defender, "Kh", "9d"), dealer=1, profile=CLASSIC)
+    for text in ("pass", "pass", "draw stock", "knock Kc"):
+        hand.apply(action(text))
+    result = hand.result
+    assert result is not None and result.settlement is not None
+    expected = settle(
+        parse_cards("As 2s 3s 4h 5h 6h 7c 7d 7h 9d"), parse_cards(defender), CLASSIC
+    )
+    assert result.settlement == expected
+    assert result.settlement.layoffs, "the defender lays off"
+    assert result.kind == expected.kind
+    assert result.winner == (0 if expected.winner == "knocker" else 1)
+    assert result.points == expected.points
+    # Classic lays the knock discard face up on the pile.
+    assert hand.discard_pile[-1] == Card.parse("Kc")
+
+
+def test_friendly_knock_discard_is_face_down() -> None:
+    hand = knock_deal()
+    for text in ("pass", "pass", "draw stock", "knock Kc"):
+        hand.apply(action(text))
+    assert hand.knock_discard == Card.parse("Kc")
+    assert Card.parse("Kc") not in hand.discard_pile
+    assert sorted(cards_in_play(hand)) == sorted(ALL_CARDS)
+
+
+def test_declared_melds_are_used_for_the_knock() -> None:
+    # Seat 1 draws Ac: best arrangement leaves 1 deadwood; it declares only two melds.
+    hand = knock_deal(stock_top="Ac")
+    for text in ("pass", "pass", "draw stock"):
+        hand.apply(action(text))
+    hand.apply(action("knock Kc [4h 5h 6h] [7c 7d 7h]"))
+    result = hand.result
+    assert result is not None and result.settlement is not None
+    assert result.knocker == 1
+    assert result.deadwood(1) == 1 + 1 + 2 + 3  # Ac As 2s 3s
+    assert result.melds(1) == (tuple(parse_cards("4h 5h 6h")), tuple(parse_cards("7c 7d 7h")))
+
+
+@pytest.mark.parametrize(
+    ("declared", "reason"),
+    [
+        ("[4h 5h 6h] [7c 7d 7h] [As 2s Ac]", "neither a set nor a run"),
+        ("[4h 5h 6h] [7c 7d 7h] [Kc Qc Jc]", "not in the hand"),
+        ("[4h 5h 6h] [7c 7d 7h] [As 2s 3s] [7h 7c 7d]", "used twice"),
+        ("[As 2s 3s]", "over the knock limit"),
+    ],
+)
+def test_invalid_declared_melds_are_illegal_and_leave_state_untouched(
+    declared: str, reason: str
+) -> None:
+    hand = knock_deal(stock_top="Ac")
+    for text in ("pass", "pass", "draw stock"):
+        hand.apply(action(text))
+    expect_illegal(hand, f"knock Kc {declared}", reason)
+    expect_illegal(hand, f"knock Kc {declared}", "invalid declared melds")
+    hand.apply(action("knock Kc"))
+    assert hand.result is not None and hand.result.deadwood(1) == 1
+
+
+# ------------------------------------------------------------------ dead hand
+
+
+def play_out_by_stock(hand: Hand) -> int:
+    """Both players draw from the stock and throw the drawn card back; returns how
+    many discards were made before the hand ended."""
+    hand.apply(action("pass"))
+    hand.apply(action("pass"))
+    discards = 0
+    while not hand.is_over:
+        hand.apply(action("draw stock"))
+        drawn = hand.moves[-1].drawn
+        hand.apply(Action.discard(drawn))  # type: ignore[arg-type]
+        discards += 1
+    return discards
+
+
+@pytest.mark.parametrize("profile", [FRIENDLY, CLASSIC])
+def test_hand_is_dead_when_two_stock_cards_remain_after_a_discard(profile: object) -> None:
+    # Neither player can knock with these hands whatever they draw... they never keep it.
+    hand = Hand(make_deal(OTHER, "Ac 3d 5h 7s 9c Jd Kh Qs Th 2h", "Kd"), 0, profile)  # type: ignore[arg-type]
+    discards = play_out_by_stock(hand)
+    assert discards == 29
+    assert hand.stock_size == 2
+    result = hand.result
+    assert result is not None
+    assert (result.kind, result.winner, result.points, result.knocker) == ("dead", None, 0, None)
+    with pytest.raises(IllegalActionError, match="hand is over"):
+        hand.apply(action("draw stock"))
+
+
+def test_knock_is_still_possible_after_drawing_the_third_last_card() -> None:
+    # Stock order: 28 fillers, then 9d as the 29th draw: seat 1 may knock with 2 left.
+    fillers = [c for c in ALL_CARDS if str(c) not in (OTHER + " " + KNOCKER + " Qd 9d").split()]
+    order = " ".join(str(c) for c in fillers[:28]) + " 9d"
+    hand = Hand(make_deal(OTHER, KNOCKER, "Qd", order), dealer=0)  # seat 1 draws odd cards
+    hand.apply(action("pass"))
+    hand.apply(action("pass"))
+    for _ in range(28):
+        hand.apply(action("draw stock"))
+        hand.apply(Action.discard(hand.moves[-1].drawn))  # type: ignore[arg-type]
+    hand.apply(action("draw stock"))
+    assert hand.current_player == 1 and hand.stock_size == 2
+    assert "knock Kc" in kinds(hand)
+    hand.apply(action("knock Kc"))
+    assert hand.result is not None and hand.result.kind == "knock"
+
+
+def test_dead_hand_stock_size_is_a_profile_field() -> None:
+    early = FRIENDLY.derive(dead_hand_stock_size=21)
+    hand = Hand(make_deal(OTHER, "Ac 3d 5h 7s 9c Jd Kh Qs Th 2h", "Kd"), 0, early)
+    assert play_out_by_stock(hand) == 10
+    assert hand.stock_size == 21
+
+
+# ------------------------------------------------------------------ illegal actions
+
+
+def test_illegal_actions_in_every_phase_leave_the_state_untouched() -> None:
+    hand = knock_deal()
+    expect_illegal(hand, "draw stock", "upcard offer")
+    expect_illegal(hand, "discard Kc", "only legal after drawing")
+    expect_illegal(hand, "knock Kc", "only legal after drawing")
+    hand.apply(action("pass"))
+    hand.apply(action("pass"))
+    expect_illegal(hand, "pass", "only legal during the upcard offer")
+    hand.apply(action("draw stock"))
+    expect_illegal(hand, "draw stock", "drawn already")
+    expect_illegal(hand, "draw discard", "drawn already")
+    expect_illegal(hand, "pass", "upcard offer")
+    expect_illegal(hand, "discard Ah", "not in your hand")
+    expect_illegal(hand, "knock Ah", "not in your hand")
+    expect_illegal(hand, "discard 2c", "not in your hand")  # the opponent's card
+
+
+def test_apply_rejects_non_actions() -> None:
+    hand = knock_deal()
+    before = snapshot(hand)
+    with pytest.raises(IllegalActionError, match="not an action"):
+        hand.apply("pass")  # type: ignore[arg-type]
+    assert snapshot(hand) == before
+
+
+def test_apply_accepts_exactly_the_legal_actions_in_a_discard_state() -> None:
+    every_action = (
+        [Action.draw_stock(), Action.draw_discard(), Action.pass_()]
+        + [Action.discard(card) for card in ALL_CARDS]
+        + [Action.knock(card) for card in ALL_CARDS]
+    )
+    script = ["draw discard"]
+    probe = Hand(make_deal(OTHER, KNOCKER, "Qd", "9d"), dealer=0)
+    for text in script:
+        probe.apply(action(text))
+    legal = probe.legal_actions()
+    for candidate in every_action:
+        hand = Hand(make_deal(OTHER, KNOCKER, "Qd", "9d"), dealer=0)
+        for text in script:
+            hand.apply(action(text))
+        if candidate in legal:
+            hand.apply(candidate)
+        else:
+            with pytest.raises(IllegalActionError):
+                hand.apply(candidate)
+
+
+def test_dealer_must_be_a_seat() -> None:
+    with pytest.raises(ValueError, match="dealer"):
+        Hand(make_deal(OTHER, KNOCKER, "Qd"), dealer=2)
+
+
+def test_legal_actions_returns_a_fresh_list() -> None:
+    hand = knock_deal()
+    hand.legal_actions().clear()
+    assert hand.legal_actions() == [Action.draw_discard(), Action.pass_()]
+    assert all(isinstance(a.kind, ActionKind) for a in hand.legal_actions())
