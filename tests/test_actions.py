@@ -42,7 +42,8 @@ def test_knock_with_melds_round_trips_through_text_and_dict() -> None:
     assert str(knock) == "knock Kd [As 2s 3s] [9c 9d 9h]"
     assert Action.parse(str(knock)).melds == melds
     data = json.loads(json.dumps(knock.to_dict()))
-    assert data == {"kind": "knock", "card": "Kd", "melds": [["As", "2s", "3s"], ["9c", "9d", "9h"]]}
+    expected_melds = [["As", "2s", "3s"], ["9c", "9d", "9h"]]
+    assert data == {"kind": "knock", "card": "Kd", "melds": expected_melds}
     assert Action.from_dict(data).melds == melds
 
 
