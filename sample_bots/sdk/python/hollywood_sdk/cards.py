@@ -33,6 +33,9 @@ class Card:
     @classmethod
     def parse(cls, text: str) -> Card:
         """Parse ``"As"``, ``"Td"`` (also ``"10d"``, any letter case)."""
+        known = _BY_TEXT.get(text)
+        if known is not None:  # the arena always sends the canonical form
+            return known
         token = text.strip()
         rank_text, suit_text = token[:-1].upper(), token[-1:].lower()
         if rank_text == "10":
@@ -74,3 +77,4 @@ def format_cards(cards: Iterable[Card]) -> str:
 FULL_DECK: Final[tuple[Card, ...]] = tuple(
     Card(rank, suit) for suit in SUITS for rank in range(1, 14)
 )
+_BY_TEXT: Final[dict[str, Card]] = {str(card): card for card in FULL_DECK}

@@ -1,0 +1,193 @@
+"""Protocol round-trip benchmark (plain script; `make bench` runs it).
+
+Prints, over a Unix socket between this process and a bot in another process:
+
+1. bare gRPC unary round trip (raw bytes, no protobuf work) - the floor;
+2. one message each way on an open bidirectional stream - the alternative call shape;
+3. ``BotClient.decide`` against every sample bot found in ``sample_bots/*/bot.toml``
+   (median of a realistic DecideRequest; the Node bot is included automatically once
+   its manifest exists and ``node`` is installed - that is the hook for other languages);
+4. decisions per second over full series, greedy vs greedy (``play_match``).
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import grpc
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.*
+
+ECHO_SERVER = r"""
+import sys, time, grpc
+from concurrent import futures
+def unary(request, context): return request
+def stream(requests, context):
+    for request in requests: yield request
+identity = lambda b: b
+handler = grpc.method_handlers_generic_handler("bench.Echo", {
+    "Unary": grpc.unary_unary_rpc_method_handler(unary, identity, identity),
+    "Stream": grpc.stream_stream_rpc_method_handler(stream, identity, identity),
+})
+server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+server.add_generic_rpc_handlers((handler,))
+server.add_insecure_port(sys.argv[1])
+server.start()
+server.wait_for_termination()
+"""
+
+PAYLOAD = b"x" * 600  # about the size of a serialized DecideRequest
+
+
+def median_us(samples: list[float]) -> float:
+    return statistics.median(samples) * 1e6
+
+
+def timed(call: Callable[[], object], count: int, warmup: int = 200) -> list[float]:
+    for _ in range(warmup):
+        call()
+    samples = []
+    for _ in range(count):
+        start = time.perf_counter()
+        call()
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+def bare_calls(count: int) -> tuple[float, float]:
+    with tempfile.TemporaryDirectory(prefix="hgbench-", dir="/tmp") as tmp:
+        target = f"unix:{tmp}/echo.sock"
+        server = subprocess.Popen([sys.executable, "-c", ECHO_SERVER, target])
+        try:
+            channel = grpc.insecure_channel(target)
+            grpc.channel_ready_future(channel).result(timeout=20)
+            unary = channel.unary_unary("/bench.Echo/Unary")
+            unary_us = median_us(timed(lambda: unary(PAYLOAD, timeout=5), count))
+
+            stream = channel.stream_stream("/bench.Echo/Stream")
+            import queue
+
+            outbox: queue.Queue[bytes | None] = queue.Queue()
+            replies = stream(iter(outbox.get, None))
+
+            def one_exchange() -> None:
+                outbox.put(PAYLOAD)
+                next(replies)
+
+            stream_us = median_us(timed(one_exchange, count))
+            outbox.put(None)
+            channel.close()
+            return unary_us, stream_us
+        finally:
+            server.kill()
+            server.wait()
+
+
+def sample_request() -> tuple[object, list[object]]:
+    """A realistic mid-hand DecideRequest (discard phase, 11 cards, a sheet) and its
+    legal actions."""
+    from arena import protocol
+    from engine import Series
+
+    series = Series(seed=99)
+    while True:  # play first-legal until a discard decision in hand 2
+        legal = series.legal_actions()
+        if series.hand_number >= 2 and len(legal) > 5:
+            break
+        series.apply(legal[0])
+    seat = series.current_player
+    assert seat is not None
+    request = protocol.decide_request(
+        series.observation(seat), legal, protocol.profile_to_proto(series.profile, 200),
+        series_id="bench", decision_number=1, deadline_s=1.0, reserve_s=30.0)
+    return request, legal
+
+
+def bench_decide(count: int) -> None:
+    """BotClient.decide round trip against every sample bot (the hook for other
+    languages: any bot folder with a bot.toml whose command is installed is measured)."""
+    from arena.botclient import BotClient
+    from tests.bot_processes import discover_bots, run_bot
+
+    request, legal = sample_request()
+    size = len(request.SerializeToString())  # type: ignore[attr-defined]
+    for bot in discover_bots():
+        if bot.folder.parent.name != "sample_bots":
+            continue
+        if not bot.runnable():
+            print(f"BotClient.decide -> {bot.name:10} skipped: {bot.command[0]} not installed")
+            continue
+        with run_bot(bot) as running:
+            client = BotClient.connect(running.target, startup_timeout=30)
+            client.handshake(timeout=10)
+            decide = client.decide
+            samples = timed(lambda: decide(request, legal, timeout=5), count, warmup=50)  # noqa: B023
+            client.close()
+        print(f"BotClient.decide -> {bot.name:10} ({bot.language}, {size} B request): "
+              f"median {median_us(samples):7.0f} us, p90 "
+              f"{statistics.quantiles(samples, n=10)[-1] * 1e6:7.0f} us")
+
+
+def bench_conversion(count: int) -> None:
+    """Arena-side cost of building one DecideRequest (observation + legal list)."""
+    from arena import protocol
+    from engine import Series
+
+    series = Series(seed=5)
+    profile = protocol.profile_to_proto(series.profile, 200)
+
+    def build() -> None:
+        seat = series.current_player
+        assert seat is not None
+        protocol.decide_request(series.observation(seat), series.legal_actions(), profile,
+                                series_id="b", decision_number=1, deadline_s=1, reserve_s=30)
+
+    print(f"arena.protocol.decide_request (build, no I/O):   median "
+          f"{median_us(timed(build, count)):7.0f} us")
+
+
+def bench_series(series_count: int) -> None:
+    """Decisions per second over full series, greedy vs greedy."""
+    from arena.botclient import BotClient
+    from arena.limits import TimeLimits
+    from arena.match import play_match
+    from engine import Series
+    from tests.bot_processes import discover_bots, run_bot
+
+    greedy = next(bot for bot in discover_bots() if bot.name == "greedy")
+    decisions = 0
+    elapsed = 0.0
+    with run_bot(greedy) as first, run_bot(greedy) as second:
+        clients = [BotClient.connect(r.target, startup_timeout=30) for r in (first, second)]
+        for client in clients:
+            client.handshake(timeout=10)
+        for seed in range(series_count):
+            start = time.perf_counter()
+            result = play_match((clients[0], clients[1]), Series(seed=seed), TimeLimits())
+            elapsed += time.perf_counter() - start
+            assert result.fault is None, result.fault
+            decisions += result.decisions
+        for client in clients:
+            client.close()
+    print(f"full series greedy vs greedy: {series_count} series, {decisions} decisions, "
+          f"{decisions / elapsed:6.0f} decisions/s ({elapsed / series_count:.2f} s per series)")
+
+
+def main() -> None:
+    count = 2000
+    unary_us, stream_us = bare_calls(count)
+    print(f"bare gRPC unary round trip (600 B, Unix socket): median {unary_us:7.0f} us")
+    print(f"bidi stream, one message each way (600 B):      median {stream_us:7.0f} us")
+    bench_conversion(count)
+    bench_decide(count)
+    bench_series(10)
+
+
+if __name__ == "__main__":
+    main()
