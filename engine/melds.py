@@ -38,6 +38,7 @@ __all__ = [
     "is_run",
     "is_set",
     "is_valid_meld",
+    "mask_value",
     "max_meld_value",
     "min_deadwood",
     "validate_arrangement",
@@ -218,7 +219,8 @@ def max_meld_value(mask: int) -> int:
     return best
 
 
-def _mask_value(mask: int) -> int:
+def mask_value(mask: int) -> int:
+    """The total deadwood value of the cards in ``mask``."""
     total = 0
     while mask:
         low = mask & -mask
@@ -259,7 +261,7 @@ def _exact_mask(cards: Iterable[Card] | str, count: int) -> int:
 def min_deadwood(cards: Iterable[Card] | str) -> int:
     """The exact minimum deadwood of a hand of at most 11 cards (RULES §2)."""
     mask = hand_mask(cards, max_cards=_MAX_SEARCH_CARDS)
-    return _mask_value(mask) - max_meld_value(mask)
+    return mask_value(mask) - max_meld_value(mask)
 
 
 def _best_discard_search(mask: int) -> tuple[int, int]:
@@ -315,14 +317,14 @@ def best_discards(cards: Iterable[Card] | str) -> tuple[int, list[Card]]:
     best, reached = _best_discard_search(mask)
     discards = [card for card in ALL_CARDS if reached & card.bit]
     discards.sort()
-    return _mask_value(mask) - best, discards
+    return mask_value(mask) - best, discards
 
 
 def deadwood_after_each_discard(cards: Iterable[Card] | str) -> dict[Card, int]:
     """For an 11-card hand: the minimum deadwood of the 10 cards left after each
     possible discard (used to list the legal knock discards), keyed in sort order."""
     mask = _exact_mask(cards, 11)
-    total = _mask_value(mask)
+    total = mask_value(mask)
     best_melded = _best_melded_after_each_discard(mask)
     result: dict[Card, int] = {}
     for card in sorted(mask_to_cards(mask)):
@@ -429,7 +431,7 @@ def best_arrangement(cards: Iterable[Card] | str) -> tuple[int, Arrangement]:
             melds.append(members)
     for suit in range(4):
         melds.extend(_runs_of_suit_mask((best_rest >> (13 * suit)) & _SUIT_FULL, suit))
-    return _mask_value(mask) - best_key[0], tuple(melds)
+    return mask_value(mask) - best_key[0], tuple(melds)
 
 
 # ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from engine.melds import (
     hand_mask,
     is_run,
     is_set,
+    mask_value,
     max_meld_value,
     min_deadwood,
     validate_arrangement,
@@ -257,7 +258,7 @@ def _best_layoffs(melds: Arrangement, defender_mask: int) -> tuple[int, tuple[La
         if overlap:
             continue
         kept = defender_mask & ~laid
-        deadwood = _mask_value(kept) - max_meld_value(kept)
+        deadwood = mask_value(kept) - max_meld_value(kept)
         key = (deadwood, laid.bit_count())
         if best is None or key < best:
             best = key
@@ -266,7 +267,3 @@ def _best_layoffs(melds: Arrangement, defender_mask: int) -> tuple[int, tuple[La
     layoffs = tuple(Layoff(index, melds[index], group)
                     for index, group in enumerate(best_choice) if group)
     return best[0], layoffs
-
-
-def _mask_value(mask: int) -> int:
-    return sum(card.value for card in ALL_CARDS if mask & card.bit)

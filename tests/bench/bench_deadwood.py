@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 from engine.cards import ALL_CARDS, Card
 from engine.melds import best_discards, deadwood_after_each_discard, min_deadwood
+from engine.settle import settle
 
 HANDS = 20_000
 SEED = 20261130
@@ -39,6 +40,19 @@ def meld_rich_hand(rng: random.Random, size: int) -> list[Card]:
             return rng.sample(pool, size)
 
 
+def knock_deal(rng: random.Random) -> tuple[list[Card], list[Card]]:
+    """A meld-rich knocker hand with deadwood <= 10 and a defender holding cards near
+    it (so layoffs are likely)."""
+    while True:
+        knocker = meld_rich_hand(rng, 10)
+        if min_deadwood(knocker) <= 10:
+            break
+    near = [card for card in ALL_CARDS if card not in knocker
+            and any(abs(card.rank - own.rank) <= 2 for own in knocker)]
+    rest = [card for card in ALL_CARDS if card not in knocker]
+    return knocker, rng.sample(near if len(near) >= 10 else rest, 10)
+
+
 def microseconds_per_call(function: Callable[[list[Card]], object],
                           hands: Sequence[list[Card]]) -> float:
     start = time.perf_counter_ns()
@@ -59,6 +73,11 @@ def main() -> None:
         for kind, make in (("uniform", uniform_hand), ("meld-rich", meld_rich_hand)):
             sample = [make(rng, size) for _ in range(hands)]
             rows.append((name, size, kind, microseconds_per_call(function, sample)))
+    deals = [knock_deal(rng) for _ in range(max(hands // 10, 100))]
+    start = time.perf_counter_ns()
+    for knocker, defender in deals:
+        settle(knocker, defender)
+    rows.append(("settle", 10, "knock", (time.perf_counter_ns() - start) / len(deals) / 1000))
     print(f"{'function':<28} {'cards':>5} {'hands':<10} {'us/call':>8} {'target':>7}")
     for name, size, kind, micros in rows:
         target = TARGETS_US.get((name, kind))
