@@ -8,7 +8,7 @@ import sys
 
 import hollywood_sdk as hs
 
-WANTED_NAMES = {"greedy_bot.py", "random_bot.py", "runner.py", "RULES.md", "pyproject.toml"}
+WANTED_NAMES = {"greedy_bot.py", "random_bot.py", "botclient.py", "RULES.md", "pyproject.toml"}
 WANTED_SUFFIXES = (".sqlite3", ".sqlite", ".db")
 SKIP = ("/proc", "/sys", "/dev")
 

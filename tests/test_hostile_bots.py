@@ -1,0 +1,137 @@
+"""Hostile bots, each in its own container against the sample `random` bot.
+
+Every case ends with: the arena healthy (run_series returned an outcome), the
+right fault recorded against the right seat, the opponent winning by forfeit, and
+no container, socket directory or child process left behind. Short deadlines
+(0.3 s, reserve 0.5 s) keep the suite fast.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.faults import BotFault, FaultKind
+from arena.limits import TimeLimits
+from arena.runner import BotRef, SeriesOutcome, SeriesSpec, run_series
+from engine.profiles import get_profile
+from tests.conftest import HOSTILE_BOTS, SAMPLE_BOTS, arena_leftovers
+
+LIMITS = TimeLimits(startup_s=10.0, decision_s=0.3, reserve_s=0.5)
+pytestmark = pytest.mark.docker
+
+
+@dataclass(frozen=True)
+class Case:
+    folder: str
+    kind: FaultKind
+    check: Callable[[BotFault], None] = field(default=lambda fault: None)
+
+
+def _at_start(fault: BotFault) -> None:
+    assert fault.hand_number is None and fault.decision_number is None
+    assert "code 3" in fault.message and "start-up" in fault.message
+    assert "giving up before binding" in fault.stderr_tail
+
+
+def _mid_series(fault: BotFault) -> None:
+    assert "code 7" in fault.message
+    assert fault.decision_number is not None and fault.decision_number >= 4  # its 4th
+    assert "dying now" in fault.stderr_tail
+
+
+def _reserve_drained(fault: BotFault) -> None:
+    assert fault.decision_number is not None and fault.decision_number >= 3
+
+
+def _fork_bomb(fault: BotFault) -> None:
+    # The pids limit bit: fork (or, once it is full, gRPC's own threads) failed.
+    assert re.search(r"fork failed after \d+ children|pthread_create failed: Resource "
+                     "temporarily unavailable", fault.stderr_tail), fault.stderr_tail
+
+
+def _oom(fault: BotFault) -> None:
+    assert "memory limit" in fault.message and "holding" in fault.stderr_tail
+
+
+def _network(fault: BotFault) -> None:
+    probes = re.findall(r"PROBE network (\S+:\d+) (\w+)", fault.stderr_tail)
+    assert len(probes) == 4, fault.stderr_tail
+    assert all(result == "blocked" for _, result in probes), fault.stderr_tail
+    assert "PROBE network interfaces: lo\n" in fault.stderr_tail
+
+
+def _writes(fault: BotFault) -> None:
+    results = dict(re.findall(r"PROBE write (\S+) (\w+)", fault.stderr_tail))
+    assert results.pop("/tmp") == "WRITTEN", fault.stderr_tail
+    assert results and set(results.values()) == {"refused"}, fault.stderr_tail
+    assert "PROBE exec /tmp refused" in fault.stderr_tail
+
+
+def _snoop(fault: BotFault) -> None:
+    tail = fault.stderr_tail
+    assert "PROBE snoop found: []" in tail, tail
+    assert "PROBE snoop socket dir: []" in tail, tail
+    processes = re.search(r"PROBE snoop processes: (.*)", tail)
+    assert processes is not None
+    assert "random_bot" not in processes.group(1) and "pytest" not in processes.group(1)
+
+
+CASES = [
+    Case("never_answers", FaultKind.TIMEOUT),
+    Case("late_answers", FaultKind.TIMEOUT, _reserve_drained),
+    Case("exits_at_start", FaultKind.CRASH, _at_start),
+    Case("crashes_mid_series", FaultKind.CRASH, _mid_series),
+    Case("illegal_card", FaultKind.ILLEGAL_ACTION),
+    Case("malformed_bytes", FaultKind.MALFORMED),
+    Case("huge_reply", FaultKind.OVERSIZED),
+    Case("fork_bomb", FaultKind.TIMEOUT, _fork_bomb),
+    Case("memory_hog", FaultKind.OUT_OF_MEMORY, _oom),
+    Case("cpu_spinner", FaultKind.TIMEOUT),
+    Case("network_probe", FaultKind.ILLEGAL_ACTION, _network),
+    Case("write_outside_tmp", FaultKind.ILLEGAL_ACTION, _writes),
+    Case("snoop", FaultKind.ILLEGAL_ACTION, _snoop),
+]
+
+
+def play(sandbox: Any, hostile: Path, seat: int, series_id: str) -> SeriesOutcome:
+    bots = [BotRef.from_folder(SAMPLE_BOTS / "random")] * 2
+    bots[seat] = BotRef.from_folder(hostile)
+    spec = SeriesSpec(series_id=series_id, seed=11, profile=get_profile("friendly"),
+                      max_hands=20, swap_seats=False, bots=(bots[0], bots[1]), limits=LIMITS)
+    return run_series(spec, sandbox)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.folder for case in CASES])
+def test_hostile_bot_forfeits_and_leaves_nothing(
+    case: Case, docker_sandbox: Any, docker_client: Any
+) -> None:
+    seat = CASES.index(case) % 2  # hostile bots sit in both seats across the suite
+    started = time.monotonic()
+    outcome = play(docker_sandbox, HOSTILE_BOTS / case.folder, seat, f"hostile-{case.folder}")
+    elapsed = time.monotonic() - started
+    fault = outcome.fault
+    assert fault is not None, f"{case.folder} was not caught"
+    assert (fault.kind, fault.seat) == (case.kind, seat), fault
+    assert outcome.winner == 1 - seat
+    if fault.hand_number is not None:
+        assert fault.hand_number >= 1 and fault.decision_number is not None
+    case.check(fault)
+    # A bot that never answers costs at most its deadline + reserve (plus start-up).
+    assert elapsed < LIMITS.startup_s + LIMITS.decision_s + LIMITS.reserve_s + 5
+    assert arena_leftovers(docker_client) == []
+
+
+def test_next_series_after_a_fault_starts_cleanly(docker_sandbox: Any, docker_client: Any) -> None:
+    faulted = play(docker_sandbox, HOSTILE_BOTS / "crashes_mid_series", 0, "before")
+    assert faulted.fault is not None and faulted.fault.kind is FaultKind.CRASH
+    clean = play(docker_sandbox, SAMPLE_BOTS / "greedy", 0, "after")
+    assert clean.fault is None
+    assert clean.hands_played >= 1 and clean.log[-1]["type"] == "series_end"
+    assert arena_leftovers(docker_client) == []
