@@ -42,6 +42,7 @@ bench: setup docker-engine
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy --strict engine
+	$(PY) -m arena.codegen --check
 
 clean:
 	rm -rf $(VENV) proto/gen .mypy_cache .ruff_cache .pytest_cache
