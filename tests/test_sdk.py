@@ -258,3 +258,20 @@ def test_serve_shuts_down_on_sigterm_and_removes_its_socket() -> None:
         finally:
             process.kill()
             process.wait()
+
+
+def test_tcp_serving_for_bots_outside_containers() -> None:
+    import socket
+
+    from arena.botclient import BotClient
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    target = hs.listen_target({"HOLLYWOOD_BOT_ADDRESS": f"127.0.0.1:{port}"})
+    server = hs.start_server(RecordingBot(), target)
+    try:
+        with BotClient.connect(target, startup_timeout=5) as client:
+            assert client.handshake(timeout=5).name == "recorder"
+    finally:
+        server.stop(None)
