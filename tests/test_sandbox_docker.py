@@ -1,0 +1,138 @@
+"""The Docker sandbox: hardening settings as Docker reports them, the socket
+directory handover, stop on every path, and removal of a crashed run's leftovers."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.botclient import BotClient
+from arena.sandbox import SandboxError
+from arena.sandbox.config import MIB, SandboxConfig
+from arena.sandbox.docker import (
+    ARENA_LABEL,
+    OWNER_LABEL,
+    DockerSandbox,
+    remove_leftovers_of_dead_arenas,
+)
+from tests.conftest import SAMPLE_BOTS, arena_leftovers, bot_ref
+
+pytestmark = pytest.mark.docker
+
+
+def dead_pid() -> int:
+    """The pid of a process that has just exited (so no arena owns it)."""
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
+
+
+def test_container_is_hardened(docker_sandbox: Any, docker_client: Any) -> None:
+    bot = docker_sandbox.start(bot_ref(SAMPLE_BOTS / "random"), series_id="harden", seat=1)
+    try:
+        attrs = docker_client.api.inspect_container(bot.container_id)
+        host = attrs["HostConfig"]
+        config = docker_sandbox.config
+        assert host["NetworkMode"] == "none"
+        assert host["ReadonlyRootfs"] is True
+        assert host["Memory"] == host["MemorySwap"] == config.memory_bytes
+        assert host["NanoCpus"] == int(config.cpus * 1e9)
+        assert host["PidsLimit"] == config.max_processes
+        assert host["CapDrop"] == ["ALL"] and not host["CapAdd"]
+        assert host["SecurityOpt"] == ["no-new-privileges"]
+        assert host["Init"] is True
+        assert host["Privileged"] is False
+        assert {u["Name"]: u["Hard"] for u in host["Ulimits"]} == {"nofile": config.max_open_files}
+        tmpfs = host["Tmpfs"]["/tmp"]
+        assert {"noexec", "nosuid", "nodev", f"size={config.tmpfs_size_bytes}"} <= set(
+            tmpfs.split(",")
+        )
+        assert attrs["Config"]["User"] == config.user
+        assert attrs["Config"]["Labels"][ARENA_LABEL] == "1"
+        assert attrs["Config"]["Labels"]["hollywood.seat"] == "1"
+        mounts = [(m["Source"], m["Destination"], m["RW"]) for m in attrs["Mounts"]]
+        assert mounts == [(str(bot.socket_dir), "/run/hollywood", True)]
+    finally:
+        bot.stop()
+
+
+def test_socket_handover_and_stop(docker_sandbox: Any, docker_client: Any) -> None:
+    bot = docker_sandbox.start(bot_ref(SAMPLE_BOTS / "greedy"), series_id="handover", seat=0)
+    try:
+        assert bot.target == f"unix:{bot.socket_dir}/bot.sock"
+        assert len(str(bot.socket_path)) < 107
+        bot.wait_ready(10)
+        assert sorted(p.name for p in bot.socket_dir.iterdir()) == ["bot.sock"]
+        assert stat.S_ISSOCK(bot.socket_path.stat().st_mode)
+        if os.geteuid() == 0:
+            # Once the socket exists the bot may add nothing else to the directory.
+            info = bot.socket_dir.stat()
+            assert (info.st_uid, stat.S_IMODE(info.st_mode)) == (0, 0o750)
+        with BotClient.connect(bot.target, startup_timeout=5) as client:
+            assert client.handshake(5).name == "greedy"
+        assert bot.fault_if_dead() is None
+    finally:
+        bot.stop()
+    bot.stop()  # idempotent
+    assert not bot.socket_dir.exists()
+    assert "serving" in bot.stderr_tail()  # still available after the container is gone
+    assert arena_leftovers(docker_client) == []
+
+
+def test_stop_all_removes_everything(docker_client: Any, base_image: str) -> None:
+    sandbox = DockerSandbox(docker_client, base_image=base_image, prepare_base=False)
+    for seat in (0, 1):
+        sandbox.start(bot_ref(SAMPLE_BOTS / "random"), series_id="stop-all", seat=seat)
+    sandbox.stop_all()
+    assert arena_leftovers(docker_client) == []
+
+
+def test_leftovers_of_a_dead_arena_are_removed(docker_client: Any, base_image: str) -> None:
+    dead = dead_pid()
+    orphan = docker_client.containers.create(
+        base_image, ["python3", "-c", "import time; time.sleep(60)"],
+        labels={ARENA_LABEL: "1", OWNER_LABEL: str(dead)},
+    )
+    live = docker_client.containers.create(
+        base_image, ["python3", "-c", "pass"],
+        labels={ARENA_LABEL: "1", OWNER_LABEL: str(os.getpid())},
+    )
+    orphan_dir = Path(f"/tmp/hw-{dead}-leftover")
+    orphan_dir.mkdir()
+    try:
+        assert remove_leftovers_of_dead_arenas(docker_client) >= 1
+        ids = {c.id for c in docker_client.containers.list(all=True)}
+        assert orphan.id not in ids and live.id in ids
+        assert not orphan_dir.exists()
+    finally:
+        live.remove(force=True)
+        if orphan.id in {c.id for c in docker_client.containers.list(all=True)}:
+            orphan.remove(force=True)
+
+
+def test_too_long_socket_path_is_an_arena_error(
+    docker_client: Any, base_image: str, tmp_path: Path
+) -> None:
+    deep = tmp_path / ("d" * 100)
+    deep.mkdir()
+    sandbox = DockerSandbox(docker_client, SandboxConfig(socket_dir_root=str(deep)),
+                            base_image=base_image, prepare_base=False)
+    with pytest.raises(SandboxError, match="longer than 107 bytes"):
+        sandbox.start(bot_ref(SAMPLE_BOTS / "random"))
+    assert arena_leftovers(docker_client) == []
+
+
+def test_limits_are_configurable_in_one_place(docker_client: Any, base_image: str) -> None:
+    config = SandboxConfig().with_overrides(memory_bytes=64 * MIB, max_processes=32, cpus=0.5)
+    sandbox = DockerSandbox(docker_client, config, base_image=base_image, prepare_base=False)
+    bot = sandbox.start(bot_ref(SAMPLE_BOTS / "random"))
+    try:
+        host = docker_client.api.inspect_container(bot.container_id)["HostConfig"]
+        assert (host["Memory"], host["PidsLimit"], host["NanoCpus"]) == (64 * MIB, 32, 5 * 10**8)
+    finally:
+        bot.stop()
