@@ -5,7 +5,17 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine import ALL_CARDS, Action, ActionKind, Card, Deal, Hand, best_discards, parse_cards
+from engine import (
+    ALL_CARDS,
+    Action,
+    ActionKind,
+    Card,
+    Deal,
+    Hand,
+    Series,
+    best_discards,
+    parse_cards,
+)
 
 
 def make_deal(seat0: str, seat1: str, upcard: str, stock_top: str = "") -> Deal:
@@ -63,3 +73,26 @@ def greedy_choice(hand_cards: list[Card], legal: list[Action], rng: random.Rando
     _, best = best_discards(hand_cards)
     preferred = [a for a in discards if a.card in best]
     return rng.choice(preferred or discards)
+
+
+def never_knock_choice(hand: Hand) -> Action:
+    """Pass the upcard, draw from the stock and throw the drawn card back: every hand
+    ends dead (for hand-cap tests)."""
+    legal = hand.legal_actions()
+    for candidate in legal:
+        if candidate.kind in (ActionKind.PASS, ActionKind.DRAW_STOCK):
+            return candidate
+    drawn = hand.moves[-1].drawn
+    return Action.discard(drawn) if drawn is not None else legal[0]
+
+
+def play_series(series: Series, rng: random.Random, greedy: float = 0.7) -> None:
+    """Play ``series`` to its end with a seeded mix of greedy and random choices."""
+    while not series.is_over:
+        legal = series.legal_actions()
+        seat = series.current_player
+        assert seat is not None
+        if rng.random() < greedy:
+            series.apply(greedy_choice(series.hand.cards(seat), legal, rng))
+        else:
+            series.apply(rng.choice(legal))
