@@ -235,6 +235,10 @@ def hand_ended_request(
         points=result.points,
         sheet=sheet_to_proto(sheet),
     )
+    if result.knock_discard is not None and (
+        not result.knock_discard_face_down or seat == result.knocker
+    ):
+        request.knock_discard = str(result.knock_discard)
     if result.settlement is not None:
         for player in (0, 1):
             request.hands.append(

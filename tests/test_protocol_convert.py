@@ -77,7 +77,9 @@ def test_hand_end_after_a_knock_exposes_both_hands_and_layoffs() -> None:
     assert wire.hands[0].deadwood == 2
     laid = sorted(layoff.card for layoff in wire.layoffs)
     assert laid == ["7h", "8h"]  # onto the knocker's 4h-5h-6h run
-    assert "Kc" not in wire.SerializeToString().decode("latin-1")  # face-down discard
+    assert wire.knock_discard == ""  # face down: the defender never sees it
+    assert "Kc" not in wire.SerializeToString().decode("latin-1")
+    assert protocol.hand_ended_request(result, 0, "s-9", sheet).knock_discard == "Kc"
 
 
 def test_a_dead_hand_reveals_no_cards() -> None:

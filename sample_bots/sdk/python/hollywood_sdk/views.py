@@ -260,6 +260,8 @@ class HandResult:
     layoffs: tuple[tuple[Card, int], ...]
     """(card, index of the knocker's meld it was laid on)."""
     sheet: Sheet
+    knock_discard: Card | None
+    """The knocker's discard, if this seat may see it."""
 
     @classmethod
     def from_proto(cls, message: bot_pb2.HandEndedRequest) -> HandResult:
@@ -283,6 +285,7 @@ class HandResult:
             ),
             layoffs=tuple((Card.parse(lay.card), lay.meld_index) for lay in message.layoffs),
             sheet=Sheet.from_proto(message.sheet),
+            knock_discard=Card.parse(message.knock_discard) if message.knock_discard else None,
         )
 
 
