@@ -15,7 +15,7 @@ from arena.botclient import BotClient
 from arena.limits import TimeLimits
 from arena.match import play_match
 from engine import Series
-from tests.bot_processes import LocalBot, discover_bots, run_bot
+from tests.bot_processes import SAMPLE_BOTS, LocalBot, discover_bots, run_bot
 
 BOTS = [bot for bot in discover_bots() if bot.folder.parent.name == "sample_bots"]
 PAIRS = list(itertools.combinations(BOTS, 2))
@@ -56,3 +56,55 @@ def test_a_full_series_between_two_sample_bots(first: LocalBot, second: LocalBot
         assert events[-1]["type"] == "series_end"
         # The series replays from its log: the bots' actions went through the engine.
         assert Series.replay(series.log).result == series.result
+
+
+# ------------------------------------------------------------------ sample bot behaviour
+
+def _observation(phase: int, hand: str, pile: str, legal: list[tuple[int, str]]) -> object:
+    import hollywood_sdk as hs
+    from hollywood.bot.v1 import bot_pb2
+
+    request = bot_pb2.DecideRequest(
+        observation=bot_pb2.Observation(phase=phase, hand=hand.split(), discard_pile=pile.split()),
+        legal_actions=[bot_pb2.Action(kind=kind, card=card) for kind, card in legal],
+        profile=bot_pb2.RuleProfile(name="friendly", knock_limit=10, no_discard_of_taken_card=True),
+    )
+    return hs.Observation.from_proto(request)
+
+
+def _sample_bot(module: str, folder: str) -> object:
+    import importlib
+    import sys
+
+    sys.path.insert(0, str(SAMPLE_BOTS / folder))
+    return importlib.import_module(module)
+
+
+def test_greedy_takes_a_discard_only_when_it_lowers_deadwood_and_knocks_at_once() -> None:
+    from hollywood.bot.v1 import bot_pb2 as pb
+
+    greedy = _sample_bot("greedy_bot", "greedy").GreedyBot()  # type: ignore[attr-defined]
+    draw = [(pb.ACTION_KIND_DRAW_STOCK, ""), (pb.ACTION_KIND_DRAW_DISCARD, "")]
+    hand = "4h 5h 6h 9c 9d 9s Ac 2c Kd Qs"
+    assert str(greedy.decide(_observation(pb.PHASE_DRAW, hand, "Jc 3c", draw))) == "draw discard"
+    assert str(greedy.decide(_observation(pb.PHASE_DRAW, hand, "3c Jc", draw))) == "draw stock"
+    eleven = "4h 5h 6h 9c 9d 9s Ac 2c 3c Kd Qs"
+    legal = [(pb.ACTION_KIND_DISCARD, c) for c in eleven.split()] + [
+        (pb.ACTION_KIND_KNOCK, "Kd"), (pb.ACTION_KIND_KNOCK, "Qs")]
+    assert str(greedy.decide(_observation(pb.PHASE_DISCARD, eleven, "", legal))) == "knock Kd"
+    no_knock = [(pb.ACTION_KIND_DISCARD, c) for c in eleven.split()]
+    assert str(greedy.decide(_observation(pb.PHASE_DISCARD, eleven, "", no_knock))) in (
+        "discard Kd", "discard Qs")
+
+
+def test_random_is_reproducible_with_a_seed_and_always_legal() -> None:
+    from hollywood.bot.v1 import bot_pb2 as pb
+
+    module = _sample_bot("random_bot", "random")
+    cards = "4h 5h 6h 9c 9d 9s Ac 2c 3c Kd Qs"
+    observation = _observation(pb.PHASE_DISCARD, cards, "",
+                               [(pb.ACTION_KIND_DISCARD, c) for c in cards.split()])
+    runs = [[module.RandomBot(seed).decide(observation)  # type: ignore[attr-defined]
+             for _ in range(20)] for seed in (1, 1, 2)]
+    assert runs[0] == runs[1] != runs[2]
+    assert all(action in observation.legal_actions for action in runs[2])  # type: ignore[attr-defined]
