@@ -627,6 +627,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     console = Console()
+    if not console.is_terminal:  # piped or captured: don't squeeze tables into 80 columns
+        console = Console(width=max(console.width, 120))
     error_console = Console(stderr=True)
     handler: Handler = args.handler
     try:

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from hollywood.arena.v1 import arena_pb2
+from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -35,17 +36,18 @@ def standings_table(standings: arena_pb2.Standings, title: str | None = None) ->
         f"({status_name(standings.status)})",
         caption=ORDERING_NOTE,
         caption_justify="left",
+        box=box.SIMPLE_HEAVY,
     )
     table.add_column("#", justify="right")
     table.add_column("Bot", style="bold", no_wrap=True)
-    for header in ("Pld", "W", "D", "L", "Fft", "SPts", "Games", "Hands"):
+    for header in ("Pld", "W-D-L", "Fft", "SPts", "Games", "Hands"):
         table.add_column(header, justify="right", no_wrap=True)
     table.add_column("Pts +/-", justify="right", no_wrap=True)
     table.add_column("Rating μ±σ", justify="right", no_wrap=True)
     for row in standings.rows:
         table.add_row(
-            str(row.rank), row.bot_id, str(row.series_played), str(row.series_won),
-            str(row.series_drawn), str(row.series_lost), str(row.series_forfeited),
+            str(row.rank), row.bot_id, str(row.series_played),
+            f"{row.series_won}-{row.series_drawn}-{row.series_lost}", str(row.series_forfeited),
             f"{row.series_points:g}", f"{row.games_won}-{row.games_lost}", str(row.hands_won),
             f"{row.points_for}/{row.points_against}",
             f"{row.rating_mu:.1f}±{row.rating_sigma:.1f}",

@@ -1,0 +1,201 @@
+"""The round-robin plan (every pair, duplicate pairs, fair seats) and the season
+runner (plays exactly the pending series, concurrency, cancel, arena-side errors)."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from arena_helpers import FakeOutcome, make_bot_folder
+
+from arena.config import SeasonConfig
+from arena.events import EventHub
+from arena.manifest import content_hash, iter_bot_files
+from arena.runner import SeriesSpec
+from arena.scheduler import SeasonRunner, circle_rounds, plan_season
+from arena.storage import Storage
+
+BOTS = [f"bot{n}@1" for n in range(6)]
+
+
+@pytest.mark.parametrize("count", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("series_per_pair", [1, 2, 3, 4])
+def test_every_pair_meets_series_per_pair_times(count: int, series_per_pair: int) -> None:
+    bots = BOTS[:count]
+    plan = plan_season(bots, series_per_pair, seed=7)
+    meetings = Counter(frozenset((e.seat0, e.seat1)) for e in plan)
+    assert set(meetings) == {frozenset(p) for p in itertools.combinations(bots, 2)}
+    assert set(meetings.values()) == {series_per_pair}
+    assert all(e.seat0 != e.seat1 for e in plan)
+
+
+@pytest.mark.parametrize("count", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("series_per_pair", [1, 2, 3])
+def test_seats_are_fair(count: int, series_per_pair: int) -> None:
+    bots = BOTS[:count]
+    plan = plan_season(bots, series_per_pair, seed=7)
+    seat0 = Counter(e.seat0 for e in plan)
+    seat1 = Counter(e.seat1 for e in plan)
+    for bot in bots:
+        assert abs(seat0[bot] - seat1[bot]) <= 1, (bot, seat0[bot], seat1[bot])
+
+
+def test_duplicate_pairs_share_seed_with_bots_and_seats_swapped() -> None:
+    plan = plan_season(BOTS[:4], 2, seed=11)
+    assert len(plan) == 12
+    for first, second in zip(plan[0::2], plan[1::2], strict=True):
+        assert first.seed == second.seed
+        assert (first.swap_seats, second.swap_seats) == (False, True)
+        assert (first.seat0, first.seat1) == (second.seat1, second.seat0)
+    assert len({entry.seed for entry in plan}) == 6  # each pair its own deals
+
+
+def test_plan_is_reproducible_from_its_seed() -> None:
+    assert plan_season(BOTS[:4], 2, 5) == plan_season(BOTS[:4], 2, 5)
+    assert plan_season(BOTS[:4], 2, 5) != plan_season(BOTS[:4], 2, 6)
+
+
+def test_circle_rounds_pair_every_player_once_per_round() -> None:
+    for count in range(2, 9):
+        rounds = circle_rounds(count)
+        seen = [pair for round_pairs in rounds for pair in round_pairs]
+        assert sorted(seen) == list(itertools.combinations(range(count), 2))
+        for round_pairs in rounds:
+            players = [p for pair in round_pairs for p in pair]
+            assert len(players) == len(set(players))
+
+
+def test_plan_rejects_too_few_or_repeated_bots() -> None:
+    with pytest.raises(ValueError, match="at least two"):
+        plan_season(BOTS[:1], 2, 1)
+    with pytest.raises(ValueError, match="distinct"):
+        plan_season([BOTS[0], BOTS[0]], 2, 1)
+
+
+# ---------------------------------------------------------------- the season runner
+
+
+def _season(storage: Storage, root: Path, bots: int = 3, concurrency: int = 2) -> int:
+    ids = []
+    for n in range(bots):
+        folder = make_bot_folder(root, f"b{n}")
+        record, _ = storage.register_bot(
+            name=f"b{n}", version="1.0.0", language="python", author="", description="",
+            content_hash=content_hash(folder), source_folder=folder,
+            files=list(iter_bot_files(folder)))
+        ids.append(record.id)
+    config = SeasonConfig.build(sandbox="process", concurrency=concurrency, seed=3)
+    plan = plan_season(ids, config.series_per_pair, config.seed)
+    season = storage.create_season(name="", config=config.to_dict(),
+                                   profile=config.profile().to_dict(), bot_ids=ids,
+                                   plan=[e.as_row() for e in plan])
+    return season.id
+
+
+def _winner_by_seed(spec: SeriesSpec) -> FakeOutcome:
+    return FakeOutcome(spec.series_id, winner=spec.seed % 2, games_won=(2, 1))
+
+
+def test_runner_plays_every_planned_series_once(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    season_id = _season(storage, tmp_path)
+    played: list[str] = []
+    lock = threading.Lock()
+
+    def run(spec: SeriesSpec) -> FakeOutcome:
+        with lock:
+            played.append(spec.series_id)
+        return _winner_by_seed(spec)
+
+    assert SeasonRunner(storage, season_id, run).run() == "finished"
+    planned = [p.id for p in storage.planned_series(season_id)]
+    assert sorted(played) == sorted(planned)
+    assert [r.series_id for r in storage.results(season_id)] == planned
+    assert storage.get_season(season_id).status == "finished"
+
+
+def test_runner_passes_the_planned_spec(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    season_id = _season(storage, tmp_path, bots=2)
+    specs: list[SeriesSpec] = []
+    SeasonRunner(storage, season_id, lambda s: specs.append(s) or _winner_by_seed(s)).run()
+    by_id = {p.id: p for p in storage.planned_series(season_id)}
+    for spec in specs:
+        planned = by_id[spec.series_id]
+        assert (spec.seed, spec.swap_seats) == (planned.seed, planned.swap_seats)
+        assert tuple(f"{b.name}@{b.version}" for b in spec.bots) == planned.bots
+        assert spec.max_hands == 200 and spec.profile.name == "friendly"
+
+
+def test_runner_resumes_with_only_the_pending_series(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    season_id = _season(storage, tmp_path)
+    planned = storage.planned_series(season_id)
+    for entry in planned[:2]:
+        storage.store_result(entry, FakeOutcome(entry.id, winner=0), {})
+    played: list[str] = []
+    SeasonRunner(storage, season_id,
+                 lambda s: played.append(s.series_id) or _winner_by_seed(s)).run()
+    assert sorted(played) == sorted(p.id for p in planned[2:])
+    assert len(storage.results(season_id)) == len(planned)
+
+
+def test_runner_uses_concurrency_workers(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    season_id = _season(storage, tmp_path, bots=4, concurrency=3)
+    active = 0
+    peak = 0
+    lock = threading.Lock()
+
+    def run(spec: SeriesSpec) -> FakeOutcome:
+        nonlocal active, peak
+        with lock:
+            active += 1
+            peak = max(peak, active)
+        time.sleep(0.05)
+        with lock:
+            active -= 1
+        return _winner_by_seed(spec)
+
+    SeasonRunner(storage, season_id, run).run()
+    assert peak == 3
+
+
+def test_cancel_stops_new_series_and_keeps_finished_ones(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    season_id = _season(storage, tmp_path, concurrency=1)
+    cancel = threading.Event()
+
+    def run(spec: SeriesSpec) -> FakeOutcome:
+        if spec.series_id.endswith("-1"):
+            cancel.set()
+        return _winner_by_seed(spec)
+
+    status = SeasonRunner(storage, season_id, run, cancel=cancel).run()
+    assert status == "cancelled"
+    assert [r.series_id for r in storage.results(season_id)] == [f"{season_id}-0",
+                                                                  f"{season_id}-1"]
+
+
+def test_arena_side_error_fails_the_season_without_storing(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    season_id = _season(storage, tmp_path, concurrency=1)
+    hub = EventHub()
+    events = hub.subscribe(season_id)
+
+    def run(spec: SeriesSpec) -> FakeOutcome:
+        if spec.series_id.endswith("-2"):
+            raise RuntimeError("docker went away")
+        return _winner_by_seed(spec)
+
+    assert SeasonRunner(storage, season_id, run, hub=hub).run() == "failed"
+    season = storage.get_season(season_id)
+    assert "docker went away" in season.error and season.series_done == 2
+    kinds = []
+    while (event := events.get(0.01)) is not None:
+        kinds.append(event.kind)
+    assert kinds.count("series_finished") == 2 and kinds[-1] == "status"

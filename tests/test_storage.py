@@ -1,0 +1,146 @@
+"""Storage: schema versioning, bot registration rules, one-transaction results."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from arena_helpers import FakeOutcome, fault, make_bot_folder
+
+from arena.manifest import content_hash, iter_bot_files
+from arena.storage import ConflictError, NotFoundError, Storage, StorageError
+
+
+def register(storage: Storage, folder: Path, name: str, version: str = "1.0.0"):
+    return storage.register_bot(
+        name=name, version=version, language="python", author="", description="",
+        content_hash=content_hash(folder), source_folder=folder,
+        files=list(iter_bot_files(folder)))
+
+
+def season(storage: Storage, ids: list[str]) -> int:
+    plan = [(42, False, ids[0], ids[1]), (42, True, ids[1], ids[0])]
+    return storage.create_season(name="", config={"sandbox": "process"},
+                                 profile={"name": "friendly"}, bot_ids=ids, plan=plan).id
+
+
+def test_fresh_database_uses_wal_and_records_schema_version(tmp_path: Path) -> None:
+    Storage(tmp_path / "a.db").close()
+    raw = sqlite3.connect(tmp_path / "a.db")
+    assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "1"
+
+
+def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    Storage(tmp_path / "a.db").close()
+    raw = sqlite3.connect(tmp_path / "a.db")
+    raw.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
+    raw.commit()
+    with pytest.raises(StorageError, match="schema version 99"):
+        Storage(tmp_path / "a.db")
+
+
+def test_registration_copies_files_and_is_idempotent(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "db" / "a.db")
+    folder = make_bot_folder(tmp_path, "alpha")
+    record, created = register(storage, folder, "alpha")
+    assert created and record.id == "alpha@1.0.0"
+    assert (record.folder / "bot.toml").read_text() == (folder / "bot.toml").read_text()
+    again, created_again = register(storage, folder, "alpha")
+    assert not created_again and again == record
+    assert [bot.id for bot in storage.list_bots()] == ["alpha@1.0.0"]
+
+
+def test_same_version_other_content_is_a_conflict_and_changes_nothing(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    folder = make_bot_folder(tmp_path, "alpha")
+    record, _ = register(storage, folder, "alpha")
+    (folder / "alpha.py").write_text("print('changed')\n")
+    before = storage.count_rows()
+    with pytest.raises(ConflictError, match="already registered with different content"):
+        register(storage, folder, "alpha")
+    assert storage.count_rows() == before
+    assert (record.folder / "alpha.py").read_text() == "pass\n"
+
+
+def test_new_version_is_a_separate_entry(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    register(storage, make_bot_folder(tmp_path, "alpha", "1.0.0"), "alpha", "1.0.0")
+    register(storage, make_bot_folder(tmp_path, "alpha", "2.0.0", code="x = 2\n"),
+             "alpha", "2.0.0")
+    assert [b.id for b in storage.list_bots()] == ["alpha@1.0.0", "alpha@2.0.0"]
+    assert storage.resolve_bot("alpha").id == "alpha@2.0.0"
+    assert storage.resolve_bot("alpha@1.0.0").version == "1.0.0"
+    with pytest.raises(NotFoundError, match="unknown bot 'beta'"):
+        storage.resolve_bot("beta")
+
+
+def test_result_is_stored_whole_with_everything(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    ids = [register(storage, make_bot_folder(tmp_path, n), n)[0].id for n in ("a", "b")]
+    season_id = season(storage, ids)
+    planned = storage.planned_series(season_id)[0]
+    outcome = FakeOutcome(planned.id, winner=0, games_won=(2, 1), hands_won=(5, 3),
+                          points=(250, 90), fault=fault(1),
+                          log=[{"type": "series_start", "seed": 42}])
+    assert storage.store_result(planned, outcome, {"name": "friendly"})
+    stored = storage.get_result(planned.id)
+    assert stored is not None
+    assert (stored.winner_seat, stored.games_won, stored.points) == (0, (2, 1), (250, 90))
+    assert stored.fault is not None and stored.fault["kind"] == "timeout"
+    assert stored.fault["stderr_tail"] == "last words" and stored.fault_seat == 1
+    assert (stored.seed, stored.bots) == (42, (ids[0], ids[1]))
+    log, profile = storage.result_log(planned.id)
+    assert log == [{"type": "series_start", "seed": 42}] and profile == {"name": "friendly"}
+
+
+def test_second_result_for_a_planned_series_is_dropped(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    ids = [register(storage, make_bot_folder(tmp_path, n), n)[0].id for n in ("a", "b")]
+    planned = storage.planned_series(season(storage, ids))[0]
+    assert storage.store_result(planned, FakeOutcome(planned.id, winner=0), {})
+    assert not storage.store_result(planned, FakeOutcome(planned.id, winner=1), {})
+    stored = storage.get_result(planned.id)
+    assert stored is not None and stored.winner_seat == 0
+    assert storage.count_rows()["series_results"] == 1
+
+
+def test_failed_result_write_leaves_nothing_behind(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    ids = [register(storage, make_bot_folder(tmp_path, n), n)[0].id for n in ("a", "b")]
+    planned = storage.planned_series(season(storage, ids))[0]
+    unserialisable = FakeOutcome(planned.id, winner=0, log=[{"bad": object()}])
+    with pytest.raises(TypeError):
+        storage.store_result(planned, unserialisable, {})
+    assert storage.get_result(planned.id) is None
+    assert [p.id for p in storage.pending_series(planned.season_id)] == [
+        planned.id, f"{planned.season_id}-1"]
+
+
+def test_transaction_rolls_back_everything_on_error(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    ids = [register(storage, make_bot_folder(tmp_path, n), n)[0].id for n in ("a", "b")]
+    before = storage.count_rows()
+    with pytest.raises(sqlite3.IntegrityError), storage.transaction() as db:
+        db.execute("INSERT INTO seasons (name, config_json, profile_json, status, created_at,"
+                   " updated_at) VALUES ('x', '{}', '{}', 'created', 'now', 'now')")
+        db.execute("INSERT INTO season_bots VALUES (1, 0, 'nobody@0')")  # foreign key fails
+    assert storage.count_rows() == before
+    assert ids
+
+
+def test_plan_is_stored_with_the_season(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    ids = [register(storage, make_bot_folder(tmp_path, n), n)[0].id for n in ("a", "b")]
+    season_id = season(storage, ids)
+    reopened = Storage(tmp_path / "a.db")
+    planned = reopened.planned_series(season_id)
+    assert [(p.id, p.seed, p.swap_seats, p.bots) for p in planned] == [
+        (f"{season_id}-0", 42, False, (ids[0], ids[1])),
+        (f"{season_id}-1", 42, True, (ids[1], ids[0])),
+    ]
+    record = reopened.get_season(season_id)
+    assert (record.series_total, record.series_done, record.status) == (2, 0, "created")
+    assert json.dumps(record.config) == '{"sandbox": "process"}'
