@@ -142,18 +142,20 @@ class ProcessBot:
             return ""
 
     def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
+        """As for every sandbox, plus: a bot whose stderr shows a ``MemoryError`` hit
+        its address-space limit (OUT_OF_MEMORY) even if the process lingers on."""
         try:
             code = self.process.wait(timeout=wait_s) if wait_s > 0 else self.process.poll()
         except subprocess.TimeoutExpired:
             code = None
+        if "MemoryError" in self.stderr_tail():
+            return BotFault(FaultKind.OUT_OF_MEMORY, "ran out of its address-space limit "
+                            f"({self._config.address_space_bytes // (1024 * 1024)} MiB)")
         if code is None:
             return None
         if code == -signal.SIGXCPU:
             return BotFault(FaultKind.CRASH,
                             f"killed for using more than {self._config.cpu_seconds} CPU seconds")
-        if "MemoryError" in self.stderr_tail():
-            return BotFault(FaultKind.OUT_OF_MEMORY, "ran out of its address-space limit "
-                            f"({self._config.address_space_bytes // (1024 * 1024)} MiB)")
         if code < 0:
             return BotFault(FaultKind.CRASH, f"the bot was killed by signal {-code}")
         return BotFault(FaultKind.CRASH, f"the bot exited with code {code}")

@@ -1,0 +1,113 @@
+"""The process sandbox (weaker fallback): series between sample bots, faults with
+the right verdict, and the whole process group killed on stop."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.faults import FaultKind
+from arena.limits import TimeLimits
+from arena.runner import BotRef, SeriesOutcome, SeriesSpec, run_series
+from arena.sandbox.config import MIB, SandboxConfig
+from arena.sandbox.process import WEAKER_WARNING, ProcessSandbox
+from engine.profiles import get_profile
+from tests.conftest import HOSTILE_BOTS, SAMPLE_BOTS, arena_leftovers, bot_ref
+
+LIMITS = TimeLimits(startup_s=10.0, decision_s=0.3, reserve_s=0.5)
+
+
+def play(sandbox: ProcessSandbox, first: BotRef, second: BotRef, series_id: str) -> SeriesOutcome:
+    spec = SeriesSpec(series_id, 5, get_profile("friendly"), 20, False, (first, second), LIMITS)
+    return run_series(spec, sandbox)
+
+
+def test_says_plainly_that_it_is_weaker(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level("WARNING"):
+        sandbox = ProcessSandbox()
+    assert WEAKER_WARNING in caplog.text
+    assert "WEAKER" in sandbox.description
+
+
+def test_sample_bots_play_a_series() -> None:
+    outcome = play(ProcessSandbox(), bot_ref(SAMPLE_BOTS / "greedy"),
+                   bot_ref(SAMPLE_BOTS / "random"), "process-ok")
+    assert outcome.fault is None and outcome.hands_played >= 1
+    assert arena_leftovers() == []
+
+
+@pytest.mark.parametrize(
+    ("folder", "kind", "evidence"),
+    [
+        ("exits_at_start", FaultKind.CRASH, "code 3"),
+        ("crashes_mid_series", FaultKind.CRASH, "code 7"),
+        ("never_answers", FaultKind.TIMEOUT, "Decide"),
+        ("illegal_card", FaultKind.ILLEGAL_ACTION, "not legal"),
+    ],
+)
+def test_faults(folder: str, kind: FaultKind, evidence: str) -> None:
+    outcome = play(ProcessSandbox(), bot_ref(SAMPLE_BOTS / "random"),
+                   bot_ref(HOSTILE_BOTS / folder), f"process-{folder}")
+    fault = outcome.fault
+    assert fault is not None and (fault.kind, fault.seat) == (kind, 1), fault
+    assert evidence in fault.message
+    assert outcome.winner == 0
+    assert arena_leftovers() == []
+
+
+def test_memory_limit_is_out_of_memory() -> None:
+    sandbox = ProcessSandbox(SandboxConfig(address_space_bytes=1024 * MIB))
+    outcome = play(sandbox, bot_ref(HOSTILE_BOTS / "memory_hog"),
+                   bot_ref(SAMPLE_BOTS / "random"), "process-oom")
+    assert outcome.fault is not None
+    assert (outcome.fault.kind, outcome.fault.seat) == (FaultKind.OUT_OF_MEMORY, 0)
+    assert "MemoryError" in outcome.fault.stderr_tail
+    assert arena_leftovers() == []
+
+
+def test_stop_kills_the_whole_process_group(tmp_path: Path) -> None:
+    folder = tmp_path / "forker"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        'name = "forker"\nversion = "1"\nlanguage = "python"\n'
+        '[run]\ncommand = ["python3", "forker.py"]\n'
+    )
+    (folder / "Dockerfile").write_text("FROM scratch\n")
+    (folder / "forker.py").write_text(
+        "import os, time\n"
+        "for _ in range(3):\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(60)\n"
+        "print(os.getpid(), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    bot = ProcessSandbox().start(BotRef.from_folder(folder))
+    group = bot.process.pid
+    time.sleep(0.5)
+    members = [p for p in Path("/proc").glob("[0-9]*") if _pgid(p) == group]
+    assert len(members) == 4
+    bot.stop()
+    time.sleep(0.1)
+    assert [p for p in Path("/proc").glob("[0-9]*") if _pgid(p) == group] == []
+    assert not bot.work.exists()
+    assert arena_leftovers() == []
+
+
+def _pgid(proc: Path) -> int | None:
+    try:
+        fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return int(fields[2]) if fields[0] != "Z" else None
+
+
+def test_runs_as_the_arena_user() -> None:
+    # Documented weakness: no user isolation at all.
+    bot = ProcessSandbox().start(bot_ref(SAMPLE_BOTS / "random"))
+    try:
+        assert os.stat(f"/proc/{bot.process.pid}").st_uid == os.getuid()
+    finally:
+        bot.stop()
