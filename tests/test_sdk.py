@@ -76,6 +76,14 @@ def test_min_deadwood_matches_brute_force(hand: list[hs.Card]) -> None:
     assert hs.min_deadwood(hand) == _reference_deadwood(hand)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(hs.FULL_DECK), min_size=11, max_size=11, unique=True))
+def test_best_discards_matches_discarding_each_card_in_turn(hand: list[hs.Card]) -> None:
+    each = {card: _reference_deadwood([c for c in hand if c != card]) for card in hand}
+    best = min(each.values())
+    assert hs.best_discards(hand) == (best, sorted(c for c in hand if each[c] == best))
+
+
 # ------------------------------------------------------------------ in-process gRPC
 
 

@@ -56,40 +56,56 @@ def is_meld(cards: Sequence[Card]) -> bool:
     return ranks == list(range(ranks[0], ranks[0] + len(ranks)))
 
 
-def best_arrangement(cards: Iterable[Card]) -> Arrangement:
-    """A minimum-deadwood arrangement of ``cards`` (ties broken deterministically)."""
-    hand = tuple(sorted(set(cards)))
-    position = {card: i for i, card in enumerate(hand)}
-    meld_masks = [
-        (sum(1 << position[card] for card in meld), meld) for meld in possible_melds(hand)
-    ]
+class _Solver:
+    """Minimum-deadwood search over subsets of one hand, memoised on the subset, so
+    the eleven 10-card subsets of an 11-card hand share their work."""
 
-    @cache
-    def search(remaining: int) -> tuple[int, tuple[int, ...]]:
+    def __init__(self, cards: Iterable[Card]) -> None:
+        self.hand = tuple(sorted(set(cards)))
+        position = {card: i for i, card in enumerate(self.hand)}
+        self.melds = [
+            (sum(1 << position[card] for card in meld), meld) for meld in possible_melds(self.hand)
+        ]
+        self.search = cache(self._search)
+
+    def mask_without(self, card: Card | None) -> int:
+        full = (1 << len(self.hand)) - 1
+        return full if card is None else full & ~(1 << self.hand.index(card))
+
+    def _search(self, remaining: int) -> tuple[int, tuple[int, ...]]:
         """(least deadwood of the cards in ``remaining``, meld indices achieving it)."""
         if remaining == 0:
             return 0, ()
         first = (remaining & -remaining).bit_length() - 1
         # Either the lowest remaining card is deadwood...
-        rest, chosen = search(remaining & ~(1 << first))
-        best = (rest + hand[first].value, chosen)
+        rest, chosen = self.search(remaining & ~(1 << first))
+        best = (rest + self.hand[first].value, chosen)
         # ...or it belongs to one meld that fits in what remains.
-        for meld_index, (mask, _) in enumerate(meld_masks):
+        for meld_index, (mask, _) in enumerate(self.melds):
             if mask >> first & 1 and mask & remaining == mask:
-                rest, chosen = search(remaining & ~mask)
+                rest, chosen = self.search(remaining & ~mask)
                 if rest < best[0]:
                     best = (rest, (meld_index, *chosen))
         return best
 
-    _, chosen = search((1 << len(hand)) - 1)
-    melds = tuple(meld_masks[i][1] for i in chosen)
-    in_melds = {card for meld in melds for card in meld}
-    return Arrangement(melds, tuple(card for card in hand if card not in in_melds))
+    def arrangement(self, remaining: int) -> Arrangement:
+        _, chosen = self.search(remaining)
+        melds = tuple(self.melds[i][1] for i in chosen)
+        in_melds = {card for meld in melds for card in meld}
+        kept = (card for i, card in enumerate(self.hand) if remaining >> i & 1)
+        return Arrangement(melds, tuple(card for card in kept if card not in in_melds))
+
+
+def best_arrangement(cards: Iterable[Card]) -> Arrangement:
+    """A minimum-deadwood arrangement of ``cards`` (ties broken deterministically)."""
+    solver = _Solver(cards)
+    return solver.arrangement(solver.mask_without(None))
 
 
 def min_deadwood(cards: Iterable[Card]) -> int:
     """The smallest deadwood total of ``cards`` under any arrangement."""
-    return best_arrangement(cards).deadwood
+    solver = _Solver(cards)
+    return solver.search(solver.mask_without(None))[0]
 
 
 def best_discards(
@@ -101,6 +117,7 @@ def best_discards(
     candidates = sorted(set(hand) if allowed is None else set(allowed) & set(hand))
     if not candidates:
         raise ValueError("no card may be discarded")
-    results = {card: min_deadwood([c for c in hand if c != card]) for card in candidates}
+    solver = _Solver(hand)
+    results = {card: solver.search(solver.mask_without(card))[0] for card in candidates}
     best = min(results.values())
     return best, [card for card in candidates if results[card] == best]
