@@ -1,0 +1,193 @@
+"""The gRPC API: token, bad input (specific error, nothing changed), seasons over
+the wire, the watch stream, series hand by hand. Series are played by the
+in-process runner (no containers) to keep this fast."""
+
+from __future__ import annotations
+
+import json
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from arena_helpers import REPO_ROOT, make_bot_folder
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
+
+from arena.inprocess import run_inprocess
+from arena.server import RunningServer, start_server
+
+SAMPLES = REPO_ROOT / "sample_bots"
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningServer]:
+    running = start_server(tmp_path / "arena.db", port=0,
+                           runner_factory=lambda config: run_inprocess)
+    yield running
+    running.stop(grace=None)
+
+
+@pytest.fixture
+def stub(server: RunningServer) -> Iterator[arena_pb2_grpc.ArenaServiceStub]:
+    with grpc.insecure_channel(server.address) as channel:
+        yield arena_pb2_grpc.ArenaServiceStub(channel)
+
+
+def auth(server: RunningServer) -> tuple[tuple[str, str]]:
+    return (("authorization", f"Bearer {server.token}"),)
+
+
+def register(stub, server, folder: Path) -> arena_pb2.Bot:
+    return stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(folder)),
+                            metadata=auth(server)).bot
+
+
+def expect_error(code: grpc.StatusCode, fragment: str, call, *args, **kwargs) -> None:
+    with pytest.raises(grpc.RpcError) as caught:
+        call(*args, **kwargs)
+    assert caught.value.code() == code, caught.value.details()
+    assert fragment in caught.value.details(), caught.value.details()
+
+
+def test_token_file_is_owner_only_and_stable(server: RunningServer, tmp_path: Path) -> None:
+    assert stat.S_IMODE(server.token_path.stat().st_mode) == 0o600
+    assert server.token_path.read_text().strip() == server.token
+    server.stop(grace=None)
+    again = start_server(tmp_path / "arena.db", port=0)
+    try:
+        assert again.token == server.token
+    finally:
+        again.stop(grace=None)
+
+
+def test_mutations_need_the_token(server: RunningServer, stub) -> None:
+    request = arena_pb2.RegisterBotRequest(folder=str(SAMPLES / "random"))
+    expect_error(grpc.StatusCode.UNAUTHENTICATED, "admin token", stub.RegisterBot, request)
+    expect_error(grpc.StatusCode.UNAUTHENTICATED, "wrong admin token", stub.RegisterBot,
+                 request, metadata=(("authorization", "Bearer nope"),))
+    for call, message in (
+        (stub.CreateSeason, arena_pb2.CreateSeasonRequest(bots=["a", "b"])),
+        (stub.StartSeason, arena_pb2.StartSeasonRequest(season_id=1)),
+        (stub.CancelSeason, arena_pb2.CancelSeasonRequest(season_id=1)),
+    ):
+        expect_error(grpc.StatusCode.UNAUTHENTICATED, "admin token", call, message)
+    assert server.storage.count_rows()["bots"] == 0
+    assert stub.RegisterBot(request, metadata=auth(server)).created
+    assert [b.id for b in stub.ListBots(arena_pb2.ListBotsRequest()).bots] == ["random@1.0.0"]
+
+
+def test_health_and_reflection_are_served(server: RunningServer) -> None:
+    with grpc.insecure_channel(server.address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        response = health.Check(health_pb2.HealthCheckRequest(
+            service="hollywood.arena.v1.ArenaService"))
+        assert response.status == health_pb2.HealthCheckResponse.SERVING
+        from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+        reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+        answers = reflection.ServerReflectionInfo(iter([
+            reflection_pb2.ServerReflectionRequest(list_services="")]))
+        names = {s.name for s in next(answers).list_services_response.service}
+        assert "hollywood.arena.v1.ArenaService" in names
+
+
+def test_bad_input_gets_specific_errors_and_changes_nothing(
+    server: RunningServer, stub, tmp_path: Path
+) -> None:
+    register(stub, server, SAMPLES / "random")
+    register(stub, server, SAMPLES / "greedy")
+    before = server.storage.count_rows()
+    md = auth(server)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "bot.toml").write_text('name = "Bad Name"\nversion = "1"\nlanguage = "x"\n')
+    cases = [
+        (grpc.StatusCode.INVALID_ARGUMENT, "does not exist", stub.RegisterBot,
+         arena_pb2.RegisterBotRequest(folder=str(tmp_path / "nowhere"))),
+        (grpc.StatusCode.INVALID_ARGUMENT, "name 'Bad Name' must match", stub.RegisterBot,
+         arena_pb2.RegisterBotRequest(folder=str(broken))),
+        (grpc.StatusCode.INVALID_ARGUMENT, "folder is required", stub.RegisterBot,
+         arena_pb2.RegisterBotRequest(folder="  ")),
+        (grpc.StatusCode.NOT_FOUND, "unknown bot 'nobody'", stub.CreateSeason,
+         arena_pb2.CreateSeasonRequest(bots=["random", "nobody"])),
+        (grpc.StatusCode.INVALID_ARGUMENT, "at least two bots, got 1", stub.CreateSeason,
+         arena_pb2.CreateSeasonRequest(bots=["random"])),
+        (grpc.StatusCode.INVALID_ARGUMENT, "named more than once", stub.CreateSeason,
+         arena_pb2.CreateSeasonRequest(bots=["random", "random@1.0.0"])),
+        (grpc.StatusCode.INVALID_ARGUMENT, "unknown profile field(s): undercut", stub.CreateSeason,
+         arena_pb2.CreateSeasonRequest(bots=["random", "greedy"], config=arena_pb2.SeasonConfig(
+             profile_overrides={"undercut": "20"}))),
+        (grpc.StatusCode.INVALID_ARGUMENT, "gin_bonus must be an integer", stub.CreateSeason,
+         arena_pb2.CreateSeasonRequest(bots=["random", "greedy"], config=arena_pb2.SeasonConfig(
+             profile_overrides={"gin_bonus": '"lots"'}))),
+        (grpc.StatusCode.INVALID_ARGUMENT, "unknown profile 'bogus'", stub.CreateSeason,
+         arena_pb2.CreateSeasonRequest(bots=["random", "greedy"],
+                                       config=arena_pb2.SeasonConfig(profile="bogus"))),
+        (grpc.StatusCode.INVALID_ARGUMENT, "sandbox: unknown kind 9", stub.CreateSeason,
+         arena_pb2.CreateSeasonRequest(bots=["random", "greedy"],
+                                       config=arena_pb2.SeasonConfig(sandbox=9))),
+        (grpc.StatusCode.INVALID_ARGUMENT, "time limits", stub.CreateSeason,
+         arena_pb2.CreateSeasonRequest(bots=["random", "greedy"],
+                                       config=arena_pb2.SeasonConfig(decision_seconds=-1))),
+        (grpc.StatusCode.NOT_FOUND, "unknown season 99", stub.CancelSeason,
+         arena_pb2.CancelSeasonRequest(season_id=99)),
+        (grpc.StatusCode.INVALID_ARGUMENT, "season_id is required", stub.StartSeason,
+         arena_pb2.StartSeasonRequest()),
+    ]
+    for code, fragment, call, request in cases:
+        expect_error(code, fragment, call, request, metadata=md)
+    expect_error(grpc.StatusCode.NOT_FOUND, "unknown series '7-7'", stub.GetSeries,
+                 arena_pb2.GetSeriesRequest(series_id="7-7"))
+    expect_error(grpc.StatusCode.NOT_FOUND, "no season yet", stub.GetStandings,
+                 arena_pb2.GetStandingsRequest())
+    assert server.storage.count_rows() == before
+
+
+def test_reregistering_changed_content_under_same_version_fails(
+    server: RunningServer, stub, tmp_path: Path
+) -> None:
+    folder = make_bot_folder(tmp_path, "alpha")
+    first = register(stub, server, folder)
+    assert register(stub, server, folder).content_hash == first.content_hash
+    (folder / "alpha.py").write_text("x = 1\n")
+    before = server.storage.count_rows()
+    expect_error(grpc.StatusCode.ALREADY_EXISTS, "different content", stub.RegisterBot,
+                 arena_pb2.RegisterBotRequest(folder=str(folder)), metadata=auth(server))
+    assert server.storage.count_rows() == before
+
+
+def test_season_over_grpc_with_watch_stream(server: RunningServer, stub) -> None:
+    for name in ("random", "greedy"):
+        register(stub, server, SAMPLES / name)
+    created = stub.CreateSeason(arena_pb2.CreateSeasonRequest(
+        bots=["random", "greedy"], hold=True, config=arena_pb2.SeasonConfig(
+            series_per_pair=4, max_hands=30, profile="classic",
+            profile_overrides={"undercut_bonus": "20"})), metadata=auth(server)).season
+    assert created.status == arena_pb2.SEASON_STATUS_CREATED and created.series_total == 4
+    assert json.loads(created.profile_json)["undercut_bonus"] == 20
+    assert created.config.seed > 0
+    stream = stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=created.id))
+    first = next(stream)
+    assert first.WhichOneof("event") == "standings" and first.series_done == 0
+    stub.StartSeason(arena_pb2.StartSeasonRequest(season_id=created.id), metadata=auth(server))
+    messages = list(stream)
+    finished = [m.series_finished.series for m in messages
+                if m.WhichOneof("event") == "series_finished"]
+    assert sorted(s.id for s in finished) == [f"{created.id}-{i}" for i in range(4)]
+    last = messages[-1]
+    assert last.status == arena_pb2.SEASON_STATUS_FINISHED
+    assert last.standings.series_done == 4
+    rows = {row.bot_id: row for row in last.standings.rows}
+    assert sum(row.series_played for row in rows.values()) == 8
+    assert sum(row.series_won + row.series_drawn / 2 for row in rows.values()) == 4
+    series = stub.GetSeries(arena_pb2.GetSeriesRequest(series_id=f"{created.id}-0"))
+    assert series.series.played and len(series.hands) == series.series.hands_played
+    assert series.hands[0].lines[0].startswith("dealer: ")
+    assert any(line.startswith("sheet after:") for line in series.hands[-1].lines)
+    assert json.loads(series.event_log_json)[0]["type"] == "series_start"
+    listed = stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=created.id)).series
+    assert [s.played for s in listed] == [True] * 4
+    expect_error(grpc.StatusCode.FAILED_PRECONDITION, "already finished", stub.CancelSeason,
+                 arena_pb2.CancelSeasonRequest(season_id=created.id), metadata=auth(server))
