@@ -103,7 +103,10 @@ def action_from_proto(message: bot_pb2.Action, where: str = "DecideResponse.acti
             )
             for i, meld in enumerate(message.melds)
         )
-    return Action(kind, card, melds)
+    try:
+        return Action(kind, card, melds)
+    except ValueError as error:  # defensive: the checks above should make this unreachable
+        raise BotFault(FaultKind.MALFORMED, f"{where} is not a valid action: {error}") from None
 
 
 def describe_actions(actions: Sequence[Action]) -> str:

@@ -88,3 +88,18 @@ def test_a_dead_hand_reveals_no_cards() -> None:
     wire = protocol.hand_ended_request(HandResult.dead(7, 0, hands), 0, "s", ScoreSheet())
     assert wire.outcome == bot_pb2.HAND_OUTCOME_DEAD
     assert not wire.hands and not wire.layoffs and not wire.HasField("winner")
+
+
+def test_a_knock_during_the_upcard_offer_is_illegal_even_with_melds() -> None:
+    import pytest
+
+    from arena.faults import BotFault, FaultKind
+    from engine import Series
+
+    series = Series(seed=1)
+    knock = bot_pb2.Action(kind=bot_pb2.ACTION_KIND_KNOCK, card="Kd", melds=[bot_pb2.Meld()])
+    assert protocol.action_from_proto(knock).melds == ((),)
+    with pytest.raises(BotFault) as caught:
+        protocol.action_from_reply(bot_pb2.DecideResponse(action=knock), series.legal_actions())
+    assert caught.value.kind is FaultKind.ILLEGAL_ACTION
+    assert caught.value.message == "'knock Kd []' is not legal here; legal: draw discard, pass"
