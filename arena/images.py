@@ -163,7 +163,22 @@ def build_bot_image(
         log_path = log_dir / f"{manifest.name}-{content_hash[:16]}.log"
         image_id = _run_build(client, context_path, manifest, tag, content_hash, base_image,
                               timeout_s, log_path)
+    _remove_older_images(client, manifest.name, keep=image_id)
     return BotImage(tag, image_id, content_hash, built=True, seconds=time.monotonic() - started)
+
+
+def _remove_older_images(client: Any, bot_name: str, keep: str) -> None:
+    """Drop the bot's superseded images (best effort: one in use stays)."""
+    try:
+        images = client.images.list(filters={"label": f"hollywood.bot.name={bot_name}"})
+    except docker.errors.DockerException:
+        return
+    for image in images:
+        if image.id != keep:
+            try:
+                client.images.remove(image.id, force=False)
+            except docker.errors.DockerException as error:
+                log.info("kept an older image of %s: %s", bot_name, error)
 
 
 def _image_id(client: Any, name: str) -> str | None:
