@@ -1,0 +1,77 @@
+"""End to end: a season of the sample bots in Docker containers, driven through the
+gRPC API (client -> arena server -> runner -> sandboxed bots), checked in the
+database and through the API's standings and series replay."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hollywood.arena.v1 import arena_pb2
+
+from arena.cli import sample_bot_folders
+from arena.client import ArenaClient
+from arena.sandbox.docker import OWNER_LABEL
+from arena.server import RunningServer, start_server
+from engine import Series
+
+pytestmark = pytest.mark.docker
+
+
+@pytest.fixture
+def server(tmp_path: Path, base_image: str) -> Iterator[RunningServer]:
+    running = start_server(tmp_path / "arena.db", port=0)
+    yield running
+    running.stop(grace=None)
+
+
+def test_docker_season_through_the_api(server: RunningServer, docker_client: Any) -> None:
+    folders = sample_bot_folders()
+    assert len(folders) >= 2, "the sample bots are missing"
+    with ArenaClient(server.address, server.token) as client:
+        ids = [client.stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(folder)),
+                                       metadata=client.auth).bot.id for folder in folders]
+        season = client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
+            bots=ids, config=arena_pb2.SeasonConfig(
+                sandbox=arena_pb2.SANDBOX_KIND_DOCKER, series_per_pair=2, max_hands=8,
+                decision_seconds=2.0, startup_seconds=30.0, concurrency=2)),
+            metadata=client.auth).season
+        pairs = len(ids) * (len(ids) - 1) // 2
+        assert season.series_total == 2 * pairs
+        finished = []
+        last = None
+        for last in client.stub.WatchSeason(
+                arena_pb2.WatchSeasonRequest(season_id=season.id), timeout=600):
+            if last.WhichOneof("event") == "series_finished":
+                finished.append(last.series_finished.series)
+        assert last is not None and last.status == arena_pb2.SEASON_STATUS_FINISHED, (
+            client.stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=season.id)).season.error)
+        assert sorted(s.id for s in finished) == sorted(
+            f"{season.id}-{i}" for i in range(season.series_total))
+        for summary in finished:
+            assert not summary.HasField("fault"), summary.fault
+            assert summary.hands_played >= 1
+            assert summary.think_seconds[0] > 0 and summary.think_seconds[1] > 0
+        rows = last.standings.rows
+        assert {row.bot_id for row in rows} == set(ids)
+        assert all(row.series_played == 2 * (len(ids) - 1) for row in rows)
+
+        detail = client.stub.GetSeries(arena_pb2.GetSeriesRequest(series_id=f"{season.id}-1"))
+        log = json.loads(detail.event_log_json)
+        replayed = Series.replay(log)
+        assert len(replayed.hands) == detail.series.hands_played
+        assert detail.series.swap_seats and len(detail.hands) == detail.series.hands_played
+        first = client.stub.GetSeries(arena_pb2.GetSeriesRequest(series_id=f"{season.id}-0"))
+        assert first.series.seed == detail.series.seed
+        assert (first.series.seat0_bot_id, first.series.seat1_bot_id) == (
+            detail.series.seat1_bot_id, detail.series.seat0_bot_id)
+    # Every container of this season was removed (this process owns them).
+    owner = f"{OWNER_LABEL}={os.getpid()}"
+    mine = docker_client.containers.list(all=True, filters={"label": owner})
+    assert [c.name for c in mine if c.labels.get("hollywood.series", "").startswith(
+        f"{season.id}-")] == []
+
