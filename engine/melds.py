@@ -112,9 +112,9 @@ def _build_set_options() -> list[tuple[tuple[int, int], ...]]:
     """Set choices for rank ``r`` held in suits ``pattern``: index ``r * 16 + pattern``.
 
     Each choice is ``(meld value, 52-bit mask of the cards kept for runs)``; the
-    first is always "no set". Choices that are never better are left out: all four
-    cards beat a 3-card set plus a fourth card left idle, but a 3-card set whose
-    fourth card joins a run (or is discarded) can be better, so those stay.
+    first is always "no set", then the set of all held cards, and with four cards
+    also each 3-card subset (its fourth card may do better in a run, or as the
+    discard of an 11-card hand).
     """
     all_ones = (1 << 52) - 1
     options: list[tuple[tuple[int, int], ...]] = []
@@ -174,7 +174,9 @@ def _runs_value(mask: int) -> int:
 
 
 def max_meld_value(mask: int) -> int:
-    """The largest total value of cards that can be melded from the hand ``mask``."""
+    """The largest total value of cards that can be melded from the hand ``mask``
+    (a 52-bit card mask; meant for hands of up to 11 cards, as the number of set
+    choices grows quickly beyond that)."""
     set_ranks = _set_ranks(mask)
     run = _RUN_VALUE
     if not set_ranks:
