@@ -1,0 +1,155 @@
+"""The `arena` command line: read commands with --json, mutating commands with the
+token, `season run` end to end (embedded server, in-process runner), and bad
+arguments giving a clear message and exit 2 (never a traceback)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from arena_helpers import REPO_ROOT
+
+from arena.cli import main
+from arena.inprocess import RUNNER_ENV, run_inprocess
+from arena.server import RunningServer, start_server
+
+SAMPLES = REPO_ROOT / "sample_bots"
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningServer]:
+    running = start_server(tmp_path / "arena.db", port=0,
+                           runner_factory=lambda config: run_inprocess)
+    yield running
+    running.stop(grace=None)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def remote(server: RunningServer, *argv: str) -> list[str]:
+    return [*argv, "--server", server.address, "--token-file", str(server.token_path)]
+
+
+def test_register_list_create_and_read(server: RunningServer, capsys) -> None:
+    code, out, _ = run(capsys, *remote(server, "bots", "register", str(SAMPLES / "random"),
+                                       str(SAMPLES / "greedy"), "--json"))
+    assert code == 0 and [r["bot"]["id"] for r in json.loads(out)] == [
+        "random@1.0.0", "greedy@1.0.0"]
+    code, out, _ = run(capsys, *remote(server, "bots", "list", "--json"))
+    assert code == 0 and len(json.loads(out)) == 2
+    code, out, _ = run(capsys, *remote(
+        server, "season", "create", "--bots", "random", "greedy", "--series-per-pair", "2",
+        "--max-hands", "20", "--set", "undercut_bonus=20", "--seed", "5", "--json"))
+    assert code == 0
+    season = json.loads(out)
+    assert season["config"]["seed"] == "5" and season["series_total"] == 2
+    assert server.manager.wait(int(season["id"]), timeout=60)
+    code, out, _ = run(capsys, *remote(server, "standings", "--json"))
+    standings = json.loads(out)
+    assert code == 0 and standings["series_done"] == 2 and len(standings["rows"]) == 2
+    code, out, _ = run(capsys, *remote(server, "standings"))
+    assert code == 0 and "random@1.0.0" in out and "Head to head" in out
+    code, out, _ = run(capsys, *remote(server, "season", "show", "--json"))
+    assert code == 0 and json.loads(out)["season"]["status"] == "SEASON_STATUS_FINISHED"
+    code, out, _ = run(capsys, *remote(server, "season", "list"))
+    assert code == 0 and "finished" in out
+    code, out, _ = run(capsys, *remote(server, "series", "show", f"{season['id']}-0"))
+    assert code == 0 and "hand 1" in out and "dealer:" in out and "sheet after:" in out
+    code, out, _ = run(capsys, *remote(server, "series", "show", f"{season['id']}-0", "--json"))
+    detail = json.loads(out)
+    assert detail["event_log"][0]["type"] == "series_start" and detail["hands"]
+    code, out, _ = run(capsys, *remote(server, "series", "list", "--json"))
+    assert code == 0 and len(json.loads(out)) == 2
+    code, out, _ = run(capsys, *remote(server, "watch", "--json"))
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and lines[-1]["status"] == "SEASON_STATUS_FINISHED"
+
+
+def test_mutation_without_token_is_refused(server: RunningServer, capsys,
+                                           monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("ARENA_TOKEN", raising=False)
+    code, _, err = run(capsys, "bots", "register", str(SAMPLES / "random"), "--server",
+                       server.address, "--token-file", str(tmp_path / "missing"))
+    assert code == 2 and "admin token" in err and "UNAUTHENTICATED" in err
+    assert server.storage.count_rows()["bots"] == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["season", "create", "--bots", "random"], "at least two bots"),
+        (["season", "create", "--bots", "random", "nobody"], "unknown bot 'nobody'"),
+        (["season", "create", "--bots", "random", "greedy", "--set", "knock_limit=99"],
+         "knock_limit must be between 0 and 10"),
+        (["season", "create", "--bots", "random", "greedy", "--set", "nonsense"],
+         "must look like FIELD=VALUE"),
+        (["series", "show", "9-9"], "unknown series '9-9'"),
+        (["season", "cancel", "42"], "unknown season 42"),
+    ],
+)
+def test_bad_input_is_a_clear_error_and_changes_nothing(
+    server: RunningServer, capsys, argv: list[str], fragment: str
+) -> None:
+    run(capsys, *remote(server, "bots", "register", str(SAMPLES / "random"),
+                        str(SAMPLES / "greedy")))
+    before = server.storage.count_rows()
+    code, _, err = run(capsys, *remote(server, *argv))
+    assert code == 2 and fragment in err and "Traceback" not in err
+    assert server.storage.count_rows() == before
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["season", "create", "--bots", "a", "b", "--concurrency", "0"], "at least 1"),
+        (["season", "create", "--bots", "a", "b", "--decision-seconds", "x"], "not a number"),
+        (["series", "show", "abc"], "not a series id"),
+        (["serve", "--port", "70000"], "port must be 0..65535"),
+        (["launch"], "invalid choice"),
+        (["season", "create"], "--bots"),
+    ],
+)
+def test_bad_arguments_exit_2_with_usage(capsys, argv: list[str], fragment: str) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert fragment in capsys.readouterr().err
+
+
+def test_unreachable_server_exits_1(capsys) -> None:
+    code, _, err = run(capsys, "standings", "--server", "localhost:1")
+    assert code == 1 and "cannot reach the arena server at localhost:1" in err
+
+
+def test_season_run_embedded_end_to_end(tmp_path: Path) -> None:
+    """`arena season run` as a user runs it: a subprocess, bot folders registered on
+    the fly, live view, final standings printed."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "season", "run", "--db", str(tmp_path / "a.db"),
+         "--bots", str(SAMPLES / "random"), str(SAMPLES / "greedy"), "--series-per-pair", "4",
+         "--max-hands", "30", "--sandbox", "process"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
+        env={**_env(), RUNNER_ENV: "inprocess"},
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "Final standings of season 1 (finished)" in completed.stdout
+    assert "greedy@1.0.0" in completed.stdout and "4/4 series" in completed.stdout
+    again = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "season", "run", "--db", str(tmp_path / "a.db"),
+         "--bots", "random", "--json"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, env=_env())
+    assert again.returncode == 2 and "at least two bots" in again.stderr
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return {key: value for key, value in os.environ.items() if key != RUNNER_ENV}
