@@ -8,6 +8,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import docker.errors  # type: ignore[import-untyped]
 import pytest
 
 from arena.images import ImageBuildError, build_bot_image, stage_build_context
@@ -61,8 +62,9 @@ def test_build_is_cached_by_content(tmp_path: Path, docker_client: Any, base_ima
     assert changed.built and changed.tag != first.tag
     image = docker_client.images.get(changed.tag)
     assert image.labels["hollywood.bot.content-hash"] == changed.content_hash
-    for tag in (first.tag, changed.tag):
-        docker_client.images.remove(tag, force=True)
+    with pytest.raises(docker.errors.ImageNotFound):  # the superseded image was dropped
+        docker_client.images.get(first.tag)
+    docker_client.images.remove(changed.tag, force=True)
 
 
 @pytest.mark.docker
