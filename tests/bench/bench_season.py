@@ -1,0 +1,94 @@
+"""Season benchmark (plain script; `make bench` runs it). Needs a Docker engine.
+
+A league season of the sample bots (every folder under sample_bots/ with a bot.toml:
+random, greedy, shark, js-greedy, whichever exist) in Docker containers, run
+through the arena server's gRPC API exactly as `arena season run` does, with the
+default concurrency (one series per core) and 2 series per pair. Prints:
+
+1. series per minute (planned series / season wall time);
+2. the share of series wall time the arena spends outside the bots' thinking time
+   (container start and stop, handshakes, engine, protocol, storage), summed over
+   all series: 1 - sum(think time of both bots) / sum(series wall time);
+3. the season's wall time and the time from the last series end to the stored,
+   watched final standings.
+
+Options: --series-per-pair N (2), --max-hands N (200), --db PATH (a temp file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from hollywood.arena.v1 import arena_pb2  # noqa: E402
+
+from arena.cli import sample_bot_folders  # noqa: E402
+from arena.client import ArenaClient  # noqa: E402
+from arena.config import default_concurrency  # noqa: E402
+from arena.images import prepare_base  # noqa: E402
+from arena.server import start_server  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--series-per-pair", type=int, default=2)
+    parser.add_argument("--max-hands", type=int, default=200)
+    parser.add_argument("--db", type=Path, default=None)
+    options = parser.parse_args()
+    prepare_base()
+    with tempfile.TemporaryDirectory(prefix="bench-season-") as scratch:
+        db = options.db or Path(scratch) / "arena.db"
+        server = start_server(db, port=0)
+        try:
+            with ArenaClient(server.address, server.token) as client:
+                ids = [client.stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(f)),
+                                               metadata=client.auth).bot.id
+                       for f in sample_bot_folders()]
+                # Warm-up: build every bot image before timing (builds are cached).
+                from arena.images import build_bot_image
+
+                for folder in sample_bot_folders():
+                    build_bot_image(folder)
+                begun = time.perf_counter()
+                season = client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
+                    bots=ids, name="bench", config=arena_pb2.SeasonConfig(
+                        series_per_pair=options.series_per_pair,
+                        max_hands=options.max_hands)), metadata=client.auth).season
+                last_series_end = begun
+                for message in client.stub.WatchSeason(
+                        arena_pb2.WatchSeasonRequest(season_id=season.id)):
+                    if message.WhichOneof("event") == "series_finished":
+                        last_series_end = time.perf_counter()
+                wall = time.perf_counter() - begun
+                series = client.stub.ListSeries(
+                    arena_pb2.ListSeriesRequest(season_id=season.id)).series
+                final = client.stub.GetSeason(
+                    arena_pb2.GetSeasonRequest(season_id=season.id)).season
+        finally:
+            server.stop(grace=None)
+    played = [s for s in series if s.played]
+    series_wall = sum(s.wall_seconds for s in played)
+    think = sum(sum(s.think_seconds) for s in played)
+    faults = [s for s in played if s.HasField("fault")]
+    hands = sum(s.hands_played for s in played)
+    print(f"bots: {', '.join(ids)}; concurrency {default_concurrency()} "
+          f"(cores); {options.series_per_pair} series per pair; max_hands {options.max_hands}")
+    print(f"season status: {final.status} ({arena_pb2.SeasonStatus.Name(final.status)}); "
+          f"{len(played)}/{len(series)} series, {hands} hands, {len(faults)} forfeits")
+    print(f"season wall time: {wall:.1f} s; series per minute: {len(played) / wall * 60:.1f}")
+    print(f"arena share of series wall time (outside bot thinking): "
+          f"{(1 - think / series_wall) * 100 if series_wall else 0:.1f} % "
+          f"(series wall {series_wall:.1f} s, bots thinking {think:.1f} s)")
+    print(f"last series end -> stream closed with final standings: "
+          f"{(begun + wall - last_series_end) * 1000:.0f} ms")
+    return 0 if arena_pb2.SeasonStatus.Name(final.status) == "SEASON_STATUS_FINISHED" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
