@@ -71,6 +71,8 @@ def arena_leftovers(docker_client: _Any | None = None) -> list[str]:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if fields[1] == pid and fields[0] != "Z":
+        # Sandboxed bots are session leaders (start_new_session); other suites'
+        # helper processes are not counted.
+        if fields[1] == pid and fields[0] != "Z" and fields[3] == stat.parent.name:
             found.append(f"child process {stat.parent.name}")
     return found
