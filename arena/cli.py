@@ -649,7 +649,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         error_console.print(f"error: {details} ({name})", markup=False, highlight=False)
         return 2 if code in USAGE_ERRORS else 1
     except KeyboardInterrupt:
-        error_console.print("interrupted")
+        error_console.print("interrupted; a season left running resumes when `arena serve` "
+                            "starts on the same database (or `arena season start ID`)")
         return 130
 
 

@@ -7,6 +7,7 @@ resumed season plays under exactly the configuration it was created with.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -100,6 +101,8 @@ class SeasonConfig:
                 f"sandbox must be one of {', '.join(SANDBOX_KINDS)}, got {self.sandbox!r}"
             )
         for name in ("startup_s", "decision_s", "reserve_s"):
+            if not math.isfinite(getattr(self.limits, name)):
+                raise ConfigError(f"time limit {name} must be a finite number of seconds")
             if getattr(self.limits, name) > MAX_LIMIT_SECONDS:
                 raise ConfigError(f"time limit {name} must be at most {MAX_LIMIT_SECONDS:g} s")
         self.profile()

@@ -142,6 +142,15 @@ def test_bad_input_gets_specific_errors_and_changes_nothing(
                  arena_pb2.GetSeriesRequest(series_id="7-7"))
     expect_error(grpc.StatusCode.NOT_FOUND, "no season yet", stub.GetStandings,
                  arena_pb2.GetStandingsRequest())
+    with pytest.raises(grpc.RpcError) as caught:
+        next(stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=5)))
+    assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+    assert "unknown season 5" in caught.value.details()
+    expect_error(grpc.StatusCode.INVALID_ARGUMENT, "finite", stub.CreateSeason,
+                 arena_pb2.CreateSeasonRequest(
+                     bots=["random", "greedy"],
+                     config=arena_pb2.SeasonConfig(decision_seconds=float("nan"))),
+                 metadata=md)
     assert server.storage.count_rows() == before
 
 
