@@ -57,42 +57,72 @@ class Move:
 
 _DISCARD_ACTIONS: Final = tuple(Action(ActionKind.DISCARD, card) for card in ALL_CARDS)
 _KNOCK_ACTIONS: Final = tuple(Action(ActionKind.KNOCK, card) for card in ALL_CARDS)
-_VALUE_BY_INDEX: Final = tuple(card.value for card in ALL_CARDS)
 _SUIT_BITS: Final = 0x1FFF
+_DISCARDS_BY_SUIT_MASK: dict[int, tuple[Action, ...]] = {}
+"""Memo: (suit << 13 | suit mask) -> DISCARD actions of those cards, in card order."""
 
 
-def _unmeldable_mask(mask: int) -> int:
-    """The cards of ``mask`` that belong to no possible meld made of cards in ``mask``:
-    neither in three consecutive ranks of their suit nor in a rank held 3+ times."""
-    suits = [(mask >> (13 * suit)) & _SUIT_BITS for suit in range(4)]
-    a, b, c, d = suits
-    set_ranks = (a & b & c) | (a & b & d) | (a & c & d) | (b & c & d)
-    meldable = 0
-    for suit, bits in enumerate(suits):
+def _discard_actions(mask: int) -> list[Action]:
+    """``DISCARD`` of every card in ``mask``, in card (suit, rank) order."""
+    actions: list[Action] = []
+    for suit in range(4):
+        bits = (mask >> (13 * suit)) & _SUIT_BITS
+        if not bits:
+            continue
+        key = suit << 13 | bits
+        chunk = _DISCARDS_BY_SUIT_MASK.get(key)
+        if chunk is None:
+            chunk = tuple(
+                _DISCARD_ACTIONS[13 * suit + rank] for rank in range(13) if bits >> rank & 1
+            )
+            _DISCARDS_BY_SUIT_MASK[key] = chunk
+        actions.extend(chunk)
+    return actions
+
+
+
+def _suit_tables() -> tuple[list[int], list[int], list[int]]:
+    """Per 13-bit suit mask: the cards in some run of 3+ within it, and the value
+    total and the largest value of a suit mask's cards."""
+    in_run: list[int] = []
+    value_sum: list[int] = []
+    value_max: list[int] = []
+    for bits in range(1 << 13):
         starts = bits & (bits >> 1) & (bits >> 2)
-        in_run = starts | (starts << 1) | (starts << 2)
-        meldable |= ((in_run | set_ranks) & bits) << (13 * suit)
-    return mask & ~meldable
+        in_run.append(starts | (starts << 1) | (starts << 2))
+        values = [min(rank + 1, 10) for rank in range(13) if bits >> rank & 1]
+        value_sum.append(sum(values))
+        value_max.append(max(values, default=0))
+    return in_run, value_sum, value_max
+
+
+_IN_RUN, _VALUE_SUM, _VALUE_MAX = _suit_tables()
 
 
 def cannot_knock(mask: int, knock_limit: int) -> bool:
     """A cheap proof that no discard from the 11 cards of ``mask`` leaves deadwood
     <= ``knock_limit``.
 
-    Unmeldable cards stay unmeldable in every 10-card subset, so after any discard
-    the deadwood is at least their total minus the largest of them (the best one to
-    discard). ``False`` means "maybe": the exact computation must decide.
+    A card is "loose" when it is in no possible meld of the hand: not in three
+    consecutive ranks of its suit, and its rank held fewer than 3 times. Loose
+    cards stay loose in every 10-card subset, so after any discard the deadwood is
+    at least their total minus the largest of them (the best one to discard).
+    ``False`` means "maybe": the exact computation must decide.
     """
-    loose = _unmeldable_mask(mask)
-    total = 0
-    largest = 0
-    while loose:
-        low = loose & -loose
-        value = _VALUE_BY_INDEX[low.bit_length() - 1]
-        total += value
-        if value > largest:
-            largest = value
-        loose ^= low
+    a = mask & _SUIT_BITS
+    b = (mask >> 13) & _SUIT_BITS
+    c = (mask >> 26) & _SUIT_BITS
+    d = mask >> 39
+    set_ranks = (a & b & c) | (a & b & d) | (a & c & d) | (b & c & d)
+    in_run = _IN_RUN
+    loose_a = a & ~(in_run[a] | set_ranks)
+    loose_b = b & ~(in_run[b] | set_ranks)
+    loose_c = c & ~(in_run[c] | set_ranks)
+    loose_d = d & ~(in_run[d] | set_ranks)
+    total = _VALUE_SUM[loose_a] + _VALUE_SUM[loose_b] + _VALUE_SUM[loose_c] + _VALUE_SUM[loose_d]
+    largest = max(
+        _VALUE_MAX[loose_a], _VALUE_MAX[loose_b], _VALUE_MAX[loose_c], _VALUE_MAX[loose_d]
+    )
     return total - largest > knock_limit
 
 
@@ -230,11 +260,10 @@ class Hand:
         if phase is Phase.DISCARD:
             assert self._current is not None
             banned = self.banned_discard
-            actions = [
-                _DISCARD_ACTIONS[card.index]
-                for card in mask_to_cards(self._masks[self._current])
-                if card is not banned
-            ]
+            mask = self._masks[self._current]
+            if banned is not None:
+                mask &= ~banned.bit
+            actions = _discard_actions(mask)
             actions.extend(_KNOCK_ACTIONS[card.index] for card in self.knock_cards())
             return actions
         return []
@@ -252,58 +281,64 @@ class Hand:
         seat = self._current
         if seat is None:
             raise IllegalActionError("the hand is over: no action is legal")
+        reason = self._why_illegal(seat, action)
+        if reason is not None:
+            raise IllegalActionError(f"illegal action {action}: {reason}")
         kind = action.kind
-        phase = self._phase
-        if kind is ActionKind.PASS:
-            self._require(
-                phase is Phase.UPCARD_OFFER, action, "pass is only legal during the upcard offer"
-            )
-            self._pass_upcard(seat, action)
-        elif kind is ActionKind.DRAW_DISCARD:
-            self._require(phase in (Phase.UPCARD_OFFER, Phase.DRAW), action, _NOT_DRAW_PHASE)
-            self._require(
-                not self._stock_only,
-                action,
-                "after both players passed the upcard, the first turn must draw from the stock",
-            )
-            self._require(bool(self._pile), action, "the discard pile is empty")
-            self._draw_discard(seat, action)
-        elif kind is ActionKind.DRAW_STOCK:
-            self._require(
-                phase is not Phase.UPCARD_OFFER,
-                action,
-                "during the upcard offer the only choices are to take the upcard "
-                "(draw discard) or pass",
-            )
-            self._require(phase is Phase.DRAW, action, _NOT_DRAW_PHASE)
-            self._require(bool(self._stock), action, "the stock is empty")
-            self._draw_stock(seat, action)
-        else:
-            card = action.card
+        card = action.card
+        if kind is ActionKind.DISCARD:
             assert card is not None
-            self._require(
-                phase is Phase.DISCARD,
-                action,
-                f"a {kind.text} is only legal after drawing (phase is {phase.value})",
-            )
-            self._require(bool(self._masks[seat] & card.bit), action, f"{card} is not in your hand")
-            self._require(
-                card is not self.banned_discard,
-                action,
-                f"{card} was just taken from the discard pile and may not be discarded this turn "
-                f"(profile {self.profile.name})",
-            )
-            if kind is ActionKind.DISCARD:
-                self._discard(seat, card, action)
-            else:
-                self._knock(seat, card, action)
+            self._discard(seat, card, action)
+        elif kind is ActionKind.DRAW_STOCK:
+            self._draw_stock(seat, action)
+        elif kind is ActionKind.DRAW_DISCARD:
+            self._draw_discard(seat, action)
+        elif kind is ActionKind.PASS:
+            self._pass_upcard(seat, action)
+        else:
+            assert card is not None
+            self._knock(seat, card, action)
         self._legal = None
         self._knock_cards = None
 
-    @staticmethod
-    def _require(condition: bool, action: Action, reason: str) -> None:
-        if not condition:
-            raise IllegalActionError(f"illegal action {action}: {reason}")
+    def _why_illegal(self, seat: int, action: Action) -> str | None:
+        """Why ``action`` is not legal for ``seat`` now, or ``None`` if it is (a knock's
+        deadwood and declared melds are checked when it is applied)."""
+        kind = action.kind
+        phase = self._phase
+        if kind is ActionKind.PASS:
+            if phase is not Phase.UPCARD_OFFER:
+                return "pass is only legal during the upcard offer"
+        elif kind is ActionKind.DRAW_DISCARD:
+            if phase is Phase.DISCARD:
+                return _NOT_DRAW_PHASE
+            if self._stock_only:
+                return "after both players passed the upcard, the first draw is from the stock"
+            if not self._pile:
+                return "the discard pile is empty"
+        elif kind is ActionKind.DRAW_STOCK:
+            if phase is Phase.UPCARD_OFFER:
+                return (
+                    "during the upcard offer the only choices are to take the upcard "
+                    "(draw discard) or pass"
+                )
+            if phase is not Phase.DRAW:
+                return _NOT_DRAW_PHASE
+            if not self._stock:
+                return "the stock is empty"
+        else:
+            card = action.card
+            assert card is not None
+            if phase is not Phase.DISCARD:
+                return f"a {kind.text} is only legal after drawing (phase is {phase.value})"
+            if not self._masks[seat] & card.bit:
+                return f"{card} is not in your hand"
+            if card is self._taken and self.profile.ban_discarding_taken_card:
+                return (
+                    f"{card} was just taken from the discard pile and may not be discarded "
+                    f"this turn (profile {self.profile.name})"
+                )
+        return None
 
     def _pass_upcard(self, seat: int, action: Action) -> None:
         self.moves.append(Move(seat, action))

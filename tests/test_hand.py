@@ -71,7 +71,7 @@ def test_both_pass_non_dealer_must_draw_from_stock() -> None:
     assert hand.phase is Phase.DRAW
     assert hand.current_player == 1
     assert kinds(hand) == ["draw stock"]
-    expect_illegal(hand, "draw discard", "must draw from the stock")
+    expect_illegal(hand, "draw discard", "first draw is from the stock")
     hand.apply(action("draw stock"))
     assert Card.parse("9d") in hand.cards(1)
     hand.apply(action("discard 9d"))
