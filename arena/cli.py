@@ -335,7 +335,7 @@ def _run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
         for _ in stream:
             pass
     else:
-        LiveSeasonView(console).follow(stream)
+        LiveSeasonView(console).follow(stream, transient=True)
     final = client.stub.GetStandings(arena_pb2.GetStandingsRequest(season_id=created.id))
     season = client.stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=created.id)).season
     if as_json:
@@ -419,7 +419,7 @@ def cmd_season_create(args: argparse.Namespace, console: Console) -> int:
                           f"({status_name(season.status)})")
         if args.watch:
             stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=season.id))
-            standings = LiveSeasonView(console).follow(stream)
+            standings = LiveSeasonView(console).follow(stream, transient=True)
             if standings is not None:
                 _print_standings(console, standings)
     return 0

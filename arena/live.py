@@ -19,8 +19,9 @@ from arena.messages import STATUS_FROM_PROTO
 
 RECENT_SERIES: Final = 6
 ORDERING_NOTE: Final = (
-    "ordered by series points (win 1, draw 0.5), then rating ordinal (mu - 3 sigma), "
-    "then games won - lost, then points for - against"
+    "Fft = forfeits, SPts = series points (win 1, draw 0.5), Rating = OpenSkill μ±σ. "
+    "Ordered by series points, then rating ordinal (μ - 3σ), then games won - lost, "
+    "then points for - against."
 )
 
 
@@ -37,13 +38,15 @@ def standings_table(standings: arena_pb2.Standings, title: str | None = None) ->
         caption=ORDERING_NOTE,
         caption_justify="left",
         box=box.SIMPLE_HEAVY,
+        pad_edge=False,
+        collapse_padding=True,
     )
-    table.add_column("#", justify="right")
+    table.add_column("#", justify="right", min_width=2, no_wrap=True)
     table.add_column("Bot", style="bold", no_wrap=True)
     for header in ("Pld", "W-D-L", "Fft", "SPts", "Games", "Hands"):
         table.add_column(header, justify="right", no_wrap=True)
     table.add_column("Pts +/-", justify="right", no_wrap=True)
-    table.add_column("Rating μ±σ", justify="right", no_wrap=True)
+    table.add_column("Rating", justify="right", no_wrap=True)
     for row in standings.rows:
         table.add_row(
             str(row.rank), row.bot_id, str(row.series_played),
@@ -119,10 +122,12 @@ class LiveSeasonView:
         return Group(*parts)
 
     def follow(
-        self, stream: Iterable[arena_pb2.WatchSeasonResponse]
+        self, stream: Iterable[arena_pb2.WatchSeasonResponse], *, transient: bool = False
     ) -> arena_pb2.Standings | None:
+        """Show the stream until it ends; ``transient`` clears the view at the end
+        (for callers that print the final standings themselves)."""
         with Live(self._render(), console=self.console, refresh_per_second=4,
-                  transient=False) as live:
+                  transient=transient) as live:
             for message in stream:
                 self.status = status_name(message.status)
                 self.progress.update(self.task, total=message.series_total,
