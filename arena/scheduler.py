@@ -255,26 +255,28 @@ class SeasonManager:
             thread = self._threads.get(season_id)
             if thread is not None and thread.is_alive():
                 return
-            season = self.storage.get_season(season_id)
-            run = self.runner_factory(SeasonConfig.from_dict(season.config))
+            self.storage.get_season(season_id)  # NotFoundError before anything changes
             cancel = threading.Event()
-            runner = SeasonRunner(self.storage, season_id, run, hub=self.hub, cancel=cancel)
             # Marked RUNNING before the call returns, so readers never see it idle.
             self.storage.set_season_status(season_id, SEASON_RUNNING)
-            thread = threading.Thread(target=self._run, args=(runner,),
+            thread = threading.Thread(target=self._run, args=(season_id, cancel),
                                       name=f"season-{season_id}", daemon=True)
             self._threads[season_id] = thread
             self._cancels[season_id] = cancel
             thread.start()
 
-    def _run(self, runner: SeasonRunner) -> None:
+    def _run(self, season_id: int, cancel: threading.Event) -> None:
+        # The runner (e.g. a Docker sandbox, which may first build the base image) is
+        # made here, off the RPC thread; if it cannot be made the season fails with why.
         try:
-            runner.run()
+            config = SeasonConfig.from_dict(self.storage.get_season(season_id).config)
+            run = self.runner_factory(config)
+            SeasonRunner(self.storage, season_id, run, hub=self.hub, cancel=cancel).run()
         except Exception as error:
-            log.exception("season %d stopped", runner.season_id)
+            log.exception("season %d stopped", season_id)
             self.storage.set_season_status(
-                runner.season_id, SEASON_FAILED, f"{type(error).__name__}: {error}")
-            self.hub.publish(SeasonEvent("status", runner.season_id, status=SEASON_FAILED))
+                season_id, SEASON_FAILED, f"{type(error).__name__}: {error}")
+            self.hub.publish(SeasonEvent("status", season_id, status=SEASON_FAILED))
 
     def cancel(self, season_id: int) -> None:
         """Stop starting new series of a season; series in flight finish and are stored."""

@@ -199,3 +199,26 @@ def test_arena_side_error_fails_the_season_without_storing(tmp_path: Path) -> No
     while (event := events.get(0.01)) is not None:
         kinds.append(event.kind)
     assert kinds.count("series_finished") == 2 and kinds[-1] == "status"
+
+
+def test_manager_fails_the_season_when_no_runner_can_be_made(tmp_path: Path) -> None:
+    from arena.scheduler import SeasonManager
+
+    storage = Storage(tmp_path / "a.db")
+    season_id = _season(storage, tmp_path)
+    hub = EventHub()
+    events = hub.subscribe(season_id)
+
+    def no_docker(config: SeasonConfig) -> object:
+        raise RuntimeError("Docker is not available")
+
+    manager = SeasonManager(storage, no_docker, hub)  # type: ignore[arg-type]
+    manager.start(season_id)
+    assert manager.wait(season_id, timeout=10)
+    season = storage.get_season(season_id)
+    assert season.status == "failed" and "Docker is not available" in season.error
+    assert season.series_done == 0
+    statuses = []
+    while (event := events.get(0.01)) is not None:
+        statuses.append(event.status)
+    assert statuses[-1] == "failed"
