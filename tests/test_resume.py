@@ -20,7 +20,7 @@ from pathlib import Path
 import grpc
 import pytest
 from arena_helpers import REPO_ROOT, make_bot_folder
-from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
+from hollywood.arena.v1 import arena_pb2
 
 from arena.client import ArenaClient
 
@@ -104,9 +104,8 @@ def test_sigkill_mid_season_then_resume(tmp_path: Path, processes) -> None:
     with ArenaClient(target) as client:
         stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=season.id),
                                          timeout=120)
-        last = None
-        for last in stream:
-            pass
+        messages = list(stream)
+        last = messages[-1] if messages else None
         assert last is not None and last.status == arena_pb2.SEASON_STATUS_FINISHED
         assert last.standings.series_done == total
         assert sum(row.series_played for row in last.standings.rows) == 2 * total
