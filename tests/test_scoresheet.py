@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.cards import parse_cards
 from engine.profiles import CLASSIC, FRIENDLY
 from engine.scoresheet import ScoreSheet, ScoreSheetError
+from engine.settle import settle
 
 ALEXANDRA, BOB = 0, 1
 
@@ -44,6 +46,16 @@ def test_worked_example_3_friendly() -> None:
     assert sheet.opened(a) == (True, True, True)  # the same win opened game III
     assert sheet.scores(b) == (0, 0, 0)  # B's sheet is independent
     assert sheet.opened(b) == (False, False, False)
+
+
+def test_worked_examples_2_and_3_together() -> None:
+    # Example 2's gin (43 points) as A's second win, straight from settle().
+    gin = settle(parse_cards("4h 5h 6h 7h 9c 9d 9s Ac 2c 3c"),
+                 parse_cards("Kc Kh Ks 2d 3d 4d 5d 7c 8h 3h"), FRIENDLY)
+    sheet = ScoreSheet(FRIENDLY.game_target)
+    sheet.record_win(0, 30)
+    sheet.record_win(0, gin.points)
+    assert sheet.scores(0) == (73, 43, 0)
 
 
 def test_opponent_wins_never_open_games_for_the_winner() -> None:
