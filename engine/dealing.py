@@ -33,6 +33,16 @@ class Deal:
     upcard: Card
     stock: tuple[Card, ...]
 
+    def __post_init__(self) -> None:
+        sizes = (len(self.hands[0]), len(self.hands[1]), len(self.stock))
+        if sizes != (HAND_SIZE, HAND_SIZE, 52 - 2 * HAND_SIZE - 1):
+            raise ValueError(f"a deal is 10 + 10 cards, an upcard and 31 stock cards, got {sizes}")
+        cards = (*self.hands[0], *self.hands[1], self.upcard, *self.stock)
+        if not all(isinstance(card, Card) for card in cards):
+            raise ValueError("a deal must consist of Card values")
+        if len(set(cards)) != 52:
+            raise ValueError("a deal must hold each of the 52 cards exactly once")
+
     def swapped(self) -> Deal:
         """The same deal with the two seats' hands exchanged."""
         return Deal((self.hands[1], self.hands[0]), self.upcard, self.stock)

@@ -150,4 +150,7 @@ class HandResult:
         data["knock_discard"] = str(self.knock_discard) if discard_visible else None
         data["exposed"] = [] if self.settlement is None else [self._exposed(0), self._exposed(1)]
         data["layoffs"] = self._layoffs()
+        data["defender_deadwood_before_layoffs"] = (
+            None if self.settlement is None else self.settlement.defender_deadwood_before_layoffs
+        )
         return data

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from engine import ALL_CARDS, deal_hand, first_dealer, format_cards
+from engine import ALL_CARDS, Deal, deal_hand, first_dealer, format_cards
 from engine.dealing import derive_seed, shuffled_deck
 
 
@@ -84,3 +84,11 @@ def test_bad_hand_numbers_are_rejected(number: object) -> None:
 def test_huge_seeds_work() -> None:
     deal = deal_hand(2**200 + 3, 1)
     assert len(set(deal.stock)) == 31
+
+
+def test_a_deal_must_hold_each_card_once() -> None:
+    deal = deal_hand(1, 1)
+    with pytest.raises(ValueError, match="exactly once"):
+        Deal((deal.hands[0], deal.hands[0]), deal.upcard, deal.stock)
+    with pytest.raises(ValueError, match="31 stock cards"):
+        Deal(deal.hands, deal.upcard, deal.stock[1:])
