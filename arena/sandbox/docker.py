@@ -20,6 +20,7 @@ import tempfile
 import threading
 import time
 import uuid
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +50,16 @@ _POLL_S = 0.005
 _STATUS_EVERY_S = 0.1
 _DEAD_STATES = frozenset({"exited", "dead"})
 MAX_SOCKET_PATH = 107
+
+
+_LIVE_SANDBOXES: weakref.WeakSet[DockerSandbox] = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_every_sandbox() -> None:
+    """Last line of defence: no container outlives the arena process."""
+    for sandbox in list(_LIVE_SANDBOXES):
+        sandbox.stop_all()
 
 
 def docker_client() -> Any:
@@ -90,7 +101,7 @@ class DockerSandbox:
         self._images: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()
         self._running: set[DockerBot] = set()
-        atexit.register(self.stop_all)
+        _LIVE_SANDBOXES.add(self)
         if remove_leftovers:
             removed = remove_leftovers_of_dead_arenas(self.client, config.socket_dir_root)
             if removed:
