@@ -473,7 +473,9 @@ def cmd_season_show(args: argparse.Namespace, console: Console) -> int:
         return 0
     config = season.config
     overrides = ", ".join(f"{k}={v}" for k, v in sorted(config.profile_overrides.items()))
-    console.print(f"[bold]{season.name}[/bold] (season {season.id}) — "
+    title = season.name if season.name == f"season {season.id}" else (
+        f"{season.name} (season {season.id})")
+    console.print(f"[bold]{title}[/bold] — "
                   f"{status_name(season.status)}, {season.series_done}/{season.series_total} "
                   f"series, created {season.created_at}")
     console.print(f"profile {config.profile}{' [' + overrides + ']' if overrides else ''}, "
@@ -521,6 +523,7 @@ def cmd_watch(args: argparse.Namespace, console: Console) -> int:
             return 0
         standings = LiveSeasonView(console).follow(stream)
     if standings is not None:
+        console.print()
         console.print(crosstable(standings))
     return 0
 
