@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from brute_force import brute_best_discards, brute_deadwood
+from brute_force import all_melds, brute_best_discards, brute_deadwood, card_value
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -220,6 +220,38 @@ def test_tie_break_prefers_smaller_set_mask() -> None:
     deadwood, melds = best_arrangement(hand)
     assert deadwood == 7
     assert melds == (tuple(parse_cards("5c 5d 5s")), tuple(parse_cards("3h 4h 5h")))
+
+
+def _documented_tie_break_choice(cards: list[Card]) -> tuple[int, int, int, int]:
+    """Brute force over every combination of disjoint melds: the smallest key
+    (deadwood, deadwood cards, set cards, set-card bitmask)."""
+    hand = plain(cards)
+    melds = all_melds(hand)
+    keys: list[tuple[int, int, int, int]] = []
+
+    def search(start: int, used: frozenset[tuple[int, int]], set_cards: frozenset[tuple[int, int]]
+               ) -> None:
+        idle = [card for card in hand if card not in used]
+        set_mask = sum(1 << (suit * 13 + rank - 1) for rank, suit in set_cards)
+        keys.append((sum(card_value(card) for card in idle), len(idle), len(set_cards), set_mask))
+        for position in range(start, len(melds)):
+            meld = melds[position]
+            if not meld & used:
+                is_set = len({rank for rank, _ in meld}) == 1
+                search(position + 1, used | meld, set_cards | meld if is_set else set_cards)
+
+    search(0, frozenset(), frozenset())
+    return min(keys)
+
+
+@settings(max_examples=150, deadline=None)
+@given(meld_rich_hands(10))
+def test_best_arrangement_follows_the_documented_tie_break(cards: list[Card]) -> None:
+    deadwood, melds = best_arrangement(cards)
+    idle = [card for card in cards if not any(card in meld for meld in melds)]
+    set_cards = [card for meld in melds if len({c.rank for c in meld}) == 1 for card in meld]
+    key = (deadwood, len(idle), len(set_cards), sum(card.bit for card in set_cards))
+    assert key == _documented_tie_break_choice(cards)
 
 
 def test_runs_are_never_split() -> None:
