@@ -34,7 +34,7 @@ EventSink = Callable[[dict[str, Any]], None]
 
 # How long to wait, after the connection broke, for the sandbox to see the bot die
 # (so an out-of-memory kill is reported as such rather than as a crash).
-_DEATH_WAIT_S = 2.0
+_DEATH_WAIT_S = 1.0
 
 __all__ = ["BotRef", "SandboxError", "SeriesOutcome", "SeriesSpec", "TimeLimits", "run_series"]
 
