@@ -197,6 +197,10 @@ class ScoreSheet:
                 if self._scores[player][game] and not self._opened[player][game]:
                     raise ScoreSheetError(
                         f"player {player} has a score in unopened game {GAME_NAMES[game]}")
+                if self._opened[player][game] and self._hands_won[player] <= game:
+                    raise ScoreSheetError(
+                        f"player {player} opened game {GAME_NAMES[game]} with only "
+                        f"{self._hands_won[player]} hand(s) won")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ScoreSheet) and self.to_dict() == other.to_dict()

@@ -187,6 +187,8 @@ def test_dict_round_trip() -> None:
     ({"scores": [[120, 0, 0], [0, 0, 0]], "opened": [[True, False, False], [False] * 3]},
      "reached the target but has no winner"),
     ({"scores": [[5, 0, 0], [0, 0, 0]]}, "score in unopened game I"),
+    ({"opened": [[True, True, False], [False] * 3], "hands_won": [1, 0]},
+     "opened game II with only 1 hand"),
     ({"extra": 1}, "score sheet fields must be"),
 ])
 def test_from_dict_rejects_malformed_sheets(change: dict[str, object], message: str) -> None:
