@@ -153,3 +153,22 @@ def _env() -> dict[str, str]:
     import os
 
     return {key: value for key, value in os.environ.items() if key != RUNNER_ENV}
+
+
+def test_demo_registers_every_sample_bot_and_plays_a_season(tmp_path: Path) -> None:
+    """What `make run` runs (here with real bots in the process sandbox; the Docker
+    path is covered by test_season_e2e)."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "demo", "--db", str(tmp_path / "a.db"),
+         "--sandbox", "process", "--max-hands", "20", "--seed", "9"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, env=_env())
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    from arena.manifest import BotManifest
+
+    expected = sorted(f"{m.name}@{m.version}" for m in (
+        BotManifest.load(p.parent) for p in SAMPLES.glob("*/bot.toml")))
+    assert len(expected) >= 2
+    registered = completed.stdout.split("registered: ", 1)[1].splitlines()[0]
+    assert sorted(registered.split(", ")) == expected, registered
+    assert "Final standings of season 1 (finished)" in completed.stdout
+    assert "Head to head" in completed.stdout
