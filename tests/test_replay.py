@@ -8,9 +8,19 @@ import random
 from typing import Any
 
 import pytest
-from deal_helpers import play_series
+from deal_helpers import greedy_choice, play_series
 
-from engine import CLASSIC, FRIENDLY, Profile, ReplayError, Series, history_from_log
+from engine import (
+    CLASSIC,
+    FRIENDLY,
+    Action,
+    ActionKind,
+    Profile,
+    ReplayError,
+    Series,
+    best_arrangement,
+    history_from_log,
+)
 
 
 def played(seed: int, profile: Profile = FRIENDLY, **kwargs: Any) -> Series:
@@ -153,3 +163,38 @@ def test_history_from_log_matches_the_series_history() -> None:
 def test_log_holds_no_python_only_types() -> None:
     series = played(2, CLASSIC, max_hands=20)
     assert round_trip(series.log) == series.log
+
+
+def knock_with_declared_melds(seed: int) -> Series:
+    """Play greedily until a knock is legal, then knock declaring the best melds."""
+    series = Series(seed, CLASSIC, max_hands=30)
+    rng = random.Random(seed)
+    while not series.is_over:
+        legal = series.legal_actions()
+        knocks = [a for a in legal if a.kind is ActionKind.KNOCK]
+        if knocks:
+            card = knocks[0].card
+            assert card is not None
+            kept = [c for c in series.hand.cards(series.current_player or 0) if c is not card]
+            _, melds = best_arrangement(kept)
+            series.apply(Action.knock(card, melds))
+            return series
+        series.apply(greedy_choice(series.hand.cards(series.current_player or 0), legal, rng))
+    raise AssertionError("no knock was legal")
+
+
+def test_declared_melds_are_logged_and_replayed() -> None:
+    series = knock_with_declared_melds(17)
+    knock_event = next(
+        e for e in series.log if e["type"] == "action" and e["action"]["kind"] == "knock"
+    )
+    assert "melds" in knock_event["action"]
+    rebuilt = Series.replay(round_trip(series.log))
+    assert rebuilt.log == series.log
+    assert rebuilt.hand_results == series.hand_results
+    tampered = round_trip(series.log)
+    for event in tampered:
+        if event["type"] == "action" and event["action"]["kind"] == "knock":
+            event["action"]["melds"][0] = event["action"]["melds"][0][:2]
+    with pytest.raises(ReplayError, match="invalid declared melds"):
+        Series.replay(tampered)
