@@ -31,9 +31,11 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_serve(db: Path, port: int) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, HOLLYWOOD_ARENA_RUNNER="inprocess",
-               HOLLYWOOD_ARENA_INPROCESS_DELAY="0.25")
+def start_serve(db: Path, port: int, *, inprocess: bool = True) -> subprocess.Popen[bytes]:
+    env = dict(os.environ)
+    env.pop("HOLLYWOOD_ARENA_RUNNER", None)
+    if inprocess:
+        env.update(HOLLYWOOD_ARENA_RUNNER="inprocess", HOLLYWOOD_ARENA_INPROCESS_DELAY="0.25")
     return subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "serve", "--db", str(db), "--port", str(port)],
         cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -116,3 +118,55 @@ def test_sigkill_mid_season_then_resume(tmp_path: Path, processes) -> None:
     raw.close()
     assert len(planned) == total
     assert sorted(stored) == sorted(planned)  # none lost, none twice
+
+
+@pytest.mark.docker
+def test_sigkill_mid_docker_season_then_resume(
+    tmp_path: Path, processes, docker_client, base_image: str
+) -> None:
+    """The same with real bots in containers: the killed server's containers are
+    cleaned up by the next one, and the season still ends with exactly the plan."""
+    db = tmp_path / "arena.db"
+    port = free_port()
+    target = f"localhost:{port}"
+    processes.append(start_serve(db, port, inprocess=False))
+    wait_ready(target, processes[0])
+    token = (tmp_path / "admin.token").read_text().strip()
+    with ArenaClient(target, token) as client:
+        for name in ("random", "greedy"):
+            client.stub.RegisterBot(arena_pb2.RegisterBotRequest(
+                folder=str(REPO_ROOT / "sample_bots" / name)), metadata=client.auth)
+        season = client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
+            bots=["random", "greedy"], config=arena_pb2.SeasonConfig(
+                series_per_pair=8, concurrency=2, max_hands=30)), metadata=client.auth).season
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            done = client.stub.GetSeason(
+                arena_pb2.GetSeasonRequest(season_id=season.id)).season.series_done
+            if done >= 2:
+                break
+            time.sleep(0.05)
+    killed_pid = processes[0].pid
+    processes[0].send_signal(signal.SIGKILL)
+    processes[0].wait()
+    raw = sqlite3.connect(db)
+    stored_at_kill = raw.execute("SELECT COUNT(*) FROM series_results").fetchone()[0]
+    raw.close()
+    assert 2 <= stored_at_kill < season.series_total, "the kill must land mid-season"
+
+    processes.append(start_serve(db, port, inprocess=False))
+    wait_ready(target, processes[1])
+    with ArenaClient(target) as client:
+        messages = list(client.stub.WatchSeason(
+            arena_pb2.WatchSeasonRequest(season_id=season.id), timeout=300))
+        assert messages[-1].status == arena_pb2.SEASON_STATUS_FINISHED
+    raw = sqlite3.connect(db)
+    planned = sorted(row[0] for row in raw.execute("SELECT id FROM planned_series"))
+    stored = sorted(row[0] for row in raw.execute("SELECT series_id FROM series_results"))
+    faults = raw.execute("SELECT COUNT(*) FROM series_results WHERE fault_json IS NOT NULL")
+    fault_count = faults.fetchone()[0]
+    raw.close()
+    assert stored == planned and fault_count == 0
+    orphans = docker_client.containers.list(
+        all=True, filters={"label": f"hollywood.arena.pid={killed_pid}"})
+    assert orphans == []
