@@ -219,6 +219,9 @@ class Hand:
     def knock_cards(self) -> list[Card]:
         """In the discard phase, the cards whose discard leaves deadwood within the
         knock limit (the banned card excluded), sorted; empty in other phases."""
+        return list(self._cached_knock_cards())
+
+    def _cached_knock_cards(self) -> list[Card]:
         if self._phase is not Phase.DISCARD or self._current is None:
             return []
         if self._knock_cards is None:
@@ -264,7 +267,7 @@ class Hand:
             if banned is not None:
                 mask &= ~banned.bit
             actions = _discard_actions(mask)
-            actions.extend(_KNOCK_ACTIONS[card.index] for card in self.knock_cards())
+            actions.extend(_KNOCK_ACTIONS[card.index] for card in self._cached_knock_cards())
             return actions
         return []
 
@@ -379,7 +382,7 @@ class Hand:
             self._current = 1 - seat
 
     def _knock(self, seat: int, card: Card, action: Action) -> None:
-        if card not in self.knock_cards():
+        if card not in self._cached_knock_cards():
             raise IllegalActionError(
                 f"illegal action {action}: discarding {card} leaves more than "
                 f"{self.profile.knock_limit} deadwood"
