@@ -196,9 +196,11 @@ class Series:
         if result.winner is not None:
             self.sheet.record_win(result.winner, result.points)
             self._points[result.winner] += result.points
-        sheet_after = self.sheet.to_dict()
-        self._sheets_after.append(sheet_after)
-        events: list[Event] = [{"type": "hand_end", **result.to_dict(), "sheet": sheet_after}]
+        # Separate copies: a consumer editing a logged event must not alter history().
+        self._sheets_after.append(self.sheet.to_dict())
+        events: list[Event] = [
+            {"type": "hand_end", **result.to_dict(), "sheet": self.sheet.to_dict()}
+        ]
         if self.sheet.is_over or len(self.hands) >= self.max_hands:
             self.result = self._series_result()
             events.append({"type": "series_end", **self.result.to_dict()})
