@@ -311,9 +311,11 @@ class Storage:
                         "in bot.toml"
                     )
                 return _bot(row), False
-            destination = self.bots_dir / bot_id
-            _copy_files(files, destination)
             seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM bots").fetchone()[0]
+            # Named by the (validated) name and the registration number: the free-text
+            # version never becomes part of a path.
+            destination = self.bots_dir / f"{name}-{seq}"
+            _copy_files(files, destination)
             db.execute(
                 "INSERT INTO bots VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (bot_id, seq, name, version, language, author, description, content_hash,

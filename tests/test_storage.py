@@ -144,3 +144,12 @@ def test_plan_is_stored_with_the_season(tmp_path: Path) -> None:
     record = reopened.get_season(season_id)
     assert (record.series_total, record.series_done, record.status) == (2, 0, "created")
     assert json.dumps(record.config) == '{"sandbox": "process"}'
+
+
+def test_a_version_string_never_becomes_a_path(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "db" / "a.db")
+    folder = make_bot_folder(tmp_path, "alpha")
+    record, _ = register(storage, folder, "alpha", version="../../escape")
+    assert record.id == "alpha@../../escape"
+    assert record.folder.parent == (tmp_path / "db" / "bots").resolve()
+    assert not (tmp_path / "escape").exists()
