@@ -136,7 +136,7 @@ class Hand:
     def __init__(
         self, deal: Deal, dealer: int, profile: Profile = FRIENDLY, hand_number: int = 1
     ) -> None:
-        if dealer not in (0, 1):
+        if isinstance(dealer, bool) or dealer not in (0, 1):
             raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
         self.deal: Final = deal
         self.dealer: Final = dealer

@@ -124,7 +124,7 @@ def observe(
     ``previous_result`` is the seat's public view of the previous hand's result,
     shown until this hand ends.
     """
-    if seat not in (0, 1):
+    if isinstance(seat, bool) or seat not in (0, 1):
         raise ValueError(f"seat must be 0 or 1, got {seat!r}")
     if sheet is None:
         sheet = ScoreSheet(hand.profile.game_target)

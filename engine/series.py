@@ -154,7 +154,7 @@ class Series:
 
     def observation(self, player: int) -> Observation:
         """What seat ``player`` sees now (RULES §9)."""
-        if player not in (0, 1):
+        if isinstance(player, bool) or player not in (0, 1):
             raise ValueError(f"player must be seat 0 or 1, got {player!r}")
         previous = None
         if len(self.hands) > 1:
