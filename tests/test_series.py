@@ -11,6 +11,8 @@ from deal_helpers import never_knock_choice, play_series
 from engine import (
     CLASSIC,
     FRIENDLY,
+    Action,
+    Card,
     IllegalActionError,
     Profile,
     ScoreSheet,
@@ -249,3 +251,14 @@ def test_profile_game_target_is_used() -> None:
     play_series(series, random.Random(4))
     assert series.sheet.game_target == 30
     assert series.result is not None and not series.result.capped
+
+
+def test_illegal_action_leaves_the_series_untouched() -> None:
+    series = Series(6)
+    before_log = json.dumps(series.log)
+    before_views = [json.dumps(series.observation(seat).to_dict()) for seat in (0, 1)]
+    for bad in (Action.draw_stock(), Action.discard(Card.parse("As")), "pass"):
+        with pytest.raises(IllegalActionError):
+            series.apply(bad)  # type: ignore[arg-type]
+        assert json.dumps(series.log) == before_log
+        assert [json.dumps(series.observation(s).to_dict()) for s in (0, 1)] == before_views
