@@ -35,6 +35,7 @@ from arena.server import DEFAULT_DB, start_server
 
 REPO_ROOT: Final = Path(__file__).resolve().parent.parent
 SAMPLE_BOTS: Final = REPO_ROOT / "sample_bots"
+DEMO_DB: Final = DEFAULT_DB.with_name("demo.db")
 USAGE_ERRORS: Final = frozenset({
     grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND,
     grpc.StatusCode.ALREADY_EXISTS, grpc.StatusCode.FAILED_PRECONDITION,
@@ -248,7 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser(
         "demo", help="prepare images, register the sample bots and run a season (make run)")
-    demo.add_argument("--db", type=Path, default=DEFAULT_DB, help="database (.arena/arena.db)")
+    demo.add_argument("--db", type=Path, default=DEMO_DB,
+                      help="demo database, recreated on every run (.arena/demo.db)")
     _season_options(demo)
     demo.set_defaults(handler=cmd_demo)
     return parser
@@ -593,12 +595,25 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     if sandbox == "docker":
         _prepare_images(folders, console)
     config = _season_request_config(args)
+    # A fresh database every time: the sample bots' code may have changed under the
+    # same version since the last demo, which a kept database would rightly refuse.
+    _remove_database(args.db)
+    console.print(f"demo database: {args.db} (recreated on every run; browse it with "
+                  f"`arena serve --db {args.db}`)")
     with _embedded(args.db) as client:
         bots = _register_folders(client, folders)
         console.print("registered: " + ", ".join(bot.id for bot in bots))
         request = arena_pb2.CreateSeasonRequest(
             bots=[bot.id for bot in bots], config=config, name=args.name or "demo season")
         return _run_and_follow(client, request, console, as_json=False)
+
+
+def _remove_database(db: Path) -> None:
+    import shutil
+
+    for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+        path.unlink(missing_ok=True)
+    shutil.rmtree(db.with_name(db.stem + ".bots"), ignore_errors=True)
 
 
 def _prepare_images(folders: Sequence[Path], console: Console) -> None:

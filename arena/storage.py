@@ -228,7 +228,9 @@ class Storage:
     def __init__(self, path: Path | str, *, bots_dir: Path | None = None) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.bots_dir = bots_dir if bots_dir is not None else self.path.parent / "bots"
+        # Per database (e.g. .arena/arena.bots/), so two databases never share copies.
+        self.bots_dir = bots_dir if bots_dir is not None else self.path.with_name(
+            self.path.stem + ".bots")
         self._lock = threading.RLock()
         self._connection = sqlite3.connect(
             str(self.path), isolation_level=None, check_same_thread=False, timeout=30.0

@@ -172,3 +172,10 @@ def test_demo_registers_every_sample_bot_and_plays_a_season(tmp_path: Path) -> N
     assert sorted(registered.split(", ")) == expected, registered
     assert "Final standings of season 1 (finished)" in completed.stdout
     assert "Head to head" in completed.stdout
+    # Every run starts from a fresh demo database (season 1 again).
+    again = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "demo", "--db", str(tmp_path / "a.db"),
+         "--sandbox", "process", "--max-hands", "5", "--seed", "9"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, env=_env())
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "Final standings of season 1 (finished)" in again.stdout

@@ -151,5 +151,14 @@ def test_a_version_string_never_becomes_a_path(tmp_path: Path) -> None:
     folder = make_bot_folder(tmp_path, "alpha")
     record, _ = register(storage, folder, "alpha", version="../../escape")
     assert record.id == "alpha@../../escape"
-    assert record.folder.parent == (tmp_path / "db" / "bots").resolve()
+    assert record.folder.parent == (tmp_path / "db" / "a.bots").resolve()
     assert not (tmp_path / "escape").exists()
+
+
+def test_two_databases_in_one_directory_keep_their_bot_copies_apart(tmp_path: Path) -> None:
+    first, second = Storage(tmp_path / "one.db"), Storage(tmp_path / "two.db")
+    one, _ = register(first, make_bot_folder(tmp_path / "a", "alpha", code="a = 1\n"), "alpha")
+    two, _ = register(second, make_bot_folder(tmp_path / "b", "alpha", code="b = 2\n"), "alpha")
+    assert one.folder != two.folder
+    assert (one.folder / "alpha.py").read_text() == "a = 1\n"
+    assert (two.folder / "alpha.py").read_text() == "b = 2\n"
