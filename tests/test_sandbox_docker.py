@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -136,3 +137,41 @@ def test_limits_are_configurable_in_one_place(docker_client: Any, base_image: st
         assert (host["Memory"], host["PidsLimit"], host["NanoCpus"]) == (64 * MIB, 32, 5 * 10**8)
     finally:
         bot.stop()
+
+
+def test_cpu_limit_holds_a_spinner(docker_sandbox: Any, docker_client: Any) -> None:
+    """Four spinning processes get no more than the configured one core."""
+    from arena import protocol
+    from engine.series import Series
+    from tests.conftest import HOSTILE_BOTS
+
+    bot = docker_sandbox.start(bot_ref(HOSTILE_BOTS / "cpu_spinner"), series_id="cpu")
+    try:
+        bot.wait_ready(10)
+        with BotClient.connect(bot.target, startup_timeout=5) as client:
+            client.handshake(5)
+            series = Series(3)
+            seat = series.current_player
+            assert seat is not None
+            request = protocol.decide_request(
+                series.observation(seat), series.legal_actions(),
+                protocol.profile_to_proto(series.profile, 10), series_id="cpu",
+                decision_number=1, deadline_s=1.0, reserve_s=0.0,
+            )
+            call = client._stub.Decide.future(request, timeout=10)  # spins, never answers
+            time.sleep(0.5)
+            first, first_at = _cpu_nanoseconds(docker_client, bot.container_id)
+            time.sleep(1.0)
+            second, second_at = _cpu_nanoseconds(docker_client, bot.container_id)
+            call.cancel()
+        cores = (second - first) / ((second_at - first_at) * 1e9)
+        assert 0.5 < cores <= docker_sandbox.config.cpus * 1.15, cores
+    finally:
+        bot.stop()
+    assert arena_leftovers(docker_client) == []
+
+
+def _cpu_nanoseconds(docker_client: Any, container_id: str) -> tuple[int, float]:
+    """The container's total CPU time so far, and when it was read."""
+    stats = docker_client.api.stats(container_id, stream=False)
+    return int(stats["cpu_stats"]["cpu_usage"]["total_usage"]), time.monotonic()
