@@ -26,7 +26,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from arena.config import MAX_SEED, SeasonConfig
 from arena.events import EventHub, SeasonEvent
@@ -297,13 +297,6 @@ class SeasonManager:
             self.start(season_id)
         return resumed
 
-    def shutdown(self, timeout: float | None = None) -> None:
-        """Cancel nothing: wait for the season threads (used by tests and `serve`)."""
-        with self._lock:
-            threads = list(self._threads.values())
-        for thread in threads:
-            thread.join(timeout)
-
     def wait(self, season_id: int, timeout: float | None = None) -> bool:
         """Wait for a season's thread; True if it is no longer playing."""
         with self._lock:
@@ -313,11 +306,3 @@ class SeasonManager:
             return not thread.is_alive()
         return True
 
-
-def describe(entry: PlanEntry | PlannedSeries) -> dict[str, Any]:
-    """A plan entry as a plain dict (for --json output and tests)."""
-    if isinstance(entry, PlanEntry):
-        return {"seed": entry.seed, "swap_seats": entry.swap_seats,
-                "seat0": entry.seat0, "seat1": entry.seat1}
-    return {"id": entry.id, "seed": entry.seed, "swap_seats": entry.swap_seats,
-            "seat0": entry.seat0_bot, "seat1": entry.seat1_bot}
