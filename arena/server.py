@@ -414,8 +414,11 @@ def sandbox_runner_factory(config: SeasonConfig) -> RunSeries:
     in-process runner instead (tests and quick trials; see ``arena.inprocess``)."""
     from arena.inprocess import RUNNER_ENV, run_inprocess
 
-    if os.environ.get(RUNNER_ENV, "") == "inprocess":
+    choice = os.environ.get(RUNNER_ENV, "")
+    if choice == "inprocess":
         return run_inprocess
+    if choice not in ("", "sandbox"):
+        raise ValueError(f"{RUNNER_ENV}={choice!r}: expected 'inprocess' or 'sandbox'")
     from arena.runner import SeriesSpec, run_series
 
     sandbox: Any
