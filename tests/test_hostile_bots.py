@@ -83,6 +83,10 @@ def _snoop(fault: BotFault) -> None:
     assert "random_bot" not in processes.group(1) and "pytest" not in processes.group(1)
 
 
+def _wrong_protocol(fault: BotFault) -> None:
+    assert fault.hand_number is None and "protocol version 99" in fault.message
+
+
 CASES = [
     Case("never_answers", FaultKind.TIMEOUT),
     Case("late_answers", FaultKind.TIMEOUT, _reserve_drained),
@@ -97,6 +101,7 @@ CASES = [
     Case("network_probe", FaultKind.ILLEGAL_ACTION, _network),
     Case("write_outside_tmp", FaultKind.ILLEGAL_ACTION, _writes),
     Case("snoop", FaultKind.ILLEGAL_ACTION, _snoop),
+    Case("wrong_protocol", FaultKind.PROTOCOL_MISMATCH, _wrong_protocol),
 ]
 
 
