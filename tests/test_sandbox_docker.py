@@ -18,7 +18,9 @@ from arena.sandbox.config import MIB, SandboxConfig
 from arena.sandbox.docker import (
     ARENA_LABEL,
     OWNER_LABEL,
+    OWNER_START_LABEL,
     DockerSandbox,
+    _process_start,
     remove_leftovers_of_dead_arenas,
 )
 from tests.conftest import SAMPLE_BOTS, arena_leftovers, bot_ref
@@ -101,19 +103,26 @@ def test_leftovers_of_a_dead_arena_are_removed(docker_client: Any, base_image: s
     )
     live = docker_client.containers.create(
         base_image, ["python3", "-c", "pass"],
-        labels={ARENA_LABEL: "1", OWNER_LABEL: str(os.getpid())},
+        labels={ARENA_LABEL: "1", OWNER_LABEL: str(os.getpid()),
+                OWNER_START_LABEL: _process_start(os.getpid())},
+    )
+    reused_pid = docker_client.containers.create(  # pid alive, but another process now
+        base_image, ["python3", "-c", "pass"],
+        labels={ARENA_LABEL: "1", OWNER_LABEL: str(os.getpid()), OWNER_START_LABEL: "1"},
     )
     orphan_dir = Path(f"/tmp/hw-{dead}-leftover")
     orphan_dir.mkdir()
     try:
         assert remove_leftovers_of_dead_arenas(docker_client) >= 1
         ids = {c.id for c in docker_client.containers.list(all=True)}
-        assert orphan.id not in ids and live.id in ids
+        assert orphan.id not in ids and reused_pid.id not in ids and live.id in ids
         assert not orphan_dir.exists()
     finally:
         live.remove(force=True)
-        if orphan.id in {c.id for c in docker_client.containers.list(all=True)}:
-            orphan.remove(force=True)
+        left = {c.id for c in docker_client.containers.list(all=True)}
+        for container in (orphan, reused_pid):
+            if container.id in left:
+                container.remove(force=True)
 
 
 def test_too_long_socket_path_is_an_arena_error(

@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 
 ARENA_LABEL = "hollywood.arena"
 OWNER_LABEL = "hollywood.arena.pid"
+OWNER_START_LABEL = "hollywood.arena.pid-start"
 SOCKET_MOUNT = "/run/hollywood"
 SOCKET_NAME = "bot.sock"
 SOCKET_DIR_PREFIX = "hw-"
@@ -141,6 +142,7 @@ class DockerSandbox:
         labels = {
             ARENA_LABEL: "1",
             OWNER_LABEL: str(os.getpid()),
+            OWNER_START_LABEL: _process_start(os.getpid()),
             "hollywood.series": series_id,
             "hollywood.bot": bot.name,
             "hollywood.seat": "" if seat is None else str(seat),
@@ -323,6 +325,15 @@ def _remove_container_by_name(client: Any, name: str) -> None:
         client.containers.get(name).remove(force=True)
 
 
+def _process_start(pid: int) -> str:
+    """The process's start time in clock ticks since boot ("" if unknown): with the
+    pid it names a process uniquely, even after the pid is reused."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -344,7 +355,12 @@ def remove_leftovers_of_dead_arenas(client: Any, socket_dir_root: str = "/tmp") 
         raise SandboxError(f"Docker could not list containers: {error}") from error
     for container in containers:
         owner = container.labels.get(OWNER_LABEL, "")
-        if owner.isdigit() and _pid_alive(int(owner)):
+        started = container.labels.get(OWNER_START_LABEL, "")
+        if (
+            owner.isdigit()
+            and _pid_alive(int(owner))
+            and (not started or started == _process_start(int(owner)))
+        ):
             continue
         with contextlib.suppress(docker.errors.DockerException):
             container.remove(force=True)
