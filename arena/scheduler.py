@@ -4,9 +4,14 @@ The plan (``plan_season``) is fixed when a season is created and stored whole:
 
 * every pair of bots meets ``series_per_pair`` times;
 * the series of a pair come in **duplicate pairs**: two series on the same seed, the
-  second with the bots exchanged between the seats and ``swap_seats`` set (each
-  seat's cards and the first dealer swapped), so each bot plays both hands of every
-  deal; an odd ``series_per_pair`` adds one single series;
+  second with the bots exchanged between the seats. The engine deals by seat (seat
+  0 always gets the same cards of a seed, and the first dealer is a seat), so the
+  exchange alone gives each bot the other's cards and first deal: each bot plays
+  both hands of every deal. ``swap_seats`` stays False: setting it as well would
+  swap the cards back, and each bot would be dealt its own cards twice (the engine's
+  ``swap_seats`` is the other way to a duplicate, with bots kept in their seats,
+  which would leave seats unbalanced). An odd ``series_per_pair`` adds one single
+  series;
 * seats are fair: a duplicate pair gives each bot one series in each seat, and the
   single series are oriented by a balanced round-robin rule, so every bot's seat-0
   and seat-1 counts differ by at most one;
@@ -123,7 +128,7 @@ def plan_season(bot_ids: Sequence[str], series_per_pair: int, seed: int) -> list
                 seed_ij = derive_seed(seed, i, j, cycle)
                 plan.append(PlanEntry(seed_ij, False, bot_ids[first], bot_ids[second]))
                 if duplicate:
-                    plan.append(PlanEntry(seed_ij, True, bot_ids[second], bot_ids[first]))
+                    plan.append(PlanEntry(seed_ij, False, bot_ids[second], bot_ids[first]))
     return plan
 
 

@@ -18,6 +18,8 @@ from arena.manifest import content_hash, iter_bot_files
 from arena.runner import SeriesSpec
 from arena.scheduler import SeasonRunner, circle_rounds, plan_season
 from arena.storage import Storage
+from engine import Series
+from engine.dealing import deal_hand
 
 BOTS = [f"bot{n}@1" for n in range(6)]
 
@@ -44,14 +46,34 @@ def test_seats_are_fair(count: int, series_per_pair: int) -> None:
         assert abs(seat0[bot] - seat1[bot]) <= 1, (bot, seat0[bot], seat1[bot])
 
 
-def test_duplicate_pairs_share_seed_with_bots_and_seats_swapped() -> None:
+def test_duplicate_pairs_share_seed_with_bots_exchanged() -> None:
     plan = plan_season(BOTS[:4], 2, seed=11)
     assert len(plan) == 12
     for first, second in zip(plan[0::2], plan[1::2], strict=True):
         assert first.seed == second.seed
-        assert (first.swap_seats, second.swap_seats) == (False, True)
         assert (first.seat0, first.seat1) == (second.seat1, second.seat0)
     assert len({entry.seed for entry in plan}) == 6  # each pair its own deals
+
+
+def test_duplicate_pair_deals_each_bot_the_others_cards_and_first_deal() -> None:
+    """The point of a duplicate pair, checked against the engine's dealing: in the
+    second series each bot holds, hand by hand, what its opponent held in the first,
+    and the other bot deals first."""
+    plan = plan_season(BOTS[:2], 2, seed=23)
+    legs = [(entry, Series(entry.seed, swap_seats=entry.swap_seats, max_hands=5))
+            for entry in plan]
+    (first, one), (second, two) = legs
+    for hand_number in range(1, 6):
+        deal_one = deal_hand(first.seed, hand_number, swap_seats=first.swap_seats)
+        deal_two = deal_hand(second.seed, hand_number, swap_seats=second.swap_seats)
+        cards_one = {first.seat0: deal_one.hands[0], first.seat1: deal_one.hands[1]}
+        cards_two = {second.seat0: deal_two.hands[0], second.seat1: deal_two.hands[1]}
+        assert cards_two[first.seat0] == cards_one[first.seat1]
+        assert cards_two[first.seat1] == cards_one[first.seat0]
+        assert (deal_one.upcard, deal_one.stock) == (deal_two.upcard, deal_two.stock)
+    dealer_one = (first.seat0, first.seat1)[one.first_dealer]
+    dealer_two = (second.seat0, second.seat1)[two.first_dealer]
+    assert dealer_one != dealer_two
 
 
 def test_plan_is_reproducible_from_its_seed() -> None:
