@@ -1,13 +1,15 @@
-"""Tries to write files outside /tmp and to execute a file written to /tmp, prints
-one ``PROBE write ...`` line per attempt on stderr, then forfeits at its first
-decision (an illegal discard) so the arena records that stderr with the fault."""
+"""At its first decision (when the arena has closed the socket directory) tries to
+write files outside /tmp and to execute a file written to /tmp, prints one
+``PROBE write ...`` line per attempt on stderr, then forfeits with an illegal
+discard so the arena records that stderr with the fault."""
 
 import os
 import sys
 
 import hollywood_sdk as hs
 
-PLACES = ["/", "/bot", "/etc", "/usr", "/opt/hollywood/python", "/var", "/root", "/tmp"]
+PLACES = ["/", "/bot", "/etc", "/usr", "/opt/hollywood/python", "/var", "/root",
+          "/run/hollywood", "/tmp"]
 
 
 def probe() -> None:
@@ -38,9 +40,9 @@ def not_in_hand(observation: hs.Observation) -> hs.Action:
 
 class WriteOutsideTmp(hs.Bot):
     def decide(self, observation: hs.Observation) -> hs.Action:
+        probe()
         return not_in_hand(observation)
 
 
 if __name__ == "__main__":
-    probe()
     hs.serve(WriteOutsideTmp())
