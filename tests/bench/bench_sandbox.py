@@ -39,12 +39,13 @@ def start_to_handshake(sandbox: DockerSandbox, runs: int = 10) -> None:
         begun = time.perf_counter()
         bot = sandbox.start(GREEDY, series_id="bench-start")
         bot.wait_ready(20)
-        with BotClient.connect(bot.target, startup_timeout=20) as client:
-            client.handshake(20)
+        client = BotClient.connect(bot.target, startup_timeout=20)
+        client.handshake(20)
         starts.append(time.perf_counter() - begun)
         begun = time.perf_counter()
         bot.stop()
         stops.append(time.perf_counter() - begun)
+        client.close()  # after the stop: closing towards a live bot lingers ~0.2 s
     print(f"container start -> first answered handshake: median {statistics.median(starts):.3f} s"
           f" (min {min(starts):.3f}, max {max(starts):.3f}; n={runs})")
     print(f"container stop + remove:                      median {statistics.median(stops):.3f} s")
@@ -52,8 +53,8 @@ def start_to_handshake(sandbox: DockerSandbox, runs: int = 10) -> None:
 
 def decisions_and_overhead(sandbox: DockerSandbox, series_count: int = 5) -> None:
     bots = [sandbox.start(GREEDY, series_id="bench-play", seat=seat) for seat in (0, 1)]
+    clients: list[BotClient] = []
     try:
-        clients = []
         for bot in bots:
             bot.wait_ready(20)
             client = BotClient.connect(bot.target, startup_timeout=20)
@@ -90,11 +91,11 @@ def decisions_and_overhead(sandbox: DockerSandbox, series_count: int = 5) -> Non
         print(f"bare Decide round trip over the container socket: {bare * 1e6:,.0f} us")
         print(f"arena time per decision (play_match):           {per_decision * 1e6:,.0f} us"
               f"  -> overhead {per_decision / bare:.2f}x the bare round trip (target <= 2x)")
-        for client in clients:
-            client.close()
     finally:
         for bot in bots:
             bot.stop()
+        for client in clients:
+            client.close()
 
 
 def series_per_second(sandbox: DockerSandbox, count: int = 5) -> None:
