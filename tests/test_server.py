@@ -200,3 +200,22 @@ def test_season_over_grpc_with_watch_stream(server: RunningServer, stub) -> None
     assert [s.played for s in listed] == [True] * 4
     expect_error(grpc.StatusCode.FAILED_PRECONDITION, "already finished", stub.CancelSeason,
                  arena_pb2.CancelSeasonRequest(season_id=created.id), metadata=auth(server))
+
+
+def test_new_version_is_a_separate_entry_with_its_own_results(
+    server: RunningServer, stub, tmp_path: Path
+) -> None:
+    old = register(stub, server, make_bot_folder(tmp_path, "alpha", "1.0.0"))
+    new = register(stub, server, make_bot_folder(tmp_path, "alpha", "2.0.0", code="v = 2\n"))
+    register(stub, server, SAMPLES / "random")
+    assert (old.id, new.id) == ("alpha@1.0.0", "alpha@2.0.0")
+    season = stub.CreateSeason(arena_pb2.CreateSeasonRequest(
+        bots=["alpha@1.0.0", "alpha", "random"],  # bare "alpha" = the latest version
+        config=arena_pb2.SeasonConfig(max_hands=20)), metadata=auth(server)).season
+    assert list(season.bot_ids) == ["alpha@1.0.0", "alpha@2.0.0", "random@1.0.0"]
+    assert server.manager.wait(season.id, timeout=60)
+    standings = stub.GetStandings(arena_pb2.GetStandingsRequest(season_id=season.id)).standings
+    rows = {row.bot_id: row for row in standings.rows}
+    assert rows["alpha@1.0.0"].series_played == rows["alpha@2.0.0"].series_played == 4
+    cells = {(c.bot_id, c.opponent_id) for c in standings.crosstable}
+    assert ("alpha@1.0.0", "alpha@2.0.0") in cells
