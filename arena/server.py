@@ -187,19 +187,23 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if not request.folder.strip():
             raise _invalid("folder is required: the path of a bot folder holding bot.toml")
         folder = Path(request.folder).expanduser().resolve()
-        manifest = BotManifest.load(folder)
-        files = list(iter_bot_files(folder))
-        if len(files) > MAX_BOT_FILES:
-            raise _invalid(f"{folder}: {len(files)} files, more than {MAX_BOT_FILES}")
-        size = sum(path.stat().st_size for _, path in files)
-        if size > MAX_BOT_BYTES:
-            raise _invalid(f"{folder}: {size} bytes of files, more than {MAX_BOT_BYTES}")
-        with self._register_lock:
-            record, created = self.storage.register_bot(
-                name=manifest.name, version=manifest.version, language=manifest.language,
-                author=manifest.author, description=manifest.description,
-                content_hash=manifest.content_hash(folder), source_folder=folder, files=files,
-            )
+        try:
+            manifest = BotManifest.load(folder)
+            files = list(iter_bot_files(folder))
+            if len(files) > MAX_BOT_FILES:
+                raise _invalid(f"{folder}: {len(files)} files, more than {MAX_BOT_FILES}")
+            size = sum(path.stat().st_size for _, path in files)
+            if size > MAX_BOT_BYTES:
+                raise _invalid(f"{folder}: {size} bytes of files, more than {MAX_BOT_BYTES}")
+            with self._register_lock:
+                record, created = self.storage.register_bot(
+                    name=manifest.name, version=manifest.version, language=manifest.language,
+                    author=manifest.author, description=manifest.description,
+                    content_hash=manifest.content_hash(folder), source_folder=folder,
+                    files=files,
+                )
+        except OSError as error:  # unreadable file, vanished folder, disk full
+            raise _invalid(f"cannot read or copy the bot folder {folder}: {error}") from None
         return arena_pb2.RegisterBotResponse(bot=bot_message(record), created=created)
 
     def ListBots(

@@ -219,3 +219,18 @@ def test_new_version_is_a_separate_entry_with_its_own_results(
     assert rows["alpha@1.0.0"].series_played == rows["alpha@2.0.0"].series_played == 4
     cells = {(c.bot_id, c.opponent_id) for c in standings.crosstable}
     assert ("alpha@1.0.0", "alpha@2.0.0") in cells
+
+
+
+def test_failed_copy_is_invalid_argument_and_changes_nothing(
+    server: RunningServer, stub, tmp_path: Path
+) -> None:
+    # A file where the arena keeps bot copies makes the copy fail (as root too).
+    server.storage.bots_dir.parent.mkdir(parents=True, exist_ok=True)
+    server.storage.bots_dir.write_text("in the way")
+    before = server.storage.count_rows()
+    expect_error(grpc.StatusCode.INVALID_ARGUMENT, "cannot read or copy the bot folder",
+                 stub.RegisterBot,
+                 arena_pb2.RegisterBotRequest(folder=str(make_bot_folder(tmp_path, "alpha"))),
+                 metadata=auth(server))
+    assert server.storage.count_rows() == before
