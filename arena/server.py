@@ -155,6 +155,12 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             context.abort(grpc.StatusCode.ALREADY_EXISTS, str(error))
         except (ConfigError, ManifestError) as error:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        except Exception as error:  # a bug or e.g. a locked database: say so, keep serving
+            if isinstance(error, grpc.RpcError):  # an abort raised by a nested call
+                raise
+            log.exception("internal error")
+            context.abort(grpc.StatusCode.INTERNAL,
+                          f"internal error: {type(error).__name__}: {error}")
         raise AssertionError("unreachable: context.abort raises")
 
     def _authorize(self, context: grpc.ServicerContext) -> None:
