@@ -4,6 +4,7 @@ directory handover, stop on every path, and removal of a crashed run's leftovers
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import time
@@ -184,3 +185,24 @@ def _cpu_nanoseconds(docker_client: Any, container_id: str) -> tuple[int, float]
     """The container's total CPU time so far, and when it was read."""
     stats = docker_client.api.stats(container_id, stream=False)
     return int(stats["cpu_stats"]["cpu_usage"]["total_usage"]), time.monotonic()
+
+
+def test_an_image_removed_behind_the_cache_is_rebuilt(
+    docker_client: Any, base_image: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "copy"
+    shutil.copytree(SAMPLE_BOTS / "random", folder)
+    manifest = folder / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('name = "random"', 'name = "random-copy"'))
+    sandbox = DockerSandbox(docker_client, base_image=base_image, prepare_base=False)
+    ref = bot_ref(folder)
+    tag = sandbox.image_for(ref)
+    docker_client.images.remove(tag, force=True)
+    bot = sandbox.start(ref)
+    try:
+        bot.wait_ready(10)
+        assert docker_client.images.get(tag).labels["hollywood.bot.name"] == "random-copy"
+    finally:
+        bot.stop()
+        docker_client.images.remove(tag, force=True)
+    assert arena_leftovers(docker_client) == []

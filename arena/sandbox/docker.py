@@ -137,7 +137,6 @@ class DockerSandbox:
             return image.tag
 
     def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> DockerBot:
-        image = self.image_for(bot)
         socket_dir = self._make_socket_dir()
         labels = {
             ARENA_LABEL: "1",
@@ -149,23 +148,39 @@ class DockerSandbox:
         }
         name = _container_name(series_id, seat)
         try:
-            container = self.client.containers.run(
-                image, detach=True, name=name, labels=labels,
-                environment={"HOLLYWOOD_BOT_SOCKET": f"{SOCKET_MOUNT}/{SOCKET_NAME}"},
-                volumes={str(socket_dir): {"bind": SOCKET_MOUNT, "mode": "rw"}},
-                **self._hardening(),
-            )
-        except docker.errors.ImageNotFound as error:
-            shutil.rmtree(socket_dir, ignore_errors=True)
-            raise SandboxError(f"image {image} vanished: {error}") from error
+            container = self._create(bot, name, labels, socket_dir)
+            container.start()
         except docker.errors.DockerException as error:
             shutil.rmtree(socket_dir, ignore_errors=True)
             _remove_container_by_name(self.client, name)
             raise SandboxError(f"Docker could not start {bot.name}: {error}") from error
+        except BaseException:  # a bot fault from the image build, or Ctrl-C
+            shutil.rmtree(socket_dir, ignore_errors=True)
+            _remove_container_by_name(self.client, name)
+            raise
         running = DockerBot(self, container, socket_dir)
         with self._lock:
             self._running.add(running)
         return running
+
+    def _create(self, bot: BotRef, name: str, labels: dict[str, str], socket_dir: Path) -> Any:
+        """Create the container (never pulling). An image removed behind the cache's
+        back (e.g. superseded by another arena's rebuild) is rebuilt once."""
+        for attempt in (1, 2):
+            image = self.image_for(bot)
+            try:
+                return self.client.containers.create(
+                    image, name=name, labels=labels,
+                    environment={"HOLLYWOOD_BOT_SOCKET": f"{SOCKET_MOUNT}/{SOCKET_NAME}"},
+                    volumes={str(socket_dir): {"bind": SOCKET_MOUNT, "mode": "rw"}},
+                    **self._hardening(),
+                )
+            except docker.errors.ImageNotFound:
+                if attempt == 2:
+                    raise
+                with self._lock:
+                    self._images = {k: v for k, v in self._images.items() if v != image}
+        raise AssertionError("unreachable")
 
     def _hardening(self) -> dict[str, Any]:
         config = self.config
