@@ -234,3 +234,35 @@ def test_failed_copy_is_invalid_argument_and_changes_nothing(
                  arena_pb2.RegisterBotRequest(folder=str(make_bot_folder(tmp_path, "alpha"))),
                  metadata=auth(server))
     assert server.storage.count_rows() == before
+
+
+def test_cancel_then_start_resumes_to_exactly_the_plan(tmp_path: Path) -> None:
+    def slow(spec):  # type: ignore[no-untyped-def]
+        return run_inprocess(spec, delay_s=0.1)
+
+    running = start_server(tmp_path / "arena.db", port=0, runner_factory=lambda config: slow)
+    try:
+        with grpc.insecure_channel(running.address) as channel:
+            stub = arena_pb2_grpc.ArenaServiceStub(channel)
+            for name in ("random", "greedy"):
+                register(stub, running, SAMPLES / name)
+            season = stub.CreateSeason(arena_pb2.CreateSeasonRequest(
+                bots=["random", "greedy"], config=arena_pb2.SeasonConfig(
+                    series_per_pair=20, concurrency=1, max_hands=10)),
+                metadata=auth(running)).season
+            stub.CancelSeason(arena_pb2.CancelSeasonRequest(season_id=season.id),
+                              metadata=auth(running))
+            assert running.manager.wait(season.id, timeout=30)
+            cancelled = stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=season.id)).season
+            assert cancelled.status == arena_pb2.SEASON_STATUS_CANCELLED
+            assert cancelled.series_done < cancelled.series_total == 20
+            stub.StartSeason(arena_pb2.StartSeasonRequest(season_id=season.id),
+                             metadata=auth(running))
+            assert running.manager.wait(season.id, timeout=60)
+            finished = stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=season.id)).season
+            assert finished.status == arena_pb2.SEASON_STATUS_FINISHED
+            series = stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=season.id)).series
+            assert [s.id for s in series if s.played] == [f"{season.id}-{i}" for i in range(20)]
+            assert running.storage.count_rows()["series_results"] == 20
+    finally:
+        running.stop(grace=None)
