@@ -46,6 +46,9 @@ PROTO_SOURCES = REPO_ROOT / "proto" / "hollywood"
 STAGED_DIR = ".hollywood"
 DEFAULT_BUILD_TIMEOUT_S = 300.0
 DEFAULT_LOG_DIR = Path(".arena") / "build-logs"
+DEFAULT_BUILD_NETWORK = "none"
+"""Build steps (RUN) get no network by default: the local base already holds what
+a bot needs, and an untrusted Dockerfile must not reach out while it builds."""
 HASH_LABEL = "hollywood.bot.content-hash"
 LOG_TAIL_LINES = 40
 
@@ -140,11 +143,14 @@ def build_bot_image(
     base_image: str = BASE_IMAGE_TAG,
     timeout_s: float = DEFAULT_BUILD_TIMEOUT_S,
     log_dir: Path = DEFAULT_LOG_DIR,
+    network: str = DEFAULT_BUILD_NETWORK,
 ) -> BotImage:
     """Build (or reuse) the image of the bot in ``folder``.
 
     ``base_image`` is passed as ``--build-arg BASE_IMAGE``; it must exist locally
-    (``prepare_base``) unless a registry is reachable. Raises ``ImageBuildError`` on
+    (``prepare_base``) unless a registry is reachable. ``network`` is the build
+    steps' network ("none" by default; "default" lets ``RUN pip install`` reach a
+    registry, for trusted bots on a connected machine). Raises ``ImageBuildError`` on
     a failed or timed-out build, ``ManifestError`` for a bad manifest."""
     started = time.monotonic()
     folder = Path(folder)
@@ -162,7 +168,7 @@ def build_bot_image(
                             seconds=time.monotonic() - started)
         log_path = log_dir / f"{manifest.name}-{content_hash[:16]}.log"
         image_id = _run_build(client, context_path, manifest, tag, content_hash, base_image,
-                              timeout_s, log_path)
+                              timeout_s, log_path, network)
     _remove_older_images(client, manifest.name, keep=image_id)
     return BotImage(tag, image_id, content_hash, built=True, seconds=time.monotonic() - started)
 
@@ -204,6 +210,7 @@ def _run_build(
     base_image: str,
     timeout_s: float,
     log_path: Path,
+    network: str,
 ) -> str:
     """Stream a build, keeping its log; enforce ``timeout_s`` on the whole build.
 
@@ -223,6 +230,7 @@ def _run_build(
                     "hollywood.bot.version": manifest.version},
             rm=True,
             forcerm=True,
+            network_mode=network,
             pull=False,
             decode=True,
             timeout=max(1, int(timeout_s)),
@@ -266,6 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     build.add_argument("folder", type=Path)
     build.add_argument("--base", default=BASE_IMAGE_TAG, help="BASE_IMAGE build argument")
     build.add_argument("--timeout", type=float, default=DEFAULT_BUILD_TIMEOUT_S)
+    build.add_argument("--network", default=DEFAULT_BUILD_NETWORK,
+                       help='network of the build steps ("none"; "default" to allow pip)')
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
@@ -274,7 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             state = "built" if base.built else "up to date"
             print(f"{base.tag} {state} ({base.image_id[:19]}, {base.seconds:.1f} s)")
         else:
-            image = build_bot_image(args.folder, base_image=args.base, timeout_s=args.timeout)
+            image = build_bot_image(args.folder, base_image=args.base, timeout_s=args.timeout,
+                                    network=args.network)
             state = "built" if image.built else "reused"
             print(f"{image.tag} {state} ({image.image_id[:19]}, {image.seconds:.1f} s)")
     except (BaseImageError, ImageBuildError, ManifestError) as error:

@@ -110,3 +110,14 @@ def test_base_image_runs_python_grpc_and_node_grpc(docker_client: Any, base_imag
 def test_manifest_dockerfile_is_used(tmp_path: Path) -> None:
     folder = tiny_bot(tmp_path)
     assert BotManifest.load(folder).dockerfile == "Dockerfile"
+
+
+@pytest.mark.docker
+def test_build_steps_have_no_network(tmp_path: Path, docker_client: Any, base_image: str) -> None:
+    nonce = uuid.uuid4().hex
+    folder = tiny_bot(tmp_path, TINY_DOCKERFILE + 'RUN ["python3", "-c", "import socket; '
+                      f"socket.create_connection(('1.1.1.1', 53), timeout=3)  # {nonce}\"]\n",
+                      name="online")
+    with pytest.raises(ImageBuildError, match="Network is unreachable"):
+        build_bot_image(folder, client=docker_client, base_image=base_image,
+                        log_dir=tmp_path / "logs")
