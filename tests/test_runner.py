@@ -3,6 +3,7 @@ Ctrl-C mid-series, and an unavailable Docker engine."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +105,18 @@ def test_unavailable_docker_is_an_arena_error(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
     with pytest.raises(SandboxError, match="Docker is not available"):
         connect_docker()
+
+
+@pytest.mark.docker
+def test_a_bot_folder_with_a_symlink_forfeits(
+    docker_sandbox: Any, docker_client: Any, tmp_path: Path
+) -> None:
+    folder = tmp_path / "linked"
+    shutil.copytree(SAMPLE_BOTS / "random", folder)
+    ref = bot_ref(folder)
+    (folder / "secret").symlink_to("/etc/passwd")  # after loading: appears later
+    outcome = run_series(spec(ref, bot_ref(SAMPLE_BOTS / "random"), "linked"), docker_sandbox)
+    assert outcome.fault is not None
+    assert (outcome.fault.kind, outcome.fault.seat) == (FaultKind.STARTUP, 0)
+    assert "symbolic links are not allowed" in outcome.fault.message
+    assert arena_leftovers(docker_client) == []

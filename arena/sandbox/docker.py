@@ -32,7 +32,7 @@ import requests.exceptions
 from arena.base_image import BASE_IMAGE_TAG, BaseImageError
 from arena.faults import BotFault, FaultKind
 from arena.images import ImageBuildError, build_bot_image
-from arena.manifest import content_hash
+from arena.manifest import ManifestError, content_hash
 from arena.sandbox import SandboxError
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 
@@ -111,7 +111,11 @@ class DockerSandbox:
     def image_for(self, bot: BotRef) -> str:
         """The bot's image tag, building the base and the image when needed (cached by
         the bot folder's content hash). A failed build is the bot's fault (STARTUP)."""
-        key = (str(Path(bot.folder).resolve()), content_hash(bot.folder))
+        try:
+            key = (str(Path(bot.folder).resolve()), content_hash(bot.folder))
+        except (ManifestError, OSError) as error:
+            raise BotFault(FaultKind.STARTUP,
+                           f"the bot's folder cannot be built: {error}") from None
         with self._lock:
             cached = self._images.get(key)
             if cached is not None:
@@ -128,9 +132,10 @@ class DockerSandbox:
                 image = build_bot_image(
                     bot.folder, bot.manifest, client=self.client, base_image=self.base_image
                 )
-            except ImageBuildError as error:
+            except (ImageBuildError, ManifestError) as error:
+                log_text = error.log if isinstance(error, ImageBuildError) else ""
                 raise BotFault(FaultKind.STARTUP, f"the bot's image did not build: {error}",
-                               stderr_tail=error.log[-self.config.stderr_tail_bytes:]) from None
+                               stderr_tail=log_text[-self.config.stderr_tail_bytes:]) from None
             except docker.errors.DockerException as error:
                 raise SandboxError(f"Docker failed building {bot.name}: {error}") from error
             self._images[key] = image.tag
