@@ -111,3 +111,28 @@ def test_runs_as_the_arena_user() -> None:
         assert os.stat(f"/proc/{bot.process.pid}").st_uid == os.getuid()
     finally:
         bot.stop()
+
+
+def test_bots_of_a_dead_arena_are_killed() -> None:
+    import subprocess
+    import sys
+
+    from arena.sandbox.process import remove_leftovers_of_dead_arenas
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    work = Path(f"/tmp/hwp-{gone.pid}-orphan")
+    work.mkdir()
+    orphan = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True,
+        env={"HOLLYWOOD_BOT_SOCKET": str(work / "bot.sock")},
+    )
+    try:
+        time.sleep(0.2)
+        assert remove_leftovers_of_dead_arenas() == 1
+        assert orphan.wait(timeout=5) == -9
+        assert not work.exists()
+    finally:
+        if orphan.poll() is None:
+            orphan.kill()
+            orphan.wait()

@@ -51,9 +51,14 @@ class ProcessSandbox:
     name = "process"
     description = "plain processes with resource limits (WEAKER: no isolation)"
 
-    def __init__(self, config: SandboxConfig = DEFAULT_CONFIG) -> None:
+    def __init__(self, config: SandboxConfig = DEFAULT_CONFIG, *,
+                 remove_leftovers: bool = True) -> None:
         self.config = config
         log.warning(WEAKER_WARNING)
+        if remove_leftovers:
+            killed = remove_leftovers_of_dead_arenas(config.socket_dir_root)
+            if killed:
+                log.warning("killed %d bot process(es) left over by a crashed arena", killed)
 
     def start(
         self, bot: BotRef, *, series_id: str = "", seat: int | None = None
@@ -175,3 +180,45 @@ class ProcessBot:
             self._final_tail = self.stderr_tail()
             self._stderr_file.close()
             shutil.rmtree(self.work, ignore_errors=True)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_leftovers_of_dead_arenas(socket_dir_root: str = "/tmp") -> int:
+    """Kill the process groups of bots whose arena died (found by the work directory
+    named in their ``HOLLYWOOD_BOT_SOCKET``) and remove those directories. Returns
+    how many bot processes were killed."""
+    prefix = f"{socket_dir_root.rstrip('/')}/hwp-"
+    dead_dirs = set()
+    with contextlib.suppress(OSError):
+        for entry in Path(socket_dir_root).glob("hwp-*-*"):
+            owner = entry.name.split("-")[1]
+            if owner.isdigit() and not _pid_alive(int(owner)):
+                dead_dirs.add(str(entry))
+    if not dead_dirs:
+        return 0
+    killed = 0
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            variables = environ.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        for variable in variables:
+            if variable.startswith(b"HOLLYWOOD_BOT_SOCKET=" + prefix.encode()):
+                socket = variable.split(b"=", 1)[1].decode(errors="replace")
+                if str(Path(socket).parent) in dead_dirs:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(int(environ.parent.name), signal.SIGKILL)
+                        killed += 1
+                break
+    for directory in dead_dirs:
+        shutil.rmtree(directory, ignore_errors=True)
+    return killed
