@@ -102,6 +102,16 @@ CREATE INDEX planned_series_by_season ON planned_series(season_id, idx);
 """
 
 
+# Every result column but the event log and profile: standings are recomputed after
+# each stored series and must not read every series' (large) log to do it.
+_RESULT_COLUMNS: Final = (
+    "series_id, season_id, winner_seat, games_won_0, games_won_1, hands_won_0, hands_won_1, "
+    "points_0, points_1, game_scores_json, hands_played, capped, fault_json, think_0, "
+    "think_1, wall_seconds, seed, swap_seats, seat0_bot, seat1_bot, finished_at"
+)
+_RESULT_COLUMNS_R: Final = ", ".join(f"r.{c.strip()}" for c in _RESULT_COLUMNS.split(","))
+
+
 class StorageError(RuntimeError):
     """The database cannot be used (e.g. written by a newer arena)."""
 
@@ -477,11 +487,13 @@ class Storage:
     def results(self, season_id: int) -> list[SeriesResult]:
         """A season's stored results in plan order."""
         return [_result(row) for row in self._query(
-            "SELECT r.* FROM series_results r JOIN planned_series p ON p.id = r.series_id "
+            f"SELECT {_RESULT_COLUMNS_R} FROM series_results r "
+            "JOIN planned_series p ON p.id = r.series_id "
             "WHERE r.season_id=? ORDER BY p.idx", (season_id,))]
 
     def get_result(self, series_id: str) -> SeriesResult | None:
-        rows = self._query("SELECT * FROM series_results WHERE series_id=?", (series_id,))
+        rows = self._query(f"SELECT {_RESULT_COLUMNS} FROM series_results WHERE series_id=?",
+                           (series_id,))
         return _result(rows[0]) if rows else None
 
     def result_log(self, series_id: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
