@@ -91,3 +91,30 @@ def test_check_command_fails_with_a_summary_on_stale_stubs(
         capture_output=True, text=True, check=False,
     )
     assert ok.returncode == 0, ok.stderr
+
+
+def _lower_bound(requirements: list[str], package: str) -> tuple[int, ...]:
+    for requirement in requirements:
+        name, _, bound = requirement.partition(">=")
+        if name.strip() == package:
+            return tuple(int(part) for part in bound.split(".") if part.isdigit())
+    raise AssertionError(f"{package} has no lower bound in pyproject.toml")
+
+
+def test_pinned_runtimes_can_load_the_stubs_the_build_generates(generated: Path) -> None:
+    # Generated code refuses to import on an older protobuf or grpcio than the
+    # generator's, so the lower bounds users install must not be older.
+    import re
+    import tomllib
+
+    project = tomllib.loads((codegen.REPO_ROOT / "pyproject.toml").read_text())["project"]
+    runtime = project["dependencies"]
+    pb2 = (generated / "hollywood" / "bot" / "v1" / "bot_pb2.py").read_text()
+    pb2_grpc = (generated / "hollywood" / "bot" / "v1" / "bot_pb2_grpc.py").read_text()
+    protobuf_match = re.search(r"Protobuf Python Version: ([\d.]+)", pb2)
+    grpc_match = re.search(r"GRPC_GENERATED_VERSION = '([\d.]+)'", pb2_grpc)
+    assert protobuf_match and grpc_match
+    protobuf_needed = tuple(int(p) for p in protobuf_match.group(1).split("."))
+    grpc_needed = tuple(int(p) for p in grpc_match.group(1).split("."))
+    assert _lower_bound(runtime, "protobuf") >= protobuf_needed
+    assert _lower_bound(runtime, "grpcio") >= grpc_needed
