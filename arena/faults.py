@@ -38,9 +38,15 @@ class BotFault(Exception):
     hand_number: int | None = None
     decision_number: int | None = None
     stderr_tail: str = field(default="", repr=False)
+    other_seat_fault: BotFault | None = None
+    """Set when both bots failed to start: the other seat's fault (each forfeits)."""
 
     def __post_init__(self) -> None:
         super().__init__(f"{self.kind}: {self.message}")
+
+    def __str__(self) -> str:
+        # The runner completes message and seat after raising, so format on demand.
+        return f"{self.kind}: {self.message}"
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -50,4 +56,6 @@ class BotFault(Exception):
             "hand_number": self.hand_number,
             "decision_number": self.decision_number,
             "stderr_tail": self.stderr_tail,
+            "other_seat_fault": (None if self.other_seat_fault is None
+                                 else self.other_seat_fault.to_dict()),
         }

@@ -178,14 +178,15 @@ def _start_both(
 
 
 def _startup_forfeit(faults: list[BotFault | None]) -> BotFault:
-    """The fault that ends a series that never started: seat 0's if both failed (the
-    series is then drawn), else the one that failed."""
+    """The fault that ends a series that never started: the one that failed, or, if
+    both did, seat 0's carrying seat 1's (the series is drawn and both forfeit)."""
     first = next(f for f in faults if f is not None)
     other = faults[1]
     if faults[0] is None or other is None:
         return first
     return BotFault(first.kind, f"{first.message} (seat 1 failed to start too: "
-                    f"{other.kind}: {other.message})", seat=0, stderr_tail=first.stderr_tail)
+                    f"{other.kind}: {other.message})", seat=0, stderr_tail=first.stderr_tail,
+                    other_seat_fault=other)
 
 
 def _complete(fault: BotFault, bot: RunningBot | None) -> BotFault:

@@ -8,8 +8,8 @@ crosstable.
 
 A forfeit (the series' ``fault`` names the bot's seat) is a lost series for the
 faulting bot and a won one for its opponent, unless the runner declared the series
-drawn (both bots failed to start): then both get a draw and the faulting bot still
-counts a forfeit.
+drawn (both bots failed to start): then both get a draw and both count a
+forfeit.
 
 Ordering rule (``ORDERING_RULE``): more series points (win 1, draw 0.5, loss 0);
 then the higher rating ordinal (mu - 3 sigma); then the better game difference (won
@@ -141,7 +141,7 @@ def compute_standings(bot_ids: Sequence[str], results: Iterable[SeriesResult]) -
             if bot_id not in rows:
                 raise ValueError(f"series {result.series_id} names {bot_id}, not in the season")
         verdicts = series_verdict(result)
-        forfeiting_seat = result.fault_seat
+        forfeiting_seats = result.forfeiting_seats
         for seat in (0, 1):
             me, other = result.bots[seat], result.bots[1 - seat]
             row = rows[me]
@@ -157,7 +157,7 @@ def compute_standings(bot_ids: Sequence[str], results: Iterable[SeriesResult]) -
             else:
                 row.series_drawn += 1
                 cell.drawn += 1
-            if forfeiting_seat == seat:
+            if seat in forfeiting_seats:
                 row.series_forfeited += 1
                 cell.forfeited += 1
             row.games_won += result.games_won[seat]

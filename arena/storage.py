@@ -212,6 +212,15 @@ class SeriesResult:
         seat = self.fault.get("seat")
         return seat if seat in (0, 1) else 0
 
+    @property
+    def forfeiting_seats(self) -> tuple[int, ...]:
+        """Every seat that forfeited: both when neither bot started."""
+        first = self.fault_seat
+        if first is None:
+            return ()
+        other = (self.fault or {}).get("other_seat_fault")
+        return (first, 1 - first) if other else (first,)
+
 
 class OutcomeLike(Protocol):
     """What storage needs of a played series (``arena.runner.SeriesOutcome`` fits)."""

@@ -58,12 +58,16 @@ def result(
     hands: tuple[int, int] = (0, 0),
     points: tuple[int, int] = (0, 0),
     fault_seat: int | None = None,
+    both_failed_to_start: bool = False,
 ) -> SeriesResult:
     """A stored-result record for standings arithmetic."""
     return SeriesResult(
         series_id=series_id, season_id=1, seed=1, swap_seats=False, seat0_bot=seat0,
         seat1_bot=seat1, winner_seat=winner, games_won=games, hands_won=hands, points=points,
         game_scores=((0, 0, 0), (0, 0, 0)), hands_played=sum(hands), capped=False,
-        fault=None if fault_seat is None else {"kind": "crash", "seat": fault_seat},
+        fault=None if fault_seat is None else {
+            "kind": "startup" if both_failed_to_start else "crash", "seat": fault_seat,
+            "other_seat_fault": ({"kind": "startup", "seat": 1 - fault_seat}
+                                 if both_failed_to_start else None)},
         think_seconds=(0.0, 0.0), wall_seconds=0.0, finished_at="2026-01-01T00:00:00Z",
     )

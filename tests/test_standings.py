@@ -88,3 +88,13 @@ def test_same_results_give_same_standings() -> None:
 def test_result_naming_a_stranger_is_rejected() -> None:
     with pytest.raises(ValueError, match="not in the season"):
         compute_standings([A, B], [result("1-0", A, C, 0)])
+
+
+def test_both_bots_failing_to_start_draw_and_both_forfeit() -> None:
+    results = [result("1-0", A, B, None, fault_seat=0, both_failed_to_start=True),
+               result("1-1", B, A, None, fault_seat=0)]
+    table = compute_standings([A, B], results)
+    a, b = table.row(A), table.row(B)
+    assert (a.series_drawn, a.series_forfeited) == (2, 1)
+    assert (b.series_drawn, b.series_forfeited) == (2, 2)
+    assert table.crosstable[A][B].forfeited == 1 and table.crosstable[B][A].forfeited == 2
