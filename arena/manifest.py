@@ -24,7 +24,11 @@ MAX_FIELD_CHARS = 200
 MAX_DESCRIPTION_CHARS = 2000
 
 # Never part of a bot's identity (and never copied into its image build context).
-IGNORED_NAMES = frozenset({".git", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+# node_modules is a local `npm ci` install (full of .bin symlinks): the bot's
+# Dockerfile installs its packages from package-lock.json, like pip for Python bots.
+IGNORED_NAMES = frozenset(
+    {".git", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "node_modules"}
+)
 IGNORED_SUFFIXES = (".pyc", ".pyo")
 
 _TOP_LEVEL_KEYS = frozenset(

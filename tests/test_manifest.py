@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.manifest import BotManifest, ManifestError, content_hash
+from arena.manifest import BotManifest, ManifestError, content_hash, iter_bot_files
 
 GOOD = """
 name = "my-bot"
@@ -114,6 +114,20 @@ def test_content_hash_follows_files(tmp_path: Path) -> None:
     assert content_hash(folder) != changed  # the executable bit matters in an image
     (folder / "my_bot.py").rename(folder / "renamed.py")
     assert content_hash(folder) not in (first, changed)
+
+
+def test_a_local_node_modules_install_is_not_part_of_the_bot(tmp_path: Path) -> None:
+    folder = make_bot(tmp_path)
+    first = content_hash(folder)
+    modules = folder / "node_modules"
+    (modules / "@grpc" / "grpc-js").mkdir(parents=True)
+    (modules / "@grpc" / "grpc-js" / "index.js").write_text("module.exports = {};\n")
+    (modules / ".bin").mkdir()
+    (modules / ".bin" / "tool").symlink_to("../@grpc/grpc-js/index.js")  # npm makes these
+    assert content_hash(folder) == first
+    listed = [relative for relative, _ in iter_bot_files(folder)]
+    assert "bot.toml" in listed
+    assert not [relative for relative in listed if relative.startswith("node_modules")]
 
 
 def test_symlinks_are_refused(tmp_path: Path) -> None:
