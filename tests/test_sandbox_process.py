@@ -20,8 +20,9 @@ from tests.conftest import HOSTILE_BOTS, SAMPLE_BOTS, arena_leftovers, bot_ref
 LIMITS = TimeLimits(startup_s=10.0, decision_s=0.3, reserve_s=0.5)
 
 
-def play(sandbox: ProcessSandbox, first: BotRef, second: BotRef, series_id: str) -> SeriesOutcome:
-    spec = SeriesSpec(series_id, 5, get_profile("friendly"), 20, False, (first, second), LIMITS)
+def play(sandbox: ProcessSandbox, first: BotRef, second: BotRef, series_id: str,
+         limits: TimeLimits = LIMITS) -> SeriesOutcome:
+    spec = SeriesSpec(series_id, 5, get_profile("friendly"), 20, False, (first, second), limits)
     return run_series(spec, sandbox)
 
 
@@ -60,8 +61,10 @@ def test_faults(folder: str, kind: FaultKind, evidence: str) -> None:
 
 def test_memory_limit_is_out_of_memory() -> None:
     sandbox = ProcessSandbox(SandboxConfig(address_space_bytes=1024 * MIB))
+    # Filling 1 GiB takes over a second on a busy machine: time must not run out first.
+    roomy = TimeLimits(startup_s=10.0, decision_s=0.3, reserve_s=20.0)
     outcome = play(sandbox, bot_ref(HOSTILE_BOTS / "memory_hog"),
-                   bot_ref(SAMPLE_BOTS / "random"), "process-oom")
+                   bot_ref(SAMPLE_BOTS / "random"), "process-oom", roomy)
     assert outcome.fault is not None
     assert (outcome.fault.kind, outcome.fault.seat) == (FaultKind.OUT_OF_MEMORY, 0)
     assert "MemoryError" in outcome.fault.stderr_tail
