@@ -38,6 +38,13 @@ PYTHON_PATHS = (
     REPO_ROOT / "proto" / "gen" / "python",
     REPO_ROOT / "sample_bots" / "sdk" / "python",
 )
+PROTO_DIR = REPO_ROOT / "proto"
+"""Where bots find ``hollywood/bot/v1/bot.proto`` (``HOLLYWOOD_PROTO_DIR``): the
+process sandbox's counterpart of ``.hollywood/proto`` in an image build context."""
+NODE_PATHS = (REPO_ROOT / "sample_bots" / "js-greedy" / "node_modules",)
+"""``@grpc/grpc-js`` and ``@grpc/proto-loader`` as ``make setup`` installs them on the
+host: the counterpart of the base image's ``NODE_PATH``. A registered bot runs from
+a copy of its folder without its ``node_modules`` (see ``arena.manifest``)."""
 WEAKER_WARNING = (
     "process sandbox: bots run as plain processes with resource limits only - no file "
     "system, network or user isolation. Use it only for trusted bots."
@@ -73,6 +80,9 @@ class ProcessSandbox:
         python_path = [str(path) for path in PYTHON_PATHS]
         if os.environ.get("PYTHONPATH"):
             python_path.append(os.environ["PYTHONPATH"])
+        node_path = [str(path) for path in NODE_PATHS if path.is_dir()]
+        if os.environ.get("NODE_PATH"):
+            node_path.append(os.environ["NODE_PATH"])
         environment = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(work),
@@ -80,6 +90,8 @@ class ProcessSandbox:
             "PYTHONPATH": os.pathsep.join(python_path),
             "PYTHONUNBUFFERED": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
+            "NODE_PATH": os.pathsep.join(node_path),
+            "HOLLYWOOD_PROTO_DIR": str(PROTO_DIR),
             "HOLLYWOOD_BOT_SOCKET": str(socket_path),
         }
         stderr_file = stderr_path.open("wb")
