@@ -6,10 +6,12 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PROTO_FILES := $(shell find proto/hollywood -name '*.proto' 2>/dev/null)
 STUBS_STAMP := proto/gen/.generated
+JS_BOT := sample_bots/js-greedy
+NODE_STAMP := $(JS_BOT)/node_modules/.installed
 
-.PHONY: setup stubs docker-engine run test test-fast bench lint clean
+.PHONY: setup stubs node-modules docker-engine run test test-fast bench lint clean
 
-setup: $(STAMP) $(STUBS_STAMP)
+setup: $(STAMP) $(STUBS_STAMP) $(NODE_STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +24,13 @@ $(STAMP): pyproject.toml
 stubs $(STUBS_STAMP): $(STAMP) $(PROTO_FILES)
 	$(PY) -m arena.codegen --link-venv
 	touch $(STUBS_STAMP)
+
+# The JavaScript sample bot runs as a host process in the tests: it needs node and its
+# node modules (git-ignored; reinstalled when package.json or package-lock.json change).
+node-modules $(NODE_STAMP): $(JS_BOT)/package.json $(JS_BOT)/package-lock.json
+	bash arena/scripts/ensure-node.sh
+	cd $(JS_BOT) && npm ci --prefer-offline --no-audit --no-fund --silent
+	touch $(NODE_STAMP)
 
 # Installs and starts a Docker engine when the machine has none (needs root on Debian).
 docker-engine:
@@ -45,4 +54,4 @@ lint: setup
 	$(PY) -m arena.codegen --check
 
 clean:
-	rm -rf $(VENV) proto/gen .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) proto/gen .mypy_cache .ruff_cache .pytest_cache $(JS_BOT)/node_modules
