@@ -5,9 +5,10 @@ Prints, over a Unix socket between this process and a bot in another process:
 1. bare gRPC unary round trip (raw bytes, no protobuf work) - the floor;
 2. one message each way on an open bidirectional stream - the alternative call shape;
 3. ``BotClient.decide`` against every sample bot found in ``sample_bots/*/bot.toml``
-   (median of a realistic DecideRequest; the Node bot is included automatically once
-   its manifest exists and ``node`` is installed - that is the hook for other languages);
-4. decisions per second over full series, greedy vs greedy (``play_match``).
+   (median of a realistic DecideRequest), among them the Node.js bot ``js-greedy``
+   (@grpc/grpc-js), which needs ``node`` and ``make setup``'s node modules;
+4. decisions per second over full series (``play_match``): greedy vs greedy,
+   js-greedy vs js-greedy, and js-greedy vs greedy.
 """
 
 from __future__ import annotations
@@ -152,18 +153,25 @@ def bench_conversion(count: int) -> None:
           f"{median_us(timed(build, count)):7.0f} us")
 
 
-def bench_series(series_count: int) -> None:
-    """Decisions per second over full series, greedy vs greedy."""
+SERIES_PAIRS = (("greedy", "greedy"), ("js-greedy", "js-greedy"), ("js-greedy", "greedy"))
+
+
+def bench_series(series_count: int, names: tuple[str, str]) -> None:
+    """Decisions per second over full series between two sample bots (by name)."""
     from arena.botclient import BotClient
     from arena.limits import TimeLimits
     from arena.match import play_match
     from engine import Series
     from tests.bot_processes import discover_bots, run_bot
 
-    greedy = next(bot for bot in discover_bots() if bot.name == "greedy")
+    bots = {bot.name: bot for bot in discover_bots()}
+    label = f"{names[0]} vs {names[1]}"
+    if not all(bots[name].runnable() for name in names):
+        print(f"full series {label}: skipped, a command is not installed")
+        return
     decisions = 0
     elapsed = 0.0
-    with run_bot(greedy) as first, run_bot(greedy) as second:
+    with run_bot(bots[names[0]]) as first, run_bot(bots[names[1]]) as second:
         clients = [BotClient.connect(r.target, startup_timeout=30) for r in (first, second)]
         for client in clients:
             client.handshake(timeout=10)
@@ -175,7 +183,7 @@ def bench_series(series_count: int) -> None:
             decisions += result.decisions
         for client in clients:
             client.close()
-    print(f"full series greedy vs greedy: {series_count} series, {decisions} decisions, "
+    print(f"full series {label + ':':24} {series_count} series, {decisions} decisions, "
           f"{decisions / elapsed:6.0f} decisions/s ({elapsed / series_count:.2f} s per series)")
 
 
@@ -186,7 +194,8 @@ def main() -> None:
     print(f"bidi stream, one message each way (600 B):      median {stream_us:7.0f} us")
     bench_conversion(count)
     bench_decide(count)
-    bench_series(10)
+    for names in SERIES_PAIRS:
+        bench_series(10, names)
 
 
 if __name__ == "__main__":
