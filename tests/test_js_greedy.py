@@ -183,6 +183,45 @@ class TestOverGrpc:
         assert compared > 100
 
 
+def test_its_deadwood_search_agrees_with_the_sdk_on_random_hands() -> None:
+    """gin.js against hollywood_sdk (itself checked against brute force): least
+    deadwood of 10 cards and the best discards of 11, half the hands rich in melds."""
+    import json
+    import random
+
+    from hollywood_sdk import best_discards, min_deadwood
+    from hollywood_sdk.cards import FULL_DECK, parse_cards
+
+    _js_bot()
+    rng = random.Random(2024)
+    hands = [[str(card) for card in rng.sample(FULL_DECK, 11)] for _ in range(1000)]
+    for _ in range(1000):
+        suit, start = rng.choice("cdhs"), rng.randint(1, 9)
+        run = [f"{'A23456789TJQK'[rank - 1]}{suit}" for rank in range(start, start + 4)]
+        rank = rng.choice("A23456789TJQK")
+        same = [rank + s for s in rng.sample("cdhs", 3)]
+        rest = [str(card) for card in rng.sample(FULL_DECK, 20)]
+        hands.append(list(dict.fromkeys(run + same + rest))[:11])
+    script = """
+    const { bestDiscards, cardText, minDeadwood, parseCard } = require('./gin');
+    const hands = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+    console.log(JSON.stringify(hands.map((hand) => {
+      const cards = hand.map(parseCard);
+      const best = bestDiscards(cards);
+      return [minDeadwood(cards.slice(0, 10)), best.deadwood, best.cards.map(cardText)];
+    })));
+    """
+    completed = subprocess.run(["node", "-e", script], cwd=FOLDER, input=json.dumps(hands),
+                               capture_output=True, text=True, timeout=60, check=True)
+    answers = json.loads(completed.stdout)
+    assert len(answers) == len(hands)
+    for hand, (ten, eleven, discards) in zip(hands, answers, strict=True):
+        cards = parse_cards(hand)
+        best, best_cards = best_discards(cards)
+        assert (ten, eleven, sorted(discards)) == (
+            min_deadwood(cards[:10]), best, sorted(str(card) for card in best_cards)), hand
+
+
 def test_sigterm_stops_it_and_removes_the_socket() -> None:
     with run_bot(_js_bot()) as bot:
         client = BotClient.connect(bot.target, startup_timeout=LIMITS.startup_s)
