@@ -13,14 +13,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import resource
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -94,12 +92,16 @@ class ProcessSandbox:
             "HOLLYWOOD_PROTO_DIR": str(PROTO_DIR),
             "HOLLYWOOD_BOT_SOCKET": str(socket_path),
         }
+        program = shutil.which(command[0], path=environment["PATH"])
+        if program is None:
+            shutil.rmtree(work, ignore_errors=True)
+            raise BotFault(FaultKind.STARTUP, f"cannot run {command}: {command[0]} not found")
         stderr_file = stderr_path.open("wb")
         try:
             process = subprocess.Popen(
-                command, cwd=bot.folder, env=environment, stdin=subprocess.DEVNULL,
-                stdout=stderr_file, stderr=stderr_file, start_new_session=True,
-                preexec_fn=_limits(self.config),
+                [*_launcher(self.config), program, *command[1:]], cwd=bot.folder,
+                env=environment, stdin=subprocess.DEVNULL, stdout=stderr_file,
+                stderr=stderr_file, start_new_session=True,
             )
         except OSError as error:
             stderr_file.close()
@@ -108,14 +110,12 @@ class ProcessSandbox:
         return ProcessBot(process, work, socket_path, stderr_file, self.config)
 
 
-def _limits(config: SandboxConfig) -> Callable[[], None]:
-    def apply() -> None:  # runs in the child between fork and exec
-        resource.setrlimit(resource.RLIMIT_AS, (config.address_space_bytes,) * 2)
-        resource.setrlimit(resource.RLIMIT_CPU, (config.cpu_seconds, config.cpu_seconds + 5))
-        resource.setrlimit(resource.RLIMIT_NPROC, (config.max_processes,) * 2)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (config.max_open_files,) * 2)
-
-    return apply
+def _launcher(config: SandboxConfig) -> list[str]:
+    """The limits are set by a launcher that then execs the bot (see
+    ``arena.sandbox.limited_exec`` for why not a ``preexec_fn``)."""
+    return [sys.executable, "-m", "arena.sandbox.limited_exec",
+            "--as", str(config.address_space_bytes), "--cpu", str(config.cpu_seconds),
+            "--nproc", str(config.max_processes), "--nofile", str(config.max_open_files), "--"]
 
 
 class ProcessBot:
