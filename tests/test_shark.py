@@ -242,3 +242,38 @@ def test_shark_beats_greedy_over_duplicate_series() -> None:
     greedy = sum(lost for _, lost in results)
     assert shark > greedy, (shark, greedy)
     assert wilson_interval(shark, 60)[0] > 0.5, (shark, greedy)
+
+
+def test_a_strategy_failure_still_answers_a_legal_action(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = SharkBot()
+
+    def broken(observation: hs.Observation) -> hs.Action:
+        raise RuntimeError("strategy bug")
+
+    monkeypatch.setattr(bot, "_draw", broken)
+    observation = observe("4h 5h 9c 9d Ac 2c 3c Kd Qs 7s", phase="draw", pile="2d 6h")
+    assert bot.decide(observation) in observation.legal_actions
+    assert "strategy bug" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ in its container
+
+
+@pytest.mark.docker
+def test_shark_builds_and_plays_a_series_in_its_container(docker_sandbox: Any) -> None:
+    from arena.limits import TimeLimits
+    from arena.runner import SeriesSpec, run_series
+    from tests.conftest import SAMPLE_BOTS, bot_ref
+
+    spec = SeriesSpec(
+        series_id="shark-docker", seed=77, profile=FRIENDLY, max_hands=30, swap_seats=False,
+        bots=(bot_ref(SAMPLE_BOTS / "shark"), bot_ref(SAMPLE_BOTS / "greedy")),
+        limits=TimeLimits(startup_s=20.0, decision_s=1.0, reserve_s=10.0),
+    )
+    outcome = run_series(spec, docker_sandbox)
+    assert outcome.fault is None, outcome.fault
+    replayed = Series.replay(outcome.log).result
+    assert replayed is not None and outcome.winner == replayed.winner
+    assert outcome.hands_played == replayed.hands_played >= 1

@@ -22,6 +22,8 @@ masks, because it runs a few thousand times per decision.
 
 from __future__ import annotations
 
+import sys
+import traceback
 from dataclasses import dataclass, field
 
 import hollywood_sdk as hs
@@ -252,6 +254,18 @@ class SharkBot(hs.Bot):
     # ------------------------------------------------------------------ decisions
 
     def decide(self, observation: hs.Observation) -> hs.Action:
+        try:
+            action = self._decide(observation)
+        except Exception:  # a strategy bug must not forfeit the series: say so, play on
+            traceback.print_exc(file=sys.stderr)
+            action = observation.legal_actions[0]
+        if action not in observation.legal_actions:
+            print(f"shark: {action} is not legal here; playing the first legal action",
+                  file=sys.stderr)
+            action = observation.legal_actions[0]
+        return action
+
+    def _decide(self, observation: hs.Observation) -> hs.Action:
         pile = tuple(_INDEX[card] for card in observation.discard_pile)
         self._remember_opponent(observation, pile)
         if observation.phase is hs.Phase.DISCARD:
@@ -265,8 +279,6 @@ class SharkBot(hs.Bot):
                 self._memory.pile_after_me = pile[:-1]
             else:
                 self._memory.pile_after_me = pile
-        if action not in observation.legal_actions:  # a strategy bug must not forfeit
-            action = observation.legal_actions[0]
         return action
 
     def _remember_opponent(self, observation: hs.Observation, pile: tuple[int, ...]) -> None:

@@ -19,12 +19,15 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.*
+
+import hollywood_sdk as hs
 
 from tests.sdk_duel import (
     PairResult,
@@ -42,12 +45,23 @@ def _init_worker(tuning: dict[str, float]) -> None:
     _TUNING.update(tuning)
 
 
-def _play_pair(seed: int) -> PairResult:
+def _play_pair(seed: int) -> tuple[PairResult, list[float]]:
+    """One duplicate pair, and the time each of shark's decisions took (seconds)."""
     shark_class = load_bot_class("shark", "shark_bot", "SharkBot")
     greedy_class = load_bot_class("greedy", "greedy_bot", "GreedyBot")
-    tuning_class = sys.modules["shark_bot"].Tuning
-    tuning = dataclasses.replace(tuning_class(), **_TUNING)
-    return play_duplicate_pair(lambda: shark_class(tuning), greedy_class, seed)  # type: ignore[call-arg]
+    tuning = dataclasses.replace(sys.modules["shark_bot"].Tuning(), **_TUNING)
+    times: list[float] = []
+
+    class TimedShark(shark_class):  # type: ignore[misc, valid-type]
+        def decide(self, observation: hs.Observation) -> hs.Action:
+            begun = time.perf_counter()
+            try:
+                return super().decide(observation)  # type: ignore[no-any-return]
+            finally:
+                times.append(time.perf_counter() - begun)
+
+    pair = play_duplicate_pair(lambda: TimedShark(tuning), greedy_class, seed)
+    return pair, times
 
 
 def _parse_tuning(items: list[str]) -> dict[str, float]:
@@ -72,8 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     with ProcessPoolExecutor(args.workers, initializer=_init_worker,
                              initargs=(tuning,)) as pool:
-        pairs = list(pool.map(_play_pair, seeds, chunksize=4))
+        played_pairs = list(pool.map(_play_pair, seeds, chunksize=4))
     wall = time.perf_counter() - started
+    pairs = [pair for pair, _ in played_pairs]
+    times = sorted(t for _, pair_times in played_pairs for t in pair_times)
 
     series = 2 * len(pairs)
     won = sum(pair.series_won for pair in pairs)
@@ -94,6 +110,11 @@ def main(argv: list[str] | None = None) -> int:
           f"({hands[0] / max(1, hands[0] + hands[1]):.1%} of decided hands)")
     print(f"  average points per series: shark {points[0] / series:.1f}, "
           f"greedy {points[1] / series:.1f}")
+    if times:
+        print(f"  shark's decision time: median {1000 * statistics.median(times):.2f} ms, "
+              f"99th percentile {1000 * times[int(0.99 * (len(times) - 1))]:.2f} ms, "
+              f"max {1000 * times[-1]:.2f} ms over {len(times)} decisions (CPU shared "
+              f"by {args.workers} workers)")
     print(f"  {wall:.1f} s wall on {args.workers} workers ({series / wall:.2f} series/s)")
     verdict = "clearly stronger" if low > 0.5 else "NOT clearly stronger"
     print(f"  verdict: shark is {verdict} (CI lower bound {'>' if low > 0.5 else '<='} 50%)")
