@@ -184,9 +184,18 @@ def test_it_knocks_with_a_tiny_deadwood_late_in_the_hand() -> None:
     assert decide(observe(hand, stock=4)) == "knock Kd"
 
 
-def test_its_knock_discard_leaves_the_least_deadwood() -> None:
+def test_it_plays_on_for_gin_with_a_tiny_deadwood_early() -> None:
+    # Two deadwood with a full stock: gin (or an undercut if the opponent knocks)
+    # is worth more than a knock; it still throws the king, not a meld card.
     hand = "4h 5h 6h 7d 8d 9d Ac 2c 3c Kd 2s"
-    # Knocking with the 2s would leave Kd (10) instead of 2 deadwood.
+    assert decide(observe(hand, stock=30)) == "discard Kd"
+    assert decide(observe(hand, stock=30), SharkBot(shark_bot.Tuning(gin_hunt_deadwood=0))) == (
+        "knock Kd")
+
+
+def test_its_knock_discard_leaves_the_least_deadwood() -> None:
+    # Both the king and the 9c may go with the knock; the 9c would leave 10, not 9.
+    hand = "4h 5h 6h 7d 8d 9d Ac 2c 3c Kd 9c"
     assert decide(observe(hand, stock=30)) == "knock Kd"
 
 

@@ -11,10 +11,12 @@
   known pick-ups count for certain; cards it rejected make the pattern unlikely).
 * Draws: takes the face-up card when the deadwood it gives for certain beats the
   expected deadwood of a stock draw.
-* Knocks: gin always; otherwise it knocks while its deadwood is low against what
-  the opponent is likely to hold at this stage of the hand (the allowance shrinks
-  as the stock runs down), and it keeps playing for gin (25 bonus, no layoffs, no
-  undercut) when it is one good card away early in the hand.
+* Knocks: gin always. With a few points of deadwood (5 or less) and a stock of 10
+  or more it plays on: gin pays a 25 bonus with no layoffs, and an opponent who
+  knocks into such a hand is undercut (another 25). Otherwise it knocks while its
+  deadwood is within an allowance that shrinks as the stock runs down (10 with a
+  full stock, 4 near the end), as the opponent's hand keeps improving and an
+  undercut grows likelier.
 
 It uses only the protocol and the Python SDK; the meld search is its own, on bit
 masks, because it runs a few thousand times per decision.
@@ -227,9 +229,9 @@ class Tuning:
     """Stock size at which the allowance starts to fall..."""
     knock_fall_end: int = 8
     """...and at which it reaches ``knock_late``."""
-    gin_hunt_deadwood: int = 0
+    gin_hunt_deadwood: int = 5
     """Play on for gin with this much deadwood or less (0: never)..."""
-    gin_hunt_stock: int = 20
+    gin_hunt_stock: int = 10
     """...while at least this many cards are in the stock."""
 
 
@@ -326,12 +328,13 @@ class SharkBot(hs.Bot):
         if knocks:
             best = min(knocks, key=lambda a: (deadwood(hand ^ 1 << _INDEX[_card(a)]),
                                               -_card(a).value))
-            left = deadwood(hand ^ 1 << _INDEX[_card(best)])
-            if self._should_knock(observation, left):
+            if self._should_knock(observation, hand ^ 1 << _INDEX[_card(best)]):
                 return best
         return hs.Action.discard(self._best_discard(observation, hand))
 
-    def _should_knock(self, observation: hs.Observation, left: int) -> bool:
+    def _should_knock(self, observation: hs.Observation, kept: int) -> bool:
+        """Whether to knock keeping the 10 cards ``kept`` (legal: deadwood <= limit)."""
+        left = deadwood(kept)
         if left == 0:
             return True
         tuning = self.tuning
