@@ -37,7 +37,9 @@ from tests.sdk_duel import (
 )
 
 DEFAULT_PAIRS = 200
-FIRST_SEED = 910_000  # away from the seeds the test suite uses
+# Shark's knobs were tuned on seeds 910000..910099; the default range was never used
+# for tuning, so the figure it gives is out of sample.
+FIRST_SEED = 2_000_000
 _TUNING: dict[str, float] = {}
 
 
