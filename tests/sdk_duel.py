@@ -72,10 +72,10 @@ def play_series(
                     bot.on_hand_end(hs.HandResult.from_proto(message))
     assert series.result is not None
     for seat, bot in enumerate(bots):
-        message = protocol.series_ended_request(
+        ended = protocol.series_ended_request(
             series.result, series.sheet, seat, series_id, hands_played=len(series.hands)
         )
-        bot.on_series_end(hs.SeriesResult.from_proto(message))
+        bot.on_series_end(hs.SeriesResult.from_proto(ended))
     return series.result
 
 

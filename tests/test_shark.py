@@ -3,6 +3,7 @@ situations, legality everywhere, and (slow) that it beats `greedy`."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import random
 from concurrent.futures import ProcessPoolExecutor
@@ -16,10 +17,10 @@ from arena import protocol
 from engine import FRIENDLY, Series
 from tests.sdk_duel import load_bot_class, play_duplicate_pair, play_series, wilson_interval
 
-SharkBot = load_bot_class("shark", "shark_bot", "SharkBot")
+SharkBot: Any = load_bot_class("shark", "shark_bot", "SharkBot")
 GreedyBot = load_bot_class("greedy", "greedy_bot", "GreedyBot")
-RandomBot = load_bot_class("random", "random_bot", "RandomBot")
-import shark_bot  # noqa: E402  (importable once load_bot_class put its folder on the path)
+RandomBot: Any = load_bot_class("random", "random_bot", "RandomBot")
+shark_bot: Any = importlib.import_module("shark_bot")  # its folder is on the path now
 
 PHASES = {"offer": pb.PHASE_UPCARD_OFFER, "draw": pb.PHASE_DRAW, "discard": pb.PHASE_DISCARD}
 
