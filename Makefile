@@ -50,7 +50,7 @@ bench: setup docker-engine
 
 lint: setup
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy --strict engine
+	$(VENV)/bin/mypy --strict engine arena sample_bots/sdk/python/hollywood_sdk
 	$(PY) -m arena.codegen --check
 
 clean:

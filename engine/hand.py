@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from engine.actions import (
     DRAW_DISCARD,
@@ -35,6 +35,10 @@ from engine.hand_result import HandResult
 from engine.melds import best_discards, deadwood_after_each_discard
 from engine.profiles import FRIENDLY, Profile
 from engine.settle import settle
+
+if TYPE_CHECKING:
+    from engine.observation import Observation
+    from engine.scoresheet import ScoreSheet
 
 
 class Phase(StrEnum):
@@ -272,6 +276,13 @@ class Hand:
         return []
 
     # ------------------------------------------------------------------ acting
+
+    def observation(self, player: int, sheet: ScoreSheet | None = None) -> Observation:
+        """What ``player`` (0 or 1) may see of this hand (RULES §9); ``sheet`` is the
+        series' score sheet (an empty one when ``None``). See ``engine.observe``."""
+        from engine.observation import observe  # observation.py imports this module
+
+        return observe(self, player, sheet)
 
     def apply(self, action: Action) -> None:
         """Apply ``action`` for the current player.

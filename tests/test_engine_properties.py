@@ -1,8 +1,9 @@
 """Property tests: thousands of seeded random hands and hundreds of series.
 
 Checked at every step: the 52 cards are all present exactly once, the legal action
-list is non-empty until the end and exact (discards and knocks recomputed by brute
-force), illegal actions change nothing; at every hand end the sheet invariants;
+list is non-empty until the end and exact (discards and knocks recomputed from the
+rules with ``min_deadwood``, itself checked against the brute force in
+test_melds.py), illegal actions change nothing; at every hand end the sheet invariants;
 at the end of every series its result and an exact replay.
 """
 
@@ -58,7 +59,8 @@ def choose(hand: Hand, rng: random.Random, greedy: float) -> Action:
 
 
 def expected_actions(hand: Hand) -> list[Action]:
-    """The legal actions recomputed from the rules with brute-force deadwood."""
+    """The legal actions recomputed from the rules (knocks by ``min_deadwood`` of the
+    ten cards kept, which test_melds.py checks against the brute force)."""
     seat = hand.current_player
     if seat is None:
         return []

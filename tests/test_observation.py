@@ -223,3 +223,14 @@ def test_observations_ignore_the_opponents_unseen_cards_and_the_stock_order(
     assert variant.is_over
     # The hidden state really differed: the stock (and usually the opponent's hand).
     assert replayed.stock() != variant.stock()
+
+
+def test_a_hand_observes_itself_as_observe_does() -> None:
+    hand = Hand(deal_hand(seed=5, hand_number=1), dealer=1, profile=FRIENDLY)
+    rng = random.Random(5)
+    while hand.legal_actions():
+        for seat in (0, 1):
+            assert hand.observation(seat) == observe(hand, seat)
+            assert set(hand.observation(seat).hand) == set(observe(hand, seat).hand)
+        hand.apply(rng.choice(hand.legal_actions()))
+    assert hand.observation(0).to_dict() == observe(hand, 0).to_dict()
