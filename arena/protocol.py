@@ -205,6 +205,9 @@ def profile_to_proto(profile: Profile, max_hands: int) -> bot_pb2.RuleProfile:
         dead_hand_stock=profile.dead_hand_stock_size,
         max_hands=max_hands,
         profile_json=json.dumps(profile.to_dict(), sort_keys=True, separators=(",", ":")),
+        winner_deals_next=profile.winner_deals_next,
+        dead_hand_redeal_same_dealer=profile.dead_hand_redeal_same_dealer,
+        knock_discard_face_down=profile.knock_discard_face_down,
     )
 
 

@@ -45,6 +45,10 @@ def test_profiles_carry_the_switches_bots_need() -> None:
         "classic", 10, False)
     assert classic.max_hands == 50 and friendly.knock_limit == 10 and friendly.game_target == 100
     assert json.loads(classic.profile_json) == CLASSIC.to_dict()
+    assert (friendly.winner_deals_next, friendly.dead_hand_redeal_same_dealer,
+            friendly.knock_discard_face_down) == (False, False, True)
+    assert (classic.winner_deals_next, classic.dead_hand_redeal_same_dealer,
+            classic.knock_discard_face_down) == (True, True, False)
 
 
 def test_sheet_shows_scores_hands_won_and_finished_games() -> None:

@@ -116,7 +116,8 @@ def decide_request(**overrides: object) -> bot_pb2.DecideRequest:
         profile=bot_pb2.RuleProfile(name="friendly", knock_limit=10, gin_bonus=25,
                                     undercut_bonus=25, game_target=100,
                                     no_discard_of_taken_card=True, dead_hand_stock=2,
-                                    max_hands=200, profile_json='{"name": "friendly"}'),
+                                    max_hands=200, profile_json='{"name": "friendly"}',
+                                    knock_discard_face_down=True),
         deadline_ms=1000,
         reserve_ms=30000,
     )
@@ -189,6 +190,7 @@ def test_decide_gives_the_bot_a_typed_view_and_returns_its_action(
     assert view.opponent_known_cards == (hs.Card.parse("8c"),)
     assert view.sheet.scores[0] == (30, 0, 0) and view.sheet.game_winner == (None, None, None)
     assert view.profile.no_discard_of_taken_card and view.profile.raw == {"name": "friendly"}
+    assert view.profile.knock_discard_face_down and not view.profile.winner_deals_next
     assert view.legal_actions == (hs.Action.draw_stock(), hs.Action.draw_discard())
     assert (view.deadline_ms, view.reserve_ms, view.decision_number) == (1000, 30000, 7)
     assert view.can(hs.ActionKind.DRAW_STOCK) and not view.can(hs.ActionKind.KNOCK)

@@ -108,6 +108,9 @@ class Profile:
     max_hands: int
     raw: dict[str, object]
     """The engine's full profile description."""
+    winner_deals_next: bool = False
+    dead_hand_redeal_same_dealer: bool = False
+    knock_discard_face_down: bool = False
 
     @classmethod
     def from_proto(cls, message: bot_pb2.RuleProfile) -> Profile:
@@ -125,6 +128,9 @@ class Profile:
             dead_hand_stock=message.dead_hand_stock,
             max_hands=message.max_hands,
             raw=raw if isinstance(raw, dict) else {},
+            winner_deals_next=message.winner_deals_next,
+            dead_hand_redeal_same_dealer=message.dead_hand_redeal_same_dealer,
+            knock_discard_face_down=message.knock_discard_face_down,
         )
 
 
