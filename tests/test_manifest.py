@@ -50,7 +50,26 @@ def test_sample_bots_load() -> None:
     root = Path(__file__).resolve().parent.parent
     names = {BotManifest.load(folder).name for folder in (root / "sample_bots").iterdir()
              if (folder / "bot.toml").exists()}
-    assert {"greedy", "random"} <= names
+    assert {"greedy", "random", "shark", "js-greedy"} <= names
+
+
+def _dockerfile_cmd(dockerfile: Path) -> list[str]:
+    import json
+
+    lines = [line for line in dockerfile.read_text().splitlines() if line.startswith("CMD")]
+    assert lines, f"{dockerfile} has no CMD"
+    command = json.loads(lines[-1].removeprefix("CMD").strip())
+    assert isinstance(command, list)
+    return [str(part) for part in command]
+
+
+def test_sample_bots_start_the_same_way_in_docker_and_as_processes() -> None:
+    # Docker runs the image's CMD, the process sandbox the manifest's run.command.
+    root = Path(__file__).resolve().parent.parent
+    for manifest_path in sorted((root / "sample_bots").glob("*/bot.toml")):
+        manifest = BotManifest.load(manifest_path.parent)
+        dockerfile = manifest_path.parent / manifest.dockerfile
+        assert _dockerfile_cmd(dockerfile) == list(manifest.run_command), manifest.name
 
 
 @pytest.mark.parametrize(
