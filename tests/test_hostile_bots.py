@@ -77,7 +77,8 @@ def _writes(fault: BotFault) -> None:
 def _snoop(fault: BotFault) -> None:
     tail = fault.stderr_tail
     assert "PROBE snoop found: []" in tail, tail
-    assert "PROBE snoop socket dir: []" in tail, tail
+    # Seen while serving: the directory holds the bot's own socket and nothing else.
+    assert "PROBE snoop socket dir: ['bot.sock']" in tail, tail
     processes = re.search(r"PROBE snoop processes: (.*)", tail)
     assert processes is not None
     assert "random_bot" not in processes.group(1) and "pytest" not in processes.group(1)

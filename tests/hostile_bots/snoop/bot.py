@@ -1,6 +1,7 @@
 """Searches the whole file system for the other bot's code, the arena's code and
-any database, lists the socket directory and the processes it can see, prints
-``PROBE snoop ...`` lines on stderr, then forfeits at its first decision (an
+any database (at start, where there is time for it); at its first decision, with
+the series under way, lists the socket directory and the processes it can see. It
+prints ``PROBE snoop ...`` lines on stderr, then forfeits at that decision (an
 illegal discard) so the arena records that stderr with the fault."""
 
 import os
@@ -8,12 +9,13 @@ import sys
 
 import hollywood_sdk as hs
 
-WANTED_NAMES = {"greedy_bot.py", "random_bot.py", "botclient.py", "RULES.md", "pyproject.toml"}
+WANTED_NAMES = {"greedy_bot.py", "random_bot.py", "shark_bot.py", "bot.js", "botclient.py",
+                "RULES.md", "pyproject.toml"}
 WANTED_SUFFIXES = (".sqlite3", ".sqlite", ".db")
 SKIP = ("/proc", "/sys", "/dev")
 
 
-def probe() -> None:
+def search_files() -> None:
     found = []
     for root, dirs, files in os.walk("/"):
         if root.startswith(SKIP):
@@ -22,7 +24,10 @@ def probe() -> None:
         for name in files:
             if name in WANTED_NAMES or name.endswith(WANTED_SUFFIXES):
                 found.append(os.path.join(root, name))
-    print(f"PROBE snoop found: {sorted(found)}", file=sys.stderr)
+    print(f"PROBE snoop found: {sorted(found)}", file=sys.stderr, flush=True)
+
+
+def look_around() -> None:
     print(f"PROBE snoop socket dir: {sorted(os.listdir('/run/hollywood'))}", file=sys.stderr)
     pids = sorted(int(entry) for entry in os.listdir("/proc") if entry.isdigit())
     commands = []
@@ -44,9 +49,10 @@ def not_in_hand(observation: hs.Observation) -> hs.Action:
 
 class Snoop(hs.Bot):
     def decide(self, observation: hs.Observation) -> hs.Action:
+        look_around()
         return not_in_hand(observation)
 
 
 if __name__ == "__main__":
-    probe()
+    search_files()
     hs.serve(Snoop())
