@@ -30,8 +30,16 @@ from rich.console import Console
 from arena.client import ArenaClient, default_server, find_token
 from arena.config import ConfigError, parse_override
 from arena.live import LiveSeasonView, crosstable, describe_series, standings_table, status_name
+from arena.manifest import ManifestError
 from arena.messages import SANDBOX_TO_PROTO
-from arena.server import DEFAULT_DB, start_server
+from arena.server import (
+    DEFAULT_DB,
+    BotFolder,
+    check_season_request,
+    inspect_bot_folder,
+    start_server,
+)
+from arena.story import NO_HAND_PLAYED
 
 REPO_ROOT: Final = Path(__file__).resolve().parent.parent
 SAMPLE_BOTS: Final = REPO_ROOT / "sample_bots"
@@ -310,13 +318,74 @@ def _embedded(db: Path) -> Iterator[ArenaClient]:
         running.stop(grace=None)
 
 
-def _register_folders(client: ArenaClient, folders: Sequence[Path]) -> list[arena_pb2.Bot]:
-    registered = []
+def _check_folders(client: ArenaClient, folders: Sequence[Path]) -> list[BotFolder]:
+    """Every folder checked for registration before any is registered: a valid
+    ``bot.toml`` within the size limits, and no clash with a registered bot (or
+    another of ``folders``) of the same name@version but different content.
+    Raises ``CliError`` for the first problem."""
+    checked = []
     for folder in folders:
-        response = client.stub.RegisterBot(
-            arena_pb2.RegisterBotRequest(folder=str(folder)), metadata=client.auth)
-        registered.append(response.bot)
-    return registered
+        try:
+            checked.append(inspect_bot_folder(folder))
+        except ManifestError as error:
+            raise CliError(str(error)) from None
+    registered = {bot.id: bot.content_hash
+                  for bot in client.stub.ListBots(arena_pb2.ListBotsRequest()).bots}
+    seen: dict[str, BotFolder] = {}
+    for bot in checked:
+        known = registered.get(bot.id)
+        if known is not None and known != bot.content_hash:
+            raise CliError(f"bot {bot.id} is already registered with different content "
+                           f"than {bot.folder}; give the new code a new version in bot.toml")
+        first = seen.setdefault(bot.id, bot)
+        if first.content_hash != bot.content_hash:
+            raise CliError(f"{first.folder} and {bot.folder} are both {bot.id} but differ; "
+                           "give one of them a new version in bot.toml")
+    return checked
+
+
+def _register_folders(client: ArenaClient, folders: Sequence[BotFolder]
+                      ) -> list[arena_pb2.RegisterBotResponse]:
+    return [client.stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(bot.folder)),
+                                    metadata=client.auth)
+            for bot in folders]
+
+
+def _is_folder(reference: str) -> bool:
+    """Whether a ``--bots`` entry names a bot folder (an existing directory, or a path:
+    bot names never hold a slash) rather than a registered bot."""
+    return Path(reference).is_dir() or "/" in reference.partition("@")[0]
+
+
+def _season_bots(client: ArenaClient, references: Sequence[str],
+                 config: arena_pb2.SeasonConfig, name: str
+                 ) -> tuple[arena_pb2.CreateSeasonRequest, list[BotFolder]]:
+    """The season request for ``references`` (bot folders or registered bots) and
+    the folders to register first, all checked (folders, bot names, settings) as if
+    the folders were registered already, so that nothing is registered for a
+    season that would be refused."""
+    folders = _check_folders(client, [Path(ref) for ref in references if _is_folder(ref)])
+    registry = [(bot.id, bot.name)
+                for bot in client.stub.ListBots(arena_pb2.ListBotsRequest()).bots]
+    for bot in folders:
+        if bot.id not in {bot_id for bot_id, _ in registry}:
+            registry.append((bot.id, bot.manifest.name))
+    pending = iter(folders)
+    ids = [next(pending).id if _is_folder(ref) else ref for ref in references]
+    request = arena_pb2.CreateSeasonRequest(bots=ids, config=config, name=name)
+
+    def resolve(reference: str) -> str:  # as the server will, once the folders are in
+        matches = [bot_id for bot_id, bot_name in registry
+                   if (bot_id if "@" in reference else bot_name) == reference]
+        if not matches:
+            raise CliError(f"unknown bot {reference!r} (see `arena bots list`)")
+        return matches[-1]
+
+    try:
+        check_season_request(request, resolve)
+    except ConfigError as error:
+        raise CliError(str(error)) from None
+    return request, folders
 
 
 def sample_bot_folders(root: Path = SAMPLE_BOTS) -> list[Path]:
@@ -379,10 +448,10 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
 def cmd_bots_register(args: argparse.Namespace, console: Console) -> int:
     with _client(args) as client:
         results = []
-        for folder in args.folders:
+        # All or nothing: every folder is checked before the first is registered.
+        for bot in _check_folders(client, args.folders):
             response = client.stub.RegisterBot(
-                arena_pb2.RegisterBotRequest(folder=str(folder.resolve())),
-                metadata=client.auth)
+                arena_pb2.RegisterBotRequest(folder=str(bot.folder)), metadata=client.auth)
             results.append(response)
             if not args.json:
                 state = "registered" if response.created else "already registered (identical)"
@@ -430,14 +499,10 @@ def cmd_season_create(args: argparse.Namespace, console: Console) -> int:
 def cmd_season_run(args: argparse.Namespace, console: Console) -> int:
     config = _season_request_config(args)
     with _embedded(args.db) as client:
-        ids = []
-        for reference in args.bots:
-            path = Path(reference)
-            if path.is_dir():
-                ids.append(_register_folders(client, [path.resolve()])[0].id)
-            else:
-                ids.append(reference)
-        request = arena_pb2.CreateSeasonRequest(bots=ids, config=config, name=args.name)
+        # All or nothing: folders, bot names and settings are checked before the
+        # folders are registered and the season is created.
+        request, folders = _season_bots(client, args.bots, config, args.name)
+        _register_folders(client, folders)
         return _run_and_follow(client, request, console, args.json)
 
 
@@ -550,12 +615,16 @@ def cmd_series_show(args: argparse.Namespace, console: Console) -> int:
         console.rule(f"hand {hand.number}")
         for line in hand.lines:
             console.print(line, markup=False, highlight=False)
+    if not response.hands:
+        console.print(NO_HAND_PLAYED, markup=False, highlight=False)
     console.rule("result")
     console.print(describe_series(series), markup=False)
     if series.HasField("fault"):
         fault = series.fault
-        console.print(f"fault: {fault.kind} by seat {fault.seat} at hand {fault.hand_number}, "
-                      f"decision {fault.decision_number}: {fault.message}", markup=False)
+        where = (f"at hand {fault.hand_number}, decision {fault.decision_number}"
+                 if fault.hand_number else "before the first deal")
+        console.print(f"fault: {fault.kind} by seat {fault.seat} {where}: {fault.message}",
+                      markup=False)
         if fault.stderr_tail:
             console.print("stderr tail:\n" + fault.stderr_tail, markup=False)
     return 0
@@ -601,7 +670,8 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     console.print(f"demo database: {args.db} (recreated on every run; browse it with "
                   f"`arena serve --db {args.db}`)")
     with _embedded(args.db) as client:
-        bots = _register_folders(client, folders)
+        bots = [response.bot for response in
+                _register_folders(client, _check_folders(client, folders))]
         console.print("registered: " + ", ".join(bot.id for bot in bots))
         request = arena_pb2.CreateSeasonRequest(
             bots=[bot.id for bot in bots], config=config, name=args.name or "demo season")
@@ -652,7 +722,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args, console)
     except CliError as error:
-        error_console.print(f"error: {error}", markup=False, highlight=False)
+        error_console.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
         return error.code
     except grpc.RpcError as error:
         code = error.code() if hasattr(error, "code") else None
@@ -661,10 +731,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             target = getattr(args, "server", None) or default_server()
             error_console.print(f"error: cannot reach the arena server at {target} "
                                 f"(is `arena serve` running?): {details}",
-                                markup=False, highlight=False)
+                                markup=False, highlight=False, soft_wrap=True)
             return 1
         name = code.name if code is not None else "ERROR"
-        error_console.print(f"error: {details} ({name})", markup=False, highlight=False)
+        error_console.print(f"error: {details} ({name})", markup=False, highlight=False,
+                            soft_wrap=True)
         return 2 if code in USAGE_ERRORS else 1
     except KeyboardInterrupt:
         error_console.print("interrupted; a season left running resumes when `arena serve` "

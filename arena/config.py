@@ -10,7 +10,7 @@ import json
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Final
 
 from arena.limits import TimeLimits
@@ -24,6 +24,7 @@ MAX_MAX_HANDS: Final = 10_000
 MAX_CONCURRENCY: Final = 256
 MAX_SEED: Final = 2**63 - 1
 MAX_LIMIT_SECONDS: Final = 3600.0
+OVERRIDE_FIELDS: Final = tuple(item.name for item in fields(Profile) if item.name != "name")
 
 
 class ConfigError(ValueError):
@@ -160,7 +161,14 @@ def parse_override(text: str) -> tuple[str, Any]:
 
 
 def parse_override_value(key: str, raw: str) -> Any:
-    """A profile override's value from its JSON text (bare words stay strings)."""
+    """A profile override's value from its JSON text (bare words stay strings).
+    Raises ``ConfigError`` for ``name``, which is not an override: the profile is
+    chosen by its name, and an overridden one is named after its changes."""
+    if key == "name":
+        raise ConfigError(
+            "profile override 'name' is not allowed: choose the rule profile with "
+            "--profile (friendly, classic); the fields you can override are "
+            + ", ".join(OVERRIDE_FIELDS))
     try:
         return json.loads(raw)
     except json.JSONDecodeError:

@@ -6,7 +6,10 @@ server reflection, and resumes every season a previous server left running.
 Calls that change anything need ``authorization: Bearer <token>`` metadata, else
 they fail with UNAUTHENTICATED; reads and ``WatchSeason`` are open. Bad input fails
 with INVALID_ARGUMENT / NOT_FOUND / ALREADY_EXISTS and a specific message, and
-changes nothing.
+changes nothing; so does a request that cannot be decoded (INVALID_ARGUMENT,
+``DecodeRequestsInterceptor``). ``inspect_bot_folder`` and ``check_season_request``
+are the checks of RegisterBot and CreateSeason without the change, for clients that
+check a whole batch before changing anything (``arena season run``).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from collections.abc import Callable, Iterator
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 import grpc
 from grpc_health.v1 import (  # type: ignore[import-untyped]
@@ -67,8 +70,13 @@ MAX_SEASON_BOTS: Final = 64
 MAX_PLANNED_SERIES: Final = 100_000
 WATCH_POLL_S: Final = 0.5
 SERVICE_NAME: Final = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
+MUTATING_METHODS: Final = frozenset(
+    f"/{SERVICE_NAME}/{name}"
+    for name in ("RegisterBot", "CreateSeason", "StartSeason", "CancelSeason"))
 
 Response = TypeVar("Response")
+RequestT = TypeVar("RequestT")
+ResponseT = TypeVar("ResponseT")
 
 
 # ---------------------------------------------------------------- token
@@ -119,6 +127,72 @@ def _invalid(message: str) -> _Abort:
     return _Abort(grpc.StatusCode.INVALID_ARGUMENT, message)
 
 
+# ---------------------------------------------------------------- validation
+
+
+@dataclass(frozen=True)
+class BotFolder:
+    """A bot folder checked for registration: its manifest, files and fingerprint."""
+
+    folder: Path
+    manifest: BotManifest
+    files: list[tuple[str, Path]]
+    content_hash: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.manifest.name}@{self.manifest.version}"
+
+
+def inspect_bot_folder(folder: Path) -> BotFolder:
+    """Check that ``folder`` can be registered (valid ``bot.toml``, at most
+    ``MAX_BOT_FILES`` files and ``MAX_BOT_BYTES`` bytes, readable) without changing
+    anything. Raises ``ManifestError`` saying what is wrong."""
+    folder = folder.expanduser().resolve()
+    try:
+        manifest = BotManifest.load(folder)
+        files = list(iter_bot_files(folder))
+        if len(files) > MAX_BOT_FILES:
+            raise ManifestError(f"{folder}: {len(files)} files, more than {MAX_BOT_FILES}")
+        size = sum(path.stat().st_size for _, path in files)
+        if size > MAX_BOT_BYTES:
+            raise ManifestError(f"{folder}: {size} bytes of files, more than {MAX_BOT_BYTES}")
+        fingerprint = manifest.content_hash(folder)
+    except OSError as error:  # unreadable file, vanished folder
+        raise ManifestError(f"cannot read the bot folder {folder}: {error}") from None
+    return BotFolder(folder, manifest, files, fingerprint)
+
+
+def check_season_request(
+    request: arena_pb2.CreateSeasonRequest, resolve: Callable[[str], str]
+) -> tuple[list[str], SeasonConfig]:
+    """The bot ids and the validated configuration of ``request``, changing nothing.
+    ``resolve`` turns a bot reference (``name@version`` or ``name``) into a bot id,
+    raising ``NotFoundError`` for an unknown bot. Raises ``ConfigError`` for bad
+    settings or bot lists."""
+    references = [reference.strip() for reference in request.bots]
+    if any(not reference for reference in references):
+        raise ConfigError("bots: an empty bot name")
+    if len(references) < 2:
+        raise ConfigError(
+            f"a season needs at least two bots, got {len(references)}"
+            + (f" ({references[0]})" if references else ""))
+    if len(references) > MAX_SEASON_BOTS:
+        raise ConfigError(f"a season takes at most {MAX_SEASON_BOTS} bots")
+    ids = [resolve(reference) for reference in references]
+    duplicates = sorted({bot_id for bot_id in ids if ids.count(bot_id) > 1})
+    if duplicates:
+        raise ConfigError(f"bots: {', '.join(duplicates)} named more than once "
+                          "(a season needs at least two distinct bots)")
+    config = config_from_message(request.config)
+    pairs = len(ids) * (len(ids) - 1) // 2
+    if pairs * config.series_per_pair > MAX_PLANNED_SERIES:
+        raise ConfigError(f"the season would plan more than {MAX_PLANNED_SERIES} series")
+    if len(request.name) > 200:
+        raise ConfigError("name is longer than 200 characters")
+    return ids, config
+
+
 # ---------------------------------------------------------------- the service
 
 
@@ -144,7 +218,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         mutating: bool = False,
     ) -> Response:
         if mutating:
-            self._authorize(context)
+            self.authorize(context)
         try:
             return body()
         except _Abort as abort:
@@ -163,7 +237,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                           f"internal error: {type(error).__name__}: {error}")
         raise AssertionError("unreachable: context.abort raises")
 
-    def _authorize(self, context: grpc.ServicerContext) -> None:
+    def authorize(self, context: grpc.ServicerContext) -> None:
+        """Abort with UNAUTHENTICATED unless the call carries the admin token."""
         presented = ""
         for key, value in context.invocation_metadata():
             if key == AUTH_METADATA_KEY:
@@ -192,24 +267,17 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     def _register(self, request: arena_pb2.RegisterBotRequest) -> arena_pb2.RegisterBotResponse:
         if not request.folder.strip():
             raise _invalid("folder is required: the path of a bot folder holding bot.toml")
-        folder = Path(request.folder).expanduser().resolve()
+        bot = inspect_bot_folder(Path(request.folder))
         try:
-            manifest = BotManifest.load(folder)
-            files = list(iter_bot_files(folder))
-            if len(files) > MAX_BOT_FILES:
-                raise _invalid(f"{folder}: {len(files)} files, more than {MAX_BOT_FILES}")
-            size = sum(path.stat().st_size for _, path in files)
-            if size > MAX_BOT_BYTES:
-                raise _invalid(f"{folder}: {size} bytes of files, more than {MAX_BOT_BYTES}")
             with self._register_lock:
                 record, created = self.storage.register_bot(
-                    name=manifest.name, version=manifest.version, language=manifest.language,
-                    author=manifest.author, description=manifest.description,
-                    content_hash=manifest.content_hash(folder), source_folder=folder,
-                    files=files,
+                    name=bot.manifest.name, version=bot.manifest.version,
+                    language=bot.manifest.language, author=bot.manifest.author,
+                    description=bot.manifest.description, content_hash=bot.content_hash,
+                    source_folder=bot.folder, files=bot.files,
                 )
         except OSError as error:  # unreadable file, vanished folder, disk full
-            raise _invalid(f"cannot read or copy the bot folder {folder}: {error}") from None
+            raise _invalid(f"cannot read or copy the bot folder {bot.folder}: {error}") from None
         return arena_pb2.RegisterBotResponse(bot=bot_message(record), created=created)
 
     def ListBots(
@@ -228,28 +296,10 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     def _create_season(
         self, request: arena_pb2.CreateSeasonRequest
     ) -> arena_pb2.CreateSeasonResponse:
-        references = [reference.strip() for reference in request.bots]
-        if any(not reference for reference in references):
-            raise _invalid("bots: an empty bot name")
-        if len(references) < 2:
-            raise _invalid(
-                f"a season needs at least two bots, got {len(references)}"
-                + (f" ({references[0]})" if references else ""))
-        if len(references) > MAX_SEASON_BOTS:
-            raise _invalid(f"a season takes at most {MAX_SEASON_BOTS} bots")
-        bots = [self.storage.resolve_bot(reference) for reference in references]
-        ids = [bot.id for bot in bots]
-        duplicates = sorted({bot_id for bot_id in ids if ids.count(bot_id) > 1})
-        if duplicates:
-            raise _invalid(f"bots: {', '.join(duplicates)} named more than once")
-        config = config_from_message(request.config)
+        ids, config = check_season_request(
+            request, lambda reference: self.storage.resolve_bot(reference).id)
         if not request.config.seed:
             config = SeasonConfig.build(**_build_args(config, seed=secrets.randbelow(2**62) + 1))
-        pairs = len(ids) * (len(ids) - 1) // 2
-        if pairs * config.series_per_pair > MAX_PLANNED_SERIES:
-            raise _invalid(f"the season would plan more than {MAX_PLANNED_SERIES} series")
-        if len(request.name) > 200:
-            raise _invalid("name is longer than 200 characters")
         plan = plan_season(ids, config.series_per_pair, config.seed)
         season = self.storage.create_season(
             name=request.name.strip(), config=config.to_dict(),
@@ -397,7 +447,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             events, profile = self.storage.result_log(series_id)
             response.profile_json = json.dumps(profile, sort_keys=True)
             response.event_log_json = json.dumps(events)
-            for number, lines in enumerate(series_story(events, planned.bots), start=1):
+            story = series_story(events, planned.bots, result.fault)
+            for number, lines in enumerate(story, start=1):
                 response.hands.add(number=number, lines=lines)
             return response
         return self._call(context, body)
@@ -413,6 +464,83 @@ def _build_args(config: SeasonConfig, **changes: Any) -> dict[str, Any]:
     }
     args.update(changes)
     return args
+
+
+# ---------------------------------------------------------------- malformed requests
+
+
+class DecodeRequestsInterceptor(grpc.ServerInterceptor):
+    """Decodes every request inside the handler, so a request that is not the
+    method's message (corrupt bytes) fails with INVALID_ARGUMENT ("malformed
+    CreateSeasonRequest: ...") instead of gRPC's INTERNAL "Exception deserializing
+    request!". For the methods in ``guarded`` the admin token is checked first
+    (``authorize``), so a call without it still fails with UNAUTHENTICATED."""
+
+    def __init__(
+        self, authorize: Callable[[grpc.ServicerContext], None], guarded: frozenset[str]
+    ) -> None:
+        self._authorize = authorize
+        self._guarded = guarded
+
+    def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], grpc.RpcMethodHandler[RequestT, ResponseT] | None],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[RequestT, ResponseT] | None:
+        handler = continuation(handler_call_details)
+        if handler is None or handler.request_deserializer is None:
+            return handler
+        rewrapped = self._rewrap(handler, handler_call_details.method)
+        return cast("grpc.RpcMethodHandler[RequestT, ResponseT]", rewrapped)
+
+    def _rewrap(
+        self, handler: grpc.RpcMethodHandler[Any, Any], method: str
+    ) -> grpc.RpcMethodHandler[Any, Any]:
+        assert handler.request_deserializer is not None
+        decode = self._decoder(handler.request_deserializer, method)
+        if handler.unary_unary is not None:
+            unary_unary = handler.unary_unary
+            return grpc.unary_unary_rpc_method_handler(
+                lambda raw, context: unary_unary(decode(raw, context), context),
+                response_serializer=handler.response_serializer)
+        if handler.unary_stream is not None:
+            unary_stream = handler.unary_stream
+            return grpc.unary_stream_rpc_method_handler(
+                lambda raw, context: unary_stream(decode(raw, context), context),
+                response_serializer=handler.response_serializer)
+        if handler.stream_unary is not None:
+            stream_unary = handler.stream_unary
+            return grpc.stream_unary_rpc_method_handler(
+                lambda raws, context: stream_unary(
+                    (decode(raw, context) for raw in raws), context),
+                response_serializer=handler.response_serializer)
+        if handler.stream_stream is not None:
+            stream_stream = handler.stream_stream
+            return grpc.stream_stream_rpc_method_handler(
+                lambda raws, context: stream_stream(
+                    (decode(raw, context) for raw in raws), context),
+                response_serializer=handler.response_serializer)
+        return handler
+
+    def _decoder(
+        self, deserializer: Callable[[bytes], Any], method: str
+    ) -> Callable[[bytes, grpc.ServicerContext], Any]:
+        message_type = getattr(deserializer, "__self__", None)
+        type_name = getattr(message_type, "__name__", "request")
+        guarded = method in self._guarded
+
+        def decode(raw: bytes, context: grpc.ServicerContext) -> Any:
+            try:
+                return deserializer(raw)
+            except Exception as error:  # DecodeError, or anything a deserializer raises
+                if guarded:
+                    self._authorize(context)
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                              f"malformed {type_name}: {error}")
+                raise AssertionError("unreachable: context.abort raises") from None
+
+        return decode
 
 
 # ---------------------------------------------------------------- runners
@@ -486,8 +614,9 @@ def start_server(
     hub = EventHub()
     manager = SeasonManager(storage, runner_factory or sandbox_runner_factory, hub)
     service = ArenaService(storage, manager, hub, token)
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers,
-                                                    thread_name_prefix="arena-rpc"))
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="arena-rpc"),
+        interceptors=[DecodeRequestsInterceptor(service.authorize, MUTATING_METHODS)])
     arena_pb2_grpc.add_ArenaServiceServicer_to_server(service, server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

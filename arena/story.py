@@ -8,12 +8,13 @@ score sheet after the hand.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
 from engine.series import history_from_log
 
 GAME_NAMES = ("I", "II", "III")
+NO_HAND_PLAYED: Final = "no hand was played: the series ended before the first deal"
 
 
 def _cards(cards: Sequence[str]) -> str:
@@ -85,7 +86,19 @@ def hand_lines(record: dict[str, Any], names: Sequence[str]) -> list[str]:
     return lines
 
 
-def series_story(log: list[dict[str, Any]], names: Sequence[str]) -> list[list[str]]:
+def series_story(
+    log: list[dict[str, Any]],
+    names: Sequence[str],
+    fault: Mapping[str, Any] | None = None,
+) -> list[list[str]]:
     """Each hand of the series recorded by ``log`` as lines; ``names`` are the bots
-    in seat 0 and seat 1. Raises ``engine.series.ReplayError`` for a bad log."""
-    return [hand_lines(record, names) for record in history_from_log(log)]
+    in seat 0 and seat 1. ``fault`` is the stored fault of a forfeited series: one
+    at start-up (no hand number) means the series ended before the first deal, and
+    the story has no hands (``NO_HAND_PLAYED`` says so), even though the engine's
+    log holds the first hand's deal. Raises ``engine.series.ReplayError`` for a bad
+    log."""
+    history = history_from_log(log)
+    if fault is not None and not fault.get("hand_number") and not any(
+            record["moves"] or record.get("result") for record in history):
+        return []
+    return [hand_lines(record, names) for record in history]

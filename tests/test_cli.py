@@ -11,11 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from arena_helpers import REPO_ROOT
+from arena_helpers import REPO_ROOT, make_bot_folder
 
 from arena.cli import main
-from arena.inprocess import RUNNER_ENV, run_inprocess
+from arena.faults import BotFault, FaultKind
+from arena.inprocess import RUNNER_ENV, InProcessOutcome, run_inprocess
+from arena.runner import SeriesSpec
 from arena.server import RunningServer, start_server
+from engine import Series
 
 SAMPLES = REPO_ROOT / "sample_bots"
 
@@ -91,6 +94,8 @@ def test_mutation_without_token_is_refused(server: RunningServer, capsys,
          "knock_limit must be between 0 and 10"),
         (["season", "create", "--bots", "random", "greedy", "--set", "nonsense"],
          "must look like FIELD=VALUE"),
+        (["season", "create", "--bots", "random", "greedy", "--set", 'name="x"'],
+         "profile override 'name' is not allowed"),
         (["series", "show", "9-9"], "unknown series '9-9'"),
         (["season", "cancel", "42"], "unknown season 42"),
     ],
@@ -147,6 +152,130 @@ def test_season_run_embedded_end_to_end(tmp_path: Path) -> None:
          "--bots", "random", "--json"],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, env=_env())
     assert again.returncode == 2 and "at least two bots" in again.stderr
+
+
+def listed(capsys: pytest.CaptureFixture[str], server: RunningServer) -> list[str]:
+    """`arena bots list --json`: the registered bot ids."""
+    code, out, _ = run(capsys, *remote(server, "bots", "list", "--json"))
+    assert code == 0
+    return [bot["id"] for bot in json.loads(out)]
+
+
+def registered(capsys: pytest.CaptureFixture[str], db: Path) -> list[str]:
+    """`arena bots list --json` on the database ``db`` (a server started for it)."""
+    running = start_server(db, port=0, resume=False)
+    try:
+        return listed(capsys, running)
+    finally:
+        running.stop(grace=None)
+
+
+@pytest.fixture
+def bad_folder(tmp_path: Path) -> Path:
+    folder = make_bot_folder(tmp_path, "fine")
+    (folder / "bot.toml").write_text('name = "Bad Name"\nversion = "1"\nlanguage = "x"\n')
+    return folder
+
+
+GREEDY = str(SAMPLES / "greedy")
+RANDOM = str(SAMPLES / "random")
+
+
+@pytest.mark.parametrize(
+    ("bots", "settings", "message"),
+    [
+        ([GREEDY, "BAD"], [], "bot.toml: name 'Bad Name' must match"),
+        ([GREEDY, RANDOM], ["--set", "knock_limit=11"],
+         "error: profile: profile field knock_limit must be between 0 and 10, got 11"),
+        ([GREEDY, RANDOM], ["--profile", "bogus"], "error: profile: unknown profile 'bogus'"),
+        ([GREEDY, RANDOM], ["--set", 'name="x"'],
+         "error: profile override 'name' is not allowed: choose the rule profile with "
+         "--profile"),
+        ([GREEDY, "nosuch"], [], "error: unknown bot 'nosuch' (see `arena bots list`)"),
+        ([GREEDY, "nosuch@1.0.0"], [], "error: unknown bot 'nosuch@1.0.0'"),
+        ([GREEDY], [], "error: a season needs at least two bots, got 1 (greedy@1.0.0)"),
+        ([GREEDY, "greedy"], [], "error: bots: greedy@1.0.0 named more than once"),
+        ([GREEDY, GREEDY], [], "error: bots: greedy@1.0.0 named more than once"),
+        ([GREEDY, "MISSING/"], [], "does not exist or is not a directory"),
+    ],
+)
+def test_season_run_with_bad_input_registers_nothing(
+    capsys, tmp_path: Path, bad_folder: Path, bots: list[str], settings: list[str],
+    message: str
+) -> None:
+    db = tmp_path / "fresh" / "arena.db"
+    bots = [{"BAD": str(bad_folder), "MISSING/": str(tmp_path / "missing")}.get(b, b)
+            for b in bots]
+    code, _, err = run(capsys, "season", "run", "--db", str(db), "--bots", *bots,
+                         "--sandbox", "process", *settings)
+    assert code == 2, err
+    assert message in err and "Traceback" not in err
+    assert registered(capsys, db) == []
+
+
+def test_season_run_checks_names_as_if_its_folders_were_registered(
+    capsys, tmp_path: Path
+) -> None:
+    """A bare name means the latest version, which a folder in the same command may
+    be about to register: alpha's 2.0.0 folder plus `alpha` names 2.0.0 twice."""
+    db = tmp_path / "arena.db"
+    running = start_server(db, port=0, resume=False)
+    try:
+        run(capsys, *remote(running, "bots", "register", str(make_bot_folder(tmp_path, "alpha"))))
+    finally:
+        running.stop(grace=None)
+    newer = make_bot_folder(tmp_path, "alpha", "2.0.0", code="v = 2\n")
+    code, _, err = run(capsys, "season", "run", "--db", str(db), "--bots", str(newer), "alpha")
+    assert code == 2 and "bots: alpha@2.0.0 named more than once" in err
+    assert registered(capsys, db) == ["alpha@1.0.0"]
+
+
+def test_bots_register_checks_every_folder_before_registering_any(
+    server: RunningServer, capsys, tmp_path: Path, bad_folder: Path
+) -> None:
+    good = make_bot_folder(tmp_path, "alpha")
+    code, _, err = run(capsys, *remote(server, "bots", "register", str(good), str(bad_folder)))
+    assert code == 2 and "bot.toml: name 'Bad Name' must match" in err
+    code, _, err = run(capsys, *remote(server, "bots", "register", str(good),
+                                       str(tmp_path / "nowhere")))
+    assert code == 2 and "nowhere does not exist or is not a directory" in err
+    assert listed(capsys, server) == []
+    # Same name@version as a registered bot but other content: refused up front too.
+    run(capsys, *remote(server, "bots", "register", str(good)))
+    other = make_bot_folder(tmp_path / "other", "alpha", code="x = 1\n")
+    code, _, err = run(capsys, *remote(server, "bots", "register", RANDOM, str(other)))
+    assert code == 2
+    assert f"bot alpha@1.0.0 is already registered with different content than {other}" in err
+    # Two folders of one name@version that differ.
+    beta, beta_too = (make_bot_folder(tmp_path / sub, "beta", code=sub) for sub in ("a", "b"))
+    code, _, err = run(capsys, *remote(server, "bots", "register", str(beta), str(beta_too)))
+    assert code == 2 and f"{beta} and {beta_too} are both beta@1.0.0 but differ" in err
+    assert listed(capsys, server) == ["alpha@1.0.0"]
+
+
+def test_series_show_of_a_start_up_forfeit_says_no_hand_was_played(
+    capsys, tmp_path: Path
+) -> None:
+    def never_up(spec: SeriesSpec) -> InProcessOutcome:  # seat 1's image failed to build
+        outcome = run_inprocess(spec)
+        outcome.log = list(Series(spec.seed, spec.profile, swap_seats=spec.swap_seats).log)
+        outcome.fault = BotFault(FaultKind.STARTUP, "image failed to build", seat=1)
+        return outcome
+
+    running = start_server(tmp_path / "arena.db", port=0,
+                           runner_factory=lambda config: never_up)
+    try:
+        run(capsys, *remote(running, "bots", "register", RANDOM, GREEDY))
+        run(capsys, *remote(running, "season", "create", "--bots", "random", "greedy",
+                            "--series-per-pair", "1"))
+        assert running.manager.wait(1, timeout=30)
+        code, out, _ = run(capsys, *remote(running, "series", "show", "1-0"))
+    finally:
+        running.stop(grace=None)
+    assert code == 0
+    assert "no hand was played: the series ended before the first deal" in out
+    assert "hand 1" not in out and "upcard:" not in out and "not finished" not in out
+    assert "fault: startup by seat 1 before the first deal: image failed to build" in out
 
 
 def _env() -> dict[str, str]:

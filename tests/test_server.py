@@ -8,6 +8,7 @@ import json
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -15,8 +16,11 @@ from arena_helpers import REPO_ROOT, make_bot_folder
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
-from arena.inprocess import run_inprocess
+from arena.faults import BotFault, FaultKind
+from arena.inprocess import InProcessOutcome, run_inprocess
+from arena.runner import SeriesSpec
 from arena.server import RunningServer, start_server
+from engine import Series
 
 SAMPLES = REPO_ROOT / "sample_bots"
 
@@ -122,6 +126,10 @@ def test_bad_input_gets_specific_errors_and_changes_nothing(
         (grpc.StatusCode.INVALID_ARGUMENT, "gin_bonus must be an integer", stub.CreateSeason,
          arena_pb2.CreateSeasonRequest(bots=["random", "greedy"], config=arena_pb2.SeasonConfig(
              profile_overrides={"gin_bonus": '"lots"'}))),
+        (grpc.StatusCode.INVALID_ARGUMENT, "profile override 'name' is not allowed",
+         stub.CreateSeason,
+         arena_pb2.CreateSeasonRequest(bots=["random", "greedy"], config=arena_pb2.SeasonConfig(
+             profile_overrides={"name": '"x"'}))),
         (grpc.StatusCode.INVALID_ARGUMENT, "unknown profile 'bogus'", stub.CreateSeason,
          arena_pb2.CreateSeasonRequest(bots=["random", "greedy"],
                                        config=arena_pb2.SeasonConfig(profile="bogus"))),
@@ -266,3 +274,78 @@ def test_cancel_then_start_resumes_to_exactly_the_plan(tmp_path: Path) -> None:
             assert running.storage.count_rows()["series_results"] == 20
     finally:
         running.stop(grace=None)
+
+
+MALFORMED = b"\xff\xff\xff\x0f\x12"
+
+
+def raw_call(channel: grpc.Channel, method: str, stream: bool = False) -> Any:
+    """A call of an ArenaService method sending and receiving raw bytes."""
+    factory = channel.unary_stream if stream else channel.unary_unary
+    return factory(f"/hollywood.arena.v1.ArenaService/{method}",
+                   request_serializer=None, response_deserializer=None)
+
+
+def test_undecodable_request_is_invalid_argument_and_auth_still_comes_first(
+    server: RunningServer
+) -> None:
+    before = server.storage.count_rows()
+    with grpc.insecure_channel(server.address) as channel:
+        create = raw_call(channel, "CreateSeason")
+        with pytest.raises(grpc.RpcError) as caught:
+            create(MALFORMED, metadata=auth(server))
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert caught.value.details().startswith("malformed CreateSeasonRequest: ")
+        with pytest.raises(grpc.RpcError) as caught:  # no token: that is the first problem
+            create(MALFORMED)
+        assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert "admin token" in caught.value.details()
+        with pytest.raises(grpc.RpcError) as caught:
+            raw_call(channel, "GetSeason")(MALFORMED)
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert caught.value.details().startswith("malformed GetSeasonRequest: ")
+        with pytest.raises(grpc.RpcError) as caught:
+            list(raw_call(channel, "WatchSeason", stream=True)(MALFORMED))
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert caught.value.details().startswith("malformed WatchSeasonRequest: ")
+        # Well-formed bytes are decoded and served as before.
+        request = arena_pb2.RegisterBotRequest(folder=str(SAMPLES / "random"))
+        reply = arena_pb2.RegisterBotResponse.FromString(
+            raw_call(channel, "RegisterBot")(request.SerializeToString(), metadata=auth(server)))
+        assert reply.bot.id == "random@1.0.0" and reply.created
+        with pytest.raises(grpc.RpcError) as caught:
+            raw_call(channel, "RegisterBot")(request.SerializeToString())
+        assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert server.storage.count_rows() == {**before, "bots": 1}
+
+
+def startup_forfeit(spec: SeriesSpec) -> InProcessOutcome:
+    """A series whose seat-1 bot never came up (as when its image fails to build)."""
+    series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
+                    swap_seats=spec.swap_seats)
+    return InProcessOutcome(
+        series_id=spec.series_id, winner=0,
+        fault=BotFault(FaultKind.STARTUP, "image failed to build", seat=1),
+        games_won=(0, 0), game_scores=((0, 0, 0), (0, 0, 0)), hands_won=(0, 0),
+        points=(0, 0), hands_played=0, capped=False, log=list(series.log),
+        think_seconds=(0.0, 0.0), wall_seconds=0.1)
+
+
+def test_series_forfeited_at_start_up_tells_no_hand(tmp_path: Path) -> None:
+    running = start_server(tmp_path / "arena.db", port=0,
+                           runner_factory=lambda config: startup_forfeit)
+    try:
+        with grpc.insecure_channel(running.address) as channel:
+            stub = arena_pb2_grpc.ArenaServiceStub(channel)
+            for name in ("random", "greedy"):
+                register(stub, running, SAMPLES / name)
+            season = stub.CreateSeason(arena_pb2.CreateSeasonRequest(
+                bots=["random", "greedy"], config=arena_pb2.SeasonConfig(series_per_pair=1)),
+                metadata=auth(running)).season
+            assert running.manager.wait(season.id, timeout=30)
+            series = stub.GetSeries(arena_pb2.GetSeriesRequest(series_id=f"{season.id}-0"))
+    finally:
+        running.stop(grace=None)
+    assert series.series.played and series.series.fault.kind == "startup"
+    assert series.series.fault.hand_number == 0 and list(series.hands) == []
+    assert json.loads(series.event_log_json)[0]["type"] == "series_start"
