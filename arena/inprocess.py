@@ -15,33 +15,13 @@ from __future__ import annotations
 import os
 import random
 import time
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-from arena.faults import BotFault
-from arena.runner import SeriesSpec
+from arena.runner import SeriesOutcome, SeriesSpec
 from engine import Action, ActionKind, Series
 
 RUNNER_ENV: Final = "HOLLYWOOD_ARENA_RUNNER"
 DELAY_ENV: Final = "HOLLYWOOD_ARENA_INPROCESS_DELAY"
-
-
-@dataclass
-class InProcessOutcome:
-    """A ``SeriesOutcome``-shaped result (see ``arena.runner.SeriesOutcome``)."""
-
-    series_id: str
-    winner: int | None
-    fault: BotFault | None
-    games_won: tuple[int, int]
-    game_scores: tuple[tuple[int, int, int], tuple[int, int, int]]
-    hands_won: tuple[int, int]
-    points: tuple[int, int]
-    hands_played: int
-    capped: bool
-    log: list[dict[str, Any]]
-    think_seconds: tuple[float, float]
-    wall_seconds: float
 
 
 def _choose(legal: list[Action], rng: random.Random, greedy: bool) -> Action:
@@ -51,7 +31,7 @@ def _choose(legal: list[Action], rng: random.Random, greedy: bool) -> Action:
     return rng.choice(legal)
 
 
-def run_inprocess(spec: SeriesSpec, delay_s: float | None = None) -> InProcessOutcome:
+def run_inprocess(spec: SeriesSpec, delay_s: float | None = None) -> SeriesOutcome:
     """Play ``spec`` with built-in policies: a bot whose name contains "random" plays
     random legal actions, any other knocks whenever it can (seeded by the series)."""
     started = time.monotonic()
@@ -69,7 +49,7 @@ def run_inprocess(spec: SeriesSpec, delay_s: float | None = None) -> InProcessOu
         time.sleep(delay_s)
     result = series.result
     assert result is not None
-    return InProcessOutcome(
+    return SeriesOutcome(
         series_id=spec.series_id,
         winner=result.winner,
         fault=None,

@@ -15,8 +15,8 @@ from arena_helpers import REPO_ROOT, make_bot_folder
 
 from arena.cli import main
 from arena.faults import BotFault, FaultKind
-from arena.inprocess import RUNNER_ENV, InProcessOutcome, run_inprocess
-from arena.runner import SeriesSpec
+from arena.inprocess import RUNNER_ENV, run_inprocess
+from arena.runner import SeriesOutcome, SeriesSpec
 from arena.server import RunningServer, start_server
 from engine import Series
 
@@ -256,7 +256,7 @@ def test_bots_register_checks_every_folder_before_registering_any(
 def test_series_show_of_a_start_up_forfeit_says_no_hand_was_played(
     capsys, tmp_path: Path
 ) -> None:
-    def never_up(spec: SeriesSpec) -> InProcessOutcome:  # seat 1's image failed to build
+    def never_up(spec: SeriesSpec) -> SeriesOutcome:  # seat 1's image failed to build
         outcome = run_inprocess(spec)
         outcome.log = list(Series(spec.seed, spec.profile, swap_seats=spec.swap_seats).log)
         outcome.fault = BotFault(FaultKind.STARTUP, "image failed to build", seat=1)

@@ -17,8 +17,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.faults import BotFault, FaultKind
-from arena.inprocess import InProcessOutcome, run_inprocess
-from arena.runner import SeriesSpec
+from arena.inprocess import run_inprocess
+from arena.runner import SeriesOutcome, SeriesSpec
 from arena.server import RunningServer, start_server
 from engine import Series
 
@@ -319,11 +319,11 @@ def test_undecodable_request_is_invalid_argument_and_auth_still_comes_first(
     assert server.storage.count_rows() == {**before, "bots": 1}
 
 
-def startup_forfeit(spec: SeriesSpec) -> InProcessOutcome:
+def startup_forfeit(spec: SeriesSpec) -> SeriesOutcome:
     """A series whose seat-1 bot never came up (as when its image fails to build)."""
     series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
                     swap_seats=spec.swap_seats)
-    return InProcessOutcome(
+    return SeriesOutcome(
         series_id=spec.series_id, winner=0,
         fault=BotFault(FaultKind.STARTUP, "image failed to build", seat=1),
         games_won=(0, 0), game_scores=((0, 0, 0), (0, 0, 0)), hands_won=(0, 0),

@@ -8,6 +8,7 @@ target to call it on, its stderr tail, its own verdict on why it died, and ``sto
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Protocol
 
 from arena.faults import BotFault
@@ -22,6 +23,7 @@ __all__ = [
     "Sandbox",
     "SandboxConfig",
     "SandboxError",
+    "pid_alive",
 ]
 
 
@@ -68,3 +70,14 @@ class Sandbox(Protocol):
         """Start ``bot``; raises ``SandboxError`` for an arena-side problem and
         ``BotFault`` if the bot cannot even be started."""
         ...
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (used to tell a crashed arena's leftovers)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, owned by another user
+        return True
+    return True

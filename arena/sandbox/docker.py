@@ -33,7 +33,7 @@ from arena.base_image import BASE_IMAGE_TAG, BaseImageError
 from arena.faults import BotFault, FaultKind
 from arena.images import ImageBuildError, build_bot_image
 from arena.manifest import ManifestError, content_hash
-from arena.sandbox import SandboxError
+from arena.sandbox import SandboxError, pid_alive
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 
 if TYPE_CHECKING:
@@ -354,16 +354,6 @@ def _process_start(pid: int) -> str:
         return ""
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def remove_leftovers_of_dead_arenas(client: Any, socket_dir_root: str = "/tmp") -> int:
     """Remove arena containers and socket directories whose owning arena process is
     gone (a crashed or killed run). Containers of live arenas are left alone.
@@ -378,7 +368,7 @@ def remove_leftovers_of_dead_arenas(client: Any, socket_dir_root: str = "/tmp") 
         started = container.labels.get(OWNER_START_LABEL, "")
         if (
             owner.isdigit()
-            and _pid_alive(int(owner))
+            and pid_alive(int(owner))
             and (not started or started == _process_start(int(owner)))
         ):
             continue
@@ -389,6 +379,6 @@ def remove_leftovers_of_dead_arenas(client: Any, socket_dir_root: str = "/tmp") 
     with contextlib.suppress(OSError):
         for entry in Path(socket_dir_root).iterdir():
             match = pattern.match(entry.name)
-            if match and entry.is_dir() and not _pid_alive(int(match.group(1))):
+            if match and entry.is_dir() and not pid_alive(int(match.group(1))):
                 shutil.rmtree(entry, ignore_errors=True)
     return removed

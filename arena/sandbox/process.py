@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from arena.faults import BotFault, FaultKind
-from arena.sandbox import SandboxError
+from arena.sandbox import SandboxError, pid_alive
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 
 if TYPE_CHECKING:
@@ -194,16 +194,6 @@ class ProcessBot:
             shutil.rmtree(self.work, ignore_errors=True)
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def remove_leftovers_of_dead_arenas(socket_dir_root: str = "/tmp") -> int:
     """Kill the process groups of bots whose arena died (found by the work directory
     named in their ``HOLLYWOOD_BOT_SOCKET``) and remove those directories. Returns
@@ -213,7 +203,7 @@ def remove_leftovers_of_dead_arenas(socket_dir_root: str = "/tmp") -> int:
     with contextlib.suppress(OSError):
         for entry in Path(socket_dir_root).glob("hwp-*-*"):
             owner = entry.name.split("-")[1]
-            if owner.isdigit() and not _pid_alive(int(owner)):
+            if owner.isdigit() and not pid_alive(int(owner)):
                 dead_dirs.add(str(entry))
     if not dead_dirs:
         return 0
