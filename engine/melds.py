@@ -56,6 +56,21 @@ _NO_CARD_GAIN: Final = -(10**6)
 _MAX_SEARCH_CARDS: Final = 11
 
 
+def _stretches(mask: int) -> list[tuple[int, int]]:
+    """The ``(start, stop)`` rank ranges of the consecutive set bits of a suit mask."""
+    stretches = []
+    rank = 0
+    while rank < _SUIT_BITS:
+        if not (mask >> rank) & 1:
+            rank += 1
+            continue
+        start = rank
+        while rank < _SUIT_BITS and (mask >> rank) & 1:
+            rank += 1
+        stretches.append((start, rank))
+    return stretches
+
+
 def _build_run_tables() -> tuple[list[int], list[int], list[int], list[int]]:
     """Per 13-bit suit mask: run meld value, cards in runs, best one-card discard
     gain and the cards reaching that gain.
@@ -69,19 +84,10 @@ def _build_run_tables() -> tuple[list[int], list[int], list[int], list[int]]:
     for mask in range(1, size):
         value = 0
         cards = 0
-        rank = 0
-        while rank < _SUIT_BITS:
-            if not (mask >> rank) & 1:
-                rank += 1
-                continue
-            start = rank
-            stretch_value = 0
-            while rank < _SUIT_BITS and (mask >> rank) & 1:
-                stretch_value += _RANK_VALUE[rank]
-                rank += 1
-            if rank - start >= 3:
-                value += stretch_value
-                cards |= ((1 << (rank - start)) - 1) << start
+        for start, stop in _stretches(mask):
+            if stop - start >= 3:
+                value += sum(_RANK_VALUE[start:stop])
+                cards |= ((1 << (stop - start)) - 1) << start
         run_value[mask] = value
         run_cards[mask] = cards
     drop_gain = [_NO_CARD_GAIN] * size
@@ -370,18 +376,8 @@ def _best_melded_after_each_discard(mask: int) -> dict[int, int]:
 
 def _runs_of_suit_mask(suit_mask: int, suit: int) -> list[tuple[Card, ...]]:
     """The maximal stretches of 3+ consecutive ranks in one suit, as runs."""
-    runs: list[tuple[Card, ...]] = []
-    melded = _RUN_CARDS[suit_mask]
-    rank = 0
-    while rank < _SUIT_BITS:
-        if not (melded >> rank) & 1:
-            rank += 1
-            continue
-        start = rank
-        while rank < _SUIT_BITS and (melded >> rank) & 1:
-            rank += 1
-        runs.append(tuple(ALL_CARDS[suit * 13 + r] for r in range(start, rank)))
-    return runs
+    return [tuple(ALL_CARDS[suit * 13 + rank] for rank in range(start, stop))
+            for start, stop in _stretches(_RUN_CARDS[suit_mask])]
 
 
 def best_arrangement(cards: Iterable[Card] | str) -> tuple[int, Arrangement]:
