@@ -131,6 +131,23 @@ def _json_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
 
+def _client_command(
+    subparsers: Any, name: str, text: str,
+    handler: Callable[[argparse.Namespace, Console], int],
+) -> argparse.ArgumentParser:
+    """A command that talks to a server: client options, ``--json`` and its handler."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(name, help=text)
+    _client_options(parser)
+    _json_option(parser)
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def _latest_season_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--season", type=_positive_int, default=0,
+                        help="season number (default: the latest)")
+
+
 def _season_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("season settings")
     group.add_argument("--profile", default="", help="rule profile: friendly (default), classic")
@@ -172,27 +189,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     bots = commands.add_parser("bots", help="register and list bots").add_subparsers(
         dest="bots_command", required=True, metavar="ACTION")
-    register = bots.add_parser("register", help="register bot folder(s) (bot.toml + code)")
+    register = _client_command(bots, "register", "register bot folder(s) (bot.toml + code)",
+                               cmd_bots_register)
     register.add_argument("folders", nargs="+", type=Path, metavar="PATH")
-    _client_options(register)
-    _json_option(register)
-    register.set_defaults(handler=cmd_bots_register)
-    listing = bots.add_parser("list", help="list registered bot versions")
-    _client_options(listing)
-    _json_option(listing)
-    listing.set_defaults(handler=cmd_bots_list)
+    _client_command(bots, "list", "list registered bot versions", cmd_bots_list)
 
     season = commands.add_parser("season", help="create, run, cancel and show seasons")
     seasons = season.add_subparsers(dest="season_command", required=True, metavar="ACTION")
-    create = seasons.add_parser("create", help="create (and start) a season on the server")
+    create = _client_command(seasons, "create", "create (and start) a season on the server",
+                             cmd_season_create)
     create.add_argument("--bots", nargs="+", required=True, metavar="BOT",
                         help="bot ids (name@version, or name = latest version)")
     create.add_argument("--hold", action="store_true", help="store the plan, do not start")
     create.add_argument("--watch", action="store_true", help="follow it live afterwards")
     _season_options(create)
-    _client_options(create)
-    _json_option(create)
-    create.set_defaults(handler=cmd_season_create)
     run = seasons.add_parser(
         "run", help="run a season to the end with a live table (embedded server on --db)")
     run.add_argument("--bots", nargs="+", required=True, metavar="BOT",
@@ -205,49 +215,24 @@ def build_parser() -> argparse.ArgumentParser:
         ("start", "start or resume a season", cmd_season_start),
         ("cancel", "cancel a season (series in flight finish)", cmd_season_cancel),
     ):
-        sub = seasons.add_parser(action, help=text)
+        sub = _client_command(seasons, action, text, handler)
         sub.add_argument("season_id", type=_positive_int, metavar="SEASON")
-        _client_options(sub)
-        _json_option(sub)
-        sub.set_defaults(handler=handler)
-    show = seasons.add_parser("show", help="a season's settings, progress and standings")
+    show = _client_command(seasons, "show", "a season's settings, progress and standings",
+                           cmd_season_show)
     show.add_argument("season_id", type=_positive_int, nargs="?", default=0, metavar="SEASON",
                       help="season number (default: the latest)")
-    _client_options(show)
-    _json_option(show)
-    show.set_defaults(handler=cmd_season_show)
-    season_list = seasons.add_parser("list", help="list seasons")
-    _client_options(season_list)
-    _json_option(season_list)
-    season_list.set_defaults(handler=cmd_season_list)
+    _client_command(seasons, "list", "list seasons", cmd_season_list)
 
-    standings = commands.add_parser("standings", help="a season's standings and crosstable")
-    standings.add_argument("--season", type=_positive_int, default=0,
-                           help="season number (default: the latest)")
-    _client_options(standings)
-    _json_option(standings)
-    standings.set_defaults(handler=cmd_standings)
-
-    watch = commands.add_parser("watch", help="follow a season live")
-    watch.add_argument("--season", type=_positive_int, default=0,
-                       help="season number (default: the latest)")
-    _client_options(watch)
-    _json_option(watch)
-    watch.set_defaults(handler=cmd_watch)
+    _latest_season_option(_client_command(
+        commands, "standings", "a season's standings and crosstable", cmd_standings))
+    _latest_season_option(_client_command(commands, "watch", "follow a season live", cmd_watch))
 
     series = commands.add_parser("series", help="read series").add_subparsers(
         dest="series_command", required=True, metavar="ACTION")
-    series_show = series.add_parser("show", help="a series hand by hand")
+    series_show = _client_command(series, "show", "a series hand by hand", cmd_series_show)
     series_show.add_argument("series_id", type=_series_id, metavar="ID")
-    _client_options(series_show)
-    _json_option(series_show)
-    series_show.set_defaults(handler=cmd_series_show)
-    series_list = series.add_parser("list", help="a season's planned series and results")
-    series_list.add_argument("--season", type=_positive_int, default=0,
-                             help="season number (default: the latest)")
-    _client_options(series_list)
-    _json_option(series_list)
-    series_list.set_defaults(handler=cmd_series_list)
+    _latest_season_option(_client_command(
+        series, "list", "a season's planned series and results", cmd_series_list))
 
     images = commands.add_parser("images", help="Docker images").add_subparsers(
         dest="images_command", required=True, metavar="ACTION")
