@@ -1,0 +1,14 @@
+"""Hollywood Gin Arena: the platform around the rules engine (see docs/design.md).
+
+Layers, from the ground up; a package imports only from the layers below it
+(checked by import-linter, ``tests/test_layers.py``):
+
+* ``arena.core``: the vocabulary (settings, faults, limits, manifests, series
+  specs and outcomes, season status, shared constants); imports only ``engine``.
+* ``arena.storage`` and ``arena.sandbox``: the database; where a bot's code runs.
+* ``arena.match``: one series between two bots (protocol, bot client, match loop).
+* ``arena.execution``: where series are played (a local thread pool, a cluster).
+* ``arena.season``: formats, the season runner, standings, live events.
+* ``arena.server``: the gRPC API over all of it.
+* ``arena.cli``: the ``arena`` command line, a thin client of the API.
+"""

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.faults import BotFault, FaultKind
-from arena.storage import SeriesResult
+from arena.core.faults import BotFault, FaultKind
+from arena.storage import SeriesRecord
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -59,9 +59,9 @@ def result(
     points: tuple[int, int] = (0, 0),
     fault_seat: int | None = None,
     both_failed_to_start: bool = False,
-) -> SeriesResult:
+) -> SeriesRecord:
     """A stored-result record for standings arithmetic."""
-    return SeriesResult(
+    return SeriesRecord(
         series_id=series_id, season_id=1, seed=1, swap_seats=False, seat0_bot=seat0,
         seat1_bot=seat1, winner_seat=winner, games_won=games, hands_won=hands, points=points,
         game_scores=((0, 0, 0), (0, 0, 0)), hands_played=sum(hands), capped=False,

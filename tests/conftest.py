@@ -34,7 +34,7 @@ def docker_client() -> _Any:
 @_pytest.fixture(scope="session")
 def base_image(docker_client: _Any) -> str:
     """The local base image, built once per machine (reused while up to date)."""
-    from arena.images import prepare_base
+    from arena.sandbox.images import prepare_base
 
     return str(prepare_base(docker_client).tag)
 
@@ -50,7 +50,7 @@ def docker_sandbox(docker_client: _Any, base_image: str) -> _Iterator[_Any]:
 
 
 def bot_ref(folder: _Path) -> _Any:
-    from arena.runner import BotRef
+    from arena.core.series import BotRef
 
     return BotRef.from_folder(folder)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import hollywood_sdk as hs
 from hollywood.bot.v1 import bot_pb2
 
-from arena import protocol
+from arena.match import protocol
 from engine import FRIENDLY, Profile, Series
 from engine.series import SeriesResult
 

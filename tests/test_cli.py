@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from arena_helpers import REPO_ROOT, make_bot_folder
 
-from arena.cli import main
-from arena.faults import BotFault, FaultKind
-from arena.inprocess import RUNNER_ENV, run_inprocess
-from arena.runner import SeriesOutcome, SeriesSpec
-from arena.server import RunningServer, start_server
+from arena.cli.commands import main
+from arena.core.faults import BotFault, FaultKind
+from arena.core.series import SeriesOutcome, SeriesSpec
+from arena.sandbox.inprocess import RUNNER_ENV, run_inprocess
+from arena.server.service import RunningServer, start_server
 from engine import Series
 
 SAMPLES = REPO_ROOT / "sample_bots"
@@ -292,7 +292,7 @@ def test_demo_registers_every_sample_bot_and_plays_a_season(tmp_path: Path) -> N
          "--sandbox", "process", "--max-hands", "20", "--seed", "9"],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, env=_env())
     assert completed.returncode == 0, completed.stderr[-3000:]
-    from arena.manifest import BotManifest
+    from arena.core.manifest import BotManifest
 
     expected = sorted(f"{m.name}@{m.version}" for m in (
         BotManifest.load(p.parent) for p in SAMPLES.glob("*/bot.toml")))

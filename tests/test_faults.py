@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from arena.faults import BotFault, FaultKind
+from arena.core.faults import BotFault, FaultKind
 
 
 def test_text_follows_a_message_completed_after_raising() -> None:

@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
-from arena.faults import BotFault, FaultKind
-from arena.limits import TimeLimits
-from arena.runner import BotRef, SeriesOutcome, SeriesSpec, run_series
+from arena.core.faults import BotFault, FaultKind
+from arena.core.limits import TimeLimits
+from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
+from arena.match.runner import run_series
 from engine.profiles import get_profile
 from tests.conftest import HOSTILE_BOTS, SAMPLE_BOTS, arena_leftovers
 

@@ -11,8 +11,8 @@ from typing import Any
 import docker.errors  # type: ignore[import-untyped]
 import pytest
 
-from arena.images import ImageBuildError, build_bot_image, stage_build_context
-from arena.manifest import BotManifest
+from arena.core.manifest import BotManifest
+from arena.sandbox.images import ImageBuildError, build_bot_image, stage_build_context
 
 ROOT = Path(__file__).resolve().parent.parent
 GREEDY = ROOT / "sample_bots" / "greedy"

@@ -22,12 +22,13 @@ import pytest
 from hollywood.bot.v1 import bot_pb2 as pb
 from hollywood.bot.v1 import bot_pb2_grpc
 
-from arena import protocol
-from arena.botclient import BotClient
-from arena.images import build_bot_image
-from arena.limits import TimeLimits
-from arena.manifest import BotManifest, iter_bot_files
-from arena.runner import BotRef, SeriesSpec, run_series
+from arena.core.limits import TimeLimits
+from arena.core.manifest import BotManifest, iter_bot_files
+from arena.core.series import BotRef, SeriesSpec
+from arena.match import protocol
+from arena.match.botclient import BotClient
+from arena.match.runner import run_series
+from arena.sandbox.images import build_bot_image
 from arena.sandbox.process import ProcessSandbox
 from engine import Series
 from engine.profiles import get_profile

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.manifest import BotManifest, ManifestError, content_hash, iter_bot_files
+from arena.core.manifest import BotManifest, ManifestError, content_hash, iter_bot_files
 
 GOOD = """
 name = "my-bot"

@@ -17,10 +17,10 @@ import grpc
 import hollywood_sdk as hs
 import pytest
 
-from arena.botclient import BotClient
-from arena.faults import FaultKind
-from arena.limits import TimeLimits
-from arena.match import MatchResult, play_match
+from arena.core.faults import FaultKind
+from arena.core.limits import TimeLimits
+from arena.match.botclient import BotClient
+from arena.match.loop import MatchResult, play_match
 from engine import Series
 
 REPO = Path(__file__).resolve().parent.parent

@@ -6,7 +6,7 @@ import json
 
 from hollywood.bot.v1 import bot_pb2
 
-from arena import protocol
+from arena.match import protocol
 from engine.actions import Action, ActionKind
 from engine.cards import Card, parse_cards
 from engine.hand_result import HandResult
@@ -97,7 +97,7 @@ def test_a_dead_hand_reveals_no_cards() -> None:
 def test_a_knock_during_the_upcard_offer_is_illegal_even_with_melds() -> None:
     import pytest
 
-    from arena.faults import BotFault, FaultKind
+    from arena.core.faults import BotFault, FaultKind
     from engine import Series
 
     series = Series(seed=1)

@@ -13,8 +13,8 @@ import grpc
 import pytest
 from hollywood.bot.v1 import bot_pb2, bot_pb2_grpc
 
-from arena.botclient import MAX_REPLY_BYTES, BotClient
-from arena.faults import BotFault, FaultKind
+from arena.core.faults import BotFault, FaultKind
+from arena.match.botclient import MAX_REPLY_BYTES, BotClient
 from engine.actions import Action
 from engine.cards import Card
 

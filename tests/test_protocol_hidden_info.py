@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hollywood.bot.v1 import bot_pb2
 
-from arena import protocol
+from arena.match import protocol
 from engine import Action, Deal, Hand, deal_hand
 from engine.observation import observe
 from engine.profiles import FRIENDLY

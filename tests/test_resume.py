@@ -22,7 +22,7 @@ import pytest
 from arena_helpers import REPO_ROOT, make_bot_folder
 from hollywood.arena.v1 import arena_pb2
 
-from arena.client import ArenaClient
+from arena.cli.client import ArenaClient
 
 
 def free_port() -> int:

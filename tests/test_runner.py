@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from arena.faults import FaultKind
-from arena.limits import TimeLimits
-from arena.runner import BotRef, SeriesSpec, run_series
+from arena.core.faults import FaultKind
+from arena.core.limits import TimeLimits
+from arena.core.series import BotRef, SeriesSpec
+from arena.match.runner import run_series
 from arena.sandbox import SandboxError
 from arena.sandbox.docker import docker_client as connect_docker
 from engine.profiles import get_profile

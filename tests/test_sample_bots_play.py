@@ -11,9 +11,9 @@ import itertools
 
 import pytest
 
-from arena.botclient import BotClient
-from arena.limits import TimeLimits
-from arena.match import play_match
+from arena.core.limits import TimeLimits
+from arena.match.botclient import BotClient
+from arena.match.loop import play_match
 from engine import Series
 from tests.bot_processes import SAMPLE_BOTS, LocalBot, discover_bots, run_bot
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from arena.botclient import BotClient
+from arena.match.botclient import BotClient
 from arena.sandbox import SandboxError
 from arena.sandbox.config import MIB, SandboxConfig
 from arena.sandbox.docker import (
@@ -151,7 +151,7 @@ def test_limits_are_configurable_in_one_place(docker_client: Any, base_image: st
 
 def test_cpu_limit_holds_a_spinner(docker_sandbox: Any, docker_client: Any) -> None:
     """Four spinning processes get no more than the configured one core."""
-    from arena import protocol
+    from arena.match import protocol
     from engine.series import Series
     from tests.conftest import HOSTILE_BOTS
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.faults import FaultKind
-from arena.limits import TimeLimits
-from arena.runner import BotRef, SeriesOutcome, SeriesSpec, run_series
+from arena.core.faults import FaultKind
+from arena.core.limits import TimeLimits
+from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
+from arena.match.runner import run_series
 from arena.sandbox.config import MIB, SandboxConfig
 from arena.sandbox.process import WEAKER_WARNING, ProcessSandbox
 from engine.profiles import get_profile

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from arena_helpers import FakeOutcome, make_bot_folder
 
-from arena.config import SeasonConfig
-from arena.events import EventHub
-from arena.manifest import content_hash, iter_bot_files
-from arena.runner import SeriesSpec
-from arena.scheduler import SeasonRunner, circle_rounds, plan_season
+from arena.core.manifest import content_hash, iter_bot_files
+from arena.core.series import SeriesSpec
+from arena.core.settings import SeasonConfig
+from arena.season.events import EventHub
+from arena.season.scheduler import SeasonRunner, circle_rounds, plan_season
 from arena.storage import Storage
 from engine import Series
 from engine.dealing import deal_hand
@@ -224,7 +224,7 @@ def test_arena_side_error_fails_the_season_without_storing(tmp_path: Path) -> No
 
 
 def test_manager_fails_the_season_when_no_runner_can_be_made(tmp_path: Path) -> None:
-    from arena.scheduler import SeasonManager
+    from arena.season.scheduler import SeasonManager
 
     storage = Storage(tmp_path / "a.db")
     season_id = _season(storage, tmp_path)

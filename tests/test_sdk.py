@@ -273,7 +273,7 @@ def test_serve_shuts_down_on_sigterm_and_removes_its_socket() -> None:
 def test_tcp_serving_for_bots_outside_containers() -> None:
     import socket
 
-    from arena.botclient import BotClient
+    from arena.match.botclient import BotClient
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from hollywood.arena.v1 import arena_pb2
 
-from arena.cli import sample_bot_folders
-from arena.client import ArenaClient
+from arena.cli.client import ArenaClient
+from arena.cli.commands import sample_bot_folders
 from arena.sandbox.docker import OWNER_LABEL
-from arena.server import RunningServer, start_server
+from arena.server.service import RunningServer, start_server
 from engine import Series
 
 pytestmark = pytest.mark.docker

@@ -16,10 +16,10 @@ from arena_helpers import REPO_ROOT, make_bot_folder
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
-from arena.faults import BotFault, FaultKind
-from arena.inprocess import run_inprocess
-from arena.runner import SeriesOutcome, SeriesSpec
-from arena.server import RunningServer, start_server
+from arena.core.faults import BotFault, FaultKind
+from arena.core.series import SeriesOutcome, SeriesSpec
+from arena.sandbox.inprocess import run_inprocess
+from arena.server.service import RunningServer, start_server
 from engine import Series
 
 SAMPLES = REPO_ROOT / "sample_bots"

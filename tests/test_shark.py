@@ -13,7 +13,7 @@ import hollywood_sdk as hs
 import pytest
 from hollywood.bot.v1 import bot_pb2 as pb
 
-from arena import protocol
+from arena.match import protocol
 from engine import FRIENDLY, Series
 from tests.sdk_duel import load_bot_class, play_duplicate_pair, play_series, wilson_interval
 
@@ -273,8 +273,9 @@ def test_a_strategy_failure_still_answers_a_legal_action(
 
 @pytest.mark.docker
 def test_shark_builds_and_plays_a_series_in_its_container(docker_sandbox: Any) -> None:
-    from arena.limits import TimeLimits
-    from arena.runner import SeriesSpec, run_series
+    from arena.core.limits import TimeLimits
+    from arena.core.series import SeriesSpec
+    from arena.match.runner import run_series
     from tests.conftest import SAMPLE_BOTS, bot_ref
 
     spec = SeriesSpec(

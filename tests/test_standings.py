@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from arena_helpers import result
 
-from arena.standings import compute_standings
+from arena.season.standings import compute_standings
 
 A, B, C = "alpha@1", "beta@1", "gamma@1"
 

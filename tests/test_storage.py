@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from arena_helpers import FakeOutcome, fault, make_bot_folder
 
-from arena.manifest import content_hash, iter_bot_files
+from arena.core.manifest import content_hash, iter_bot_files
 from arena.storage import ConflictError, NotFoundError, Storage, StorageError
 
 

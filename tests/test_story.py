@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from arena.story import NO_HAND_PLAYED, series_story
+from arena.server.story import NO_HAND_PLAYED, series_story
 from engine import Series
 from engine.series import ReplayError
 

@@ -29,15 +29,15 @@ import docker.errors  # type: ignore[import-untyped]
 import docker.types  # type: ignore[import-untyped]
 import requests.exceptions
 
-from arena.base_image import BASE_IMAGE_TAG, BaseImageError
-from arena.faults import BotFault, FaultKind
-from arena.images import ImageBuildError, build_bot_image
-from arena.manifest import ManifestError, content_hash
-from arena.sandbox import SandboxError, pid_alive
+from arena.core.faults import BotFault, FaultKind
+from arena.core.manifest import ManifestError, content_hash
+from arena.sandbox.base import SandboxError, pid_alive
+from arena.sandbox.base_image import BASE_IMAGE_TAG, BaseImageError
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
+from arena.sandbox.images import ImageBuildError, build_bot_image
 
 if TYPE_CHECKING:
-    from arena.runner import BotRef
+    from arena.core.series import BotRef
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +121,7 @@ class DockerSandbox:
             if cached is not None:
                 return cached
             if self._prepare_base and not self._base_ready:
-                from arena.images import prepare_base
+                from arena.sandbox.images import prepare_base
 
                 try:
                     prepare_base(self.client)

@@ -22,12 +22,12 @@ import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from arena.faults import BotFault, FaultKind
-from arena.sandbox import SandboxError, pid_alive
+from arena.core.faults import BotFault, FaultKind
+from arena.sandbox.base import SandboxError, pid_alive
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 
 if TYPE_CHECKING:
-    from arena.runner import BotRef
+    from arena.core.series import BotRef
 
 log = logging.getLogger(__name__)
 

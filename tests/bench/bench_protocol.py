@@ -93,7 +93,7 @@ def bare_calls(count: int) -> tuple[float, float]:
 def sample_request() -> tuple[object, list[object]]:
     """A realistic mid-hand DecideRequest (discard phase, 11 cards, a sheet) and its
     legal actions."""
-    from arena import protocol
+    from arena.match import protocol
     from engine import Series
 
     series = Series(seed=99)
@@ -113,7 +113,7 @@ def sample_request() -> tuple[object, list[object]]:
 def bench_decide(count: int) -> None:
     """BotClient.decide round trip against every sample bot (the hook for other
     languages: any bot folder with a bot.toml whose command is installed is measured)."""
-    from arena.botclient import BotClient
+    from arena.match.botclient import BotClient
     from tests.bot_processes import discover_bots, run_bot
 
     request, legal = sample_request()
@@ -137,7 +137,7 @@ def bench_decide(count: int) -> None:
 
 def bench_conversion(count: int) -> None:
     """Arena-side cost of building one DecideRequest (observation + legal list)."""
-    from arena import protocol
+    from arena.match import protocol
     from engine import Series
 
     series = Series(seed=5)
@@ -158,9 +158,9 @@ SERIES_PAIRS = (("greedy", "greedy"), ("js-greedy", "js-greedy"), ("js-greedy", 
 
 def bench_series(series_count: int, names: tuple[str, str]) -> None:
     """Decisions per second over full series between two sample bots (by name)."""
-    from arena.botclient import BotClient
-    from arena.limits import TimeLimits
-    from arena.match import play_match
+    from arena.core.limits import TimeLimits
+    from arena.match.botclient import BotClient
+    from arena.match.loop import play_match
     from engine import Series
     from tests.bot_processes import discover_bots, run_bot
 

@@ -20,11 +20,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from arena import protocol  # noqa: E402
-from arena.botclient import BotClient  # noqa: E402
-from arena.limits import TimeLimits  # noqa: E402
-from arena.match import play_match  # noqa: E402
-from arena.runner import BotRef, SeriesSpec, run_series  # noqa: E402
+from arena.core.limits import TimeLimits  # noqa: E402
+from arena.core.series import BotRef, SeriesSpec  # noqa: E402
+from arena.match import protocol  # noqa: E402
+from arena.match.botclient import BotClient  # noqa: E402
+from arena.match.loop import play_match  # noqa: E402
+from arena.match.runner import run_series  # noqa: E402
 from arena.sandbox.docker import DockerSandbox  # noqa: E402
 from engine.profiles import get_profile  # noqa: E402
 from engine.series import Series  # noqa: E402

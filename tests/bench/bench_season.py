@@ -33,19 +33,19 @@ sys.path.insert(0, str(ROOT))
 
 from hollywood.arena.v1 import arena_pb2  # noqa: E402
 
-from arena.cli import sample_bot_folders  # noqa: E402
-from arena.client import ArenaClient  # noqa: E402
-from arena.config import default_concurrency  # noqa: E402
-from arena.images import prepare_base  # noqa: E402
-from arena.server import start_server  # noqa: E402
+from arena.cli.client import ArenaClient  # noqa: E402
+from arena.cli.commands import sample_bot_folders  # noqa: E402
+from arena.core.settings import default_concurrency  # noqa: E402
+from arena.sandbox.images import prepare_base  # noqa: E402
+from arena.server.service import start_server  # noqa: E402
 
 
 def standings_recompute_ms(bots: int = 20, log_bytes: int = 200_000) -> tuple[int, float]:
     """(series, median ms) of storage.results + compute_standings on a big season."""
     import statistics
 
-    from arena.scheduler import plan_season
-    from arena.standings import compute_standings
+    from arena.season.scheduler import plan_season
+    from arena.season.standings import compute_standings
     from arena.storage import Storage
 
     with tempfile.TemporaryDirectory(prefix="bench-standings-") as scratch:
@@ -101,7 +101,7 @@ def main() -> int:
                                                metadata=client.auth).bot.id
                        for f in sample_bot_folders()]
                 # Warm-up: build every bot image before timing (builds are cached).
-                from arena.images import build_bot_image
+                from arena.sandbox.images import build_bot_image
 
                 for folder in sample_bot_folders():
                     build_bot_image(folder)

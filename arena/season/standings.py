@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from openskill.models import PlackettLuce
 
-from arena.storage import SeriesResult
+from arena.storage import SeriesRecord
 
 ORDERING_RULE: Final = (
     "series points (win 1, draw 0.5), then rating ordinal (mu - 3 sigma), "
@@ -119,7 +119,7 @@ class Standings:
         }
 
 
-def series_verdict(result: SeriesResult) -> tuple[str, str]:
+def series_verdict(result: SeriesRecord) -> tuple[str, str]:
     """("win" | "loss" | "draw") for seat 0 and seat 1 of one stored series."""
     if result.winner_seat is None:
         return ("draw", "draw")
@@ -128,7 +128,7 @@ def series_verdict(result: SeriesResult) -> tuple[str, str]:
     return ("loss", "win")
 
 
-def compute_standings(bot_ids: Sequence[str], results: Iterable[SeriesResult]) -> Standings:
+def compute_standings(bot_ids: Sequence[str], results: Iterable[SeriesRecord]) -> Standings:
     """The standings of ``bot_ids`` over ``results`` (in the order given, which the
     rating updates follow: pass them in plan order). Bots without results get an
     empty row; results naming other bots raise ``ValueError``."""

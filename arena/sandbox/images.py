@@ -34,12 +34,12 @@ import docker.errors  # type: ignore[import-untyped]
 import requests.exceptions
 import urllib3.exceptions
 
-from arena.base_image import BASE_IMAGE_TAG, BaseImage, BaseImageError, prepare_base_image
-from arena.manifest import BotManifest, ManifestError, iter_bot_files
+from arena.core.manifest import BotManifest, ManifestError, iter_bot_files
+from arena.sandbox.base_image import BASE_IMAGE_TAG, BaseImage, BaseImageError, prepare_base_image
 
 log = logging.getLogger(__name__)
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 STUBS_PACKAGE = REPO_ROOT / "proto" / "gen" / "python" / "hollywood"
 SDK_PACKAGE = REPO_ROOT / "sample_bots" / "sdk" / "python" / "hollywood_sdk"
 PROTO_SOURCES = REPO_ROOT / "proto" / "hollywood"

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Final
 
-from arena.limits import TimeLimits
+from arena.core.limits import TimeLimits
 from engine.profiles import Profile, ProfileError, get_profile
 
 SANDBOX_KINDS: Final = ("docker", "process")

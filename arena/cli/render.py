@@ -15,8 +15,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from arena.messages import STATUS_FROM_PROTO
-
 RECENT_SERIES: Final = 6
 ORDERING_NOTE: Final = (
     "Fft = forfeits, SPts = series points (win 1, draw 0.5), Rating = OpenSkill μ±σ. "
@@ -26,7 +24,10 @@ ORDERING_NOTE: Final = (
 
 
 def status_name(status: int) -> str:
-    return str(STATUS_FROM_PROTO.get(status, "unknown"))  # type: ignore[call-overload]
+    try:
+        return arena_pb2.SeasonStatus.Name(status).removeprefix("SEASON_STATUS_").lower()  # type: ignore[arg-type]
+    except ValueError:
+        return "unknown"
 
 
 def standings_table(standings: arena_pb2.Standings, title: str | None = None) -> Table:

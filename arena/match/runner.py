@@ -15,17 +15,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from arena.botclient import BotClient
-from arena.faults import BotFault, FaultKind
-from arena.limits import TimeLimits
-from arena.manifest import BotManifest
-from arena.match import play_match
-from arena.sandbox import RunningBot, Sandbox, SandboxError
-from engine.profiles import Profile
+from arena.core.faults import BotFault, FaultKind
+from arena.core.limits import TimeLimits
+from arena.core.series import BotRef, SeriesOutcome, SeriesSpec, outcome_of
+from arena.match.botclient import BotClient
+from arena.match.loop import play_match
+from arena.sandbox.base import RunningBot, Sandbox, SandboxError
 from engine.series import Series
 
 log = logging.getLogger(__name__)
@@ -37,55 +34,6 @@ EventSink = Callable[[dict[str, Any]], None]
 _DEATH_WAIT_S = 1.0
 
 __all__ = ["BotRef", "SandboxError", "SeriesOutcome", "SeriesSpec", "TimeLimits", "run_series"]
-
-
-@dataclass(frozen=True)
-class BotRef:
-    """A bot as the arena knows it: its folder and validated manifest."""
-
-    name: str
-    version: str
-    folder: Path
-    manifest: BotManifest
-
-    @classmethod
-    def from_folder(cls, folder: Path | str) -> BotRef:
-        """Load ``folder/bot.toml`` (``ManifestError`` if invalid)."""
-        manifest = BotManifest.load(folder)
-        return cls(manifest.name, manifest.version, Path(folder), manifest)
-
-
-@dataclass(frozen=True)
-class SeriesSpec:
-    """Everything needed to play one series."""
-
-    series_id: str
-    seed: int
-    profile: Profile
-    max_hands: int
-    swap_seats: bool
-    bots: tuple[BotRef, BotRef]
-    """Seat 0, seat 1."""
-    limits: TimeLimits = field(default_factory=TimeLimits)
-
-
-@dataclass
-class SeriesOutcome:
-    """How a series ended. ``winner`` is a seat (None = draw); ``fault`` is the
-    forfeiting bot's fault, its seat inside."""
-
-    series_id: str
-    winner: int | None
-    fault: BotFault | None
-    games_won: tuple[int, int]
-    game_scores: tuple[tuple[int, int, int], tuple[int, int, int]]
-    hands_won: tuple[int, int]
-    points: tuple[int, int]
-    hands_played: int
-    capped: bool
-    log: list[dict[str, Any]]
-    think_seconds: tuple[float, float]
-    wall_seconds: float
 
 
 def run_series(
@@ -104,7 +52,8 @@ def run_series(
             if on_event is not None:
                 on_event({"type": "fault", **forfeit.to_dict()})
             winner = None if all(faults) else 1 - _seat(forfeit)
-            return _outcome(spec, series, winner, forfeit, (0.0, 0.0), started)
+            return outcome_of(spec.series_id, series, winner, forfeit, (0.0, 0.0),
+                              time.monotonic() - started)
         first, second = clients
         assert first is not None and second is not None
         result = play_match((first, second), series, spec.limits, on_event,
@@ -113,7 +62,8 @@ def run_series(
         if fault is not None:
             fault = _complete(fault, running[_seat(fault)])
         think = (result.think_seconds[0], result.think_seconds[1])
-        return _outcome(spec, series, result.winner, fault, think, started)
+        return outcome_of(spec.series_id, series, result.winner, fault, think,
+                          time.monotonic() - started)
     finally:
         # Bots first: closing a channel to a live peer waits ~0.2 s for a graceful
         # goodbye, to a stopped one it returns at once.
@@ -206,57 +156,3 @@ def _complete(fault: BotFault, bot: RunningBot | None) -> BotFault:
     return BotFault(kind, message, seat=fault.seat, hand_number=fault.hand_number,
                     decision_number=fault.decision_number,
                     stderr_tail=fault.stderr_tail or bot.stderr_tail())
-
-
-def _outcome(
-    spec: SeriesSpec,
-    series: Series,
-    winner: int | None,
-    fault: BotFault | None,
-    think: tuple[float, float],
-    started: float,
-) -> SeriesOutcome:
-    tally = _tally(series)
-    return SeriesOutcome(
-        series_id=spec.series_id,
-        winner=winner,
-        fault=fault,
-        games_won=tally["games_won"],
-        game_scores=tally["game_scores"],
-        hands_won=tally["hands_won"],
-        points=tally["points"],
-        hands_played=tally["hands_played"],
-        capped=tally["capped"],
-        log=list(series.log),
-        think_seconds=think,
-        wall_seconds=time.monotonic() - started,
-    )
-
-
-def _tally(series: Series) -> dict[str, Any]:
-    """Scores from the series as it stands: the engine's result when it was played
-    out, else (a forfeit) the score sheet and the finished hands so far."""
-    result = series.result
-    if result is not None:
-        return {
-            "games_won": result.games_won,
-            "game_scores": result.game_scores,
-            "hands_won": result.hands_won,
-            "points": result.points,
-            "hands_played": result.hands_played,
-            "capped": result.capped,
-        }
-    sheet = series.sheet
-    finished = series.hand_results
-    points = [0, 0]
-    for hand in finished:
-        if hand.winner is not None:
-            points[hand.winner] += hand.points
-    return {
-        "games_won": (sheet.games_won(0), sheet.games_won(1)),
-        "game_scores": (sheet.scores(0), sheet.scores(1)),
-        "hands_won": (sheet.hands_won(0), sheet.hands_won(1)),
-        "points": (points[0], points[1]),
-        "hands_played": len(finished),
-        "capped": False,
-    }

@@ -33,23 +33,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from arena.config import MAX_SEED, SeasonConfig
-from arena.events import EventHub, SeasonEvent
-from arena.runner import BotRef, SeriesSpec
-from arena.storage import (
-    SEASON_CANCELLED,
-    SEASON_FAILED,
-    SEASON_FINISHED,
-    SEASON_RUNNING,
-    OutcomeLike,
-    PlannedSeries,
-    Storage,
-)
+from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
+from arena.core.settings import MAX_SEED, SeasonConfig
+from arena.core.status import SeasonStatus
+from arena.season.events import EventHub, SeasonEvent
+from arena.storage import PlannedSeries, Storage
 from engine.profiles import Profile
 
 log = logging.getLogger(__name__)
 
-RunSeries = Callable[[SeriesSpec], OutcomeLike]
+RunSeries = Callable[[SeriesSpec], SeriesOutcome]
 """Plays one series and returns its outcome; raises only for arena-side failures."""
 RunnerFactory = Callable[[SeasonConfig], RunSeries]
 """Makes the ``RunSeries`` for a season's configuration (e.g. binds its sandbox)."""
@@ -164,7 +157,7 @@ class SeasonRunner:
         """Play every pending series (``concurrency`` at a time) until done, cancelled
         or an arena-side error; returns and stores the season's final status."""
         self._pending = self.storage.pending_series(self.season_id)
-        self._set_status(SEASON_RUNNING)
+        self._set_status(SeasonStatus.RUNNING)
         workers = [
             threading.Thread(target=self._work, name=f"season-{self.season_id}-worker-{n}",
                              daemon=True)
@@ -175,11 +168,11 @@ class SeasonRunner:
         for worker in workers:
             worker.join()
         if self._error:
-            status = SEASON_FAILED
+            status = SeasonStatus.FAILED
         elif self.storage.pending_series(self.season_id):
-            status = SEASON_CANCELLED
+            status = SeasonStatus.CANCELLED
         else:
-            status = SEASON_FINISHED
+            status = SeasonStatus.FINISHED
         self._set_status(status, self._error)
         return status
 
@@ -263,7 +256,7 @@ class SeasonManager:
             self.storage.get_season(season_id)  # NotFoundError before anything changes
             cancel = threading.Event()
             # Marked RUNNING before the call returns, so readers never see it idle.
-            self.storage.set_season_status(season_id, SEASON_RUNNING)
+            self.storage.set_season_status(season_id, SeasonStatus.RUNNING)
             thread = threading.Thread(target=self._run, args=(season_id, cancel),
                                       name=f"season-{season_id}", daemon=True)
             self._threads[season_id] = thread
@@ -280,8 +273,8 @@ class SeasonManager:
         except Exception as error:
             log.exception("season %d stopped", season_id)
             self.storage.set_season_status(
-                season_id, SEASON_FAILED, f"{type(error).__name__}: {error}")
-            self.hub.publish(SeasonEvent("status", season_id, status=SEASON_FAILED))
+                season_id, SeasonStatus.FAILED, f"{type(error).__name__}: {error}")
+            self.hub.publish(SeasonEvent("status", season_id, status=SeasonStatus.FAILED))
 
     def cancel(self, season_id: int) -> None:
         """Stop starting new series of a season; series in flight finish and are stored."""
@@ -291,12 +284,12 @@ class SeasonManager:
         if cancel is not None and thread is not None and thread.is_alive():
             cancel.set()
         else:
-            self.storage.set_season_status(season_id, SEASON_CANCELLED)
-            self.hub.publish(SeasonEvent("status", season_id, status=SEASON_CANCELLED))
+            self.storage.set_season_status(season_id, SeasonStatus.CANCELLED)
+            self.hub.publish(SeasonEvent("status", season_id, status=SeasonStatus.CANCELLED))
 
     def resume_interrupted(self) -> list[int]:
         """Start every season left RUNNING by a previous server; returns their ids."""
-        resumed = self.storage.seasons_with_status(SEASON_RUNNING)
+        resumed = self.storage.seasons_with_status(SeasonStatus.RUNNING)
         for season_id in resumed:
             log.info("resuming season %d", season_id)
             self.start(season_id)

@@ -19,8 +19,8 @@ import grpc
 from google.protobuf.message import Message
 from hollywood.bot.v1 import bot_pb2, bot_pb2_grpc
 
-from arena import protocol
-from arena.faults import BotFault, FaultKind
+from arena.core.faults import BotFault, FaultKind
+from arena.match import protocol
 from engine.actions import Action
 
 log = logging.getLogger(__name__)

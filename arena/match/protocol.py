@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Final
 
 from hollywood.bot.v1 import bot_pb2
 
-from arena.faults import BotFault, FaultKind
+from arena.core.faults import BotFault, FaultKind
 from engine.actions import Action, ActionKind
 from engine.cards import Card, CardParseError
 from engine.profiles import Profile

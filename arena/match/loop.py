@@ -26,10 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena import protocol
-from arena.botclient import BotClient
-from arena.faults import BotFault, FaultKind
-from arena.limits import TimeLimits
+from arena.core.faults import BotFault, FaultKind
+from arena.core.limits import TimeLimits
+from arena.match import protocol
+from arena.match.botclient import BotClient
 from engine.series import Series, SeriesResult
 
 log = logging.getLogger(__name__)

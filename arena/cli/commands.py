@@ -27,21 +27,27 @@ from google.protobuf.message import Message
 from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
 
-from arena.client import ArenaClient, default_server, find_token
-from arena.config import ConfigError, parse_override
-from arena.live import LiveSeasonView, crosstable, describe_series, standings_table, status_name
-from arena.manifest import ManifestError
-from arena.messages import SANDBOX_TO_PROTO
-from arena.server import (
-    DEFAULT_DB,
+from arena.cli.client import ArenaClient, default_server, find_token
+from arena.cli.render import (
+    LiveSeasonView,
+    crosstable,
+    describe_series,
+    standings_table,
+    status_name,
+)
+from arena.core.defaults import DEFAULT_DB
+from arena.core.manifest import ManifestError
+from arena.core.settings import ConfigError, parse_override
+from arena.server.convert import SANDBOX_TO_PROTO
+from arena.server.service import (
     BotFolder,
     check_season_request,
     inspect_bot_folder,
     start_server,
 )
-from arena.story import NO_HAND_PLAYED
+from arena.server.story import NO_HAND_PLAYED
 
-REPO_ROOT: Final = Path(__file__).resolve().parent.parent
+REPO_ROOT: Final = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS: Final = REPO_ROOT / "sample_bots"
 DEMO_DB: Final = DEFAULT_DB.with_name("demo.db")
 USAGE_ERRORS: Final = frozenset({
@@ -629,7 +635,7 @@ def cmd_series_list(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_images_prepare_base(args: argparse.Namespace, console: Console) -> int:
-    from arena.images import BaseImageError, prepare_base
+    from arena.sandbox.images import BaseImageError, prepare_base
 
     try:
         base = prepare_base(force=args.force)
@@ -672,7 +678,7 @@ def _remove_database(db: Path) -> None:
 
 
 def _prepare_images(folders: Sequence[Path], console: Console) -> None:
-    from arena.images import BaseImageError, ImageBuildError, build_bot_image, prepare_base
+    from arena.sandbox.images import BaseImageError, ImageBuildError, build_bot_image, prepare_base
 
     try:
         with console.status("preparing the local base image (first time: a minute or two)"):

@@ -18,227 +18,25 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Any
 
-SCHEMA_VERSION: Final = 1
-
-SEASON_CREATED: Final = "created"
-SEASON_RUNNING: Final = "running"
-SEASON_FINISHED: Final = "finished"
-SEASON_CANCELLED: Final = "cancelled"
-SEASON_FAILED: Final = "failed"
-SEASON_STATUSES: Final = (
-    SEASON_CREATED, SEASON_RUNNING, SEASON_FINISHED, SEASON_CANCELLED, SEASON_FAILED,
+from arena.core.series import SeriesOutcome
+from arena.core.status import SeasonStatus
+from arena.storage.records import (
+    BotRecord,
+    ConflictError,
+    NotFoundError,
+    PlannedSeries,
+    SeasonRecord,
+    SeriesRecord,
+    StorageError,
+    _bot,
+    _planned,
+    _result,
+    utc_now,
 )
-
-_SCHEMA: Final = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE bots (
-    id TEXT PRIMARY KEY,                 -- name@version
-    seq INTEGER NOT NULL UNIQUE,         -- registration order
-    name TEXT NOT NULL,
-    version TEXT NOT NULL,
-    language TEXT NOT NULL,
-    author TEXT NOT NULL,
-    description TEXT NOT NULL,
-    content_hash TEXT NOT NULL,
-    folder TEXT NOT NULL,                -- the arena's own copy of the bot's files
-    source_folder TEXT NOT NULL,         -- where it was registered from
-    registered_at TEXT NOT NULL
-);
-CREATE TABLE seasons (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    name TEXT NOT NULL,
-    config_json TEXT NOT NULL,
-    profile_json TEXT NOT NULL,
-    status TEXT NOT NULL,
-    error TEXT NOT NULL DEFAULT '',
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL
-);
-CREATE TABLE season_bots (
-    season_id INTEGER NOT NULL REFERENCES seasons(id),
-    position INTEGER NOT NULL,
-    bot_id TEXT NOT NULL REFERENCES bots(id),
-    PRIMARY KEY (season_id, position),
-    UNIQUE (season_id, bot_id)
-);
-CREATE TABLE planned_series (
-    id TEXT PRIMARY KEY,                 -- "<season>-<index>"
-    season_id INTEGER NOT NULL REFERENCES seasons(id),
-    idx INTEGER NOT NULL,
-    seed INTEGER NOT NULL,
-    swap_seats INTEGER NOT NULL,
-    seat0_bot TEXT NOT NULL REFERENCES bots(id),
-    seat1_bot TEXT NOT NULL REFERENCES bots(id),
-    UNIQUE (season_id, idx)
-);
-CREATE TABLE series_results (
-    series_id TEXT PRIMARY KEY REFERENCES planned_series(id),
-    season_id INTEGER NOT NULL REFERENCES seasons(id),
-    winner_seat INTEGER,                 -- NULL = draw
-    games_won_0 INTEGER NOT NULL, games_won_1 INTEGER NOT NULL,
-    hands_won_0 INTEGER NOT NULL, hands_won_1 INTEGER NOT NULL,
-    points_0 INTEGER NOT NULL, points_1 INTEGER NOT NULL,
-    game_scores_json TEXT NOT NULL,
-    hands_played INTEGER NOT NULL,
-    capped INTEGER NOT NULL,
-    fault_json TEXT,                     -- NULL = no fault
-    think_0 REAL NOT NULL, think_1 REAL NOT NULL,
-    wall_seconds REAL NOT NULL,
-    seed INTEGER NOT NULL,
-    swap_seats INTEGER NOT NULL,
-    seat0_bot TEXT NOT NULL,
-    seat1_bot TEXT NOT NULL,
-    profile_json TEXT NOT NULL,
-    log_json TEXT NOT NULL,
-    finished_at TEXT NOT NULL
-);
-CREATE INDEX series_results_by_season ON series_results(season_id);
-CREATE INDEX planned_series_by_season ON planned_series(season_id, idx);
-"""
-
-
-# Every result column but the event log and profile: standings are recomputed after
-# each stored series and must not read every series' (large) log to do it.
-_RESULT_COLUMNS: Final = (
-    "series_id, season_id, winner_seat, games_won_0, games_won_1, hands_won_0, hands_won_1, "
-    "points_0, points_1, game_scores_json, hands_played, capped, fault_json, think_0, "
-    "think_1, wall_seconds, seed, swap_seats, seat0_bot, seat1_bot, finished_at"
-)
-_RESULT_COLUMNS_R: Final = ", ".join(f"r.{c.strip()}" for c in _RESULT_COLUMNS.split(","))
-
-
-class StorageError(RuntimeError):
-    """The database cannot be used (e.g. written by a newer arena)."""
-
-
-class NotFoundError(LookupError):
-    """An unknown bot, season or series; the message names it."""
-
-
-class ConflictError(ValueError):
-    """The request contradicts what is stored (e.g. same bot version, other content)."""
-
-
-def utc_now() -> str:
-    """The current time, RFC 3339 UTC with seconds."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@dataclass(frozen=True)
-class BotRecord:
-    """A registered bot version."""
-
-    id: str
-    name: str
-    version: str
-    language: str
-    author: str
-    description: str
-    content_hash: str
-    folder: Path
-    source_folder: str
-    registered_at: str
-
-
-@dataclass(frozen=True)
-class PlannedSeries:
-    """One series of a season's plan."""
-
-    id: str
-    season_id: int
-    index: int
-    seed: int
-    swap_seats: bool
-    seat0_bot: str
-    seat1_bot: str
-
-    @property
-    def bots(self) -> tuple[str, str]:
-        return (self.seat0_bot, self.seat1_bot)
-
-
-@dataclass(frozen=True)
-class SeasonRecord:
-    """A season as stored."""
-
-    id: int
-    name: str
-    config: dict[str, Any]
-    profile: dict[str, Any]
-    bot_ids: tuple[str, ...]
-    status: str
-    error: str
-    created_at: str
-    updated_at: str
-    series_total: int
-    series_done: int
-
-
-@dataclass(frozen=True)
-class SeriesResult:
-    """A stored series result (everything standings and replays need)."""
-
-    series_id: str
-    season_id: int
-    seed: int
-    swap_seats: bool
-    seat0_bot: str
-    seat1_bot: str
-    winner_seat: int | None
-    games_won: tuple[int, int]
-    hands_won: tuple[int, int]
-    points: tuple[int, int]
-    game_scores: tuple[tuple[int, ...], ...]
-    hands_played: int
-    capped: bool
-    fault: dict[str, Any] | None
-    think_seconds: tuple[float, float]
-    wall_seconds: float
-    finished_at: str
-
-    @property
-    def bots(self) -> tuple[str, str]:
-        return (self.seat0_bot, self.seat1_bot)
-
-    @property
-    def fault_seat(self) -> int | None:
-        if self.fault is None:
-            return None
-        seat = self.fault.get("seat")
-        return seat if seat in (0, 1) else 0
-
-    @property
-    def forfeiting_seats(self) -> tuple[int, ...]:
-        """Every seat that forfeited: both when neither bot started."""
-        first = self.fault_seat
-        if first is None:
-            return ()
-        other = (self.fault or {}).get("other_seat_fault")
-        return (first, 1 - first) if other else (first,)
-
-
-class OutcomeLike(Protocol):
-    """What storage needs of a played series (``arena.runner.SeriesOutcome`` fits)."""
-
-    series_id: str
-    winner: int | None
-    games_won: tuple[int, int]
-    game_scores: tuple[tuple[int, int, int], tuple[int, int, int]]
-    hands_won: tuple[int, int]
-    points: tuple[int, int]
-    hands_played: int
-    capped: bool
-    log: list[dict[str, Any]]
-    think_seconds: tuple[float, float]
-    wall_seconds: float
-
-    @property
-    def fault(self) -> Any: ...
+from arena.storage.schema import _RESULT_COLUMNS, _RESULT_COLUMNS_R, _SCHEMA, SCHEMA_VERSION
 
 
 class Storage:
@@ -382,7 +180,7 @@ class Storage:
             cursor = db.execute(
                 "INSERT INTO seasons (name, config_json, profile_json, status, created_at, "
                 "updated_at) VALUES (?,?,?,?,?,?)",
-                ("", json.dumps(config), json.dumps(profile), SEASON_CREATED, now, now),
+                ("", json.dumps(config), json.dumps(profile), SeasonStatus.CREATED, now, now),
             )
             season_id = int(cursor.lastrowid or 0)
             db.execute("UPDATE seasons SET name=? WHERE id=?",
@@ -415,13 +213,14 @@ class Storage:
     def list_seasons(self) -> list[SeasonRecord]:
         return [self._season(row) for row in self._query("SELECT * FROM seasons ORDER BY id DESC")]
 
-    def seasons_with_status(self, status: str) -> list[int]:
+    def seasons_with_status(self, status: SeasonStatus) -> list[int]:
         return [int(row[0]) for row in
                 self._query("SELECT id FROM seasons WHERE status=? ORDER BY id", (status,))]
 
-    def set_season_status(self, season_id: int, status: str, error: str = "") -> SeasonRecord:
-        if status not in SEASON_STATUSES:
-            raise ValueError(f"unknown season status {status!r}")
+    def set_season_status(
+        self, season_id: int, status: SeasonStatus | str, error: str = ""
+    ) -> SeasonRecord:
+        status = SeasonStatus(status)  # ValueError for an unknown status
         with self.transaction() as db:
             updated = db.execute(
                 "UPDATE seasons SET status=?, error=?, updated_at=? WHERE id=?",
@@ -441,7 +240,8 @@ class Storage:
                            (season_id,))[0][0]
         return SeasonRecord(
             id=season_id, name=row["name"], config=json.loads(row["config_json"]),
-            profile=json.loads(row["profile_json"]), bot_ids=bots, status=row["status"],
+            profile=json.loads(row["profile_json"]), bot_ids=bots,
+            status=SeasonStatus(row["status"]),
             error=row["error"], created_at=row["created_at"], updated_at=row["updated_at"],
             series_total=int(total), series_done=int(done),
         )
@@ -465,7 +265,7 @@ class Storage:
         return _planned(rows[0])
 
     def store_result(
-        self, planned: PlannedSeries, outcome: OutcomeLike, profile: dict[str, Any]
+        self, planned: PlannedSeries, outcome: SeriesOutcome, profile: dict[str, Any]
     ) -> bool:
         """Store one played series in one transaction. Returns False (and stores
         nothing) if that planned series already has a result."""
@@ -493,14 +293,14 @@ class Storage:
                        (utc_now(), planned.season_id))
         return True
 
-    def results(self, season_id: int) -> list[SeriesResult]:
+    def results(self, season_id: int) -> list[SeriesRecord]:
         """A season's stored results in plan order."""
         return [_result(row) for row in self._query(
             f"SELECT {_RESULT_COLUMNS_R} FROM series_results r "
             "JOIN planned_series p ON p.id = r.series_id "
             "WHERE r.season_id=? ORDER BY p.idx", (season_id,))]
 
-    def get_result(self, series_id: str) -> SeriesResult | None:
+    def get_result(self, series_id: str) -> SeriesRecord | None:
         rows = self._query(f"SELECT {_RESULT_COLUMNS} FROM series_results WHERE series_id=?",
                            (series_id,))
         return _result(rows[0]) if rows else None
@@ -527,36 +327,3 @@ def _copy_files(files: Sequence[tuple[str, Path]], destination: Path) -> None:
         target = destination / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)
-
-
-def _bot(row: sqlite3.Row) -> BotRecord:
-    return BotRecord(
-        id=row["id"], name=row["name"], version=row["version"], language=row["language"],
-        author=row["author"], description=row["description"],
-        content_hash=row["content_hash"], folder=Path(row["folder"]),
-        source_folder=row["source_folder"], registered_at=row["registered_at"],
-    )
-
-
-def _planned(row: sqlite3.Row) -> PlannedSeries:
-    return PlannedSeries(
-        id=row["id"], season_id=int(row["season_id"]), index=int(row["idx"]),
-        seed=int(row["seed"]), swap_seats=bool(row["swap_seats"]),
-        seat0_bot=row["seat0_bot"], seat1_bot=row["seat1_bot"],
-    )
-
-
-def _result(row: sqlite3.Row) -> SeriesResult:
-    fault = json.loads(row["fault_json"]) if row["fault_json"] else None
-    return SeriesResult(
-        series_id=row["series_id"], season_id=int(row["season_id"]), seed=int(row["seed"]),
-        swap_seats=bool(row["swap_seats"]), seat0_bot=row["seat0_bot"],
-        seat1_bot=row["seat1_bot"], winner_seat=row["winner_seat"],
-        games_won=(int(row["games_won_0"]), int(row["games_won_1"])),
-        hands_won=(int(row["hands_won_0"]), int(row["hands_won_1"])),
-        points=(int(row["points_0"]), int(row["points_1"])),
-        game_scores=tuple(tuple(r) for r in json.loads(row["game_scores_json"])),
-        hands_played=int(row["hands_played"]), capped=bool(row["capped"]), fault=fault,
-        think_seconds=(float(row["think_0"]), float(row["think_1"])),
-        wall_seconds=float(row["wall_seconds"]), finished_at=row["finished_at"],
-    )

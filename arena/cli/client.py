@@ -9,11 +9,10 @@ from typing import Final
 import grpc
 from hollywood.arena.v1 import arena_pb2_grpc
 
-from arena.server import AUTH_METADATA_KEY, DEFAULT_DB, DEFAULT_HOST, DEFAULT_PORT, token_path_for
+from arena.core.defaults import AUTH_METADATA_KEY, DEFAULT_DB, DEFAULT_SERVER, token_path_for
 
 SERVER_ENV: Final = "ARENA_SERVER"
 TOKEN_ENV: Final = "ARENA_TOKEN"
-DEFAULT_SERVER: Final = f"{DEFAULT_HOST}:{DEFAULT_PORT}"
 
 
 def default_server() -> str:

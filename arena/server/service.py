@@ -36,34 +36,31 @@ from grpc_health.v1 import (  # type: ignore[import-untyped]
 from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
-from arena.config import ConfigError, SeasonConfig
-from arena.events import EventHub, SeasonEvent
-from arena.manifest import BotManifest, ManifestError, iter_bot_files
-from arena.messages import (
-    TERMINAL_STATUSES,
+from arena.core.defaults import (
+    AUTH_METADATA_KEY,
+    DEFAULT_DB,
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    token_path_for,
+)
+from arena.core.manifest import BotManifest, ManifestError, iter_bot_files
+from arena.core.settings import ConfigError, SeasonConfig
+from arena.core.status import SeasonStatus
+from arena.season.events import EventHub, SeasonEvent
+from arena.season.scheduler import RunnerFactory, RunSeries, SeasonManager, plan_season
+from arena.season.standings import compute_standings
+from arena.server.convert import (
     bot_message,
     config_from_message,
     season_message,
     series_message,
     standings_message,
 )
-from arena.scheduler import RunnerFactory, RunSeries, SeasonManager, plan_season
-from arena.standings import compute_standings
-from arena.storage import (
-    SEASON_FINISHED,
-    ConflictError,
-    NotFoundError,
-    Storage,
-)
-from arena.story import series_story
+from arena.server.story import series_story
+from arena.storage import ConflictError, NotFoundError, Storage
 
 log = logging.getLogger(__name__)
 
-DEFAULT_HOST: Final = "localhost"
-DEFAULT_PORT: Final = 50551
-DEFAULT_DB: Final = Path(".arena") / "arena.db"
-TOKEN_FILE_NAME: Final = "admin.token"
-AUTH_METADATA_KEY: Final = "authorization"
 MAX_BOT_FILES: Final = 2000
 MAX_BOT_BYTES: Final = 50 * 1024 * 1024
 MAX_SEASON_BOTS: Final = 64
@@ -80,11 +77,6 @@ ResponseT = TypeVar("ResponseT")
 
 
 # ---------------------------------------------------------------- token
-
-
-def token_path_for(db_path: Path) -> Path:
-    """Where the admin token of the database at ``db_path`` lives."""
-    return db_path.parent / TOKEN_FILE_NAME
 
 
 def ensure_admin_token(path: Path) -> str:
@@ -316,7 +308,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     ) -> arena_pb2.StartSeasonResponse:
         def body() -> arena_pb2.StartSeasonResponse:
             season = self.storage.get_season(self._required_id(request.season_id))
-            if season.status == SEASON_FINISHED:
+            if season.status == SeasonStatus.FINISHED:
                 raise _Abort(grpc.StatusCode.FAILED_PRECONDITION,
                              f"season {season.id} is finished: nothing left to play")
             self.manager.start(season.id)
@@ -329,7 +321,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     ) -> arena_pb2.CancelSeasonResponse:
         def body() -> arena_pb2.CancelSeasonResponse:
             season = self.storage.get_season(self._required_id(request.season_id))
-            if season.status in TERMINAL_STATUSES:
+            if season.status.is_terminal:
                 raise _Abort(grpc.StatusCode.FAILED_PRECONDITION,
                              f"season {season.id} is already {season.status}")
             self.manager.cancel(season.id)
@@ -378,13 +370,13 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 event = subscription.get(WATCH_POLL_S)
                 if event is None:
                     season = self.storage.get_season(season_id)
-                    if season.status in TERMINAL_STATUSES and not self.manager.is_active(
+                    if season.status.is_terminal and not self.manager.is_active(
                             season_id):
                         yield self._watch_message(season_id, standings=True)
                         return
                     continue
                 yield from self._event_messages(event)
-                if event.kind == "status" and event.status in TERMINAL_STATUSES:
+                if event.kind == "status" and SeasonStatus(event.status).is_terminal:
                     return
 
     def _event_messages(self, event: SeasonEvent) -> Iterator[arena_pb2.WatchSeasonResponse]:
@@ -402,7 +394,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 series_message(planned, self.storage.get_result(planned.id)))
             yield message
             yield self._watch_message(event.season_id, standings=True)
-        elif event.status in TERMINAL_STATUSES:
+        elif SeasonStatus(event.status).is_terminal:
             yield self._watch_message(event.season_id, standings=True)
 
     def _watch_message(
@@ -550,14 +542,15 @@ def sandbox_runner_factory(config: SeasonConfig) -> RunSeries:
     """The production runner: ``arena.runner.run_series`` in the season's sandbox.
     With ``HOLLYWOOD_ARENA_RUNNER=inprocess`` in the environment, the built-in
     in-process runner instead (tests and quick trials; see ``arena.inprocess``)."""
-    from arena.inprocess import RUNNER_ENV, run_inprocess
+    from arena.sandbox.inprocess import RUNNER_ENV, run_inprocess
 
     choice = os.environ.get(RUNNER_ENV, "")
     if choice == "inprocess":
         return run_inprocess
     if choice not in ("", "sandbox"):
         raise ValueError(f"{RUNNER_ENV}={choice!r}: expected 'inprocess' or 'sandbox'")
-    from arena.runner import SeriesSpec, run_series
+    from arena.core.series import SeriesSpec
+    from arena.match.runner import run_series
 
     sandbox: Any
     if config.sandbox == "process":

@@ -8,9 +8,10 @@ from typing import Any, Final
 
 from hollywood.arena.v1 import arena_pb2
 
-from arena.config import ConfigError, SeasonConfig, parse_override_value
-from arena.standings import Standings
-from arena.storage import BotRecord, PlannedSeries, SeasonRecord, SeriesResult
+from arena.core.settings import ConfigError, SeasonConfig, parse_override_value
+from arena.core.status import SeasonStatus
+from arena.season.standings import Standings
+from arena.storage import BotRecord, PlannedSeries, SeasonRecord, SeriesRecord
 
 SANDBOX_TO_PROTO: Final = {
     "docker": arena_pb2.SANDBOX_KIND_DOCKER,
@@ -18,14 +19,8 @@ SANDBOX_TO_PROTO: Final = {
 }
 SANDBOX_FROM_PROTO: Final = {value: key for key, value in SANDBOX_TO_PROTO.items()}
 STATUS_TO_PROTO: Final = {
-    "created": arena_pb2.SEASON_STATUS_CREATED,
-    "running": arena_pb2.SEASON_STATUS_RUNNING,
-    "finished": arena_pb2.SEASON_STATUS_FINISHED,
-    "cancelled": arena_pb2.SEASON_STATUS_CANCELLED,
-    "failed": arena_pb2.SEASON_STATUS_FAILED,
+    status: arena_pb2.SeasonStatus.Value(f"SEASON_STATUS_{status.name}") for status in SeasonStatus
 }
-STATUS_FROM_PROTO: Final = {value: key for key, value in STATUS_TO_PROTO.items()}
-TERMINAL_STATUSES: Final = frozenset({"finished", "cancelled", "failed"})
 
 
 def bot_message(bot: BotRecord) -> arena_pb2.Bot:
@@ -123,7 +118,7 @@ def fault_message(fault: Mapping[str, Any]) -> arena_pb2.Fault:
 
 
 def series_message(
-    planned: PlannedSeries, result: SeriesResult | None
+    planned: PlannedSeries, result: SeriesRecord | None
 ) -> arena_pb2.SeriesSummary:
     message = arena_pb2.SeriesSummary(
         id=planned.id, season_id=planned.season_id, index=planned.index, seed=planned.seed,

@@ -17,7 +17,7 @@ import random
 import time
 from typing import Final
 
-from arena.runner import SeriesOutcome, SeriesSpec
+from arena.core.series import SeriesOutcome, SeriesSpec
 from engine import Action, ActionKind, Series
 
 RUNNER_ENV: Final = "HOLLYWOOD_ARENA_RUNNER"

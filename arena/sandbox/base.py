@@ -1,0 +1,69 @@
+"""The sandbox interface: ``Sandbox`` starts a bot, ``RunningBot`` is one started bot."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Protocol
+
+from arena.core.faults import BotFault
+
+if TYPE_CHECKING:
+    from arena.core.series import BotRef
+
+__all__ = ["RunningBot", "Sandbox", "SandboxError", "pid_alive"]
+
+
+class SandboxError(RuntimeError):
+    """The arena's side failed (e.g. Docker is unavailable, an image cannot be built).
+    Never raised because of a bot's behaviour: that is a ``BotFault``."""
+
+
+class RunningBot(Protocol):
+    """One started bot. ``stop`` must be called on every path; it is idempotent."""
+
+    @property
+    def target(self) -> str:
+        """The gRPC target, e.g. ``unix:/tmp/hw-123-ab/bot.sock``."""
+        ...
+
+    def wait_ready(self, timeout: float) -> None:
+        """Wait until the bot's socket exists. Raises ``BotFault`` (CRASH if the bot
+        died meanwhile, STARTUP after ``timeout`` seconds)."""
+        ...
+
+    def stderr_tail(self) -> str:
+        """The last few KiB of the bot's stderr (also after ``stop``)."""
+        ...
+
+    def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
+        """The sandbox's verdict if the bot is no longer running (OUT_OF_MEMORY beats
+        CRASH), waiting up to ``wait_s`` seconds for it to die; ``None`` if alive."""
+        ...
+
+    def stop(self) -> None:
+        """Kill the bot and remove everything it had (container, processes, socket)."""
+        ...
+
+
+class Sandbox(Protocol):
+    """Starts bots. ``name`` ("docker", "process") and ``description`` say which
+    isolation a season runs under."""
+
+    name: str
+    description: str
+
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> RunningBot:
+        """Start ``bot``; raises ``SandboxError`` for an arena-side problem and
+        ``BotFault`` if the bot cannot even be started."""
+        ...
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (used to tell a crashed arena's leftovers)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, owned by another user
+        return True
+    return True
