@@ -51,6 +51,7 @@ bench: setup docker-engine
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy --strict engine arena sample_bots/sdk/python/hollywood_sdk
+	$(VENV)/bin/lint-imports
 	$(PY) -m arena.codegen --check
 
 clean:

@@ -24,7 +24,7 @@ from engine.cards import (
     parse_cards,
 )
 from engine.dealing import Deal, deal_hand, first_dealer
-from engine.hand import Hand, Move, Phase
+from engine.hand import Hand, Move
 from engine.hand_result import HandKind, HandResult
 from engine.melds import (
     Arrangement,
@@ -40,6 +40,7 @@ from engine.melds import (
     validate_arrangement,
 )
 from engine.observation import Observation, observe
+from engine.phase import Phase
 from engine.profiles import CLASSIC, FRIENDLY, PROFILES, Profile, ProfileError, get_profile
 from engine.scoresheet import CapAward, ScoreSheet, ScoreSheetError
 from engine.series import (

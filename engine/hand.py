@@ -18,7 +18,6 @@ Phases::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import TYPE_CHECKING, Final
 
 from engine.actions import (
@@ -33,21 +32,13 @@ from engine.cards import ALL_CARDS, Card, mask_to_cards
 from engine.dealing import Deal
 from engine.hand_result import HandResult
 from engine.melds import best_discards, deadwood_after_each_discard
+from engine.observation import Observation, observe
+from engine.phase import Phase
 from engine.profiles import FRIENDLY, Profile
 from engine.settle import settle
 
 if TYPE_CHECKING:
-    from engine.observation import Observation
     from engine.scoresheet import ScoreSheet
-
-
-class Phase(StrEnum):
-    """The step of the hand; the value is the protocol's and the log's name."""
-
-    UPCARD_OFFER = "upcard_offer"
-    DRAW = "draw"
-    DISCARD = "discard"
-    OVER = "over"
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,8 +271,6 @@ class Hand:
     def observation(self, player: int, sheet: ScoreSheet | None = None) -> Observation:
         """What ``player`` (0 or 1) may see of this hand (RULES §9); ``sheet`` is the
         series' score sheet (an empty one when ``None``). See ``engine.observe``."""
-        from engine.observation import observe  # observation.py imports this module
-
         return observe(self, player, sheet)
 
     def apply(self, action: Action) -> None:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from engine.cards import Card
-from engine.hand import Hand, Phase
+from engine.hand_result import HandResult
+from engine.phase import Phase
 from engine.profiles import Profile
 from engine.scoresheet import ScoreSheet
 
@@ -110,8 +111,36 @@ def _plain(value: object) -> Any:
     return value
 
 
+class ObservedHand(Protocol):
+    """What ``observe`` reads of a hand (``engine.hand.Hand`` is one): named here so
+    that this module does not import the hand, which imports it."""
+
+    @property
+    def hand_number(self) -> int: ...
+    @property
+    def dealer(self) -> int: ...
+    @property
+    def profile(self) -> Profile: ...
+    @property
+    def result(self) -> HandResult | None: ...
+    @property
+    def phase(self) -> Phase: ...
+    @property
+    def current_player(self) -> int | None: ...
+    @property
+    def stock_size(self) -> int: ...
+    @property
+    def discard_pile(self) -> tuple[Card, ...]: ...
+    @property
+    def taken_card(self) -> Card | None: ...
+    @property
+    def banned_discard(self) -> Card | None: ...
+    def cards(self, seat: int) -> list[Card]: ...
+    def known_cards(self, seat: int) -> list[Card]: ...
+
+
 def observe(
-    hand: Hand,
+    hand: ObservedHand,
     seat: int,
     sheet: ScoreSheet | None = None,
     *,
