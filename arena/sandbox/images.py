@@ -10,8 +10,8 @@ shown on failure (``ImageBuildError``).
 
 Command line (the CLI's ``arena images ...`` calls the same functions)::
 
-    python -m arena.images prepare-base [--force]
-    python -m arena.images build BOT_FOLDER [--base IMAGE] [--timeout SECONDS]
+    python -m arena.sandbox.images prepare-base [--force]
+    python -m arena.sandbox.images build BOT_FOLDER [--base IMAGE] [--timeout SECONDS]
 """
 
 from __future__ import annotations
@@ -264,8 +264,8 @@ def _run_build(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m arena.images``: prepare the base image or build a bot's image."""
-    parser = argparse.ArgumentParser(prog="python -m arena.images", description=__doc__,
+    """``python -m arena.sandbox.images``: prepare the base image or build a bot's image."""
+    parser = argparse.ArgumentParser(prog="python -m arena.sandbox.images", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     prepare = commands.add_parser("prepare-base", help="build the local base image if needed")
