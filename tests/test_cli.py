@@ -4,6 +4,7 @@ arguments giving a clear message and exit 2 (never a traceback)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -12,8 +13,11 @@ from pathlib import Path
 
 import pytest
 from arena_helpers import REPO_ROOT, make_bot_folder
+from hollywood.arena.v1 import arena_pb2
 
-from arena.cli.commands import main
+from arena.cli import main
+from arena.cli.render import standings_table
+from arena.core import arguments
 from arena.core.faults import BotFault, FaultKind
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.sandbox.inprocess import RUNNER_ENV, run_inprocess
@@ -308,3 +312,87 @@ def test_demo_registers_every_sample_bot_and_plays_a_season(tmp_path: Path) -> N
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, env=_env())
     assert again.returncode == 0, again.stderr[-3000:]
     assert "Final standings of season 1 (finished)" in again.stdout
+
+
+@pytest.mark.parametrize(
+    ("parse", "text", "expected"),
+    [
+        (arguments.positive_int, "1", 1),
+        (arguments.seconds, "0.25", 0.25),
+        (arguments.seed, "0", 0),
+        (arguments.seed, "9223372036854775807", 9223372036854775807),
+        (arguments.port, "0", 0),
+        (arguments.port, "65535", 65535),
+        (arguments.series_id, "3-17", "3-17"),
+    ],
+)
+def test_number_arguments_accept_their_edges(parse, text: str, expected: object) -> None:
+    assert parse(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("parse", "text", "message"),
+    [
+        (arguments.positive_int, "0", "must be at least 1, got 0"),
+        (arguments.positive_int, "1.5", "'1.5' is not a whole number"),
+        (arguments.seconds, "0", "must be more than 0, got 0"),
+        (arguments.seconds, "-1", "must be more than 0, got -1"),
+        (arguments.seconds, "nan", "must be more than 0, got nan"),
+        (arguments.seconds, "soon", "'soon' is not a number of seconds"),
+        (arguments.seed, "9223372036854775808", "must be between 0 and 2**63-1"),
+        (arguments.seed, "-1", "must be between 0 and 2**63-1"),
+        (arguments.port, "65536", "port must be 0..65535, got 65536"),
+        (arguments.port, "http", "'http' is not a port number"),
+        (arguments.series_id, "3-", "'3-' is not a series id (like 3-17)"),
+        (arguments.series_id, "-17", "'-17' is not a series id (like 3-17)"),
+    ],
+)
+def test_number_arguments_refuse_with_the_reason(parse, text: str, message: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError) as refused:
+        parse(text)
+    assert str(refused.value) == message
+
+
+def test_images_command_line_parses_its_timeout_like_the_arena(capsys) -> None:
+    from arena.sandbox import images
+
+    with pytest.raises(SystemExit) as exited:
+        images.main(["build", "some-folder", "--timeout", "0"])
+    assert exited.value.code == 2
+    assert "argument --timeout: must be more than 0, got 0" in capsys.readouterr().err
+
+
+def test_standings_caption_states_the_whole_ordering_rule() -> None:
+    from arena.season.standings import compute_standings
+
+    rule = ("series points (win 1, draw 0.5), then rating ordinal (mu - 3 sigma), "
+            "then games won - lost, then points for - against, then bot id")
+    caption = standings_table(arena_pb2.Standings(season_id=1)).caption
+    assert caption == ("Fft = forfeits, SPts = series points, Rating = OpenSkill μ±σ. "
+                       f"Ordered by {rule}.")
+    assert compute_standings(["a@1"], []).to_dict()["ordering_rule"] == rule
+
+
+SERVER_STACK = ("arena.server.service", "arena.season", "arena.storage", "openskill")
+
+
+def _server_stack_loaded_by(module: str) -> list[str]:
+    """The modules of the server stack that importing ``module`` loads (in a fresh
+    interpreter)."""
+    probe = (f"import json, sys; import {module}; "
+             "print(json.dumps(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=REPO_ROOT, capture_output=True,
+                          text=True, timeout=60, env=_env())
+    assert done.returncode == 0, done.stderr
+    return [name for name in json.loads(done.stdout)
+            if any(name == top or name.startswith(top + ".") for top in SERVER_STACK)]
+
+
+@pytest.mark.parametrize("module", ["arena.cli.client", "arena.cli"])
+def test_the_thin_client_does_not_load_the_server_stack(module: str) -> None:
+    assert _server_stack_loaded_by(module) == []
+
+
+def test_the_import_probe_sees_the_server_stack_when_it_is_loaded() -> None:
+    assert {"arena.server.service", "arena.season", "arena.storage", "openskill"} <= set(
+        _server_stack_loaded_by("arena.server.service"))

@@ -14,7 +14,7 @@ import pytest
 from hollywood.arena.v1 import arena_pb2
 
 from arena.cli.client import ArenaClient
-from arena.cli.commands import sample_bot_folders
+from arena.cli.local import sample_bot_folders
 from arena.sandbox.docker import OWNER_LABEL
 from arena.server.service import RunningServer, start_server
 from engine import Series

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 from pathlib import Path
 from typing import Final
@@ -56,3 +57,9 @@ class ArenaClient:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def connect(args: argparse.Namespace) -> ArenaClient:
+    """The client of the server and token that a command's ``--server``, ``--token``
+    and ``--token-file`` name (each with its default)."""
+    return ArenaClient(args.server or default_server(), find_token(args.token, args.token_file))

@@ -1,5 +1,6 @@
-"""Standings on the terminal: the ``rich`` table, the crosstable, and the live view
-(progress bar + table + latest series) that follows a ``WatchSeason`` stream."""
+"""Standings on the terminal: the ``rich`` table, the crosstable, one line per
+series, and the live view (progress bar + table + latest series) that follows a
+``WatchSeason`` stream."""
 
 from __future__ import annotations
 
@@ -15,11 +16,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from arena.core.ordering import ORDERING_RULE
+
 RECENT_SERIES: Final = 6
 ORDERING_NOTE: Final = (
-    "Fft = forfeits, SPts = series points (win 1, draw 0.5), Rating = OpenSkill μ±σ. "
-    "Ordered by series points, then rating ordinal (μ - 3σ), then games won - lost, "
-    "then points for - against."
+    f"Fft = forfeits, SPts = series points, Rating = OpenSkill μ±σ. Ordered by {ORDERING_RULE}."
 )
 
 
@@ -57,6 +58,13 @@ def standings_table(standings: arena_pb2.Standings, title: str | None = None) ->
             f"{row.rating_mu:.1f}±{row.rating_sigma:.1f}",
         )
     return table
+
+
+def print_standings(console: Console, standings: arena_pb2.Standings) -> None:
+    """The standings table, then the crosstable once a series has been played."""
+    console.print(standings_table(standings))
+    if standings.crosstable:
+        console.print(crosstable(standings))
 
 
 def crosstable(standings: arena_pb2.Standings) -> Table:

@@ -2,7 +2,8 @@
 
 Season settings (``settings``), bot faults (``faults``), time limits (``limits``),
 bot manifests (``manifest``), a series' specification and outcome (``series``),
-season status (``status``) and the constants that clients and the server share
-(``defaults``). Nothing here does I/O beyond reading a bot folder, and nothing
-imports another layer of the arena.
+season status (``status``), the constants that clients and the server share
+(``defaults``), the standings' ordering rule in words (``ordering``) and the
+parsers of command-line numbers and ids (``arguments``). Nothing here does I/O
+beyond reading a bot folder, and nothing imports another layer of the arena.
 """

@@ -34,6 +34,7 @@ import docker.errors  # type: ignore[import-untyped]
 import requests.exceptions
 import urllib3.exceptions
 
+from arena.core import arguments
 from arena.core.manifest import BotManifest, ManifestError, iter_bot_files
 from arena.sandbox.base_image import BASE_IMAGE_TAG, BaseImage, BaseImageError, prepare_base_image
 
@@ -273,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     build = commands.add_parser("build", help="build (or reuse) a bot's image")
     build.add_argument("folder", type=Path)
     build.add_argument("--base", default=BASE_IMAGE_TAG, help="BASE_IMAGE build argument")
-    build.add_argument("--timeout", type=float, default=DEFAULT_BUILD_TIMEOUT_S)
+    build.add_argument("--timeout", type=arguments.seconds, default=DEFAULT_BUILD_TIMEOUT_S)
     build.add_argument("--network", default=DEFAULT_BUILD_NETWORK,
                        help='network of the build steps ("none"; "default" to allow pip)')
     args = parser.parse_args(argv)

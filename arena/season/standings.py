@@ -24,12 +24,9 @@ from typing import Any, Final
 
 from openskill.models import PlackettLuce
 
+from arena.core.ordering import ORDERING_RULE
 from arena.storage import SeriesRecord
 
-ORDERING_RULE: Final = (
-    "series points (win 1, draw 0.5), then rating ordinal (mu - 3 sigma), "
-    "then games won - lost, then points for - against, then bot id"
-)
 WIN_POINTS: Final = 1.0
 DRAW_POINTS: Final = 0.5
 

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from hollywood.arena.v1 import arena_pb2  # noqa: E402
 
 from arena.cli.client import ArenaClient  # noqa: E402
-from arena.cli.commands import sample_bot_folders  # noqa: E402
+from arena.cli.local import sample_bot_folders  # noqa: E402
 from arena.core.settings import default_concurrency  # noqa: E402
 from arena.sandbox.images import prepare_base  # noqa: E402
 from arena.server.service import start_server  # noqa: E402

@@ -1,0 +1,59 @@
+"""The ``arena`` command's entry point: parse the arguments, run the command's
+handler, and turn every failure into a message and an exit status.
+
+Bad arguments or input print ``error: ...`` and exit 2; an unreachable server or
+another failure exits 1; an interrupt exits 130.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Final
+
+import grpc
+from rich.console import Console
+
+from arena.cli.client import default_server
+from arena.cli.output import CliError
+from arena.cli.parser import Handler, build_parser
+
+USAGE_ERRORS: Final = frozenset({
+    grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND,
+    grpc.StatusCode.ALREADY_EXISTS, grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.UNAUTHENTICATED,
+})
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    console = Console()
+    if not console.is_terminal:  # piped or captured: don't squeeze tables into 80 columns
+        console = Console(width=max(console.width, 120))
+    error_console = Console(stderr=True)
+    handler: Handler = args.handler
+    try:
+        return handler(args, console)
+    except CliError as error:
+        error_console.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
+        return error.code
+    except grpc.RpcError as error:
+        code = error.code() if hasattr(error, "code") else None
+        details = error.details() if hasattr(error, "details") else str(error)
+        if code == grpc.StatusCode.UNAVAILABLE:
+            target = getattr(args, "server", None) or default_server()
+            error_console.print(f"error: cannot reach the arena server at {target} "
+                                f"(is `arena serve` running?): {details}",
+                                markup=False, highlight=False, soft_wrap=True)
+            return 1
+        name = code.name if code is not None else "ERROR"
+        error_console.print(f"error: {details} ({name})", markup=False, highlight=False,
+                            soft_wrap=True)
+        return 2 if code in USAGE_ERRORS else 1
+    except KeyboardInterrupt:
+        error_console.print("interrupted; a season left running resumes when `arena serve` "
+                            "starts on the same database (or `arena season start ID`)")
+        return 130

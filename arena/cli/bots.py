@@ -1,0 +1,88 @@
+"""``arena bots register`` and ``arena bots list``, and the all-or-nothing check of
+bot folders before registration that ``season run`` and ``demo`` share."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hollywood.arena.v1 import arena_pb2
+from rich.console import Console
+from rich.table import Table
+
+from arena.cli.client import ArenaClient, connect
+from arena.cli.output import CliError, print_json, to_json
+from arena.core.manifest import ManifestError
+
+if TYPE_CHECKING:
+    from arena.server.service import BotFolder
+
+
+def check_folders(client: ArenaClient, folders: Sequence[Path]) -> list[BotFolder]:
+    """Every folder checked for registration before any is registered: a valid
+    ``bot.toml`` within the size limits, and no clash with a registered bot (or
+    another of ``folders``) of the same name@version but different content.
+    Raises ``CliError`` for the first problem."""
+    # Imported here: the server package loads storage and seasons, which the other
+    # client commands never need.
+    from arena.server.service import inspect_bot_folder
+
+    checked = []
+    for folder in folders:
+        try:
+            checked.append(inspect_bot_folder(folder))
+        except ManifestError as error:
+            raise CliError(str(error)) from None
+    registered = {bot.id: bot.content_hash
+                  for bot in client.stub.ListBots(arena_pb2.ListBotsRequest()).bots}
+    seen: dict[str, BotFolder] = {}
+    for bot in checked:
+        known = registered.get(bot.id)
+        if known is not None and known != bot.content_hash:
+            raise CliError(f"bot {bot.id} is already registered with different content "
+                           f"than {bot.folder}; give the new code a new version in bot.toml")
+        first = seen.setdefault(bot.id, bot)
+        if first.content_hash != bot.content_hash:
+            raise CliError(f"{first.folder} and {bot.folder} are both {bot.id} but differ; "
+                           "give one of them a new version in bot.toml")
+    return checked
+
+
+def register_folders(client: ArenaClient, folders: Sequence[BotFolder]
+                     ) -> list[arena_pb2.RegisterBotResponse]:
+    return [client.stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(bot.folder)),
+                                    metadata=client.auth)
+            for bot in folders]
+
+
+def cmd_bots_register(args: argparse.Namespace, console: Console) -> int:
+    with connect(args) as client:
+        results = []
+        # All or nothing: every folder is checked before the first is registered.
+        for bot in check_folders(client, args.folders):
+            response = client.stub.RegisterBot(
+                arena_pb2.RegisterBotRequest(folder=str(bot.folder)), metadata=client.auth)
+            results.append(response)
+            if not args.json:
+                state = "registered" if response.created else "already registered (identical)"
+                console.print(f"{response.bot.id} {state}")
+    if args.json:
+        print_json([to_json(result) for result in results])
+    return 0
+
+
+def cmd_bots_list(args: argparse.Namespace, console: Console) -> int:
+    with connect(args) as client:
+        bots = client.stub.ListBots(arena_pb2.ListBotsRequest()).bots
+    if args.json:
+        print_json([to_json(bot) for bot in bots])
+        return 0
+    table = Table(title="Registered bots")
+    for header in ("id", "language", "author", "registered", "content"):
+        table.add_column(header)
+    for bot in bots:
+        table.add_row(bot.id, bot.language, bot.author, bot.registered_at, bot.content_hash[:12])
+    console.print(table)
+    return 0

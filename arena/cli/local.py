@@ -1,0 +1,217 @@
+"""The commands that work on this machine rather than through a running server:
+``arena serve``, ``arena season run`` and ``arena demo`` (each starts an arena
+server on a database) and ``arena images prepare-base`` (Docker).
+
+``season run`` and ``demo`` start an embedded server for their own duration
+(``embedded``) and drive it through the same gRPC API as every other command.
+The server, Docker and image modules are imported inside the functions that use
+them, so that loading the command line for any other command stays light.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import signal
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from hollywood.arena.v1 import arena_pb2
+from rich.console import Console
+
+from arena.cli.bots import check_folders, register_folders
+from arena.cli.client import ArenaClient
+from arena.cli.output import CliError, print_json, to_json
+from arena.cli.render import LiveSeasonView, print_standings, status_name
+from arena.cli.season_options import season_config_message
+from arena.cli.seasons import sandbox_name
+from arena.core.defaults import DEFAULT_DB
+from arena.core.settings import ConfigError
+
+if TYPE_CHECKING:
+    from arena.server.service import BotFolder
+
+REPO_ROOT: Final = Path(__file__).resolve().parents[2]
+SAMPLE_BOTS: Final = REPO_ROOT / "sample_bots"
+DEMO_DB: Final = DEFAULT_DB.with_name("demo.db")
+
+
+def sample_bot_folders(root: Path = SAMPLE_BOTS) -> list[Path]:
+    """Every sample bot folder (one with a bot.toml), the SDK excluded, sorted."""
+    return sorted(path.parent for path in root.glob("*/bot.toml") if path.parent.name != "sdk")
+
+
+def cmd_serve(args: argparse.Namespace, console: Console) -> int:
+    from arena.server.service import start_server
+
+    try:
+        running = start_server(args.db, host=args.host, port=args.port)
+    except RuntimeError as error:
+        raise CliError(str(error), code=1) from None
+    console.print(f"arena serving hollywood.arena.v1 on {running.address} (db {args.db}); "
+                  f"admin token in {running.token_path}")
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    stop.wait()
+    console.print("stopping (seasons still running resume on the next start)")
+    running.stop(grace=2.0)
+    return 0
+
+
+@contextmanager
+def embedded(db: Path) -> Iterator[ArenaClient]:
+    """An arena server on ``db`` on a free localhost port, for this command only."""
+    from arena.server.service import start_server
+
+    try:
+        running = start_server(db, host="localhost", port=0, resume=False)
+    except RuntimeError as error:
+        raise CliError(str(error), code=1) from None
+    client = ArenaClient(running.address, running.token)
+    try:
+        yield client
+    finally:
+        client.close()
+        running.stop(grace=None)
+
+
+def cmd_season_run(args: argparse.Namespace, console: Console) -> int:
+    config = season_config_message(args)
+    with embedded(args.db) as client:
+        # All or nothing: folders, bot names and settings are checked before the
+        # folders are registered and the season is created.
+        request, folders = season_request(client, args.bots, config, args.name)
+        register_folders(client, folders)
+        return run_and_follow(client, request, console, args.json)
+
+
+def is_folder(reference: str) -> bool:
+    """Whether a ``--bots`` entry names a bot folder (an existing directory, or a path:
+    bot names never hold a slash) rather than a registered bot."""
+    return Path(reference).is_dir() or "/" in reference.partition("@")[0]
+
+
+def season_request(client: ArenaClient, references: Sequence[str],
+                   config: arena_pb2.SeasonConfig, name: str
+                   ) -> tuple[arena_pb2.CreateSeasonRequest, list[BotFolder]]:
+    """The season request for ``references`` (bot folders or registered bots) and
+    the folders to register first, all checked (folders, bot names, settings) as if
+    the folders were registered already, so that nothing is registered for a
+    season that would be refused."""
+    from arena.server.service import check_season_request
+
+    folders = check_folders(client, [Path(ref) for ref in references if is_folder(ref)])
+    registry = [(bot.id, bot.name)
+                for bot in client.stub.ListBots(arena_pb2.ListBotsRequest()).bots]
+    for bot in folders:
+        if bot.id not in {bot_id for bot_id, _ in registry}:
+            registry.append((bot.id, bot.manifest.name))
+    pending = iter(folders)
+    ids = [next(pending).id if is_folder(ref) else ref for ref in references]
+    request = arena_pb2.CreateSeasonRequest(bots=ids, config=config, name=name)
+
+    def resolve(reference: str) -> str:  # as the server will, once the folders are in
+        matches = [bot_id for bot_id, bot_name in registry
+                   if (bot_id if "@" in reference else bot_name) == reference]
+        if not matches:
+            raise CliError(f"unknown bot {reference!r} (see `arena bots list`)")
+        return matches[-1]
+
+    try:
+        check_season_request(request, resolve)
+    except ConfigError as error:
+        raise CliError(str(error)) from None
+    return request, folders
+
+
+def run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
+                   console: Console, as_json: bool) -> int:
+    """Create the season, follow it to its end, print the final standings; exit
+    status 0 if it finished, 1 if it stopped."""
+    created = client.stub.CreateSeason(request, metadata=client.auth).season
+    if not as_json:
+        console.print(f"season {created.id}: {len(created.bot_ids)} bots, "
+                      f"{created.series_total} series, seed {created.config.seed}, "
+                      f"sandbox {sandbox_name(created.config.sandbox)}, "
+                      f"concurrency {created.config.concurrency}")
+    stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=created.id))
+    if as_json:
+        for _ in stream:
+            pass
+    else:
+        LiveSeasonView(console).follow(stream, transient=True)
+    final = client.stub.GetStandings(arena_pb2.GetStandingsRequest(season_id=created.id))
+    season = client.stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=created.id)).season
+    if as_json:
+        print_json({"season": to_json(season), "standings": to_json(final.standings)})
+    else:
+        console.print()
+        console.print(f"[bold]Final standings of season {season.id}[/bold] "
+                      f"({status_name(season.status)})")
+        print_standings(console, final.standings)
+        if season.error:
+            console.print(f"[red]season stopped: {season.error}[/red]")
+    return 0 if status_name(season.status) == "finished" else 1
+
+
+def cmd_demo(args: argparse.Namespace, console: Console) -> int:
+    folders = sample_bot_folders()
+    if len(folders) < 2:
+        raise CliError(f"fewer than two sample bots under {SAMPLE_BOTS}", code=1)
+    sandbox = args.sandbox or "docker"
+    if sandbox == "docker":
+        _prepare_images(folders, console)
+    config = season_config_message(args)
+    # A fresh database every time: the sample bots' code may have changed under the
+    # same version since the last demo, which a kept database would rightly refuse.
+    _remove_database(args.db)
+    console.print(f"demo database: {args.db} (recreated on every run; browse it with "
+                  f"`arena serve --db {args.db}`)")
+    with embedded(args.db) as client:
+        bots = [response.bot for response in
+                register_folders(client, check_folders(client, folders))]
+        console.print("registered: " + ", ".join(bot.id for bot in bots))
+        request = arena_pb2.CreateSeasonRequest(
+            bots=[bot.id for bot in bots], config=config, name=args.name or "demo season")
+        return run_and_follow(client, request, console, as_json=False)
+
+
+def _remove_database(db: Path) -> None:
+    for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+        path.unlink(missing_ok=True)
+    shutil.rmtree(db.with_name(db.stem + ".bots"), ignore_errors=True)
+
+
+def _prepare_images(folders: Sequence[Path], console: Console) -> None:
+    from arena.sandbox.images import BaseImageError, ImageBuildError, build_bot_image, prepare_base
+
+    try:
+        with console.status("preparing the local base image (first time: a minute or two)"):
+            base = prepare_base()
+        console.print(f"base image {base.tag} {'built' if base.built else 'up to date'}")
+        for folder in folders:
+            with console.status(f"building the image of {folder.name}"):
+                image = build_bot_image(folder)
+            console.print(f"image {image.tag} {'built' if image.built else 'up to date'}")
+    except (BaseImageError, ImageBuildError) as error:
+        raise CliError(f"image preparation failed: {error}", code=1) from None
+    except Exception as error:  # docker SDK errors
+        raise CliError(f"Docker is not available ({error}); run `make docker-engine` or use "
+                       "--sandbox process", code=1) from None
+
+
+def cmd_images_prepare_base(args: argparse.Namespace, console: Console) -> int:
+    from arena.sandbox.images import BaseImageError, prepare_base
+
+    try:
+        base = prepare_base(force=args.force)
+    except BaseImageError as error:
+        raise CliError(f"cannot prepare the base image: {error}", code=1) from None
+    except Exception as error:  # docker SDK errors: the engine is missing or refused
+        raise CliError(f"Docker is not available: {error}", code=1) from None
+    console.print(f"{base.tag} {'built' if base.built else 'up to date'}")
+    return 0

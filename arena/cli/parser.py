@@ -1,0 +1,161 @@
+"""The ``arena`` argument parser: every command and its options, each wired to its
+handler (``set_defaults(handler=...)``), which ``arena.cli.app`` calls.
+
+Where each command's handler lives: ``bots`` in ``arena.cli.bots``; ``season
+create | start | cancel | show | list`` in ``arena.cli.seasons``; ``standings``,
+``watch`` and ``series`` in ``arena.cli.reads``; ``serve``, ``season run``,
+``demo`` and ``images`` in ``arena.cli.local``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from arena.cli.bots import cmd_bots_list, cmd_bots_register
+from arena.cli.local import (
+    DEMO_DB,
+    cmd_demo,
+    cmd_images_prepare_base,
+    cmd_season_run,
+    cmd_serve,
+)
+from arena.cli.reads import cmd_series_list, cmd_series_show, cmd_standings, cmd_watch
+from arena.cli.season_options import add_season_options
+from arena.cli.seasons import (
+    cmd_season_cancel,
+    cmd_season_create,
+    cmd_season_list,
+    cmd_season_show,
+    cmd_season_start,
+)
+from arena.core import arguments
+from arena.core.defaults import DEFAULT_DB, DEFAULT_HOST, DEFAULT_PORT
+
+Handler = Callable[[argparse.Namespace, Console], int]
+
+
+def _client_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--server", default=None,
+                        help="arena server HOST:PORT (default $ARENA_SERVER or localhost:50551)")
+    parser.add_argument("--token", default=None,
+                        help="admin token (default $ARENA_TOKEN, else --token-file)")
+    parser.add_argument("--token-file", type=Path, default=None,
+                        help="file holding the admin token (default .arena/admin.token)")
+
+
+def _json_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
+
+def _client_command(subparsers: Any, name: str, text: str,
+                    handler: Handler) -> argparse.ArgumentParser:
+    """A command that talks to a server: client options, ``--json`` and its handler."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(name, help=text)
+    _client_options(parser)
+    _json_option(parser)
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def _latest_season_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--season", type=arguments.positive_int, default=0,
+                        help="season number (default: the latest)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arena", description="Hollywood Gin Arena: bots, league seasons, live standings.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_serve(commands)
+    _add_bots(commands)
+    _add_season(commands)
+    _add_reads(commands)
+    _add_images(commands)
+    _add_demo(commands)
+    return parser
+
+
+def _add_serve(commands: Any) -> None:
+    serve = commands.add_parser("serve", help="run the arena gRPC server")
+    serve.add_argument("--db", type=Path, default=DEFAULT_DB,
+                       help="SQLite database (default .arena/arena.db); the admin token is "
+                            "kept next to it")
+    serve.add_argument("--host", default=DEFAULT_HOST, help="address to listen on (localhost)")
+    serve.add_argument("--port", type=arguments.port, default=DEFAULT_PORT,
+                       help="port (default 50551)")
+    serve.set_defaults(handler=cmd_serve)
+
+
+def _add_bots(commands: Any) -> None:
+    bots = commands.add_parser("bots", help="register and list bots").add_subparsers(
+        dest="bots_command", required=True, metavar="ACTION")
+    register = _client_command(bots, "register", "register bot folder(s) (bot.toml + code)",
+                               cmd_bots_register)
+    register.add_argument("folders", nargs="+", type=Path, metavar="PATH")
+    _client_command(bots, "list", "list registered bot versions", cmd_bots_list)
+
+
+def _add_season(commands: Any) -> None:
+    season = commands.add_parser("season", help="create, run, cancel and show seasons")
+    seasons = season.add_subparsers(dest="season_command", required=True, metavar="ACTION")
+    create = _client_command(seasons, "create", "create (and start) a season on the server",
+                             cmd_season_create)
+    create.add_argument("--bots", nargs="+", required=True, metavar="BOT",
+                        help="bot ids (name@version, or name = latest version)")
+    create.add_argument("--hold", action="store_true", help="store the plan, do not start")
+    create.add_argument("--watch", action="store_true", help="follow it live afterwards")
+    add_season_options(create)
+    run = seasons.add_parser(
+        "run", help="run a season to the end with a live table (embedded server on --db)")
+    run.add_argument("--bots", nargs="+", required=True, metavar="BOT",
+                     help="bot ids or bot folders (folders are registered first)")
+    run.add_argument("--db", type=Path, default=DEFAULT_DB, help="database (.arena/arena.db)")
+    add_season_options(run)
+    _json_option(run)
+    run.set_defaults(handler=cmd_season_run)
+    for action, text, handler in (
+        ("start", "start or resume a season", cmd_season_start),
+        ("cancel", "cancel a season (series in flight finish)", cmd_season_cancel),
+    ):
+        sub = _client_command(seasons, action, text, handler)
+        sub.add_argument("season_id", type=arguments.positive_int, metavar="SEASON")
+    show = _client_command(seasons, "show", "a season's settings, progress and standings",
+                           cmd_season_show)
+    show.add_argument("season_id", type=arguments.positive_int, nargs="?", default=0,
+                      metavar="SEASON", help="season number (default: the latest)")
+    _client_command(seasons, "list", "list seasons", cmd_season_list)
+
+
+def _add_reads(commands: Any) -> None:
+    _latest_season_option(_client_command(
+        commands, "standings", "a season's standings and crosstable", cmd_standings))
+    _latest_season_option(_client_command(commands, "watch", "follow a season live", cmd_watch))
+    series = commands.add_parser("series", help="read series").add_subparsers(
+        dest="series_command", required=True, metavar="ACTION")
+    series_show = _client_command(series, "show", "a series hand by hand", cmd_series_show)
+    series_show.add_argument("series_id", type=arguments.series_id, metavar="ID")
+    _latest_season_option(_client_command(
+        series, "list", "a season's planned series and results", cmd_series_list))
+
+
+def _add_images(commands: Any) -> None:
+    images = commands.add_parser("images", help="Docker images").add_subparsers(
+        dest="images_command", required=True, metavar="ACTION")
+    prepare = images.add_parser("prepare-base", help="build the local base image if needed")
+    prepare.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    prepare.set_defaults(handler=cmd_images_prepare_base)
+
+
+def _add_demo(commands: Any) -> None:
+    demo = commands.add_parser(
+        "demo", help="prepare images, register the sample bots and run a season (make run)")
+    demo.add_argument("--db", type=Path, default=DEMO_DB,
+                      help="demo database, recreated on every run (.arena/demo.db)")
+    add_season_options(demo)
+    demo.set_defaults(handler=cmd_demo)

@@ -1,0 +1,88 @@
+"""The read commands: ``arena standings``, ``arena watch`` (a season live) and
+``arena series show | list``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from hollywood.arena.v1 import arena_pb2
+from rich.console import Console
+
+from arena.cli.client import connect
+from arena.cli.output import print_json, to_json
+from arena.cli.render import LiveSeasonView, crosstable, describe_series, print_standings
+from arena.server.story import NO_HAND_PLAYED
+
+
+def cmd_standings(args: argparse.Namespace, console: Console) -> int:
+    with connect(args) as client:
+        standings = client.stub.GetStandings(
+            arena_pb2.GetStandingsRequest(season_id=args.season)).standings
+    if args.json:
+        print_json(to_json(standings))
+    else:
+        print_standings(console, standings)
+    return 0
+
+
+def cmd_watch(args: argparse.Namespace, console: Console) -> int:
+    with connect(args) as client:
+        stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=args.season))
+        if args.json:
+            for message in stream:  # one JSON object per line, as they arrive
+                print(json.dumps(to_json(message)), flush=True)
+            return 0
+        standings = LiveSeasonView(console).follow(stream)
+    if standings is not None:
+        console.print()
+        console.print(crosstable(standings))
+    return 0
+
+
+def cmd_series_show(args: argparse.Namespace, console: Console) -> int:
+    with connect(args) as client:
+        response = client.stub.GetSeries(arena_pb2.GetSeriesRequest(series_id=args.series_id))
+    if args.json:
+        data = to_json(response)
+        data["event_log"] = json.loads(response.event_log_json or "[]")
+        del data["event_log_json"]
+        print_json(data)
+        return 0
+    series = response.series
+    console.print(f"[bold]Series {series.id}[/bold] (season {series.season_id}): seat 0 "
+                  f"{series.seat0_bot_id}, seat 1 {series.seat1_bot_id}; seed {series.seed}"
+                  f"{', seats swapped' if series.swap_seats else ''}")
+    if not series.played:
+        console.print("not played yet")
+        return 0
+    for hand in response.hands:
+        console.rule(f"hand {hand.number}")
+        for line in hand.lines:
+            console.print(line, markup=False, highlight=False)
+    if not response.hands:
+        console.print(NO_HAND_PLAYED, markup=False, highlight=False)
+    console.rule("result")
+    console.print(describe_series(series), markup=False)
+    if series.HasField("fault"):
+        fault = series.fault
+        where = (f"at hand {fault.hand_number}, decision {fault.decision_number}"
+                 if fault.hand_number else "before the first deal")
+        console.print(f"fault: {fault.kind} by seat {fault.seat} {where}: {fault.message}",
+                      markup=False)
+        if fault.stderr_tail:
+            console.print("stderr tail:\n" + fault.stderr_tail, markup=False)
+    return 0
+
+
+def cmd_series_list(args: argparse.Namespace, console: Console) -> int:
+    with connect(args) as client:
+        series = client.stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=args.season)).series
+    if args.json:
+        print_json([to_json(item) for item in series])
+        return 0
+    for item in series:
+        text = describe_series(item) if item.played else (
+            f"{item.id} {item.seat0_bot_id} vs {item.seat1_bot_id} (pending)")
+        console.print(text, markup=False, highlight=False)
+    return 0

@@ -1,0 +1,103 @@
+"""``arena season create | start | cancel | show | list``: seasons on a running
+server (``season run``, which brings its own server, is in ``arena.cli.local``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from hollywood.arena.v1 import arena_pb2
+from rich.console import Console
+
+from arena.cli.client import connect
+from arena.cli.output import print_json, to_json
+from arena.cli.render import LiveSeasonView, print_standings, status_name
+from arena.cli.season_options import season_config_message
+from arena.server.convert import SANDBOX_TO_PROTO
+
+
+def sandbox_name(kind: int) -> str:
+    """A season's sandbox as the command line spells it (unset: docker, the default)."""
+    names: dict[int, str] = {int(value): key for key, value in SANDBOX_TO_PROTO.items()}
+    return names.get(kind, "docker")
+
+
+def cmd_season_create(args: argparse.Namespace, console: Console) -> int:
+    request = arena_pb2.CreateSeasonRequest(
+        bots=args.bots, config=season_config_message(args), name=args.name, hold=args.hold)
+    with connect(args) as client:
+        season = client.stub.CreateSeason(request, metadata=client.auth).season
+        if args.json:
+            print_json(to_json(season))
+        else:
+            console.print(f"season {season.id} created: {season.series_total} series "
+                          f"({status_name(season.status)})")
+        if args.watch:
+            stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=season.id))
+            standings = LiveSeasonView(console).follow(stream, transient=True)
+            if standings is not None:
+                print_standings(console, standings)
+    return 0
+
+
+def cmd_season_start(args: argparse.Namespace, console: Console) -> int:
+    with connect(args) as client:
+        season = client.stub.StartSeason(
+            arena_pb2.StartSeasonRequest(season_id=args.season_id), metadata=client.auth).season
+    _print_season_change(season, args.json, console)
+    return 0
+
+
+def cmd_season_cancel(args: argparse.Namespace, console: Console) -> int:
+    with connect(args) as client:
+        season = client.stub.CancelSeason(
+            arena_pb2.CancelSeasonRequest(season_id=args.season_id), metadata=client.auth).season
+    _print_season_change(season, args.json, console)
+    return 0
+
+
+def _print_season_change(season: arena_pb2.Season, as_json: bool, console: Console) -> None:
+    if as_json:
+        print_json(to_json(season))
+    else:
+        console.print(f"season {season.id}: {status_name(season.status)}, "
+                      f"{season.series_done}/{season.series_total} series played")
+
+
+def cmd_season_show(args: argparse.Namespace, console: Console) -> int:
+    with connect(args) as client:
+        season = client.stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=args.season_id)).season
+        standings = client.stub.GetStandings(
+            arena_pb2.GetStandingsRequest(season_id=season.id)).standings
+    if args.json:
+        print_json({"season": to_json(season), "standings": to_json(standings)})
+        return 0
+    config = season.config
+    overrides = ", ".join(f"{k}={v}" for k, v in sorted(config.profile_overrides.items()))
+    title = season.name if season.name == f"season {season.id}" else (
+        f"{season.name} (season {season.id})")
+    console.print(f"[bold]{title}[/bold] — "
+                  f"{status_name(season.status)}, {season.series_done}/{season.series_total} "
+                  f"series, created {season.created_at}")
+    console.print(f"profile {config.profile}{' [' + overrides + ']' if overrides else ''}, "
+                  f"{config.series_per_pair} series per pair, max {config.max_hands} hands, "
+                  f"sandbox {sandbox_name(config.sandbox)}, concurrency {config.concurrency}, "
+                  f"limits startup {config.startup_seconds:g} s / decision "
+                  f"{config.decision_seconds:g} s / reserve {config.reserve_seconds:g} s, "
+                  f"seed {config.seed}")
+    if season.error:
+        console.print(f"[red]error: {season.error}[/red]")
+    print_standings(console, standings)
+    return 0
+
+
+def cmd_season_list(args: argparse.Namespace, console: Console) -> int:
+    with connect(args) as client:
+        seasons = client.stub.ListSeasons(arena_pb2.ListSeasonsRequest()).seasons
+    if args.json:
+        print_json([to_json(season) for season in seasons])
+        return 0
+    for season in seasons:
+        console.print(f"{season.id:>4}  {status_name(season.status):<9} "
+                      f"{season.series_done:>5}/{season.series_total:<5} {season.name}  "
+                      f"({', '.join(season.bot_ids)})")
+    return 0

@@ -1,0 +1,65 @@
+"""Parsers of the numbers and ids typed on the arena's command lines (``argparse``
+``type=`` functions): each value is parsed, and its error worded, in one place.
+
+They raise ``argparse.ArgumentTypeError``, which argparse turns into a usage error
+naming the option (exit status 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import TypeVar
+
+Number = TypeVar("Number", int, float)
+
+MAX_SEED = 2**63 - 1
+MAX_PORT = 65535
+
+
+def _number(text: str, convert: Callable[[str], Number], noun: str) -> Number:
+    """``text`` as a number, or the usage error saying it is not ``noun``."""
+    try:
+        return convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from None
+
+
+def positive_int(text: str) -> int:
+    """A count or number of at least 1 (series per pair, concurrency, a season)."""
+    value = _number(text, int, "a whole number")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A duration in seconds, more than 0 (a time limit)."""
+    value = _number(text, float, "a number of seconds")
+    if not value > 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+    return value
+
+
+def seed(text: str) -> int:
+    """A random seed: a whole number that fits the database's signed 64 bits."""
+    value = _number(text, int, "a whole number")
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError("must be between 0 and 2**63-1")
+    return value
+
+
+def port(text: str) -> int:
+    """A TCP port, 0 (any free port) to 65535."""
+    value = _number(text, int, "a port number")
+    if not 0 <= value <= MAX_PORT:
+        raise argparse.ArgumentTypeError(f"port must be 0..{MAX_PORT}, got {value}")
+    return value
+
+
+def series_id(text: str) -> str:
+    """A series id: its season number and its index in the plan, like ``3-17``."""
+    season, sep, index = text.partition("-")
+    if not (sep and season.isdigit() and index.isdigit()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a series id (like 3-17)")
+    return text
