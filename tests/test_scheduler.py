@@ -291,3 +291,21 @@ def test_manager_fails_the_season_when_no_executor_can_be_made(tmp_path: Path) -
     while (event := events.get(0.01)) is not None:
         statuses.append(event.status)
     assert statuses[-1] == "failed"
+
+
+def test_manager_fails_a_season_whose_format_is_unknown(tmp_path: Path) -> None:
+    """E.g. a season created by a newer arena with a format this one lacks."""
+    storage = Storage(tmp_path / "a.db")
+    season_id = _season(storage, tmp_path)
+    with storage.transaction() as db:
+        db.execute("UPDATE seasons SET config_json=? WHERE id=?",
+                   ('{"sandbox": "process", "concurrency": 1, "format": "swiss"}', season_id))
+    played: list[str] = []
+    manager = SeasonManager(
+        storage, lambda config: LocalExecutor(lambda s: played.append(s.series_id) or
+                                              _winner_by_seed(s), 1), EventHub())
+    manager.start(season_id)
+    assert manager.wait(season_id, timeout=10)
+    season = storage.get_season(season_id)
+    assert season.status == "failed" and played == []
+    assert "format must be one of round-robin, got 'swiss'" in season.error
