@@ -1,5 +1,6 @@
 """Kill `arena serve` with SIGKILL in the middle of a season, start it again: the
-season resumes and ends with exactly the planned series, none lost, none twice.
+season resumes and ends with exactly the planned series (the round-robin plan of
+its seed, one round), none lost, none twice.
 
 The server runs as a real subprocess with the in-process runner
 (HOLLYWOOD_ARENA_RUNNER=inprocess) and a per-series delay, so the kill lands while
@@ -7,6 +8,7 @@ series are in flight without needing containers."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -23,6 +25,7 @@ from arena_helpers import REPO_ROOT, make_bot_folder
 from hollywood.arena.v1 import arena_pb2
 
 from arena.cli.client import ArenaClient
+from arena.season.formats import plan_season
 
 
 def free_port() -> int:
@@ -115,9 +118,15 @@ def test_sigkill_mid_season_then_resume(tmp_path: Path, processes) -> None:
     raw = sqlite3.connect(db)
     planned = [row[0] for row in raw.execute("SELECT id FROM planned_series ORDER BY idx")]
     stored = [row[0] for row in raw.execute("SELECT series_id FROM series_results")]
+    plan = [(seed, bool(swap), seat0, seat1) for seed, swap, seat0, seat1, round_number in
+            raw.execute("SELECT seed, swap_seats, seat0_bot, seat1_bot, round "
+                        "FROM planned_series ORDER BY idx") if round_number == 1]
+    config = json.loads(raw.execute("SELECT config_json FROM seasons").fetchone()[0])
     raw.close()
     assert len(planned) == total
     assert sorted(stored) == sorted(planned)  # none lost, none twice
+    bot_ids = ["random@1.0.0", "greedy@1.0.0", "third@1.0.0"]
+    assert plan == [p.as_row() for p in plan_season(bot_ids, 6, config["seed"])]
 
 
 @pytest.mark.docker

@@ -1,11 +1,11 @@
-"""The round-robin plan (every pair, duplicate pairs, fair seats) and the season
-runner (plays exactly the pending series, concurrency, cancel, arena-side errors)."""
+"""The round-robin format's plan (every pair, duplicate pairs, fair seats, exactly
+the release's plan) and the season runner (plays exactly the pending series through
+a local executor, concurrency, cancel, arena-side errors)."""
 
 from __future__ import annotations
 
 import itertools
 import threading
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -15,8 +15,11 @@ from arena_helpers import FakeOutcome, make_bot_folder
 from arena.core.manifest import content_hash, iter_bot_files
 from arena.core.series import SeriesSpec
 from arena.core.settings import SeasonConfig
+from arena.execution import LocalExecutor, RunSeries
 from arena.season.events import EventHub
-from arena.season.scheduler import SeasonRunner, circle_rounds, plan_season
+from arena.season.formats import RoundRobin, circle_rounds, format_for, plan_season
+from arena.season.manager import SeasonManager
+from arena.season.runner import SeasonRunner
 from arena.storage import Storage
 from engine import Series
 from engine.dealing import deal_hand
@@ -76,6 +79,40 @@ def test_duplicate_pair_deals_each_bot_the_others_cards_and_first_deal() -> None
     assert dealer_one != dealer_two
 
 
+def test_plan_is_exactly_the_releases_plan() -> None:
+    """Pinned from the release before formats (commit 5142bf6, ``plan_season(["a@1",
+    "b@1", "c@1"], 3, 5)``): seeds, seats and order unchanged."""
+    assert [e.as_row() for e in plan_season(["a@1", "b@1", "c@1"], 3, seed=5)] == [
+        (6593327907631935714, False, "b@1", "c@1"),
+        (6593327907631935714, False, "c@1", "b@1"),
+        (1671413597788592674, False, "c@1", "a@1"),
+        (1671413597788592674, False, "a@1", "c@1"),
+        (7682551826292472081, False, "a@1", "b@1"),
+        (7682551826292472081, False, "b@1", "a@1"),
+        (1437899552528278193, False, "c@1", "b@1"),
+        (2831868482596470942, False, "a@1", "c@1"),
+        (234767765046993081, False, "b@1", "a@1"),
+    ]
+
+
+def test_round_robin_plans_everything_in_its_first_round() -> None:
+    config = SeasonConfig.build(series_per_pair=3, seed=5, sandbox="process", concurrency=1)
+    round_robin = format_for("round-robin", config)
+    first = round_robin.first_round(["a@1", "b@1", "c@1"], 5)
+    assert first == plan_season(["a@1", "b@1", "c@1"], 3, 5)
+    assert round_robin.next_round(["a@1", "b@1", "c@1"], 5, [[]]) is None
+    assert round_robin.planned_count(3) == 9
+    assert RoundRobin(2).planned_count(10) == 90
+
+
+def test_unknown_format_is_a_config_error() -> None:
+    from arena.core.settings import ConfigError
+
+    config = SeasonConfig.build(sandbox="process", concurrency=1)
+    with pytest.raises(ConfigError, match="format must be one of round-robin, got 'swiss'"):
+        format_for("swiss", config)
+
+
 def test_plan_is_reproducible_from_its_seed() -> None:
     assert plan_season(BOTS[:4], 2, 5) == plan_season(BOTS[:4], 2, 5)
     assert plan_season(BOTS[:4], 2, 5) != plan_season(BOTS[:4], 2, 6)
@@ -122,6 +159,13 @@ def _winner_by_seed(spec: SeriesSpec) -> FakeOutcome:
     return FakeOutcome(spec.series_id, winner=spec.seed % 2, games_won=(2, 1))
 
 
+def play(storage: Storage, season_id: int, run: RunSeries, *, concurrency: int = 2,
+         **options: object) -> str:
+    """Run a season with ``run`` on a local executor; its final status."""
+    with LocalExecutor(run, concurrency) as executor:
+        return SeasonRunner(storage, season_id, executor, **options).run()  # type: ignore[arg-type]
+
+
 def test_runner_plays_every_planned_series_once(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "a.db")
     season_id = _season(storage, tmp_path)
@@ -133,7 +177,7 @@ def test_runner_plays_every_planned_series_once(tmp_path: Path) -> None:
             played.append(spec.series_id)
         return _winner_by_seed(spec)
 
-    assert SeasonRunner(storage, season_id, run).run() == "finished"
+    assert play(storage, season_id, run) == "finished"
     planned = [p.id for p in storage.planned_series(season_id)]
     assert sorted(played) == sorted(planned)
     assert [r.series_id for r in storage.results(season_id)] == planned
@@ -144,7 +188,7 @@ def test_runner_passes_the_planned_spec(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "a.db")
     season_id = _season(storage, tmp_path, bots=2)
     specs: list[SeriesSpec] = []
-    SeasonRunner(storage, season_id, lambda s: specs.append(s) or _winner_by_seed(s)).run()
+    play(storage, season_id, lambda s: specs.append(s) or _winner_by_seed(s))
     by_id = {p.id: p for p in storage.planned_series(season_id)}
     for spec in specs:
         planned = by_id[spec.series_id]
@@ -160,31 +204,36 @@ def test_runner_resumes_with_only_the_pending_series(tmp_path: Path) -> None:
     for entry in planned[:2]:
         storage.store_result(entry, FakeOutcome(entry.id, winner=0), {})
     played: list[str] = []
-    SeasonRunner(storage, season_id,
-                 lambda s: played.append(s.series_id) or _winner_by_seed(s)).run()
+    play(storage, season_id, lambda s: played.append(s.series_id) or _winner_by_seed(s))
     assert sorted(played) == sorted(p.id for p in planned[2:])
     assert len(storage.results(season_id)) == len(planned)
 
 
-def test_runner_uses_concurrency_workers(tmp_path: Path) -> None:
+def test_runner_keeps_the_executors_capacity_busy(tmp_path: Path) -> None:
+    """The first series wait until three are in flight together (bounded wait):
+    they all get there only if the runner submits ``capacity`` at once, and never
+    more are active than that."""
     storage = Storage(tmp_path / "a.db")
-    season_id = _season(storage, tmp_path, bots=4, concurrency=3)
+    season_id = _season(storage, tmp_path, bots=4)
     active = 0
     peak = 0
     lock = threading.Lock()
+    three_together = threading.Event()
 
     def run(spec: SeriesSpec) -> FakeOutcome:
         nonlocal active, peak
         with lock:
             active += 1
             peak = max(peak, active)
-        time.sleep(0.05)
+            if active == 3:
+                three_together.set()
+        three_together.wait(timeout=30)
         with lock:
             active -= 1
         return _winner_by_seed(spec)
 
-    SeasonRunner(storage, season_id, run).run()
-    assert peak == 3
+    assert play(storage, season_id, run, concurrency=3) == "finished"
+    assert three_together.is_set() and peak == 3
 
 
 def test_cancel_stops_new_series_and_keeps_finished_ones(tmp_path: Path) -> None:
@@ -197,7 +246,7 @@ def test_cancel_stops_new_series_and_keeps_finished_ones(tmp_path: Path) -> None
             cancel.set()
         return _winner_by_seed(spec)
 
-    status = SeasonRunner(storage, season_id, run, cancel=cancel).run()
+    status = play(storage, season_id, run, concurrency=1, cancel=cancel)
     assert status == "cancelled"
     assert [r.series_id for r in storage.results(season_id)] == [f"{season_id}-0",
                                                                   f"{season_id}-1"]
@@ -214,7 +263,7 @@ def test_arena_side_error_fails_the_season_without_storing(tmp_path: Path) -> No
             raise RuntimeError("docker went away")
         return _winner_by_seed(spec)
 
-    assert SeasonRunner(storage, season_id, run, hub=hub).run() == "failed"
+    assert play(storage, season_id, run, concurrency=1, hub=hub) == "failed"
     season = storage.get_season(season_id)
     assert "docker went away" in season.error and season.series_done == 2
     kinds = []
@@ -223,9 +272,7 @@ def test_arena_side_error_fails_the_season_without_storing(tmp_path: Path) -> No
     assert kinds.count("series_finished") == 2 and kinds[-1] == "status"
 
 
-def test_manager_fails_the_season_when_no_runner_can_be_made(tmp_path: Path) -> None:
-    from arena.season.scheduler import SeasonManager
-
+def test_manager_fails_the_season_when_no_executor_can_be_made(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "a.db")
     season_id = _season(storage, tmp_path)
     hub = EventHub()
@@ -244,3 +291,21 @@ def test_manager_fails_the_season_when_no_runner_can_be_made(tmp_path: Path) -> 
     while (event := events.get(0.01)) is not None:
         statuses.append(event.status)
     assert statuses[-1] == "failed"
+
+
+def test_manager_fails_a_season_whose_format_is_unknown(tmp_path: Path) -> None:
+    """E.g. a season created by a newer arena with a format this one lacks."""
+    storage = Storage(tmp_path / "a.db")
+    season_id = _season(storage, tmp_path)
+    with storage.transaction() as db:
+        db.execute("UPDATE seasons SET config_json=? WHERE id=?",
+                   ('{"sandbox": "process", "concurrency": 1, "format": "swiss"}', season_id))
+    played: list[str] = []
+    manager = SeasonManager(
+        storage, lambda config: LocalExecutor(lambda s: played.append(s.series_id) or
+                                              _winner_by_seed(s), 1), EventHub())
+    manager.start(season_id)
+    assert manager.wait(season_id, timeout=10)
+    season = storage.get_season(season_id)
+    assert season.status == "failed" and played == []
+    assert "format must be one of round-robin, got 'swiss'" in season.error

@@ -1,4 +1,5 @@
-"""Storage: schema versioning, bot registration rules, one-transaction results."""
+"""Storage: schema versioning, bot registration rules, one-transaction results,
+plans stored round by round."""
 
 from __future__ import annotations
 
@@ -30,16 +31,36 @@ def test_fresh_database_uses_wal_and_records_schema_version(tmp_path: Path) -> N
     Storage(tmp_path / "a.db").close()
     raw = sqlite3.connect(tmp_path / "a.db")
     assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "1"
+    assert raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "2"
+    columns = [row[1] for row in raw.execute("PRAGMA table_info(planned_series)")]
+    assert columns == ["id", "season_id", "idx", "seed", "swap_seats", "seat0_bot",
+                       "seat1_bot", "round"]
 
 
-def test_newer_schema_is_refused(tmp_path: Path) -> None:
+def test_newer_schema_is_refused_saying_what_to_do(tmp_path: Path) -> None:
     Storage(tmp_path / "a.db").close()
     raw = sqlite3.connect(tmp_path / "a.db")
     raw.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
     raw.commit()
-    with pytest.raises(StorageError, match="schema version 99"):
+    raw.close()
+    with pytest.raises(StorageError) as refused:
         Storage(tmp_path / "a.db")
+    message = str(refused.value)
+    assert str(tmp_path / "a.db") in message
+    assert "schema version 99 is newer than this arena's version 2" in message
+    assert "written by a newer arena release" in message and "another --db" in message
+    raw = sqlite3.connect(tmp_path / "a.db")
+    assert raw.execute("SELECT value FROM meta").fetchone()[0] == "99"  # left alone
+
+
+def test_a_file_that_is_not_an_arena_database_is_refused(tmp_path: Path) -> None:
+    raw = sqlite3.connect(tmp_path / "other.db")
+    raw.execute("CREATE TABLE bots (x)")
+    raw.commit()
+    raw.close()
+    with pytest.raises(StorageError, match=r"from version 0 to 1 .* failed: table bots "
+                                           r"already exists; the file is unchanged at version 0"):
+        Storage(tmp_path / "other.db")
 
 
 def test_registration_copies_files_and_is_idempotent(tmp_path: Path) -> None:
@@ -162,3 +183,35 @@ def test_two_databases_in_one_directory_keep_their_bot_copies_apart(tmp_path: Pa
     assert one.folder != two.folder
     assert (one.folder / "alpha.py").read_text() == "a = 1\n"
     assert (two.folder / "alpha.py").read_text() == "b = 2\n"
+
+
+def test_rounds_are_added_in_order_with_ids_numbered_on(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    ids = [register(storage, make_bot_folder(tmp_path, n), n)[0].id for n in ("a", "b")]
+    season_id = season(storage, ids)
+    assert not storage.add_round(season_id, 3, [(7, False, ids[0], ids[1])])  # skips 2
+    assert not storage.add_round(season_id, 1, [(7, False, ids[0], ids[1])])  # stored
+    assert storage.add_round(season_id, 2, [(7, False, ids[1], ids[0])])
+    assert not storage.add_round(season_id, 2, [(8, False, ids[0], ids[1])])  # twice
+    planned = storage.planned_series(season_id)
+    assert [(p.id, p.round, p.seed, p.bots) for p in planned] == [
+        (f"{season_id}-0", 1, 42, (ids[0], ids[1])),
+        (f"{season_id}-1", 1, 42, (ids[1], ids[0])),
+        (f"{season_id}-2", 2, 7, (ids[1], ids[0])),
+    ]
+    assert storage.get_season(season_id).series_total == 3
+    assert storage.get_planned(f"{season_id}-2").round == 2
+
+
+def test_results_by_round(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    ids = [register(storage, make_bot_folder(tmp_path, n), n)[0].id for n in ("a", "b")]
+    season_id = season(storage, ids)
+    storage.add_round(season_id, 2, [(7, False, ids[1], ids[0])])
+    assert storage.results_by_round(season_id) == [[], []]
+    first, _, third = storage.planned_series(season_id)
+    storage.store_result(third, FakeOutcome(third.id, winner=1), {})
+    storage.store_result(first, FakeOutcome(first.id, winner=0), {})
+    rounds = storage.results_by_round(season_id)
+    assert [[r.series_id for r in results] for results in rounds] == [[first.id], [third.id]]
+    assert rounds[1][0].winner_seat == 1

@@ -1,0 +1,16 @@
+"""Executors: where a season's series are played. The season runner submits a
+``SeriesSpec`` to an ``Executor`` and receives its ``SeriesOutcome`` (or an error)
+through a future; ``LocalExecutor`` plays them on a local thread pool, and a
+cluster executor implements the same protocol."""
+
+from arena.execution.base import Executor, ExecutorFactory, RunnerFactory, RunSeries
+from arena.execution.local import LocalExecutor, local_executor_factory
+
+__all__ = [
+    "Executor",
+    "ExecutorFactory",
+    "LocalExecutor",
+    "RunSeries",
+    "RunnerFactory",
+    "local_executor_factory",
+]

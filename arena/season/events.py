@@ -1,8 +1,8 @@
 """Season events and a small publish/subscribe hub for live watchers.
 
-The scheduler publishes an event when a series starts, when its result is stored
+The season runner publishes an event when a series starts, when its result is stored
 and when a season's status changes; every ``WatchSeason`` stream subscribes to the
-season it watches. A slow subscriber never blocks the scheduler: its queue is
+season it watches. A slow subscriber never blocks the runner: its queue is
 bounded and, when full, the oldest event is dropped (a fresh standings snapshot
 follows every stored result anyway).
 """

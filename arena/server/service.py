@@ -46,8 +46,10 @@ from arena.core.defaults import (
 from arena.core.manifest import BotManifest, ManifestError, iter_bot_files
 from arena.core.settings import ConfigError, SeasonConfig
 from arena.core.status import SeasonStatus
+from arena.execution import RunnerFactory, RunSeries, local_executor_factory
 from arena.season.events import EventHub, SeasonEvent
-from arena.season.scheduler import RunnerFactory, RunSeries, SeasonManager, plan_season
+from arena.season.formats import format_for, format_name
+from arena.season.manager import SeasonManager
 from arena.season.standings import compute_standings
 from arena.server.convert import (
     bot_message,
@@ -177,8 +179,8 @@ def check_season_request(
         raise ConfigError(f"bots: {', '.join(duplicates)} named more than once "
                           "(a season needs at least two distinct bots)")
     config = config_from_message(request.config)
-    pairs = len(ids) * (len(ids) - 1) // 2
-    if pairs * config.series_per_pair > MAX_PLANNED_SERIES:
+    planned = format_for(format_name(config.to_dict()), config).planned_count(len(ids))
+    if planned is not None and planned > MAX_PLANNED_SERIES:
         raise ConfigError(f"the season would plan more than {MAX_PLANNED_SERIES} series")
     if len(request.name) > 200:
         raise ConfigError("name is longer than 200 characters")
@@ -292,11 +294,13 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             request, lambda reference: self.storage.resolve_bot(reference).id)
         if not request.config.seed:
             config = SeasonConfig.build(**_build_args(config, seed=secrets.randbelow(2**62) + 1))
-        plan = plan_season(ids, config.series_per_pair, config.seed)
+        stored_config = config.to_dict()
+        first_round = format_for(format_name(stored_config), config).first_round(
+            ids, config.seed)
         season = self.storage.create_season(
-            name=request.name.strip(), config=config.to_dict(),
+            name=request.name.strip(), config=stored_config,
             profile=config.profile().to_dict(), bot_ids=ids,
-            plan=[entry.as_row() for entry in plan],
+            plan=[pairing.as_row() for pairing in first_round],
         )
         if not request.hold:
             self.manager.start(season.id)
@@ -605,7 +609,8 @@ def start_server(
     token_path = token_path_for(db_path)
     token = ensure_admin_token(token_path)
     hub = EventHub()
-    manager = SeasonManager(storage, runner_factory or sandbox_runner_factory, hub)
+    manager = SeasonManager(
+        storage, local_executor_factory(runner_factory or sandbox_runner_factory), hub)
     service = ArenaService(storage, manager, hub, token)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="arena-rpc"),

@@ -1,6 +1,7 @@
 """The arena's database (SQLite): bots, seasons, their plans and results, with a
 versioned schema that migrates forward on open."""
 
+from arena.storage.migrations import SCHEMA_VERSION
 from arena.storage.records import (
     BotRecord,
     ConflictError,
@@ -13,6 +14,7 @@ from arena.storage.records import (
 from arena.storage.store import Storage
 
 __all__ = [
+    "SCHEMA_VERSION",
     "BotRecord",
     "ConflictError",
     "NotFoundError",

@@ -47,7 +47,8 @@ class BotRecord:
 
 @dataclass(frozen=True)
 class PlannedSeries:
-    """One series of a season's plan."""
+    """One series of a season's plan; ``round`` is the round of the season's
+    format that planned it (1 for the first)."""
 
     id: str
     season_id: int
@@ -56,6 +57,7 @@ class PlannedSeries:
     swap_seats: bool
     seat0_bot: str
     seat1_bot: str
+    round: int = 1
 
     @property
     def bots(self) -> tuple[str, str]:
@@ -137,7 +139,7 @@ def _planned(row: sqlite3.Row) -> PlannedSeries:
     return PlannedSeries(
         id=row["id"], season_id=int(row["season_id"]), index=int(row["idx"]),
         seed=int(row["seed"]), swap_seats=bool(row["swap_seats"]),
-        seat0_bot=row["seat0_bot"], seat1_bot=row["seat1_bot"],
+        seat0_bot=row["seat0_bot"], seat1_bot=row["seat1_bot"], round=int(row["round"]),
     )
 
 

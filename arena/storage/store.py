@@ -1,11 +1,13 @@
 """The arena's database: bots, seasons, their series plans and results (SQLite).
 
-One file (WAL journal, so readers never block the writer), a versioned schema, and
-one rule that makes results trustworthy: a season's whole series plan is written
-when the season is created, and each played series is written in ONE transaction
-(outcome numbers, fault, event log, seed, profile, bot versions) into a row keyed by
-its planned series id. A series is therefore stored whole or not at all, and never
-twice; a resumed season plays exactly the planned series that have no row.
+One file (WAL journal, so readers never block the writer), a versioned schema
+(``arena.storage.migrations``: migrated forward on open), and one rule that makes
+results trustworthy: a season's plan is written a round at a time, each round in
+one transaction (the first with the season), and each played series is written in
+ONE transaction (outcome numbers, fault, event log, seed, profile, bot versions)
+into a row keyed by its planned series id. A series is therefore stored whole or
+not at all, and never twice; a resumed season plays exactly the planned series
+that have no row, then plans its next round from what is stored.
 
 All methods are thread-safe (one connection behind a lock).
 """
@@ -23,6 +25,7 @@ from typing import Any
 
 from arena.core.series import SeriesOutcome
 from arena.core.status import SeasonStatus
+from arena.storage.migrations import migrate
 from arena.storage.records import (
     BotRecord,
     ConflictError,
@@ -30,13 +33,12 @@ from arena.storage.records import (
     PlannedSeries,
     SeasonRecord,
     SeriesRecord,
-    StorageError,
     _bot,
     _planned,
     _result,
     utc_now,
 )
-from arena.storage.schema import _RESULT_COLUMNS, _RESULT_COLUMNS_R, _SCHEMA, SCHEMA_VERSION
+from arena.storage.schema import _PLANNED_COLUMNS, _RESULT_COLUMNS, _RESULT_COLUMNS_R
 
 
 class Storage:
@@ -82,25 +84,7 @@ class Storage:
 
     def _migrate(self) -> None:
         with self._lock:
-            exists = self._connection.execute(
-                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'"
-            ).fetchone()
-            if not exists:
-                # One script, one transaction: a crash never leaves half a schema.
-                self._connection.executescript(
-                    "BEGIN IMMEDIATE;" + _SCHEMA
-                    + f"INSERT INTO meta VALUES ('schema_version', '{SCHEMA_VERSION}');COMMIT;"
-                )
-                return
-            row = self._connection.execute(
-                "SELECT value FROM meta WHERE key='schema_version'"
-            ).fetchone()
-            version = int(row["value"]) if row else 0
-            if version != SCHEMA_VERSION:
-                raise StorageError(
-                    f"{self.path}: database schema version {version}, this arena uses "
-                    f"{SCHEMA_VERSION}; use a matching arena or a new --db"
-                )
+            migrate(self._connection, self.path)
 
     # ------------------------------------------------------------ bots
 
@@ -173,8 +157,8 @@ class Storage:
         bot_ids: Sequence[str],
         plan: Sequence[tuple[int, bool, str, str]],
     ) -> SeasonRecord:
-        """Store a season, its bots and its whole plan ((seed, swap_seats, seat0,
-        seat1) per series, in order) in one transaction."""
+        """Store a season, its bots and the first round of its plan ((seed,
+        swap_seats, seat0, seat1) per series, in order) in one transaction."""
         now = utc_now()
         with self.transaction() as db:
             cursor = db.execute(
@@ -189,14 +173,25 @@ class Storage:
                 "INSERT INTO season_bots VALUES (?,?,?)",
                 [(season_id, position, bot_id) for position, bot_id in enumerate(bot_ids)],
             )
-            db.executemany(
-                "INSERT INTO planned_series VALUES (?,?,?,?,?,?,?)",
-                [
-                    (f"{season_id}-{index}", season_id, index, seed, int(swap), seat0, seat1)
-                    for index, (seed, swap, seat0, seat1) in enumerate(plan)
-                ],
-            )
+            _insert_round(db, season_id, 1, 0, plan)
         return self.get_season(season_id)
+
+    def add_round(
+        self, season_id: int, round_number: int, plan: Sequence[tuple[int, bool, str, str]]
+    ) -> bool:
+        """Store the next round of a season's plan in one transaction, its series
+        numbered on from the last planned one. Returns False (and stores nothing)
+        unless ``round_number`` is the one after the last stored round, so a round
+        planned twice (two runners, a resumed season) is stored once."""
+        with self.transaction() as db:
+            row = db.execute(
+                "SELECT COALESCE(MAX(round), 0), COALESCE(MAX(idx), -1) FROM planned_series "
+                "WHERE season_id=?", (season_id,)).fetchone()
+            if round_number != int(row[0]) + 1:
+                return False
+            _insert_round(db, season_id, round_number, int(row[1]) + 1, plan)
+            db.execute("UPDATE seasons SET updated_at=? WHERE id=?", (utc_now(), season_id))
+        return True
 
     def get_season(self, season_id: int) -> SeasonRecord:
         rows = self._query("SELECT * FROM seasons WHERE id=?", (season_id,))
@@ -250,16 +245,20 @@ class Storage:
 
     def planned_series(self, season_id: int) -> list[PlannedSeries]:
         return [_planned(row) for row in self._query(
-            "SELECT * FROM planned_series WHERE season_id=? ORDER BY idx", (season_id,))]
+            f"SELECT {_PLANNED_COLUMNS} FROM planned_series WHERE season_id=? ORDER BY idx",
+            (season_id,))]
 
     def pending_series(self, season_id: int) -> list[PlannedSeries]:
         """Planned series without a stored result, in plan order."""
+        columns = ", ".join(f"p.{column.strip()}" for column in _PLANNED_COLUMNS.split(","))
         return [_planned(row) for row in self._query(
-            "SELECT p.* FROM planned_series p LEFT JOIN series_results r ON r.series_id = p.id "
+            f"SELECT {columns} FROM planned_series p "
+            "LEFT JOIN series_results r ON r.series_id = p.id "
             "WHERE p.season_id=? AND r.series_id IS NULL ORDER BY p.idx", (season_id,))]
 
     def get_planned(self, series_id: str) -> PlannedSeries:
-        rows = self._query("SELECT * FROM planned_series WHERE id=?", (series_id,))
+        rows = self._query(f"SELECT {_PLANNED_COLUMNS} FROM planned_series WHERE id=?",
+                           (series_id,))
         if not rows:
             raise NotFoundError(f"unknown series {series_id!r} (ids look like 3-17)")
         return _planned(rows[0])
@@ -300,6 +299,19 @@ class Storage:
             "JOIN planned_series p ON p.id = r.series_id "
             "WHERE r.season_id=? ORDER BY p.idx", (season_id,))]
 
+    def results_by_round(self, season_id: int) -> list[list[SeriesRecord]]:
+        """A season's stored results grouped by the round that planned them (round 1
+        first), each round in plan order; a round without results is an empty list."""
+        rounds = self._query("SELECT COALESCE(MAX(round), 0) FROM planned_series "
+                             "WHERE season_id=?", (season_id,))[0][0]
+        grouped: list[list[SeriesRecord]] = [[] for _ in range(int(rounds))]
+        for row in self._query(
+                f"SELECT {_RESULT_COLUMNS_R}, p.round FROM series_results r "
+                "JOIN planned_series p ON p.id = r.series_id "
+                "WHERE r.season_id=? ORDER BY p.idx", (season_id,)):
+            grouped[int(row["round"]) - 1].append(_result(row))
+        return grouped
+
     def get_result(self, series_id: str) -> SeriesRecord | None:
         rows = self._query(f"SELECT {_RESULT_COLUMNS} FROM series_results WHERE series_id=?",
                            (series_id,))
@@ -318,6 +330,20 @@ class Storage:
         tables = ("bots", "seasons", "season_bots", "planned_series", "series_results")
         return {table: int(self._query(f"SELECT COUNT(*) FROM {table}")[0][0])
                 for table in tables}
+
+
+def _insert_round(
+    db: sqlite3.Connection, season_id: int, round_number: int, first_index: int,
+    plan: Sequence[tuple[int, bool, str, str]],
+) -> None:
+    db.executemany(
+        f"INSERT INTO planned_series ({_PLANNED_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
+        [
+            (f"{season_id}-{index}", season_id, index, seed, int(swap), seat0, seat1,
+             round_number)
+            for index, (seed, swap, seat0, seat1) in enumerate(plan, start=first_index)
+        ],
+    )
 
 
 def _copy_files(files: Sequence[tuple[str, Path]], destination: Path) -> None:

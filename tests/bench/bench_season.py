@@ -44,7 +44,7 @@ def standings_recompute_ms(bots: int = 20, log_bytes: int = 200_000) -> tuple[in
     """(series, median ms) of storage.results + compute_standings on a big season."""
     import statistics
 
-    from arena.season.scheduler import plan_season
+    from arena.season.formats import plan_season
     from arena.season.standings import compute_standings
     from arena.storage import Storage
 

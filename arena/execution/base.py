@@ -1,0 +1,43 @@
+"""The executor protocol: the seam between a season and the machines that play it.
+
+An executor takes series specifications and answers each with a future that holds
+the series' outcome, or the arena-side error that kept it from being played (a bot's
+own failure is part of the outcome, as a fault). It may play a series more than
+once (a retried task, a lost worker): the season stores results idempotently by
+series id, so a second result for the same series is dropped, not stored twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Protocol
+
+from arena.core.series import SeriesOutcome, SeriesSpec
+from arena.core.settings import SeasonConfig
+
+RunSeries = Callable[[SeriesSpec], SeriesOutcome]
+"""Plays one series and returns its outcome; raises only for arena-side failures."""
+RunnerFactory = Callable[[SeasonConfig], RunSeries]
+"""Makes the ``RunSeries`` for a season's configuration (e.g. binds its sandbox)."""
+
+
+class Executor(Protocol):
+    """Plays submitted series, up to ``capacity`` at a time."""
+
+    @property
+    def capacity(self) -> int:
+        """How many series it plays at once; the season keeps that many submitted."""
+        ...
+
+    def submit(self, spec: SeriesSpec) -> Future[SeriesOutcome]:
+        """Start playing ``spec``; the future gets its outcome or the error."""
+        ...
+
+    def close(self) -> None:
+        """Release the executor's workers (after waiting for series in flight)."""
+        ...
+
+
+ExecutorFactory = Callable[[SeasonConfig], Executor]
+"""Makes the executor for a season's configuration."""

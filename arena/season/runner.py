@@ -1,0 +1,200 @@
+"""Playing a season: ``SeasonRunner`` plays the stored plan's pending series through
+an executor, storing each result the moment it is known, and asks the season's
+format for the next round whenever every planned series has a result.
+
+The loop, each step read back from the database so that a run killed at any point
+(even ``kill -9``) resumes to exactly the same season:
+
+1. play the planned series that have no stored result (``capacity`` of them
+   submitted at a time; each result stored in one transaction, idempotently);
+2. when none is left, give the format every stored result, round by round; store
+   the round it answers (one transaction), or finish when it answers None.
+
+Cancelling stops submitting: series in flight finish and are stored. An arena-side
+error (a failed series, a format that cannot plan) stops the season as failed,
+saying why; nothing of the failed step is stored.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+
+from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
+from arena.core.settings import SeasonConfig
+from arena.core.status import SeasonStatus
+from arena.execution import Executor
+from arena.season.events import EventHub, SeasonEvent
+from arena.season.formats import Format, format_for, format_name
+from arena.storage import PlannedSeries, Storage
+from engine.profiles import Profile
+
+log = logging.getLogger(__name__)
+
+
+class FormatError(RuntimeError):
+    """A format answered something the runner cannot play (e.g. an empty round)."""
+
+
+class SeasonRunner:
+    """Plays one season to its end (or a cancel, or an arena-side error); see the
+    module docstring. ``duplicates_dropped`` counts results that arrived for a
+    series already stored (an executor that played it twice) and were dropped."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        season_id: int,
+        executor: Executor,
+        *,
+        hub: EventHub | None = None,
+        cancel: threading.Event | None = None,
+        season_format: Format | None = None,
+    ) -> None:
+        self.storage = storage
+        self.season_id = season_id
+        self.executor = executor
+        self.hub = hub or EventHub()
+        self.cancel = cancel or threading.Event()
+        season = storage.get_season(season_id)
+        self.config = SeasonConfig.from_dict(season.config)
+        self.profile = Profile.from_dict(season.profile)
+        self.bot_ids = season.bot_ids
+        self.format = season_format or format_for(format_name(season.config), self.config)
+        self._bot_refs: dict[str, BotRef] = {}
+        self._error = ""
+        self._duplicates = 0
+
+    @property
+    def duplicates_dropped(self) -> int:
+        return self._duplicates
+
+    def run(self) -> SeasonStatus:
+        """Play until the format is done, a cancel or an arena-side error; returns
+        and stores the season's final status."""
+        self._set_status(SeasonStatus.RUNNING)
+        complete = False
+        while not complete and not self._stopping():
+            pending = self.storage.pending_series(self.season_id)
+            if pending:
+                self._play(pending)
+                continue
+            try:
+                complete = not self._plan_next_round()
+            except Exception as error:
+                log.exception("season %d: the format could not plan", self.season_id)
+                self._error = f"planning the next round: {type(error).__name__}: {error}"
+        if self._error:
+            status = SeasonStatus.FAILED
+        elif complete or self._is_complete():
+            status = SeasonStatus.FINISHED
+        else:
+            status = SeasonStatus.CANCELLED
+        if self._duplicates:
+            log.warning("season %d: %d duplicate result(s) dropped", self.season_id,
+                        self._duplicates)
+        self._set_status(status, self._error)
+        return status
+
+    def _stopping(self) -> bool:
+        return self.cancel.is_set() or bool(self._error)
+
+    def _set_status(self, status: SeasonStatus, error: str = "") -> None:
+        self.storage.set_season_status(self.season_id, status, error)
+        self.hub.publish(SeasonEvent("status", self.season_id, status=status))
+
+    # ------------------------------------------------------------ rounds
+
+    def _plan_next_round(self) -> bool:
+        """Store the format's next round; False when the season is complete."""
+        results = self.storage.results_by_round(self.season_id)
+        pairings = self.format.next_round(self.bot_ids, self.config.seed, results)
+        if pairings is None:
+            return False
+        round_number = len(results) + 1
+        if not pairings:
+            raise FormatError(f"the format planned an empty round {round_number} "
+                              "(it must answer None when the season is complete)")
+        unknown = {bot for p in pairings for bot in (p.seat0, p.seat1)} - set(self.bot_ids)
+        if unknown:
+            raise FormatError(f"round {round_number} pairs bots outside the season: "
+                              + ", ".join(sorted(unknown)))
+        # False when another runner stored this round first: both read it back.
+        self.storage.add_round(self.season_id, round_number, [p.as_row() for p in pairings])
+        return True
+
+    def _is_complete(self) -> bool:
+        """Whether a stopped season has nothing left: no pending series, no next round."""
+        if self.storage.pending_series(self.season_id):
+            return False
+        try:
+            results = self.storage.results_by_round(self.season_id)
+            return self.format.next_round(self.bot_ids, self.config.seed, results) is None
+        except Exception:  # a format that cannot plan has more to play, not less
+            return False
+
+    # ------------------------------------------------------------ series
+
+    def _play(self, pending: list[PlannedSeries]) -> None:
+        """Play ``pending`` keeping the executor's capacity busy; return when all
+        are stored, or (cancel, error) when those in flight are."""
+        waiting = deque(pending)
+        in_flight: dict[Future[SeriesOutcome], PlannedSeries] = {}
+        while waiting or in_flight:
+            while waiting and len(in_flight) < self.executor.capacity and not self._stopping():
+                planned = waiting.popleft()
+                try:
+                    future = self.executor.submit(self._spec(planned))
+                except Exception as error:
+                    self._fail(planned, error)
+                    break
+                self.hub.publish(
+                    SeasonEvent("series_started", self.season_id, series_id=planned.id))
+                in_flight[future] = planned
+            if not in_flight:
+                return
+            done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in done:
+                self._store(in_flight.pop(future), future)
+
+    def _store(self, planned: PlannedSeries, future: Future[SeriesOutcome]) -> None:
+        try:
+            outcome = future.result()
+            if outcome.series_id != planned.id:
+                raise RuntimeError(f"runner answered for series {outcome.series_id!r}")
+            stored = self.storage.store_result(planned, outcome, self.profile.to_dict())
+        except Exception as error:
+            self._fail(planned, error)
+            return
+        if stored:
+            self.hub.publish(
+                SeasonEvent("series_finished", self.season_id, series_id=planned.id))
+        else:
+            self._duplicates += 1
+            log.warning("series %s already had a result; the new one was dropped "
+                        "(%d dropped in this run)", planned.id, self._duplicates)
+
+    def _fail(self, planned: PlannedSeries, error: Exception) -> None:
+        log.error("series %s failed on the arena's side", planned.id, exc_info=error)
+        if not self._error:
+            self._error = f"series {planned.id}: {type(error).__name__}: {error}"
+
+    def _spec(self, planned: PlannedSeries) -> SeriesSpec:
+        return SeriesSpec(
+            series_id=planned.id,
+            seed=planned.seed,
+            profile=self.profile,
+            max_hands=self.config.max_hands,
+            swap_seats=planned.swap_seats,
+            bots=(self._bot_ref(planned.seat0_bot), self._bot_ref(planned.seat1_bot)),
+            limits=self.config.limits,
+        )
+
+    def _bot_ref(self, bot_id: str) -> BotRef:
+        ref = self._bot_refs.get(bot_id)
+        if ref is None:
+            ref = BotRef.from_folder(self.storage.get_bot(bot_id).folder)
+            self._bot_refs[bot_id] = ref
+        return ref

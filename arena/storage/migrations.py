@@ -1,0 +1,171 @@
+"""The database's schema, as the ordered migrations that build it.
+
+A database records its schema version in ``meta.schema_version``. Opening one runs
+every migration above that version, in order, each in ONE transaction together
+with the new version number: a crash between two leaves a database at the earlier
+version, which the next open carries on from. A new database takes the same road
+from version 0, so a fresh file and a migrated one have one definition.
+
+Migrations are history: never edit a released one; add the next.
+A database from a newer arena (version above ``SCHEMA_VERSION``) is refused
+before anything is written to it.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from arena.storage.records import StorageError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Migration:
+    """The step that brings a database to ``version``."""
+
+    version: int
+    summary: str
+    statements: tuple[str, ...]
+
+
+_RELEASE_1_TABLES: Final = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE bots (
+    id TEXT PRIMARY KEY,                 -- name@version
+    seq INTEGER NOT NULL UNIQUE,         -- registration order
+    name TEXT NOT NULL,
+    version TEXT NOT NULL,
+    language TEXT NOT NULL,
+    author TEXT NOT NULL,
+    description TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    folder TEXT NOT NULL,                -- the arena's own copy of the bot's files
+    source_folder TEXT NOT NULL,         -- where it was registered from
+    registered_at TEXT NOT NULL
+)""",
+    """CREATE TABLE seasons (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    config_json TEXT NOT NULL,
+    profile_json TEXT NOT NULL,
+    status TEXT NOT NULL,
+    error TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+)""",
+    """CREATE TABLE season_bots (
+    season_id INTEGER NOT NULL REFERENCES seasons(id),
+    position INTEGER NOT NULL,
+    bot_id TEXT NOT NULL REFERENCES bots(id),
+    PRIMARY KEY (season_id, position),
+    UNIQUE (season_id, bot_id)
+)""",
+    """CREATE TABLE planned_series (
+    id TEXT PRIMARY KEY,                 -- "<season>-<index>"
+    season_id INTEGER NOT NULL REFERENCES seasons(id),
+    idx INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    swap_seats INTEGER NOT NULL,
+    seat0_bot TEXT NOT NULL REFERENCES bots(id),
+    seat1_bot TEXT NOT NULL REFERENCES bots(id),
+    UNIQUE (season_id, idx)
+)""",
+    """CREATE TABLE series_results (
+    series_id TEXT PRIMARY KEY REFERENCES planned_series(id),
+    season_id INTEGER NOT NULL REFERENCES seasons(id),
+    winner_seat INTEGER,                 -- NULL = draw
+    games_won_0 INTEGER NOT NULL, games_won_1 INTEGER NOT NULL,
+    hands_won_0 INTEGER NOT NULL, hands_won_1 INTEGER NOT NULL,
+    points_0 INTEGER NOT NULL, points_1 INTEGER NOT NULL,
+    game_scores_json TEXT NOT NULL,
+    hands_played INTEGER NOT NULL,
+    capped INTEGER NOT NULL,
+    fault_json TEXT,                     -- NULL = no fault
+    think_0 REAL NOT NULL, think_1 REAL NOT NULL,
+    wall_seconds REAL NOT NULL,
+    seed INTEGER NOT NULL,
+    swap_seats INTEGER NOT NULL,
+    seat0_bot TEXT NOT NULL,
+    seat1_bot TEXT NOT NULL,
+    profile_json TEXT NOT NULL,
+    log_json TEXT NOT NULL,
+    finished_at TEXT NOT NULL
+)""",
+    "CREATE INDEX series_results_by_season ON series_results(season_id)",
+    "CREATE INDEX planned_series_by_season ON planned_series(season_id, idx)",
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (
+    Migration(1, "the tables of the first release", _RELEASE_1_TABLES),
+    Migration(2, "each planned series records its round of the tournament format", (
+        # Every series planned before formats had rounds was planned up front: round 1.
+        "ALTER TABLE planned_series ADD COLUMN round INTEGER NOT NULL DEFAULT 1",
+    )),
+)
+SCHEMA_VERSION: Final = MIGRATIONS[-1].version
+"""The version this arena writes."""
+
+
+def schema_version(connection: sqlite3.Connection, path: Path) -> int:
+    """The version recorded in the database (0 for an empty file)."""
+    has_meta = connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+    if not has_meta:
+        return 0
+    row = connection.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    try:
+        return int(row[0]) if row else 0
+    except ValueError:
+        raise StorageError(
+            f"{path}: meta.schema_version is {row[0]!r}, not a number; this file was not "
+            "written by the arena (use another --db)") from None
+
+
+def migrate(
+    connection: sqlite3.Connection, path: Path,
+    migrations: Sequence[Migration] = MIGRATIONS,
+) -> int:
+    """Bring the database on ``connection`` (autocommit mode) to the last of
+    ``migrations``; returns the version it had. Raises ``StorageError`` for a
+    database of a newer arena, or a migration that fails (rolled back: the file
+    stays at the version before that step)."""
+    current = migrations[-1].version
+    found = schema_version(connection, path)
+    if found > current:
+        raise StorageError(
+            f"{path}: database schema version {found} is newer than this arena's "
+            f"version {current}: it was written by a newer arena release. Open it with "
+            "that release (or newer), or give this arena another --db")
+    for migration in migrations:
+        if migration.version <= found:
+            continue
+        connection.execute("BEGIN IMMEDIATE")
+        # Read again under the write lock: another process may have migrated meanwhile.
+        before = schema_version(connection, path)
+        try:
+            if before < migration.version:
+                for statement in migration.statements:
+                    connection.execute(statement)
+                connection.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                    (str(migration.version),))
+        except sqlite3.Error as error:
+            connection.execute("ROLLBACK")
+            raise StorageError(
+                f"{path}: migrating the database schema from version {before} to "
+                f"{migration.version} ({migration.summary}) failed: {error}; the file is "
+                f"unchanged at version {before}") from None
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
+        if before < migration.version and found > 0:
+            log.info("%s: schema migrated to version %d (%s)", path, migration.version,
+                     migration.summary)
+    return found

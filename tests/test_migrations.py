@@ -1,0 +1,132 @@
+"""A database written by an earlier release (tests/fixtures/db, see its README)
+migrates forward on open: same plan, same standings as that release printed, and a
+new season can be created and played. A failing migration changes nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from arena_helpers import REPO_ROOT, FakeOutcome, make_bot_folder
+
+from arena.cli.commands import main
+from arena.core.series import SeriesSpec
+from arena.season.formats import RoundRobin
+from arena.server.service import RunningServer, start_server
+from arena.storage import StorageError
+from arena.storage.migrations import MIGRATIONS, Migration, migrate
+
+FIXTURES = REPO_ROOT / "tests" / "fixtures" / "db"
+RELEASE_1_BOTS = ("alpha@1.0.0", "random-bravo@1.0.0", "charlie@1.0.0")
+
+
+@pytest.fixture
+def release_1(tmp_path: Path) -> Path:
+    """A copy of the release-1 database (opening it migrates, i.e. writes)."""
+    copy = tmp_path / "arena.db"
+    shutil.copyfile(FIXTURES / "release-1.db", copy)
+    return copy
+
+
+def seat0_wins(spec: SeriesSpec) -> FakeOutcome:
+    return FakeOutcome(spec.series_id, winner=0, games_won=(2, 0), hands_won=(3, 1),
+                       points=(120, 40))
+
+
+@pytest.fixture
+def server(release_1: Path) -> Iterator[RunningServer]:
+    running = start_server(release_1, port=0, resume=False,
+                           runner_factory=lambda config: seat0_wins)
+    yield running
+    running.stop(grace=None)
+
+
+def cli(capsys: pytest.CaptureFixture[str], server: RunningServer, *argv: str) -> str:
+    code = main([*argv, "--server", server.address, "--token-file", str(server.token_path)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return captured.out
+
+
+def raw_version(path: Path) -> str:
+    raw = sqlite3.connect(path)
+    try:
+        return str(raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0])
+    finally:
+        raw.close()
+
+
+def test_the_fixture_is_a_release_1_database() -> None:
+    assert raw_version(FIXTURES / "release-1.db") == "1"
+
+
+def test_release_1_database_opens_migrated_with_the_same_plan(
+        release_1: Path, server: RunningServer) -> None:
+    assert raw_version(release_1) == "2"
+    storage = server.storage
+    season = storage.get_season(1)
+    assert season.bot_ids == RELEASE_1_BOTS and season.status == "finished"
+    assert (season.series_total, season.series_done) == (6, 6)
+    planned = storage.planned_series(1)
+    assert [p.id for p in planned] == [f"1-{n}" for n in range(6)]
+    assert {p.round for p in planned} == {1}
+    # The plan the release stored is the plan the round-robin format makes today.
+    assert [(p.seed, p.swap_seats, p.seat0_bot, p.seat1_bot) for p in planned] == [
+        pairing.as_row() for pairing in RoundRobin(2).first_round(RELEASE_1_BOTS, 5)]
+
+
+def test_release_1_database_shows_the_standings_that_release_showed(
+        server: RunningServer, capsys: pytest.CaptureFixture[str]) -> None:
+    expected = json.loads((FIXTURES / "release-1-standings.json").read_text())
+    assert json.loads(cli(capsys, server, "standings", "--json", "--season", "1")) == expected
+
+
+def test_release_1_database_creates_and_plays_a_new_season(
+        tmp_path: Path, server: RunningServer, capsys: pytest.CaptureFixture[str]) -> None:
+    # The release's bot copies lived on the machine that made the fixture: new versions.
+    for name in ("alpha", "charlie"):
+        cli(capsys, server, "bots", "register",
+            str(make_bot_folder(tmp_path / "new", name, version="2.0.0")))
+    season = json.loads(cli(capsys, server, "season", "create", "--bots", "alpha@2.0.0",
+                            "charlie@2.0.0", "--sandbox", "process", "--seed", "3",
+                            "--json"))
+    assert season["id"] == "2"  # int64 in JSON: a string
+    assert server.manager.wait(2, timeout=60)
+    record = server.storage.get_season(2)
+    assert (record.status, record.series_total, record.series_done) == ("finished", 2, 2)
+    assert [p.id for p in server.storage.planned_series(2)] == ["2-0", "2-1"]
+    standings = json.loads(cli(capsys, server, "standings", "--json"))
+    assert standings["season_id"] == "2"
+    assert sorted(row["series_won"] for row in standings["rows"]) == [1, 1]
+    expected = json.loads((FIXTURES / "release-1-standings.json").read_text())
+    assert json.loads(cli(capsys, server, "standings", "--json", "--season", "1")) == expected
+
+
+def test_a_failed_migration_leaves_the_file_at_its_version(release_1: Path) -> None:
+    broken = Migration(2, "a step that breaks halfway", (
+        "ALTER TABLE planned_series ADD COLUMN round INTEGER NOT NULL DEFAULT 1",
+        "THIS IS NOT SQL",
+    ))
+    connection = sqlite3.connect(release_1, isolation_level=None)
+    try:
+        with pytest.raises(StorageError, match=r"from version 1 to 2 \(a step that breaks "
+                                               r"halfway\) failed: .*unchanged at version 1"):
+            migrate(connection, release_1, (MIGRATIONS[0], broken))
+        columns = [row[1] for row in connection.execute("PRAGMA table_info(planned_series)")]
+    finally:
+        connection.close()
+    assert "round" not in columns and raw_version(release_1) == "1"
+
+
+def test_migrating_twice_changes_nothing(release_1: Path) -> None:
+    connection = sqlite3.connect(release_1, isolation_level=None)
+    try:
+        assert migrate(connection, release_1) == 1
+        assert migrate(connection, release_1) == 2
+    finally:
+        connection.close()
+    assert raw_version(release_1) == "2"
