@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from arena_helpers import REPO_ROOT, FakeOutcome, make_bot_folder
 
-from arena.cli.commands import main
+from arena.cli import main
 from arena.core.series import SeriesSpec
 from arena.season.formats import RoundRobin
 from arena.server.service import RunningServer, start_server
