@@ -35,17 +35,13 @@ from arena.cli.render import (
     standings_table,
     status_name,
 )
+from arena.cli.season_options import add_season_options, season_config_message
 from arena.core.defaults import DEFAULT_DB
-from arena.core.manifest import ManifestError
-from arena.core.settings import ConfigError, parse_override
-from arena.server.convert import SANDBOX_TO_PROTO
-from arena.server.service import (
-    BotFolder,
-    check_season_request,
-    inspect_bot_folder,
-    start_server,
-)
+from arena.core.manifest import BotManifest, ManifestError
+from arena.core.settings import ConfigError
+from arena.server.app import start_server
 from arena.server.story import NO_HAND_PLAYED
+from arena.server.validation import BotFolder, check_season_request, inspect_bot_folder
 
 REPO_ROOT: Final = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS: Final = REPO_ROOT / "sample_bots"
@@ -84,26 +80,6 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError("must be between 0 and 2**63-1")
     return value
 
 
@@ -154,31 +130,6 @@ def _latest_season_option(parser: argparse.ArgumentParser) -> None:
                         help="season number (default: the latest)")
 
 
-def _season_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("season settings")
-    group.add_argument("--profile", default="", help="rule profile: friendly (default), classic")
-    group.add_argument("--set", dest="overrides", action="append", default=[],
-                       metavar="FIELD=VALUE",
-                       help="override a profile field, e.g. --set undercut_bonus=20 (repeatable)")
-    group.add_argument("--series-per-pair", type=_positive_int, default=None,
-                       help="series each pair plays (default 2 = one duplicate pair)")
-    group.add_argument("--startup-seconds", type=_seconds, default=None,
-                       help="bot start-up + handshake limit (default 20)")
-    group.add_argument("--decision-seconds", type=_seconds, default=None,
-                       help="per-decision deadline (default 1)")
-    group.add_argument("--reserve-seconds", type=float, default=None,
-                       help="time bank per series for decisions over the deadline (default 30)")
-    group.add_argument("--sandbox", choices=sorted(SANDBOX_TO_PROTO), default=None,
-                       help="bot isolation (default docker)")
-    group.add_argument("--concurrency", type=_positive_int, default=None,
-                       help="series played at once (default: number of CPU cores)")
-    group.add_argument("--max-hands", type=_positive_int, default=None,
-                       help="hand cap per series (default 200)")
-    group.add_argument("--seed", type=_seed, default=None,
-                       help="seed of the series plan (default random)")
-    group.add_argument("--name", default="", help="season display name")
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena", description="Hollywood Gin Arena: bots, league seasons, live standings.")
@@ -208,13 +159,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="bot ids (name@version, or name = latest version)")
     create.add_argument("--hold", action="store_true", help="store the plan, do not start")
     create.add_argument("--watch", action="store_true", help="follow it live afterwards")
-    _season_options(create)
+    add_season_options(create)
     run = seasons.add_parser(
         "run", help="run a season to the end with a live table (embedded server on --db)")
     run.add_argument("--bots", nargs="+", required=True, metavar="BOT",
                      help="bot ids or bot folders (folders are registered first)")
     run.add_argument("--db", type=Path, default=DEFAULT_DB, help="database (.arena/arena.db)")
-    _season_options(run)
+    add_season_options(run)
     _json_option(run)
     run.set_defaults(handler=cmd_season_run)
     for action, text, handler in (
@@ -250,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
         "demo", help="prepare images, register the sample bots and run a season (make run)")
     demo.add_argument("--db", type=Path, default=DEMO_DB,
                       help="demo database, recreated on every run (.arena/demo.db)")
-    _season_options(demo)
+    add_season_options(demo)
     demo.set_defaults(handler=cmd_demo)
     return parser
 
@@ -260,32 +211,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _client(args: argparse.Namespace) -> ArenaClient:
     return ArenaClient(args.server or default_server(), find_token(args.token, args.token_file))
-
-
-def _season_request_config(args: argparse.Namespace) -> arena_pb2.SeasonConfig:
-    overrides: dict[str, str] = {}
-    for text in args.overrides:
-        try:
-            key, value = parse_override(text)
-        except ConfigError as error:
-            raise CliError(str(error)) from None
-        overrides[key] = json.dumps(value)
-    config = arena_pb2.SeasonConfig(
-        profile=args.profile, profile_overrides=overrides,
-        series_per_pair=args.series_per_pair or 0,
-        startup_seconds=args.startup_seconds or 0.0,
-        decision_seconds=args.decision_seconds or 0.0,
-        sandbox=SANDBOX_TO_PROTO[args.sandbox] if args.sandbox
-        else arena_pb2.SANDBOX_KIND_UNSPECIFIED,
-        concurrency=args.concurrency or 0, max_hands=args.max_hands or 0,
-        seed=args.seed or 0,
-    )
-    if args.reserve_seconds is not None:
-        if args.reserve_seconds < 0:
-            raise CliError("--reserve-seconds must be at least 0")
-        # 0 in the message means "default"; a tiny positive reserve stands for "none".
-        config.reserve_seconds = args.reserve_seconds or 1e-9
-    return config
 
 
 def _print_standings(console: Console, standings: arena_pb2.Standings) -> None:
@@ -356,8 +281,10 @@ def _season_bots(client: ArenaClient, references: Sequence[str],
     the folders were registered already, so that nothing is registered for a
     season that would be refused."""
     folders = _check_folders(client, [Path(ref) for ref in references if _is_folder(ref)])
-    registry = [(bot.id, bot.name)
-                for bot in client.stub.ListBots(arena_pb2.ListBotsRequest()).bots]
+    listed = client.stub.ListBots(arena_pb2.ListBotsRequest()).bots
+    registry = [(bot.id, bot.name) for bot in listed]
+    manifests: dict[str, BotManifest] = {bot.id: bot.manifest for bot in folders}
+    stored_folders = {bot.id: Path(bot.folder) for bot in listed}
     for bot in folders:
         if bot.id not in {bot_id for bot_id, _ in registry}:
             registry.append((bot.id, bot.manifest.name))
@@ -372,9 +299,12 @@ def _season_bots(client: ArenaClient, references: Sequence[str],
             raise CliError(f"unknown bot {reference!r} (see `arena bots list`)")
         return matches[-1]
 
+    def manifest_of(bot_id: str) -> BotManifest:  # a folder of this command, else registered
+        return manifests.get(bot_id) or BotManifest.load(stored_folders[bot_id])
+
     try:
-        check_season_request(request, resolve)
-    except ConfigError as error:
+        check_season_request(request, resolve, manifest_of)
+    except (ConfigError, ManifestError) as error:
         raise CliError(str(error)) from None
     return request, folders
 
@@ -390,7 +320,7 @@ def _run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
     if not as_json:
         console.print(f"season {created.id}: {len(created.bot_ids)} bots, "
                       f"{created.series_total} series, seed {created.config.seed}, "
-                      f"sandbox {status_sandbox(created.config.sandbox)}, "
+                      f"sandbox {created.config.sandbox_backend}, "
                       f"concurrency {created.config.concurrency}")
     stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=created.id))
     if as_json:
@@ -410,11 +340,6 @@ def _run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
         if season.error:
             console.print(f"[red]season stopped: {season.error}[/red]")
     return 0 if status_name(season.status) == "finished" else 1
-
-
-def status_sandbox(kind: int) -> str:
-    names: dict[int, str] = {int(value): key for key, value in SANDBOX_TO_PROTO.items()}
-    return names.get(kind, "docker")
 
 
 # ---------------------------------------------------------------- commands
@@ -471,7 +396,7 @@ def cmd_bots_list(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_season_create(args: argparse.Namespace, console: Console) -> int:
     request = arena_pb2.CreateSeasonRequest(
-        bots=args.bots, config=_season_request_config(args), name=args.name, hold=args.hold)
+        bots=args.bots, config=season_config_message(args), name=args.name, hold=args.hold)
     with _client(args) as client:
         season = client.stub.CreateSeason(request, metadata=client.auth).season
         if args.json:
@@ -488,7 +413,7 @@ def cmd_season_create(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_season_run(args: argparse.Namespace, console: Console) -> int:
-    config = _season_request_config(args)
+    config = season_config_message(args)
     with _embedded(args.db) as client:
         # All or nothing: folders, bot names and settings are checked before the
         # folders are registered and the season is created.
@@ -538,7 +463,7 @@ def cmd_season_show(args: argparse.Namespace, console: Console) -> int:
                   f"series, created {season.created_at}")
     console.print(f"profile {config.profile}{' [' + overrides + ']' if overrides else ''}, "
                   f"{config.series_per_pair} series per pair, max {config.max_hands} hands, "
-                  f"sandbox {status_sandbox(config.sandbox)}, concurrency {config.concurrency}, "
+                  f"sandbox {config.sandbox_backend}, concurrency {config.concurrency}, "
                   f"limits startup {config.startup_seconds:g} s / decision "
                   f"{config.decision_seconds:g} s / reserve {config.reserve_seconds:g} s, "
                   f"seed {config.seed}")
@@ -654,7 +579,7 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     sandbox = args.sandbox or "docker"
     if sandbox == "docker":
         _prepare_images(folders, console)
-    config = _season_request_config(args)
+    config = season_config_message(args)
     # A fresh database every time: the sample bots' code may have changed under the
     # same version since the last demo, which a kept database would rightly refuse.
     _remove_database(args.db)
@@ -715,6 +640,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as error:
         error_console.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
         return error.code
+    except ConfigError as error:  # a bad season setting, e.g. --set, found by the client
+        error_console.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
+        return 2
     except grpc.RpcError as error:
         code = error.code() if hasattr(error, "code") else None
         details = error.details() if hasattr(error, "details") else str(error)
