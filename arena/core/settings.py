@@ -138,8 +138,8 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("reserve_s", float, _LIMITS.reserve_s, "time bank per series for decisions "
             "over the deadline", "--reserve-seconds", "reserve_seconds", metavar="S",
             default_text="30", low=0, high=3600, stored_under="limits"),
-    Setting("sandbox", str, DEFAULT_SANDBOX, "bot isolation: a sandbox backend (see "
-            "docs/sandbox.md; process and inprocess are weaker, for trusted bots)",
+    Setting("sandbox", str, DEFAULT_SANDBOX, "bot isolation: the sandbox backend (see "
+            "docs/sandbox.md)",
             "--sandbox", "sandbox_backend", metavar="NAME"),
     Setting("concurrency", int, default_concurrency, "series played at once", "--concurrency",
             "concurrency", metavar="N", default_text="CPU cores", low=1, high=256),
