@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import grpc
 import pytest
@@ -30,7 +31,7 @@ class FakeSandbox(InProcessSandbox):
 
     name = "fake"
     description = "a test backend"
-    started: list[str] = []
+    started: ClassVar[list[str]] = []
 
     def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None
               ) -> InProcessBot:
