@@ -38,7 +38,7 @@ from arena.cli.render import (
 from arena.cli.season_options import add_season_options, season_config_message
 from arena.core.defaults import DEFAULT_DB
 from arena.core.manifest import BotManifest, ManifestError
-from arena.core.settings import ConfigError
+from arena.core.settings import DEFAULT_SANDBOX, ConfigError
 from arena.server.app import start_server
 from arena.server.story import NO_HAND_PLAYED
 from arena.server.validation import BotFolder, check_season_request, inspect_bot_folder
@@ -576,7 +576,7 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     folders = sample_bot_folders()
     if len(folders) < 2:
         raise CliError(f"fewer than two sample bots under {SAMPLE_BOTS}", code=1)
-    sandbox = args.sandbox or "docker"
+    sandbox = args.sandbox or DEFAULT_SANDBOX
     if sandbox == "docker":
         _prepare_images(folders, console)
     config = season_config_message(args)
