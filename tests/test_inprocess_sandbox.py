@@ -4,6 +4,7 @@ bot before its start-up clock; sdk_class is validated with clear errors."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,12 @@ from arena.core.limits import TimeLimits
 from arena.core.manifest import BotManifest, ManifestError
 from arena.core.series import BotRef, SeriesSpec
 from arena.match.runner import run_series
-from arena.sandbox.inprocess import InProcessBot, InProcessSandbox, load_bot_class
+from arena.sandbox.inprocess import (
+    InProcessBot,
+    InProcessSandbox,
+    load_bot_class,
+    remove_leftovers_of_dead_arenas,
+)
 from engine.profiles import get_profile
 from engine.series import Series
 
@@ -147,6 +153,16 @@ def test_a_stopped_server_is_reported_as_a_crash() -> None:
         running.stop()
     assert not running.work.exists()
     assert running.fault_if_dead() is None  # stopped on purpose: no verdict
+
+
+def test_socket_directories_of_a_dead_arena_are_removed(tmp_path: Path) -> None:
+    dead = tmp_path / "hwi-999999999-abc"  # no such pid
+    alive = tmp_path / f"hwi-{os.getpid()}-def"
+    for folder in (dead, alive):
+        folder.mkdir()
+        (folder / "bot.sock").touch()
+    assert remove_leftovers_of_dead_arenas(str(tmp_path)) == 1
+    assert not dead.exists() and alive.exists()
 
 
 class RecordingSandbox(InProcessSandbox):

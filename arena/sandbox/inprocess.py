@@ -16,7 +16,9 @@ start-up of a process or container per series.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import os
 import shutil
 import sys
 import tempfile
@@ -28,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import ManifestError, content_hash, sdk_module_path
-from arena.sandbox.base import SandboxError
+from arena.sandbox.base import SandboxError, pid_alive
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 
 if TYPE_CHECKING:
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from arena.core.series import BotRef
 
 MODULE_PREFIX = "hollywood_inprocess_bot"
+WORK_PREFIX = "hwi-"
 _POLL_S = 0.005
 
 
@@ -114,6 +117,7 @@ class InProcessSandbox:
 
     def __init__(self, config: SandboxConfig = DEFAULT_CONFIG) -> None:
         self.config = config
+        remove_leftovers_of_dead_arenas(config.socket_dir_root)
 
     def prepare(self, bot: BotRef) -> None:
         """Load the bot's class (a failure is the bot's STARTUP fault)."""
@@ -135,7 +139,8 @@ class InProcessSandbox:
         except Exception as error:  # the bot's constructor failed
             raise BotFault(FaultKind.STARTUP, f"{bot_class.__name__}() failed: "
                            f"{type(error).__name__}: {error}") from None
-        work = Path(tempfile.mkdtemp(prefix="hwi-", dir=self.config.socket_dir_root))
+        work = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-",
+                                     dir=self.config.socket_dir_root))
         socket_path = work / "bot.sock"
         try:
             server = sdk.start_server(instance, f"unix:{socket_path}",
@@ -194,3 +199,16 @@ class InProcessBot:
         self._stopped = True
         self.server.stop(grace=None).wait()
         shutil.rmtree(self.work, ignore_errors=True)
+
+
+def remove_leftovers_of_dead_arenas(socket_dir_root: str = "/tmp") -> int:
+    """Remove the socket directories of arenas that died without stopping their
+    in-process bots (named after the arena's pid). Returns how many were removed."""
+    removed = 0
+    with contextlib.suppress(OSError):
+        for entry in Path(socket_dir_root).glob(f"{WORK_PREFIX}*-*"):
+            owner = entry.name.removeprefix(WORK_PREFIX).split("-")[0]
+            if owner.isdigit() and not pid_alive(int(owner)):
+                shutil.rmtree(entry, ignore_errors=True)
+                removed += 1
+    return removed
