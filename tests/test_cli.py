@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from arena_helpers import REPO_ROOT, make_bot_folder
+from fake_runner import run_fake_series
 from hollywood.arena.v1 import arena_pb2
 
 from arena.cli import main
@@ -20,8 +21,7 @@ from arena.cli.render import standings_table
 from arena.core import arguments
 from arena.core.faults import BotFault, FaultKind
 from arena.core.series import SeriesOutcome, SeriesSpec
-from arena.sandbox.inprocess import RUNNER_ENV, run_inprocess
-from arena.server.service import RunningServer, start_server
+from arena.server.app import RunningServer, start_server
 from engine import Series
 
 SAMPLES = REPO_ROOT / "sample_bots"
@@ -30,7 +30,7 @@ SAMPLES = REPO_ROOT / "sample_bots"
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[RunningServer]:
     running = start_server(tmp_path / "arena.db", port=0,
-                           runner_factory=lambda config: run_inprocess)
+                           runner_factory=lambda config: run_fake_series)
     yield running
     running.stop(grace=None)
 
@@ -140,13 +140,12 @@ def test_unreachable_server_exits_1(capsys) -> None:
 
 def test_season_run_embedded_end_to_end(tmp_path: Path) -> None:
     """`arena season run` as a user runs it: a subprocess, bot folders registered on
-    the fly, live view, final standings printed."""
+    the fly, live view, final standings printed (real sample bots, in process)."""
     completed = subprocess.run(
         [sys.executable, "-m", "arena.cli", "season", "run", "--db", str(tmp_path / "a.db"),
          "--bots", str(SAMPLES / "random"), str(SAMPLES / "greedy"), "--series-per-pair", "4",
-         "--max-hands", "30", "--sandbox", "process"],
+         "--max-hands", "30", "--sandbox", "inprocess"],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
-        env={**_env(), RUNNER_ENV: "inprocess"},
     )
     assert completed.returncode == 0, completed.stderr
     assert "Final standings of season 1 (finished)" in completed.stdout
@@ -154,7 +153,7 @@ def test_season_run_embedded_end_to_end(tmp_path: Path) -> None:
     again = subprocess.run(
         [sys.executable, "-m", "arena.cli", "season", "run", "--db", str(tmp_path / "a.db"),
          "--bots", "random", "--json"],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, env=_env())
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
     assert again.returncode == 2 and "at least two bots" in again.stderr
 
 
@@ -261,7 +260,7 @@ def test_series_show_of_a_start_up_forfeit_says_no_hand_was_played(
     capsys, tmp_path: Path
 ) -> None:
     def never_up(spec: SeriesSpec) -> SeriesOutcome:  # seat 1's image failed to build
-        outcome = run_inprocess(spec)
+        outcome = run_fake_series(spec)
         outcome.log = list(Series(spec.seed, spec.profile, swap_seats=spec.swap_seats).log)
         outcome.fault = BotFault(FaultKind.STARTUP, "image failed to build", seat=1)
         return outcome
@@ -282,19 +281,13 @@ def test_series_show_of_a_start_up_forfeit_says_no_hand_was_played(
     assert "fault: startup by seat 1 before the first deal: image failed to build" in out
 
 
-def _env() -> dict[str, str]:
-    import os
-
-    return {key: value for key, value in os.environ.items() if key != RUNNER_ENV}
-
-
 def test_demo_registers_every_sample_bot_and_plays_a_season(tmp_path: Path) -> None:
     """What `make run` runs (here with real bots in the process sandbox; the Docker
     path is covered by test_season_e2e)."""
     completed = subprocess.run(
         [sys.executable, "-m", "arena.cli", "demo", "--db", str(tmp_path / "a.db"),
          "--sandbox", "process", "--max-hands", "20", "--seed", "9"],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, env=_env())
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr[-3000:]
     from arena.core.manifest import BotManifest
 
@@ -309,7 +302,7 @@ def test_demo_registers_every_sample_bot_and_plays_a_season(tmp_path: Path) -> N
     again = subprocess.run(
         [sys.executable, "-m", "arena.cli", "demo", "--db", str(tmp_path / "a.db"),
          "--sandbox", "process", "--max-hands", "5", "--seed", "9"],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, env=_env())
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr[-3000:]
     assert "Final standings of season 1 (finished)" in again.stdout
 
@@ -382,7 +375,7 @@ def _server_stack_loaded_by(module: str) -> list[str]:
     probe = (f"import json, sys; import {module}; "
              "print(json.dumps(sorted(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=REPO_ROOT, capture_output=True,
-                          text=True, timeout=60, env=_env())
+                          text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return [name for name in json.loads(done.stdout)
             if any(name == top or name.startswith(top + ".") for top in SERVER_STACK)]

@@ -16,7 +16,7 @@ from arena_helpers import REPO_ROOT, FakeOutcome, make_bot_folder
 from arena.cli import main
 from arena.core.series import SeriesSpec
 from arena.season.formats import RoundRobin
-from arena.server.service import RunningServer, start_server
+from arena.server.app import RunningServer, start_server
 from arena.storage import StorageError
 from arena.storage.migrations import MIGRATIONS, Migration, migrate
 

@@ -9,18 +9,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 MAX_LINES = 400
-# Being split under issue 9 by another change; remove each entry once it is.
-PENDING_SPLITS = frozenset({"arena/server/service.py"})
 
 
-def _modules() -> list[object]:
-    modules = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "arena").rglob("*.py"))
-    return [
-        pytest.param(module, marks=pytest.mark.xfail(
-            strict=False, reason=f"{module} is still to be split (issue 9)"))
-        if module in PENDING_SPLITS else module
-        for module in modules
-    ]
+def _modules() -> list[str]:
+    return sorted(path.relative_to(REPO).as_posix() for path in (REPO / "arena").rglob("*.py"))
 
 
 def test_the_arena_has_modules_to_measure() -> None:

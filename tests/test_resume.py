@@ -2,14 +2,13 @@
 season resumes and ends with exactly the planned series (the round-robin plan of
 its seed, one round), none lost, none twice.
 
-The server runs as a real subprocess with the in-process runner
-(HOLLYWOOD_ARENA_RUNNER=inprocess) and a per-series delay, so the kill lands while
-series are in flight without needing containers."""
+The server runs as a real subprocess playing the sample bots in the ``inprocess``
+sandbox (real bots over the real match loop, without containers); the kill is sent
+as soon as the watch stream reports a few series done, so it lands mid-season."""
 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import sqlite3
@@ -21,7 +20,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from arena_helpers import REPO_ROOT, make_bot_folder
+from arena_helpers import REPO_ROOT
 from hollywood.arena.v1 import arena_pb2
 
 from arena.cli.client import ArenaClient
@@ -34,14 +33,21 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_serve(db: Path, port: int, *, inprocess: bool = True) -> subprocess.Popen[bytes]:
-    env = dict(os.environ)
-    env.pop("HOLLYWOOD_ARENA_RUNNER", None)
-    if inprocess:
-        env.update(HOLLYWOOD_ARENA_RUNNER="inprocess", HOLLYWOOD_ARENA_INPROCESS_DELAY="0.25")
+def start_serve(db: Path, port: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "serve", "--db", str(db), "--port", str(port)],
-        cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def wait_for_series_done(client: ArenaClient, season_id: int, count: int) -> None:
+    """Follow the season's watch stream until ``count`` series are stored."""
+    stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=season_id),
+                                     timeout=120)
+    for message in stream:
+        if message.series_done >= count:
+            stream.cancel()
+            return
+    raise AssertionError(f"the season ended before {count} series were done")
 
 
 def wait_ready(target: str, process: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
@@ -75,26 +81,17 @@ def test_sigkill_mid_season_then_resume(tmp_path: Path, processes) -> None:
     processes.append(start_serve(db, port))
     wait_ready(target, processes[0])
     token = (tmp_path / "admin.token").read_text().strip()
-    folders = [REPO_ROOT / "sample_bots" / "random", REPO_ROOT / "sample_bots" / "greedy",
-               make_bot_folder(tmp_path, "third")]
     with ArenaClient(target, token) as client:
-        for folder in folders:
-            client.stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(folder)),
-                                    metadata=client.auth)
+        for name in ("random", "greedy", "shark"):
+            client.stub.RegisterBot(arena_pb2.RegisterBotRequest(
+                folder=str(REPO_ROOT / "sample_bots" / name)), metadata=client.auth)
         season = client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
-            bots=["random", "greedy", "third"], config=arena_pb2.SeasonConfig(
-                series_per_pair=6, concurrency=2, max_hands=40)),
+            bots=["random", "greedy", "shark"], config=arena_pb2.SeasonConfig(
+                series_per_pair=6, concurrency=2, max_hands=40, sandbox_backend="inprocess")),
             metadata=client.auth).season
         total = season.series_total
         assert total == 18
-        deadline = time.monotonic() + 60
-        done = 0
-        while time.monotonic() < deadline:
-            done = client.stub.GetSeason(
-                arena_pb2.GetSeasonRequest(season_id=season.id)).season.series_done
-            if done >= 4:
-                break
-            time.sleep(0.05)
+        wait_for_series_done(client, season.id, 4)
     processes[0].send_signal(signal.SIGKILL)
     processes[0].wait()
     raw = sqlite3.connect(db)
@@ -122,11 +119,14 @@ def test_sigkill_mid_season_then_resume(tmp_path: Path, processes) -> None:
             raw.execute("SELECT seed, swap_seats, seat0_bot, seat1_bot, round "
                         "FROM planned_series ORDER BY idx") if round_number == 1]
     config = json.loads(raw.execute("SELECT config_json FROM seasons").fetchone()[0])
+    bot_ids = [row[0] for row in raw.execute(
+        "SELECT bot_id FROM season_bots ORDER BY position")]
     raw.close()
     assert len(planned) == total
     assert sorted(stored) == sorted(planned)  # none lost, none twice
-    bot_ids = ["random@1.0.0", "greedy@1.0.0", "third@1.0.0"]
-    assert plan == [p.as_row() for p in plan_season(bot_ids, 6, config["seed"])]
+    assert len(bot_ids) == 3
+    assert plan == [p.as_row() for p in plan_season(bot_ids, config["series_per_pair"],
+                                                    config["seed"])]
 
 
 @pytest.mark.docker
@@ -138,7 +138,7 @@ def test_sigkill_mid_docker_season_then_resume(
     db = tmp_path / "arena.db"
     port = free_port()
     target = f"localhost:{port}"
-    processes.append(start_serve(db, port, inprocess=False))
+    processes.append(start_serve(db, port))
     wait_ready(target, processes[0])
     token = (tmp_path / "admin.token").read_text().strip()
     with ArenaClient(target, token) as client:
@@ -148,13 +148,7 @@ def test_sigkill_mid_docker_season_then_resume(
         season = client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
             bots=["random", "greedy"], config=arena_pb2.SeasonConfig(
                 series_per_pair=8, concurrency=2, max_hands=30)), metadata=client.auth).season
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            done = client.stub.GetSeason(
-                arena_pb2.GetSeasonRequest(season_id=season.id)).season.series_done
-            if done >= 2:
-                break
-            time.sleep(0.05)
+        wait_for_series_done(client, season.id, 2)
     killed_pid = processes[0].pid
     processes[0].send_signal(signal.SIGKILL)
     processes[0].wait()
@@ -163,7 +157,7 @@ def test_sigkill_mid_docker_season_then_resume(
     raw.close()
     assert 2 <= stored_at_kill < season.series_total, "the kill must land mid-season"
 
-    processes.append(start_serve(db, port, inprocess=False))
+    processes.append(start_serve(db, port))
     wait_ready(target, processes[1])
     with ArenaClient(target) as client:
         messages = list(client.stub.WatchSeason(

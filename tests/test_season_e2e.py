@@ -16,7 +16,7 @@ from hollywood.arena.v1 import arena_pb2
 from arena.cli.client import ArenaClient
 from arena.cli.local import sample_bot_folders
 from arena.sandbox.docker import OWNER_LABEL
-from arena.server.service import RunningServer, start_server
+from arena.server.app import RunningServer, start_server
 from engine import Series
 
 pytestmark = pytest.mark.docker
@@ -37,7 +37,7 @@ def test_docker_season_through_the_api(server: RunningServer, docker_client: Any
                                        metadata=client.auth).bot.id for folder in folders]
         season = client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
             bots=ids, config=arena_pb2.SeasonConfig(
-                sandbox=arena_pb2.SANDBOX_KIND_DOCKER, series_per_pair=2, max_hands=8,
+                sandbox_backend="docker", series_per_pair=2, max_hands=8,
                 decision_seconds=2.0, startup_seconds=30.0, concurrency=2)),
             metadata=client.auth).season
         pairs = len(ids) * (len(ids) - 1) // 2

@@ -13,13 +13,13 @@ from typing import Any
 import grpc
 import pytest
 from arena_helpers import REPO_ROOT, make_bot_folder
+from fake_runner import run_fake_series
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.series import SeriesOutcome, SeriesSpec
-from arena.sandbox.inprocess import run_inprocess
-from arena.server.service import RunningServer, start_server
+from arena.server.app import RunningServer, start_server
 from engine import Series
 
 SAMPLES = REPO_ROOT / "sample_bots"
@@ -28,7 +28,7 @@ SAMPLES = REPO_ROOT / "sample_bots"
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[RunningServer]:
     running = start_server(tmp_path / "arena.db", port=0,
-                           runner_factory=lambda config: run_inprocess)
+                           runner_factory=lambda config: run_fake_series)
     yield running
     running.stop(grace=None)
 
@@ -133,9 +133,10 @@ def test_bad_input_gets_specific_errors_and_changes_nothing(
         (grpc.StatusCode.INVALID_ARGUMENT, "unknown profile 'bogus'", stub.CreateSeason,
          arena_pb2.CreateSeasonRequest(bots=["random", "greedy"],
                                        config=arena_pb2.SeasonConfig(profile="bogus"))),
-        (grpc.StatusCode.INVALID_ARGUMENT, "sandbox: unknown kind 9", stub.CreateSeason,
+        (grpc.StatusCode.INVALID_ARGUMENT,
+         "sandbox must be one of docker, inprocess, process, got 'vm'", stub.CreateSeason,
          arena_pb2.CreateSeasonRequest(bots=["random", "greedy"],
-                                       config=arena_pb2.SeasonConfig(sandbox=9))),
+                                       config=arena_pb2.SeasonConfig(sandbox_backend="vm"))),
         (grpc.StatusCode.INVALID_ARGUMENT, "time limits", stub.CreateSeason,
          arena_pb2.CreateSeasonRequest(bots=["random", "greedy"],
                                        config=arena_pb2.SeasonConfig(decision_seconds=-1))),
@@ -246,7 +247,7 @@ def test_failed_copy_is_invalid_argument_and_changes_nothing(
 
 def test_cancel_then_start_resumes_to_exactly_the_plan(tmp_path: Path) -> None:
     def slow(spec):  # type: ignore[no-untyped-def]
-        return run_inprocess(spec, delay_s=0.1)
+        return run_fake_series(spec, delay_s=0.1)
 
     running = start_server(tmp_path / "arena.db", port=0, runner_factory=lambda config: slow)
     try:

@@ -17,6 +17,7 @@ from rich.console import Console
 from arena.cli.client import default_server
 from arena.cli.output import CliError
 from arena.cli.parser import Handler, build_parser
+from arena.core.settings import ConfigError
 
 USAGE_ERRORS: Final = frozenset({
     grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND,
@@ -40,6 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as error:
         error_console.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
         return error.code
+    except ConfigError as error:  # a bad season setting, e.g. --set, found by the client
+        error_console.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
+        return 2
     except grpc.RpcError as error:
         code = error.code() if hasattr(error, "code") else None
         details = error.details() if hasattr(error, "details") else str(error)

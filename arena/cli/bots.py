@@ -17,7 +17,7 @@ from arena.cli.output import CliError, print_json, to_json
 from arena.core.manifest import ManifestError
 
 if TYPE_CHECKING:
-    from arena.server.service import BotFolder
+    from arena.server.validation import BotFolder
 
 
 def check_folders(client: ArenaClient, folders: Sequence[Path]) -> list[BotFolder]:
@@ -27,7 +27,7 @@ def check_folders(client: ArenaClient, folders: Sequence[Path]) -> list[BotFolde
     Raises ``CliError`` for the first problem."""
     # Imported here: the server package loads storage and seasons, which the other
     # client commands never need.
-    from arena.server.service import inspect_bot_folder
+    from arena.server.validation import inspect_bot_folder
 
     checked = []
     for folder in folders:

@@ -27,12 +27,12 @@ from arena.cli.client import ArenaClient
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import LiveSeasonView, print_standings, status_name
 from arena.cli.season_options import season_config_message
-from arena.cli.seasons import sandbox_name
 from arena.core.defaults import DEFAULT_DB
-from arena.core.settings import ConfigError
+from arena.core.manifest import BotManifest, ManifestError
+from arena.core.settings import DEFAULT_SANDBOX, ConfigError
 
 if TYPE_CHECKING:
-    from arena.server.service import BotFolder
+    from arena.server.validation import BotFolder
 
 REPO_ROOT: Final = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS: Final = REPO_ROOT / "sample_bots"
@@ -45,7 +45,7 @@ def sample_bot_folders(root: Path = SAMPLE_BOTS) -> list[Path]:
 
 
 def cmd_serve(args: argparse.Namespace, console: Console) -> int:
-    from arena.server.service import start_server
+    from arena.server.app import start_server
 
     try:
         running = start_server(args.db, host=args.host, port=args.port)
@@ -65,7 +65,7 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
 @contextmanager
 def embedded(db: Path) -> Iterator[ArenaClient]:
     """An arena server on ``db`` on a free localhost port, for this command only."""
-    from arena.server.service import start_server
+    from arena.server.app import start_server
 
     try:
         running = start_server(db, host="localhost", port=0, resume=False)
@@ -102,11 +102,13 @@ def season_request(client: ArenaClient, references: Sequence[str],
     the folders to register first, all checked (folders, bot names, settings) as if
     the folders were registered already, so that nothing is registered for a
     season that would be refused."""
-    from arena.server.service import check_season_request
+    from arena.server.validation import check_season_request
 
     folders = check_folders(client, [Path(ref) for ref in references if is_folder(ref)])
-    registry = [(bot.id, bot.name)
-                for bot in client.stub.ListBots(arena_pb2.ListBotsRequest()).bots]
+    listed = client.stub.ListBots(arena_pb2.ListBotsRequest()).bots
+    registry = [(bot.id, bot.name) for bot in listed]
+    manifests: dict[str, BotManifest] = {bot.id: bot.manifest for bot in folders}
+    stored_folders = {bot.id: Path(bot.folder) for bot in listed}
     for bot in folders:
         if bot.id not in {bot_id for bot_id, _ in registry}:
             registry.append((bot.id, bot.manifest.name))
@@ -121,9 +123,12 @@ def season_request(client: ArenaClient, references: Sequence[str],
             raise CliError(f"unknown bot {reference!r} (see `arena bots list`)")
         return matches[-1]
 
+    def manifest_of(bot_id: str) -> BotManifest:  # a folder of this command, else registered
+        return manifests.get(bot_id) or BotManifest.load(stored_folders[bot_id])
+
     try:
-        check_season_request(request, resolve)
-    except ConfigError as error:
+        check_season_request(request, resolve, manifest_of)
+    except (ConfigError, ManifestError) as error:
         raise CliError(str(error)) from None
     return request, folders
 
@@ -136,7 +141,7 @@ def run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
     if not as_json:
         console.print(f"season {created.id}: {len(created.bot_ids)} bots, "
                       f"{created.series_total} series, seed {created.config.seed}, "
-                      f"sandbox {sandbox_name(created.config.sandbox)}, "
+                      f"sandbox {created.config.sandbox_backend}, "
                       f"concurrency {created.config.concurrency}")
     stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=created.id))
     if as_json:
@@ -162,7 +167,7 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     folders = sample_bot_folders()
     if len(folders) < 2:
         raise CliError(f"fewer than two sample bots under {SAMPLE_BOTS}", code=1)
-    sandbox = args.sandbox or "docker"
+    sandbox = args.sandbox or DEFAULT_SANDBOX
     if sandbox == "docker":
         _prepare_images(folders, console)
     config = season_config_message(args)

@@ -1,66 +1,102 @@
-"""The season settings on the command line: the options of ``season create``,
-``season run`` and ``demo`` (``add_season_options``) and the ``SeasonConfig``
-message they make (``season_config_message``)."""
+"""The season settings on the command line, derived from their declarations
+(``arena.core.settings.SETTINGS``): ``add_season_options`` adds one option per
+setting, ``season_config_message`` turns the parsed options into the request's
+``SeasonConfig`` message, and ``settings_table`` renders the table of
+docs/arena.md (a test keeps the two equal). The ``--sandbox`` choices are the
+registered backends (``arena.sandbox.registry``).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+from collections.abc import Callable
 
 from hollywood.arena.v1 import arena_pb2
 
-from arena.cli.output import CliError
-from arena.core import arguments
-from arena.core.settings import ConfigError, parse_override
-from arena.server.convert import SANDBOX_TO_PROTO
+from arena.core.settings import SETTINGS, Setting, parse_override
+from arena.sandbox import registry as sandbox_registry
+
+# Settings whose valid values are a list known above arena.core.
+_CHOICES: dict[str, Callable[[], tuple[str, ...]]] = {"sandbox": sandbox_registry.names}
+# 0 in a request message means "the default"; a setting whose bounds allow 0 (the
+# reserve) is sent as this tiny positive value to mean "none".
+_WIRE_ZERO = 1e-9
 
 
 def add_season_options(parser: argparse.ArgumentParser) -> None:
+    """The ``season settings`` option group (one option per setting) and ``--name``."""
     group = parser.add_argument_group("season settings")
-    group.add_argument("--profile", default="", help="rule profile: friendly (default), classic")
-    group.add_argument("--set", dest="overrides", action="append", default=[],
-                       metavar="FIELD=VALUE",
-                       help="override a profile field, e.g. --set undercut_bonus=20 (repeatable)")
-    group.add_argument("--series-per-pair", type=arguments.positive_int, default=None,
-                       help="series each pair plays (default 2 = one duplicate pair)")
-    group.add_argument("--startup-seconds", type=arguments.seconds, default=None,
-                       help="bot start-up + handshake limit (default 20)")
-    group.add_argument("--decision-seconds", type=arguments.seconds, default=None,
-                       help="per-decision deadline (default 1)")
-    group.add_argument("--reserve-seconds", type=float, default=None,
-                       help="time bank per series for decisions over the deadline (default 30)")
-    group.add_argument("--sandbox", choices=sorted(SANDBOX_TO_PROTO), default=None,
-                       help="bot isolation (default docker)")
-    group.add_argument("--concurrency", type=arguments.positive_int, default=None,
-                       help="series played at once (default: number of CPU cores)")
-    group.add_argument("--max-hands", type=arguments.positive_int, default=None,
-                       help="hand cap per series (default 200)")
-    group.add_argument("--seed", type=arguments.seed, default=None,
-                       help="seed of the series plan (default random)")
+    for setting in SETTINGS:
+        text = f"{setting.help} (default {setting.shown_default})"
+        if setting.kind is dict:
+            group.add_argument(setting.flag, dest=setting.option_dest, action="append",
+                               default=[], metavar=setting.metavar, help=setting.help)
+        elif setting.name in _CHOICES:
+            group.add_argument(setting.flag, dest=setting.option_dest, default=None,
+                               choices=_CHOICES[setting.name](), help=text)
+        else:
+            group.add_argument(setting.flag, dest=setting.option_dest, default=None,
+                               type=_value_parser(setting), metavar=setting.metavar, help=text)
     group.add_argument("--name", default="", help="season display name")
 
 
 def season_config_message(args: argparse.Namespace) -> arena_pb2.SeasonConfig:
-    overrides: dict[str, str] = {}
-    for text in args.overrides:
+    """The request's settings from parsed options (an option not given stays at zero,
+    meaning the server's default). Raises ``ConfigError`` for a bad ``--set``."""
+    message = arena_pb2.SeasonConfig()
+    for setting in SETTINGS:
+        value = getattr(args, setting.option_dest)
+        if setting.kind is dict:
+            overrides = dict(parse_override(text) for text in value)
+            message.profile_overrides.update(
+                {key: json.dumps(item) for key, item in overrides.items()})
+        elif value is not None and value != "":
+            if setting.kind is float and value == 0:
+                value = _WIRE_ZERO
+            setattr(message, setting.proto_field, value)
+    return message
+
+
+def settings_table() -> str:
+    """The settings table of docs/arena.md, in Markdown."""
+    rows = ["| option | default | meaning |", "|---|---|---|"]
+    for setting in SETTINGS:
+        meaning = setting.doc or setting.help
+        argument = setting.metavar
+        if setting.name == "sandbox":
+            argument = "\\|".join(sandbox_registry.names())
+            meaning += ": " + "; ".join(
+                f"`{name}` {sandbox_registry.backend(name).summary}"
+                for name in sandbox_registry.names())
+        rows.append(f"| `{setting.flag} {argument}` | {setting.shown_default} | {meaning} |")
+    return "\n".join(rows) + "\n"
+
+
+def _value_parser(setting: Setting) -> Callable[[str], object]:
+    """An argparse ``type`` for ``setting``: a number checked against its bounds."""
+    if setting.kind is str:
+        return str
+
+    def shown(bound: float) -> str:
+        return str(int(bound)) if setting.kind is int else f"{bound:g}"
+
+    def parse(text: str) -> object:
         try:
-            key, value = parse_override(text)
-        except ConfigError as error:
-            raise CliError(str(error)) from None
-        overrides[key] = json.dumps(value)
-    config = arena_pb2.SeasonConfig(
-        profile=args.profile, profile_overrides=overrides,
-        series_per_pair=args.series_per_pair or 0,
-        startup_seconds=args.startup_seconds or 0.0,
-        decision_seconds=args.decision_seconds or 0.0,
-        sandbox=SANDBOX_TO_PROTO[args.sandbox] if args.sandbox
-        else arena_pb2.SANDBOX_KIND_UNSPECIFIED,
-        concurrency=args.concurrency or 0, max_hands=args.max_hands or 0,
-        seed=args.seed or 0,
-    )
-    if args.reserve_seconds is not None:
-        if args.reserve_seconds < 0:
-            raise CliError("--reserve-seconds must be at least 0")
-        # 0 in the message means "default"; a tiny positive reserve stands for "none".
-        config.reserve_seconds = args.reserve_seconds or 1e-9
-    return config
+            value: float = int(text) if setting.kind is int else float(text)
+        except ValueError:
+            what = "whole number" if setting.kind is int else "number of seconds"
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {what}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+        low, high = setting.low, setting.high
+        if low is not None and setting.low_exclusive and not value > low:
+            raise argparse.ArgumentTypeError(f"must be more than {shown(low)}, got {text}")
+        if low is not None and value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {shown(low)}, got {text}")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {shown(high)}, got {text}")
+        return value
+
+    return parse

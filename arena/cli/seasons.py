@@ -12,13 +12,6 @@ from arena.cli.client import connect
 from arena.cli.output import print_json, to_json
 from arena.cli.render import LiveSeasonView, print_standings, status_name
 from arena.cli.season_options import season_config_message
-from arena.server.convert import SANDBOX_TO_PROTO
-
-
-def sandbox_name(kind: int) -> str:
-    """A season's sandbox as the command line spells it (unset: docker, the default)."""
-    names: dict[int, str] = {int(value): key for key, value in SANDBOX_TO_PROTO.items()}
-    return names.get(kind, "docker")
 
 
 def cmd_season_create(args: argparse.Namespace, console: Console) -> int:
@@ -80,7 +73,7 @@ def cmd_season_show(args: argparse.Namespace, console: Console) -> int:
                   f"series, created {season.created_at}")
     console.print(f"profile {config.profile}{' [' + overrides + ']' if overrides else ''}, "
                   f"{config.series_per_pair} series per pair, max {config.max_hands} hands, "
-                  f"sandbox {sandbox_name(config.sandbox)}, concurrency {config.concurrency}, "
+                  f"sandbox {config.sandbox_backend}, concurrency {config.concurrency}, "
                   f"limits startup {config.startup_seconds:g} s / decision "
                   f"{config.decision_seconds:g} s / reserve {config.reserve_seconds:g} s, "
                   f"seed {config.seed}")

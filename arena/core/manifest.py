@@ -22,6 +22,7 @@ NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
 MAX_MANIFEST_BYTES = 64 * 1024
 MAX_FIELD_CHARS = 200
 MAX_DESCRIPTION_CHARS = 2000
+SDK_CLASS_PATTERN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):([A-Za-z_][A-Za-z0-9_]*)")
 
 # Never part of a bot's identity (and never copied into its image build context).
 # node_modules is a local `npm ci` install (full of .bin symlinks): the bot's
@@ -51,6 +52,9 @@ class BotManifest:
     dockerfile: str = "Dockerfile"
     author: str = ""
     description: str = ""
+    sdk_class: str = ""
+    """``module:Class`` of a Python SDK bot class in the folder (``[run] sdk_class``),
+    which the ``inprocess`` sandbox serves inside the arena; empty if not given."""
 
     @classmethod
     def load(cls, folder: Path | str) -> BotManifest:
@@ -76,6 +80,12 @@ class BotManifest:
             raise ManifestError(
                 f"{path}: build.dockerfile {manifest.dockerfile!r} does not exist in {folder}"
             )
+        if manifest.sdk_class and sdk_module_path(folder, manifest.sdk_class) is None:
+            module = manifest.sdk_class.partition(":")[0]
+            raise ManifestError(
+                f"{path}: run.sdk_class {manifest.sdk_class!r} names module {module!r}, but "
+                f"{folder} has no {module}.py (nor {module}/__init__.py)"
+            )
         return manifest
 
     @classmethod
@@ -96,7 +106,7 @@ class BotManifest:
         description = _optional_string(data, "description", source, MAX_DESCRIPTION_CHARS)
 
         run = _table(data, "run", source, required=True)
-        unknown_run = sorted(set(run) - {"command"})
+        unknown_run = sorted(set(run) - {"command", "sdk_class"})
         if unknown_run:
             raise ManifestError(f"{source}: unknown field(s) in [run]: {', '.join(unknown_run)}")
         command = run.get("command")
@@ -108,6 +118,15 @@ class BotManifest:
             raise ManifestError(
                 f"{source}: run.command must be a non-empty list of non-empty strings "
                 f'(an argv such as ["python3", "-m", "my_bot"]), got {command!r}'
+            )
+
+        sdk_class = run.get("sdk_class", "")
+        if not isinstance(sdk_class, str) or (
+            sdk_class and not SDK_CLASS_PATTERN.fullmatch(sdk_class)
+        ):
+            raise ManifestError(
+                f"{source}: run.sdk_class must be \"module:Class\" (a module of the bot "
+                f'folder and a class in it, e.g. "greedy_bot:GreedyBot"), got {sdk_class!r}'
             )
 
         build = _table(data, "build", source, required=False)
@@ -132,11 +151,22 @@ class BotManifest:
             dockerfile=dockerfile,
             author=author,
             description=description,
+            sdk_class=sdk_class,
         )
 
     def content_hash(self, folder: Path | str) -> str:
         """SHA-256 (hex) of every file of the bot folder; see ``content_hash``."""
         return content_hash(folder)
+
+
+def sdk_module_path(folder: Path | str, sdk_class: str) -> Path | None:
+    """The file of ``sdk_class``'s module in ``folder`` (``module.py``, else a package's
+    ``module/__init__.py``), or ``None`` if it has neither."""
+    module = sdk_class.partition(":")[0]
+    for candidate in (Path(folder) / f"{module}.py", Path(folder) / module / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 def content_hash(folder: Path | str) -> str:

@@ -1,7 +1,19 @@
-"""Season configuration: what a season is played under, validated, with defaults.
+"""Season configuration: every season setting declared once, and ``SeasonConfig``.
+
+``SETTINGS`` declares each setting a season is played under (name, type, default,
+bounds, help text, command-line flag, proto field). Everything else is derived
+from it: ``SeasonConfig.build``/``validate``/``to_dict``/``from_dict`` here, the
+proto conversion (``arena.server.convert``), the command-line options
+(``arena.cli.season_options``) and the settings table of docs/arena.md (checked
+by a test). To add a setting: one ``Setting`` here, one field in ``SeasonConfig``
+and one in the proto's ``SeasonConfig`` message.
 
 A ``SeasonConfig`` is stored with its season (``to_dict``/``from_dict``), so a
 resumed season plays under exactly the configuration it was created with.
+
+The sandbox backend is declared here as a name; which names exist is known only
+to ``arena.sandbox.registry`` (a layer above this one), so the layers that see the
+registry (server, CLI, the runner factory) check the name against it.
 """
 
 from __future__ import annotations
@@ -9,22 +21,21 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
 from arena.core.limits import TimeLimits
 from engine.profiles import Profile, ProfileError, get_profile
 
-SANDBOX_KINDS: Final = ("docker", "process")
-DEFAULT_SERIES_PER_PAIR: Final = 2
-MAX_SERIES_PER_PAIR: Final = 1000
-DEFAULT_MAX_HANDS: Final = 200
-MAX_MAX_HANDS: Final = 10_000
-MAX_CONCURRENCY: Final = 256
+DEFAULT_SANDBOX: Final = "docker"
 MAX_SEED: Final = 2**63 - 1
-MAX_LIMIT_SECONDS: Final = 3600.0
 OVERRIDE_FIELDS: Final = tuple(item.name for item in fields(Profile) if item.name != "name")
+SANDBOX_NAME_PATTERN: Final = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+# A stored setting nested under a group (the time limits) is named in messages
+# with the group's title, as the stored form and TimeLimits group them.
+_GROUP_TITLES: Final = {"limits": "time limits"}
 
 
 class ConfigError(ValueError):
@@ -40,73 +51,158 @@ def default_concurrency() -> int:
 
 
 @dataclass(frozen=True)
+class Setting:
+    """One season setting; ``low``/``high`` bound numbers."""
+
+    name: str
+    """Keyword of ``SeasonConfig.build`` and key of the stored form."""
+    kind: type
+    """``int``, ``float``, ``str`` or ``dict`` (the profile overrides)."""
+    default: Any
+    """The value, or a function computing it when the season is built."""
+    help: str
+    """What it means, for ``--help`` and the docs table."""
+    flag: str
+    proto_field: str
+    """Field of ``hollywood.arena.v1.SeasonConfig``; its zero value means the default."""
+    metavar: str = ""
+    default_text: str = ""
+    low: float | None = None
+    high: float | None = None
+    low_exclusive: bool = False
+    """The value must be more than ``low`` (not equal to it)."""
+    stored_under: str = ""
+    """Group of the stored form it is nested in (``limits``), if any."""
+    dest: str = ""
+    """Command-line destination, when it is not the flag's name."""
+    doc: str = ""
+    """Longer text for the docs table, when ``help`` is not enough."""
+
+    @property
+    def label(self) -> str:
+        """How messages name the setting."""
+        group = _GROUP_TITLES.get(self.stored_under)
+        return f"{group}: {self.name}" if group else self.name
+
+    @property
+    def shown_default(self) -> str:
+        return self.default_text or str(self.default)
+
+    @property
+    def option_dest(self) -> str:
+        return self.dest or self.flag.removeprefix("--").replace("-", "_")
+
+    def check(self, value: Any) -> None:
+        """Raise ``ConfigError`` if ``value`` is not a valid value of this setting."""
+        if self.kind is int:
+            _check_int(self.label, value, int(self.low or 0), int(self.high or 0))
+        elif self.kind is float:
+            self._check_seconds(value)
+        elif self.kind is str and not isinstance(value, str):
+            raise ConfigError(f"{self.label} must be a string, got {value!r}")
+        elif self.kind is dict and not isinstance(value, Mapping):
+            raise ConfigError(f"{self.label} must be a table of field -> value, got {value!r}")
+
+    def _check_seconds(self, value: Any) -> None:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(f"{self.label} must be a number of seconds, got {value!r}")
+        if not math.isfinite(value):
+            raise ConfigError(f"{self.label} must be a finite number of seconds")
+        if self.low is not None and self.low_exclusive and not value > self.low:
+            raise ConfigError(f"{self.label} must be more than {self.low:g} s, got {value:g}")
+        if self.low is not None and value < self.low:
+            raise ConfigError(f"{self.label} must be at least {self.low:g} s, got {value:g}")
+        if self.high is not None and value > self.high:
+            raise ConfigError(f"{self.label} must be at most {self.high:g} s, got {value:g}")
+
+
+_LIMITS = TimeLimits()
+SETTINGS: Final[tuple[Setting, ...]] = (
+    Setting("profile_name", str, "friendly", "rule profile: friendly or classic (see the rules "
+            "text)", "--profile", "profile", metavar="NAME"),
+    Setting("profile_overrides", dict, dict, "override a profile field (JSON value), "
+            "repeatable, validated by the engine", "--set", "profile_overrides",
+            metavar="FIELD=VALUE", default_text="–", dest="overrides",
+            doc="override a profile field (JSON value), repeatable, validated by the engine: "
+            + ", ".join(f"`{name}`" for name in OVERRIDE_FIELDS)
+            + " (not `name`: choose the profile with `--profile`; an overridden profile is "
+            "named after its changes, e.g. `friendly[undercut_bonus=20]`)"),
+    Setting("series_per_pair", int, 2, "series each pair plays (2 = one duplicate pair)",
+            "--series-per-pair", "series_per_pair", metavar="N", low=1, high=1000),
+    Setting("startup_s", float, _LIMITS.startup_s, "bot start-up + handshake limit",
+            "--startup-seconds", "startup_seconds", metavar="S", default_text="20", low=0,
+            high=3600, low_exclusive=True, stored_under="limits"),
+    Setting("decision_s", float, _LIMITS.decision_s, "per-decision deadline",
+            "--decision-seconds", "decision_seconds", metavar="S", default_text="1", low=0,
+            high=3600, low_exclusive=True, stored_under="limits"),
+    Setting("reserve_s", float, _LIMITS.reserve_s, "time bank per series for decisions "
+            "over the deadline", "--reserve-seconds", "reserve_seconds", metavar="S",
+            default_text="30", low=0, high=3600, stored_under="limits"),
+    Setting("sandbox", str, DEFAULT_SANDBOX, "bot isolation: the sandbox backend (see "
+            "docs/sandbox.md)",
+            "--sandbox", "sandbox_backend", metavar="NAME"),
+    Setting("concurrency", int, default_concurrency, "series played at once", "--concurrency",
+            "concurrency", metavar="N", default_text="CPU cores", low=1, high=256),
+    Setting("max_hands", int, 200, "hand cap per series (RULES §9)", "--max-hands",
+            "max_hands", metavar="N", low=1, high=10_000),
+    Setting("seed", int, 0, "seed of the series plan (the seeds of all series derive "
+            "from it)", "--seed", "seed", metavar="N", default_text="random", low=0,
+            high=MAX_SEED),
+)
+SETTINGS_BY_NAME: Final = {setting.name: setting for setting in SETTINGS}
+
+
+@dataclass(frozen=True)
 class SeasonConfig:
-    """Everything a season is played under. Construct with ``SeasonConfig.build``
+    """Everything a season is played under (one field per ``SETTINGS`` entry, the
+    time limits grouped as ``limits``). Construct with ``SeasonConfig.build``
     (validates and fills defaults); the stored form is ``to_dict``."""
 
     profile_name: str = "friendly"
     profile_overrides: Mapping[str, Any] = field(default_factory=dict)
-    series_per_pair: int = DEFAULT_SERIES_PER_PAIR
+    series_per_pair: int = 2
     limits: TimeLimits = field(default_factory=TimeLimits)
-    sandbox: str = "docker"
+    sandbox: str = DEFAULT_SANDBOX
     concurrency: int = 1
-    max_hands: int = DEFAULT_MAX_HANDS
+    max_hands: int = 200
     seed: int = 0
 
     @classmethod
-    def build(
-        cls,
-        *,
-        profile_name: str = "friendly",
-        profile_overrides: Mapping[str, Any] | None = None,
-        series_per_pair: int = DEFAULT_SERIES_PER_PAIR,
-        startup_s: float | None = None,
-        decision_s: float | None = None,
-        reserve_s: float | None = None,
-        sandbox: str = "docker",
-        concurrency: int | None = None,
-        max_hands: int = DEFAULT_MAX_HANDS,
-        seed: int = 0,
-    ) -> SeasonConfig:
-        """A validated configuration; ``None`` means the default. Raises ``ConfigError``."""
-        defaults = TimeLimits()
-        try:
-            limits = TimeLimits(
-                startup_s=defaults.startup_s if startup_s is None else startup_s,
-                decision_s=defaults.decision_s if decision_s is None else decision_s,
-                reserve_s=defaults.reserve_s if reserve_s is None else reserve_s,
-            )
-        except ValueError as error:
-            raise ConfigError(f"time limits: {error}") from None
-        config = cls(
-            profile_name=profile_name,
-            profile_overrides=dict(profile_overrides or {}),
-            series_per_pair=series_per_pair,
-            limits=limits,
-            sandbox=sandbox,
-            concurrency=default_concurrency() if concurrency is None else concurrency,
-            max_hands=max_hands,
-            seed=seed,
-        )
-        config.validate()
+    def build(cls, **values: Any) -> SeasonConfig:
+        """A validated configuration from setting values by name (``SETTINGS``);
+        a missing or ``None`` value means the default. Raises ``ConfigError``."""
+        unknown = sorted(set(values) - set(SETTINGS_BY_NAME))
+        if unknown:
+            raise ConfigError(f"unknown season setting(s): {', '.join(unknown)}")
+        flat = {setting.name: _default(setting) if values.get(setting.name) is None
+                else values[setting.name] for setting in SETTINGS}
+        for setting in SETTINGS:
+            setting.check(flat[setting.name])
+        if not SANDBOX_NAME_PATTERN.fullmatch(flat["sandbox"]):
+            raise ConfigError(f"sandbox {flat['sandbox']!r} is not a sandbox name")
+        grouped: dict[str, Any] = {}
+        for setting in SETTINGS:
+            if setting.stored_under:
+                group = grouped.setdefault(setting.stored_under, {})
+                group[setting.name] = flat.pop(setting.name)
+        flat["profile_overrides"] = dict(flat["profile_overrides"])
+        config = cls(limits=TimeLimits(**grouped["limits"]), **flat)
+        config.profile()
         return config
 
     def validate(self) -> None:
         """Raise ``ConfigError`` naming the first bad setting."""
-        _check_int("series_per_pair", self.series_per_pair, 1, MAX_SERIES_PER_PAIR)
-        _check_int("max_hands", self.max_hands, 1, MAX_MAX_HANDS)
-        _check_int("concurrency", self.concurrency, 1, MAX_CONCURRENCY)
-        _check_int("seed", self.seed, 0, MAX_SEED)
-        if self.sandbox not in SANDBOX_KINDS:
-            raise ConfigError(
-                f"sandbox must be one of {', '.join(SANDBOX_KINDS)}, got {self.sandbox!r}"
-            )
-        for name in ("startup_s", "decision_s", "reserve_s"):
-            if not math.isfinite(getattr(self.limits, name)):
-                raise ConfigError(f"time limit {name} must be a finite number of seconds")
-            if getattr(self.limits, name) > MAX_LIMIT_SECONDS:
-                raise ConfigError(f"time limit {name} must be at most {MAX_LIMIT_SECONDS:g} s")
-        self.profile()
+        SeasonConfig.build(**self.values())
+
+    def values(self) -> dict[str, Any]:
+        """Every setting's value by name: ``build(**config.values())`` is ``config``."""
+        return {setting.name: getattr(self.limits if setting.stored_under else self,
+                                      setting.name)
+                for setting in SETTINGS}
+
+    def with_changes(self, **changes: Any) -> SeasonConfig:
+        """A validated copy with some settings (by name) changed."""
+        return SeasonConfig.build(**{**self.values(), **changes})
 
     def profile(self) -> Profile:
         """The rule profile: the named built-in with the overrides applied.
@@ -121,33 +217,24 @@ class SeasonConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form, the inverse of ``from_dict``."""
-        return {
-            "profile_name": self.profile_name,
-            "profile_overrides": dict(self.profile_overrides),
-            "series_per_pair": self.series_per_pair,
-            "limits": asdict(self.limits),
-            "sandbox": self.sandbox,
-            "concurrency": self.concurrency,
-            "max_hands": self.max_hands,
-            "seed": self.seed,
-        }
+        stored: dict[str, Any] = {}
+        for name, value in self.values().items():
+            group = SETTINGS_BY_NAME[name].stored_under
+            target = stored.setdefault(group, {}) if group else stored
+            target[name] = dict(value) if isinstance(value, Mapping) else value
+        return stored
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SeasonConfig:
         """Rebuild (and re-validate) a stored configuration."""
-        limits = data.get("limits", {})
-        return cls.build(
-            profile_name=data.get("profile_name", "friendly"),
-            profile_overrides=data.get("profile_overrides", {}),
-            series_per_pair=data.get("series_per_pair", DEFAULT_SERIES_PER_PAIR),
-            startup_s=limits.get("startup_s"),
-            decision_s=limits.get("decision_s"),
-            reserve_s=limits.get("reserve_s"),
-            sandbox=data.get("sandbox", "docker"),
-            concurrency=data.get("concurrency"),
-            max_hands=data.get("max_hands", DEFAULT_MAX_HANDS),
-            seed=data.get("seed", 0),
-        )
+        return cls.build(**{
+            setting.name: (data.get(setting.stored_under) or {}).get(setting.name)
+            if setting.stored_under else data.get(setting.name)
+            for setting in SETTINGS})
+
+
+def _default(setting: Setting) -> Any:
+    return setting.default() if callable(setting.default) else setting.default
 
 
 def parse_override(text: str) -> tuple[str, Any]:

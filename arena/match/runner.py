@@ -1,12 +1,13 @@
 """Play one series between two sandboxed bots (see docs/design.md, "Match runner").
 
-``run_series`` starts both bots in the sandbox, connects and handshakes (the
-start-up deadline covers the container start and the handshake; an image build
-does not count), plays the series with ``arena.match.play_match``, and stops both
-bots on every path. A bot's misbehaviour never raises out of it: it returns a
-``SeriesOutcome`` whose ``fault`` names the bot's seat, the kind, the hand and
-decision, the bot's stderr tail and, where the sandbox knows better (an
-out-of-memory kill), the sandbox's verdict. Arena-side failures raise
+``run_series`` prepares both bots (``Sandbox.prepare``: e.g. builds an image;
+not charged to the start-up deadline), starts them in the sandbox, connects and
+handshakes (the start-up deadline covers the start and the handshake), plays the
+series with ``arena.match.play_match``, and stops both bots on every path. A
+bot's misbehaviour never raises out of it: it returns a ``SeriesOutcome`` whose
+``fault`` names the bot's seat, the kind, the hand and decision, the bot's stderr
+tail and, where the sandbox knows better (an out-of-memory kill), the sandbox's
+verdict. Arena-side failures raise
 ``SandboxError`` (e.g. Docker unavailable).
 """
 
@@ -88,13 +89,11 @@ def _start_both(
     """Start both bots (containers in parallel), then connect and handshake each.
     Returns each seat's start-up fault (None when it came up)."""
     faults: list[BotFault | None] = [None, None]
-    prepare = getattr(sandbox, "image_for", None)
     for seat, bot in enumerate(spec.bots):
-        if prepare is not None:
-            try:
-                prepare(bot)  # image builds are not charged to the start-up deadline
-            except BotFault as fault:
-                faults[seat] = fault
+        try:
+            sandbox.prepare(bot)  # before the start-up clock: image builds take minutes
+        except BotFault as fault:
+            faults[seat] = fault
     begun = [0.0, 0.0]
     for seat, bot in enumerate(spec.bots):
         if faults[seat] is not None:

@@ -46,11 +46,18 @@ class RunningBot(Protocol):
 
 
 class Sandbox(Protocol):
-    """Starts bots. ``name`` ("docker", "process") and ``description`` say which
-    isolation a season runs under."""
+    """Starts bots. ``name`` (its name in ``arena.sandbox.registry``) and
+    ``description`` say which isolation a season runs under."""
 
     name: str
     description: str
+
+    def prepare(self, bot: BotRef) -> None:
+        """Get ``bot`` ready to start (build its image, load its class; a no-op where
+        nothing is built). Not charged to the start-up deadline. Raises ``BotFault``
+        (STARTUP) if the bot cannot be prepared, ``SandboxError`` for an arena-side
+        problem."""
+        ...
 
     def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> RunningBot:
         """Start ``bot``; raises ``SandboxError`` for an arena-side problem and

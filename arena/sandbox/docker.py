@@ -108,6 +108,10 @@ class DockerSandbox:
             if removed:
                 log.warning("removed %d container(s) left over by a crashed arena", removed)
 
+    def prepare(self, bot: BotRef) -> None:
+        """Build the bot's image (and the base image) if needed; see ``image_for``."""
+        self.image_for(bot)
+
     def image_for(self, bot: BotRef) -> str:
         """The bot's image tag, building the base and the image when needed (cached by
         the bot folder's content hash). A failed build is the bot's fault (STARTUP)."""

@@ -1,65 +1,214 @@
-"""An in-process series runner: plays a series with built-in policies, no bots.
+"""The in-process sandbox: Python SDK bots served inside the arena's own process.
 
-It has the ``RunSeries`` shape of the real runner (``arena.runner.run_series``
-bound to a sandbox) but never starts a bot: each seat plays a simple seeded policy
-(knock as soon as legal, else draw from the stock and discard the first legal
-card, or a seeded random choice). It exists for tests and quick trials of the
-scheduling, storage and live parts (e.g. the kill-and-resume test), where Docker
-containers would only add minutes. Select it for ``arena serve`` with the
-environment variable ``HOLLYWOOD_ARENA_RUNNER=inprocess`` (optionally
-``HOLLYWOOD_ARENA_INPROCESS_DELAY=SECONDS`` to make each series take longer).
+A bot runs here when its ``bot.toml`` names its SDK bot class (``[run] sdk_class =
+"greedy_bot:GreedyBot"``). ``prepare`` loads that module from the bot's folder
+under a module name unique to the bot version's content (two versions of one bot
+never share a module); ``start`` makes a fresh instance and serves it with the
+SDK's own ``BotServicer`` on a gRPC server bound to a Unix socket in a temporary
+directory. The arena then plays it exactly as any other bot: the same handshake,
+decisions, deadlines and faults; only the container or process is missing.
+
+It is NOT a sandbox in the security sense: the bot's code runs with the arena's
+rights, in its memory, and a bot that never returns keeps a thread busy until the
+arena stops. Use it for trusted bots, tests and quick trials, where it saves the
+start-up of a process or container per series.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import os
-import random
+import shutil
+import sys
+import tempfile
+import threading
 import time
-from typing import Final
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from arena.core.series import SeriesOutcome, SeriesSpec
-from engine import Action, ActionKind, Series
+from arena.core.faults import BotFault, FaultKind
+from arena.core.manifest import ManifestError, content_hash, sdk_module_path
+from arena.sandbox.base import SandboxError, pid_alive
+from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 
-RUNNER_ENV: Final = "HOLLYWOOD_ARENA_RUNNER"
-DELAY_ENV: Final = "HOLLYWOOD_ARENA_INPROCESS_DELAY"
+if TYPE_CHECKING:
+    import grpc
+
+    from arena.core.series import BotRef
+
+MODULE_PREFIX = "hollywood_inprocess_bot"
+WORK_PREFIX = "hwi-"
+_POLL_S = 0.005
 
 
-def _choose(legal: list[Action], rng: random.Random, greedy: bool) -> Action:
-    knocks = [action for action in legal if action.kind is ActionKind.KNOCK]
-    if greedy and knocks:
-        return knocks[0]
-    return rng.choice(legal)
+def _sdk() -> Any:
+    """The Python SDK's serving module, imported on first use (the arena's environment provides it,
+    as ``make setup`` puts ``sample_bots/sdk/python`` on the venv's path)."""
+    try:
+        import hollywood_sdk.server
+    except ImportError as error:
+        raise SandboxError(f"the inprocess sandbox needs the Python SDK (hollywood_sdk) "
+                           f"importable in the arena: {error}") from error
+    return hollywood_sdk.server
 
 
-def run_inprocess(spec: SeriesSpec, delay_s: float | None = None) -> SeriesOutcome:
-    """Play ``spec`` with built-in policies: a bot whose name contains "random" plays
-    random legal actions, any other knocks whenever it can (seeded by the series)."""
-    started = time.monotonic()
-    if delay_s is None:
-        delay_s = float(os.environ.get(DELAY_ENV, "0") or 0)
-    series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
-                    swap_seats=spec.swap_seats)
-    rngs = [random.Random(f"{spec.seed}:{spec.swap_seats}:{seat}") for seat in (0, 1)]
-    greedy = ["random" not in bot.name for bot in spec.bots]
-    while not series.is_over:
-        seat = series.current_player
-        assert seat is not None
-        series.apply(_choose(series.legal_actions(), rngs[seat], greedy[seat]))
-    if delay_s > 0:
-        time.sleep(delay_s)
-    result = series.result
-    assert result is not None
-    return SeriesOutcome(
-        series_id=spec.series_id,
-        winner=result.winner,
-        fault=None,
-        games_won=result.games_won,
-        game_scores=result.game_scores,
-        hands_won=result.hands_won,
-        points=result.points,
-        hands_played=result.hands_played,
-        capped=result.capped,
-        log=list(series.log),
-        think_seconds=(0.0, 0.0),
-        wall_seconds=time.monotonic() - started,
-    )
+def load_bot_class(bot: BotRef) -> type:
+    """The SDK bot class named by ``bot``'s manifest, loaded from its folder.
+    Raises ``ManifestError`` if the manifest names none, the module is missing, fails
+    to import, or has no such ``hollywood_sdk.Bot`` subclass."""
+    sdk_class = bot.manifest.sdk_class
+    label = f"bot {bot.name}@{bot.version}"
+    if not sdk_class:
+        raise ManifestError(f"{label}: bot.toml names no SDK bot class ([run] sdk_class), "
+                            "which the inprocess sandbox needs")
+    path = sdk_module_path(bot.folder, sdk_class)
+    module_name, _, class_name = sdk_class.partition(":")
+    if path is None:
+        raise ManifestError(f"{label}: run.sdk_class {sdk_class!r}: no module {module_name} "
+                            f"in {bot.folder}")
+    module = _load_module(bot, path, label)
+    found = getattr(module, class_name, None)
+    bot_base = _sdk().Bot
+    if not (isinstance(found, type) and issubclass(found, bot_base)):
+        raise ManifestError(f"{label}: run.sdk_class {sdk_class!r}: {module_name} has no "
+                            f"class {class_name} deriving from hollywood_sdk.Bot")
+    return found
+
+
+_modules: dict[str, ModuleType] = {}
+_modules_lock = threading.Lock()
+
+
+def _load_module(bot: BotRef, path: Path, label: str) -> ModuleType:
+    try:
+        fingerprint = content_hash(bot.folder)[:16]
+    except OSError as error:
+        raise ManifestError(f"{label}: cannot read the bot folder: {error}") from None
+    unique = f"{MODULE_PREFIX}_{bot.name.replace('-', '_')}_{fingerprint}"
+    with _modules_lock:
+        cached = _modules.get(unique)
+        if cached is not None:
+            return cached
+        is_package = path.name == "__init__.py"
+        spec = importlib.util.spec_from_file_location(
+            unique, path, submodule_search_locations=[str(path.parent)] if is_package else None)
+        if spec is None or spec.loader is None:
+            raise ManifestError(f"{label}: cannot load {path}")
+        module = importlib.util.module_from_spec(spec)
+        # Registered before it runs: dataclasses and relative imports look it up.
+        sys.modules[unique] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as error:  # the bot's own module failed to import
+            del sys.modules[unique]
+            raise ManifestError(f"{label}: importing {path.name} failed: "
+                                f"{type(error).__name__}: {error}") from None
+        _modules[unique] = module
+        return module
+
+
+class InProcessSandbox:
+    """Serves SDK bot classes inside the arena (no isolation; see the module)."""
+
+    name = "inprocess"
+    description = "Python SDK bots served inside the arena's process (NO isolation)"
+
+    def __init__(self, config: SandboxConfig = DEFAULT_CONFIG) -> None:
+        self.config = config
+        remove_leftovers_of_dead_arenas(config.socket_dir_root)
+
+    def prepare(self, bot: BotRef) -> None:
+        """Load the bot's class (a failure is the bot's STARTUP fault)."""
+        try:
+            load_bot_class(bot)
+        except ManifestError as error:
+            raise BotFault(FaultKind.STARTUP, str(error)) from None
+
+    def start(
+        self, bot: BotRef, *, series_id: str = "", seat: int | None = None
+    ) -> InProcessBot:
+        sdk = _sdk()
+        try:
+            bot_class = load_bot_class(bot)
+        except ManifestError as error:
+            raise BotFault(FaultKind.STARTUP, str(error)) from None
+        try:
+            instance = bot_class()
+        except Exception as error:  # the bot's constructor failed
+            raise BotFault(FaultKind.STARTUP, f"{bot_class.__name__}() failed: "
+                           f"{type(error).__name__}: {error}") from None
+        work = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-",
+                                     dir=self.config.socket_dir_root))
+        socket_path = work / "bot.sock"
+        try:
+            server = sdk.start_server(instance, f"unix:{socket_path}",
+                                      sdk.identity_of(instance, Path(bot.folder)))
+        except sdk.ServeError as error:
+            shutil.rmtree(work, ignore_errors=True)
+            raise SandboxError(f"cannot serve {bot.name} in process: {error}") from error
+        return InProcessBot(server, work, socket_path)
+
+
+class InProcessBot:
+    """A bot served by a gRPC server in the arena; see ``arena.sandbox.RunningBot``."""
+
+    def __init__(self, server: grpc.Server, work: Path, socket_path: Path) -> None:
+        self.server = server
+        self.work = work
+        self.socket_path = socket_path
+        self._stopped = False
+
+    @property
+    def target(self) -> str:
+        return f"unix:{self.socket_path}"
+
+    def wait_ready(self, timeout: float) -> None:
+        give_up_at = time.monotonic() + timeout
+        while not self.socket_path.exists():
+            fault = self.fault_if_dead()
+            if fault is not None:
+                raise fault
+            if time.monotonic() >= give_up_at:
+                raise BotFault(FaultKind.STARTUP,
+                               f"the bot did not bind its socket within {timeout:.1f} s")
+            time.sleep(_POLL_S)
+
+    def stderr_tail(self) -> str:
+        # The bot writes to the arena's own stderr, shared by every bot in process:
+        # nothing of it is this bot's alone. Its errors reach the arena as the failed
+        # call's message (the SDK puts the exception there).
+        return ""
+
+    def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
+        """CRASH if the bot's server stopped (or lost its socket) without ``stop``.
+        Never waits: unlike a process, a server in the arena does not die later."""
+        if self._stopped:
+            return None
+        terminated = not self.server.wait_for_termination(timeout=0)
+        if terminated:
+            return BotFault(FaultKind.CRASH, "the bot's in-process server stopped")
+        if not self.socket_path.exists():
+            return BotFault(FaultKind.CRASH, "the bot's in-process server lost its socket")
+        return None
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        self.server.stop(grace=None).wait()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+def remove_leftovers_of_dead_arenas(socket_dir_root: str = "/tmp") -> int:
+    """Remove the socket directories of arenas that died without stopping their
+    in-process bots (named after the arena's pid). Returns how many were removed."""
+    removed = 0
+    with contextlib.suppress(OSError):
+        for entry in Path(socket_dir_root).glob(f"{WORK_PREFIX}*-*"):
+            owner = entry.name.removeprefix(WORK_PREFIX).split("-")[0]
+            if owner.isdigit() and not pid_alive(int(owner)):
+                shutil.rmtree(entry, ignore_errors=True)
+                removed += 1
+    return removed

@@ -65,6 +65,9 @@ class ProcessSandbox:
             if killed:
                 log.warning("killed %d bot process(es) left over by a crashed arena", killed)
 
+    def prepare(self, bot: BotRef) -> None:
+        """Nothing to build: the bot runs from its folder."""
+
     def start(
         self, bot: BotRef, *, series_id: str = "", seat: int | None = None
     ) -> ProcessBot:

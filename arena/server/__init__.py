@@ -1,6 +1,11 @@
-"""The arena's gRPC server (``hollywood.arena.v1.ArenaService``): the service, its
-token check and request decoding, conversion between records and messages, and
-``start_server`` that wires storage, seasons and executors together.
+"""The arena's gRPC server (``hollywood.arena.v1.ArenaService``), one job per module:
+
+* ``app``: ``start_server`` wires storage, the admin token, seasons and the runner
+  factory (a season's sandbox backend from ``arena.sandbox.registry``);
+* ``service``: ``ArenaService``, the RPCs over the database;
+* ``validation``: the checks of RegisterBot and CreateSeason, without the change;
+* ``tokens``: the admin token file; ``interceptors``: undecodable requests;
+* ``convert``: records <-> messages; ``story``: a series hand by hand.
 
 Kept free of imports so that importing a submodule loads only what it needs.
 """

@@ -8,16 +8,18 @@ from typing import Any, Final
 
 from hollywood.arena.v1 import arena_pb2
 
-from arena.core.settings import ConfigError, SeasonConfig, parse_override_value
+from arena.core.settings import (
+    DEFAULT_SANDBOX,
+    SETTINGS,
+    SETTINGS_BY_NAME,
+    SeasonConfig,
+    parse_override_value,
+)
 from arena.core.status import SeasonStatus
+from arena.sandbox import registry as sandbox_registry
 from arena.season.standings import Standings
 from arena.storage import BotRecord, PlannedSeries, SeasonRecord, SeriesRecord
 
-SANDBOX_TO_PROTO: Final = {
-    "docker": arena_pb2.SANDBOX_KIND_DOCKER,
-    "process": arena_pb2.SANDBOX_KIND_PROCESS,
-}
-SANDBOX_FROM_PROTO: Final = {value: key for key, value in SANDBOX_TO_PROTO.items()}
 STATUS_TO_PROTO: Final = {
     status: arena_pb2.SeasonStatus.Value(f"SEASON_STATUS_{status.name}") for status in SeasonStatus
 }
@@ -32,40 +34,30 @@ def bot_message(bot: BotRecord) -> arena_pb2.Bot:
 
 
 def config_from_message(message: arena_pb2.SeasonConfig) -> SeasonConfig:
-    """A validated ``SeasonConfig`` from a request (zero values = defaults).
-    Raises ``ConfigError`` naming the bad field."""
-    if message.sandbox not in (arena_pb2.SANDBOX_KIND_UNSPECIFIED, *SANDBOX_FROM_PROTO):
-        raise ConfigError(f"sandbox: unknown kind {message.sandbox}")
-    overrides = {
-        key: parse_override_value(key, value) for key, value in message.profile_overrides.items()
-    }
-    return SeasonConfig.build(
-        profile_name=message.profile or "friendly",
-        profile_overrides=overrides,
-        series_per_pair=message.series_per_pair or 2,
-        startup_s=message.startup_seconds or None,
-        decision_s=message.decision_seconds or None,
-        reserve_s=message.reserve_seconds or None,
-        sandbox=SANDBOX_FROM_PROTO.get(message.sandbox, "docker"),
-        concurrency=message.concurrency or None,
-        max_hands=message.max_hands or 200,
-        seed=message.seed,
-    )
+    """A validated ``SeasonConfig`` from a request (zero values = defaults), its
+    sandbox a registered backend. Raises ``ConfigError`` naming the bad field."""
+    values: dict[str, Any] = {}
+    for setting in SETTINGS:
+        raw = getattr(message, setting.proto_field)
+        if setting.kind is dict:
+            values[setting.name] = {key: parse_override_value(key, value)
+                                    for key, value in raw.items()}
+        elif raw:  # proto3: the zero value means "not set", i.e. the default
+            values[setting.name] = raw
+    sandbox_registry.backend(values.get("sandbox", DEFAULT_SANDBOX))
+    return SeasonConfig.build(**values)
 
 
 def config_message(config: SeasonConfig) -> arena_pb2.SeasonConfig:
-    return arena_pb2.SeasonConfig(
-        profile=config.profile_name,
-        profile_overrides={k: json.dumps(v) for k, v in config.profile_overrides.items()},
-        series_per_pair=config.series_per_pair,
-        startup_seconds=config.limits.startup_s,
-        decision_seconds=config.limits.decision_s,
-        reserve_seconds=config.limits.reserve_s,
-        sandbox=SANDBOX_TO_PROTO[config.sandbox],
-        concurrency=config.concurrency,
-        max_hands=config.max_hands,
-        seed=config.seed,
-    )
+    message = arena_pb2.SeasonConfig()
+    for name, value in config.values().items():
+        setting = SETTINGS_BY_NAME[name]
+        if setting.kind is dict:
+            getattr(message, setting.proto_field).update(
+                {key: json.dumps(item) for key, item in value.items()})
+        else:
+            setattr(message, setting.proto_field, value)
+    return message
 
 
 def season_message(season: SeasonRecord) -> arena_pb2.Season:

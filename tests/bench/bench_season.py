@@ -37,7 +37,7 @@ from arena.cli.client import ArenaClient  # noqa: E402
 from arena.cli.local import sample_bot_folders  # noqa: E402
 from arena.core.settings import default_concurrency  # noqa: E402
 from arena.sandbox.images import prepare_base  # noqa: E402
-from arena.server.service import start_server  # noqa: E402
+from arena.server.app import start_server  # noqa: E402
 
 
 def standings_recompute_ms(bots: int = 20, log_bytes: int = 200_000) -> tuple[int, float]:

@@ -1,0 +1,90 @@
+"""The sandbox backends by name: the one list that season validation, the command
+line's ``--sandbox`` choices, the proto conversion and the server's runner all read.
+
+Adding a backend is one module (a class following ``arena.sandbox.base.Sandbox``)
+plus one ``register`` line below. A backend's module is imported only when a
+season uses it, so naming the backends (e.g. for ``--help``) loads no Docker SDK.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from arena.core.manifest import BotManifest, ManifestError
+from arena.core.settings import ConfigError
+from arena.sandbox.base import Sandbox
+
+
+class UnknownSandboxError(ConfigError):
+    """A season names a sandbox backend that is not registered."""
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A registered sandbox backend."""
+
+    name: str
+    summary: str
+    """One line for ``--help`` and the docs."""
+    factory: str
+    """``module:attribute`` of a callable taking no arguments that returns the
+    ``Sandbox`` (usually the class)."""
+    needs_sdk_class: bool = False
+    """Bots must name their SDK bot class in ``bot.toml`` (``[run] sdk_class``)."""
+
+    def create(self) -> Sandbox:
+        """A new sandbox of this backend (imports its module on first use)."""
+        module_name, _, attribute = self.factory.partition(":")
+        make: Callable[[], Sandbox] = getattr(importlib.import_module(module_name), attribute)
+        return make()
+
+    def check_bot(self, manifest: BotManifest) -> None:
+        """Raise ``ManifestError`` if a bot with ``manifest`` cannot run in this backend."""
+        if self.needs_sdk_class and not manifest.sdk_class:
+            raise ManifestError(
+                f"bot {manifest.name}@{manifest.version} cannot run in the {self.name} sandbox: "
+                "its bot.toml names no SDK bot class (add [run] sdk_class = "
+                '"module:Class", e.g. "greedy_bot:GreedyBot")')
+
+
+_BACKENDS: dict[str, Backend] = {}
+
+
+def register(backend: Backend) -> None:
+    """Make ``backend`` available by its name (replacing one of the same name)."""
+    _BACKENDS[backend.name] = backend
+
+
+def unregister(name: str) -> None:
+    """Remove a backend (tests that registered a fake one)."""
+    _BACKENDS.pop(name, None)
+
+
+def names() -> tuple[str, ...]:
+    """The registered backend names, sorted."""
+    return tuple(sorted(_BACKENDS))
+
+
+def backend(name: str) -> Backend:
+    """The backend called ``name``; raises ``UnknownSandboxError`` listing the known ones."""
+    try:
+        return _BACKENDS[name]
+    except KeyError:
+        raise UnknownSandboxError(
+            f"sandbox must be one of {', '.join(names())}, got {name!r}") from None
+
+
+def create(name: str) -> Sandbox:
+    """A new sandbox of the backend called ``name`` (``UnknownSandboxError`` if none)."""
+    return backend(name).create()
+
+
+register(Backend("docker", "hardened Docker containers (the default)",
+                 "arena.sandbox.docker:DockerSandbox"))
+register(Backend("process", "resource-limited local processes (weaker: trusted bots only)",
+                 "arena.sandbox.process:ProcessSandbox"))
+register(Backend("inprocess", "Python SDK bots served inside the arena's process (no "
+                 "isolation: trusted bots only)", "arena.sandbox.inprocess:InProcessSandbox",
+                 needs_sdk_class=True))

@@ -1,0 +1,36 @@
+"""The admin token: a secret in a file next to the database (mode 0600), created
+on the server's first start; calls that change the arena must present it."""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import stat
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+def ensure_admin_token(path: Path) -> str:
+    """Read the admin token at ``path``, creating it (mode 0600) on first start."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return _read_token(path)
+    token = secrets.token_urlsafe(32)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(token + "\n")
+    return token
+
+
+def _read_token(path: Path) -> str:
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        log.warning("%s was readable by others (mode %o); set to 0600", path, mode)
+        path.chmod(0o600)
+    token = path.read_text().strip()
+    if not token:
+        raise RuntimeError(f"{path} is empty; delete it to create a new admin token")
+    return token
