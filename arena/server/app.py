@@ -26,6 +26,12 @@ from arena.match.runner import run_series
 from arena.sandbox import registry as sandbox_registry
 from arena.season.events import EventHub
 from arena.season.manager import SeasonManager
+from arena.server.exclusive import (
+    DatabaseLock,
+    ServerConflictError,
+    listeners_of,
+    port_in_use_message,
+)
 from arena.server.interceptors import DecodeRequestsInterceptor
 from arena.server.service import MUTATING_METHODS, SERVICE_NAME, ArenaService
 from arena.server.tokens import ensure_admin_token
@@ -59,9 +65,11 @@ class RunningServer:
     service: ArenaService
     token: str
     token_path: Path
+    database_lock: DatabaseLock
 
     def stop(self, grace: float | None = 1.0) -> None:
         self.server.stop(grace).wait()
+        self.database_lock.release()
 
 
 def start_server(
@@ -74,8 +82,27 @@ def start_server(
     max_workers: int = 32,
 ) -> RunningServer:
     """Open the database, start serving on ``host:port`` (port 0 = any free port) and
-    resume interrupted seasons. Raises ``RuntimeError`` if the port cannot be bound."""
+    resume interrupted seasons. Raises ``RuntimeError`` if the port cannot be bound
+    and ``ServerConflictError`` (a ``RuntimeError``) if another live server holds the
+    database or the port."""
     db_path = Path(db_path)
+    database_lock = DatabaseLock(db_path)
+    try:
+        return _start(db_path, database_lock, host, port, runner_factory, resume, max_workers)
+    except BaseException:
+        database_lock.release()
+        raise
+
+
+def _start(
+    db_path: Path,
+    database_lock: DatabaseLock,
+    host: str,
+    port: int,
+    runner_factory: RunnerFactory | None,
+    resume: bool,
+    max_workers: int,
+) -> RunningServer:
     storage = Storage(db_path)
     token_path = token_path_for(db_path)
     token = ensure_admin_token(token_path)
@@ -85,7 +112,10 @@ def start_server(
     service = ArenaService(storage, manager, hub, token)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="arena-rpc"),
-        interceptors=[DecodeRequestsInterceptor(service.authorize, MUTATING_METHODS)])
+        interceptors=[DecodeRequestsInterceptor(service.authorize, MUTATING_METHODS)],
+        # gRPC sets SO_REUSEPORT by default: a second server on the port would bind
+        # and share the clients at random.
+        options=[("grpc.so_reuseport", 0)])
     arena_pb2_grpc.add_ArenaServiceServicer_to_server(service, server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -96,10 +126,12 @@ def start_server(
         bound = server.add_insecure_port(address)
     except RuntimeError as error:
         storage.close()
+        if port and listeners_of(port):
+            raise ServerConflictError(port_in_use_message(address, port)) from None
         raise RuntimeError(f"cannot listen on {address}: {error}") from None
     if bound == 0:
         storage.close()
-        raise RuntimeError(f"cannot listen on {address} (in use?)")
+        raise ServerConflictError(port_in_use_message(address, port))
     server.start()
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -108,4 +140,4 @@ def start_server(
         if resumed:
             log.info("resumed season(s) %s", ", ".join(map(str, resumed)))
     return RunningServer(server, f"{host}:{bound}", bound, storage, manager, service,
-                         token, token_path)
+                         token, token_path, database_lock)
