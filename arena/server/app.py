@@ -8,6 +8,7 @@ import logging
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 import grpc
 from grpc_health.v1 import (  # type: ignore[import-untyped]
@@ -34,10 +35,16 @@ from arena.server.exclusive import (
 )
 from arena.server.interceptors import DecodeRequestsInterceptor
 from arena.server.service import MUTATING_METHODS, SERVICE_NAME, ArenaService
+from arena.server.stream_limits import StreamLimitInterceptor, StreamSlots
 from arena.server.tokens import ensure_admin_token
 from arena.storage import Storage
 
 log = logging.getLogger(__name__)
+
+UNARY_RESERVE_THREADS: Final = 8
+"""Threads of the server's pool that open streams can never take: unary calls
+(admin calls included) are served however many watchers there are."""
+MAX_STREAMS_PER_CLIENT: Final = 8
 
 
 def sandbox_runner_factory(config: SeasonConfig) -> RunSeries:
@@ -80,6 +87,7 @@ def start_server(
     runner_factory: RunnerFactory | None = None,
     resume: bool = True,
     max_workers: int = 32,
+    max_streams_per_client: int = MAX_STREAMS_PER_CLIENT,
 ) -> RunningServer:
     """Open the database, start serving on ``host:port`` (port 0 = any free port) and
     resume interrupted seasons. Raises ``RuntimeError`` if the port cannot be bound
@@ -88,7 +96,11 @@ def start_server(
     db_path = Path(db_path)
     database_lock = DatabaseLock(db_path)
     try:
-        return _start(db_path, database_lock, host, port, runner_factory, resume, max_workers)
+        total_streams = max(1, max_workers - UNARY_RESERVE_THREADS)
+        slots = StreamSlots(total=total_streams,
+                            per_client=min(max_streams_per_client, total_streams))
+        return _start(db_path, database_lock, host, port, runner_factory, resume, max_workers,
+                      slots)
     except BaseException:
         database_lock.release()
         raise
@@ -102,6 +114,7 @@ def _start(
     runner_factory: RunnerFactory | None,
     resume: bool,
     max_workers: int,
+    slots: StreamSlots,
 ) -> RunningServer:
     storage = Storage(db_path)
     token_path = token_path_for(db_path)
@@ -112,7 +125,8 @@ def _start(
     service = ArenaService(storage, manager, hub, token)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="arena-rpc"),
-        interceptors=[DecodeRequestsInterceptor(service.authorize, MUTATING_METHODS)],
+        interceptors=[StreamLimitInterceptor(slots),
+                      DecodeRequestsInterceptor(service.authorize, MUTATING_METHODS)],
         # gRPC sets SO_REUSEPORT by default: a second server on the port would bind
         # and share the clients at random.
         options=[("grpc.so_reuseport", 0)])
