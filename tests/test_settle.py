@@ -107,6 +107,29 @@ def test_knocker_never_lays_off_on_defender_melds() -> None:
     assert result.knocker_deadwood_cards == tuple(cards("9d"))
 
 
+@pytest.mark.parametrize(
+    ("defender", "own_meld", "deadwood"),
+    [
+        # 8h fits the knocker's 5h 6h 7h; laid off, 8c 8d 8s is still a set, so the
+        # deadwood is 2d 3s Td Js 6c Qs = 41 either way.
+        ("8h 8c 8d 8s 2d 3s Td Js 6c Qs", "8c 8d 8h 8s", 41),
+        # 8h 9h Th could all go onto 5h 6h 7h, or stay the defender's own run: the
+        # deadwood is 2d 3s Jd Js 6c Qs 5s = 46 either way.
+        ("8h 9h Th 2d 3s Jd Js 6c Qs 5s", "8h 9h Th", 46),
+    ],
+)
+def test_a_deadwood_tie_between_own_melds_and_layoffs_lays_off_the_fewest_cards(
+    defender: str, own_meld: str, deadwood: int,
+) -> None:
+    # RULES §4 leaves the choice open when both give the same deadwood; the engine
+    # (docs/engine.md, settle()) prefers the fewest laid-off cards: none here.
+    result = settle(cards("5h 6h 7h Kc Kd Kh 2c 3c 4c 9d"), cards(defender))
+    assert result.layoffs == ()
+    assert tuple(cards(own_meld)) in result.defender_melds
+    assert result.defender_deadwood == result.defender_deadwood_before_layoffs == deadwood
+    assert (result.kind, result.points) == ("knock", deadwood - 9)
+
+
 def test_card_fitting_two_melds_is_laid_off_once() -> None:
     # 7s fits both the set of 7s and the spade run; 8s needs 7s on the run.
     result = settle(cards("7c 7d 7h 4s 5s 6s 2c 3c 4c 9d"),
