@@ -172,6 +172,12 @@ def test_bad_queries() -> None:
         ScoreSheet(0)
 
 
+@pytest.mark.parametrize("target", [0, -5, True, 2.5, "100"])
+def test_game_target_must_be_a_positive_integer(target: object) -> None:
+    with pytest.raises(ScoreSheetError, match="game_target must be a positive integer"):
+        ScoreSheet(target)  # type: ignore[arg-type]
+
+
 def test_zero_point_win_still_counts_and_opens_games() -> None:
     sheet = ScoreSheet()
     sheet.record_win(BOB, 0)
@@ -222,6 +228,7 @@ def test_from_dict_rejects_malformed_sheets(change: dict[str, object], message: 
     ({"game_winners": (None, None, None)},
      "game_winners must be 3 of null/0/1, got (None, None, None)"),
     ({"hands_won": [-1, 0]}, "hands_won must be 2 non-negative integers, got [-1, 0]"),
+    ({"hands_won": [True, 0]}, "hands_won must be 2 non-negative integers, got [True, 0]"),
     ({"scores": [[120, 0, 0], [0, 0, 0]], "opened": [[True, False, False], [False] * 3],
       "game_winners": [1, None, None], "hands_won": [1, 0]},
      "game I winner does not match its scores"),
