@@ -106,6 +106,20 @@ def test_equal_series_points_rank_by_rating_ordinal() -> None:
     assert table.row(a).rating_ordinal == pytest.approx(ordinals[a])
 
 
+def test_a_rating_lead_of_a_fraction_of_a_point_still_decides() -> None:
+    # "late" and "early" each beat "victim"; openskill rates the earlier winner a little
+    # higher (about 3.44 against 3.23: both 3 when rounded to a whole number). "late"
+    # is ahead on games, points and id.
+    early, late, victim = "zz-early@1", "aa-late@1", "victim@1"
+    results = [
+        result("1", early, victim, 0, games=(2, 1), points=(100, 90)),
+        result("2", late, victim, 0, games=(3, 0), points=(300, 0)),
+    ]
+    ordinals = openskill_ordinals([early, late, victim], [(early, victim, 0), (late, victim, 0)])
+    assert 0 < ordinals[early] - ordinals[late] < 0.5
+    assert order(compute_standings([early, late, victim], results)) == [early, late, victim]
+
+
 def test_equal_points_and_rating_rank_by_game_difference() -> None:
     # Two separate first-round wins between newcomers: winners share one rating,
     # losers another. bravo won its games 3-1 (+2), alpha 3-2 (+1); alpha is ahead on
@@ -180,3 +194,46 @@ def test_both_bots_failing_to_start_draw_and_both_forfeit() -> None:
     assert (a.series_drawn, a.series_forfeited) == (2, 1)
     assert (b.series_drawn, b.series_forfeited) == (2, 2)
     assert table.crosstable[A][B].forfeited == 1 and table.crosstable[B][A].forfeited == 2
+
+
+def test_repeated_draws_add_up_in_the_crosstable() -> None:
+    table = compute_standings([A, B], [result("1", A, B, None), result("2", B, A, None)])
+    assert vars(table.crosstable[A][B]) == {"won": 0, "lost": 0, "drawn": 2, "forfeited": 0}
+
+
+def test_asking_for_a_bot_not_in_the_table_names_it() -> None:
+    with pytest.raises(KeyError) as caught:
+        compute_standings([A], []).row(B)
+    assert caught.value.args == (B,)
+
+
+def test_to_dict_is_the_whole_table() -> None:
+    # One series, A beats B 2-1 in games. The rating numbers come from openskill itself.
+    model = PlackettLuce()
+    [[a_rating], [b_rating]] = model.rate([[model.rating()], [model.rating()]], ranks=[1, 2])
+    table = compute_standings([A, B], [
+        result("1", A, B, 0, games=(2, 1), hands=(4, 3), points=(150, 90))])
+
+    def rating(value: float) -> float:
+        return round(value, 4)
+
+    assert table.to_dict() == {
+        "ordering_rule": "series points (win 1, draw 0.5), then rating ordinal (mu - 3 sigma), "
+                         "then games won - lost, then points for - against, then bot id",
+        "rows": [
+            {"rank": 1, "bot_id": A, "series_played": 1, "series_won": 1, "series_lost": 0,
+             "series_drawn": 0, "series_forfeited": 0, "games_won": 2, "games_lost": 1,
+             "hands_won": 4, "points_for": 150, "points_against": 90, "series_points": 1.0,
+             "rating_mu": rating(a_rating.mu), "rating_sigma": rating(a_rating.sigma),
+             "rating_ordinal": rating(a_rating.mu - 3 * a_rating.sigma)},
+            {"rank": 2, "bot_id": B, "series_played": 1, "series_won": 0, "series_lost": 1,
+             "series_drawn": 0, "series_forfeited": 0, "games_won": 1, "games_lost": 2,
+             "hands_won": 3, "points_for": 90, "points_against": 150, "series_points": 0.0,
+             "rating_mu": rating(b_rating.mu), "rating_sigma": rating(b_rating.sigma),
+             "rating_ordinal": rating(b_rating.mu - 3 * b_rating.sigma)},
+        ],
+        "crosstable": {
+            A: {B: {"won": 1, "lost": 0, "drawn": 0, "forfeited": 0}},
+            B: {A: {"won": 0, "lost": 1, "drawn": 0, "forfeited": 0}},
+        },
+    }
