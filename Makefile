@@ -9,7 +9,7 @@ STUBS_STAMP := proto/gen/.generated
 JS_BOT := sample_bots/js-greedy
 NODE_STAMP := $(JS_BOT)/node_modules/.installed
 
-.PHONY: setup stubs node-modules docker-engine run test test-fast bench lint clean
+.PHONY: setup stubs node-modules docker-engine run test test-fast bench mutation lint clean
 
 setup: $(STAMP) $(STUBS_STAMP) $(NODE_STAMP)
 
@@ -45,6 +45,16 @@ test: setup docker-engine
 test-fast: setup
 	$(PY) -m pytest -q -m "not docker and not slow"
 
+# Mutation testing (docs/testing.md): too slow for `make test` or CI. Scope and tests
+# are in pyproject.toml [tool.mutmut]; narrow a run with MUTANTS, e.g.
+# `make mutation MUTANTS='engine.settle*'`. Results are kept in mutants/ (git-ignored),
+# so a rerun retests only what changed; the survivors are listed at the end.
+MUTANTS ?=
+mutation: setup
+	$(VENV)/bin/mutmut run --max-children 2 $(MUTANTS)
+	@echo "== surviving mutants (inspect one with: $(VENV)/bin/mutmut show NAME)"
+	@$(VENV)/bin/mutmut results
+
 bench: setup docker-engine
 	@set -e; for b in tests/bench/bench_*.py; do echo "== $$b"; $(PY) $$b; done
 
@@ -55,4 +65,4 @@ lint: setup
 	$(PY) -m arena.codegen --check
 
 clean:
-	rm -rf $(VENV) proto/gen .mypy_cache .ruff_cache .pytest_cache $(JS_BOT)/node_modules
+	rm -rf $(VENV) proto/gen .mypy_cache .ruff_cache .pytest_cache mutants $(JS_BOT)/node_modules

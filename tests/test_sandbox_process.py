@@ -4,10 +4,10 @@ the right verdict, and the whole process group killed on stop."""
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
+from polling import wait_until
 
 from arena.core.faults import FaultKind
 from arena.core.limits import TimeLimits
@@ -90,14 +90,15 @@ def test_stop_kills_the_whole_process_group(tmp_path: Path) -> None:
     )
     bot = ProcessSandbox().start(BotRef.from_folder(folder))
     group = bot.process.pid
-    time.sleep(0.5)
-    members = [p for p in Path("/proc").glob("[0-9]*") if _pgid(p) == group]
-    assert len(members) == 4
+    wait_until(lambda: len(_group_members(group)) == 4, what="the bot and its 3 forks")
     bot.stop()
-    time.sleep(0.1)
-    assert [p for p in Path("/proc").glob("[0-9]*") if _pgid(p) == group] == []
+    wait_until(lambda: _group_members(group) == [], what="the process group to be gone")
     assert not bot.work.exists()
     assert arena_leftovers() == []
+
+
+def _group_members(group: int) -> list[Path]:
+    return [p for p in Path("/proc").glob("[0-9]*") if _pgid(p) == group]
 
 
 def _pgid(proc: Path) -> int | None:
@@ -132,7 +133,9 @@ def test_bots_of_a_dead_arena_are_killed() -> None:
         env={"HOLLYWOOD_BOT_SOCKET": str(work / "bot.sock")},
     )
     try:
-        time.sleep(0.2)
+        # The variable is visible in /proc only once the child has exec'd.
+        wait_until(lambda: _environ_has(orphan.pid, b"HOLLYWOOD_BOT_SOCKET="),
+                   what="the orphan to start")
         assert remove_leftovers_of_dead_arenas() == 1
         assert orphan.wait(timeout=5) == -9
         assert not work.exists()
@@ -140,3 +143,11 @@ def test_bots_of_a_dead_arena_are_killed() -> None:
         if orphan.poll() is None:
             orphan.kill()
             orphan.wait()
+
+
+def _environ_has(pid: int, prefix: bytes) -> bool:
+    try:
+        return any(variable.startswith(prefix)
+                   for variable in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"))
+    except OSError:
+        return False

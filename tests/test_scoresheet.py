@@ -115,8 +115,9 @@ def test_series_winner_holds_two_games() -> None:
     assert [sheet.game_winner(game) for game in range(3)] == [BOB, ALEXANDRA, BOB]
     assert sheet.is_over and sheet.winner == BOB
     assert sheet.games_won(BOB) == 2 and sheet.games_won(ALEXANDRA) == 1
-    with pytest.raises(ScoreSheetError, match="series is over"):
+    with pytest.raises(ScoreSheetError) as over:
         sheet.record_win(ALEXANDRA, 1)
+    assert str(over.value) == "the series is over: all three games are finished"
 
 
 def test_award_at_cap_higher_score_wins_unfinished_games() -> None:
@@ -139,7 +140,16 @@ def test_award_at_cap_tie_is_a_draw() -> None:
     award = sheet.award_at_cap()
     assert award.game_winners == (ALEXANDRA, BOB, None)
     assert award.winner is None
-    assert json.loads(json.dumps(award.to_dict()))["game_winners"] == [0, 1, None]
+    assert json.loads(json.dumps(award.to_dict())) == {
+        "game_winners": [0, 1, None], "games_won": [1, 1], "winner": None}
+
+
+def test_is_finished_names_the_finished_games() -> None:
+    sheet = ScoreSheet(game_target=10)
+    sheet.record_win(BOB, 10)  # game I
+    assert [sheet.is_finished(game) for game in range(3)] == [True, False, False]
+    with pytest.raises(ScoreSheetError, match="game must be 0, 1 or 2, got 3"):
+        sheet.is_finished(3)
 
 
 @pytest.mark.parametrize(("player", "points", "message"), [
@@ -160,6 +170,12 @@ def test_bad_queries() -> None:
         sheet.scores(5)
     with pytest.raises(ScoreSheetError, match="game_target must be a positive integer"):
         ScoreSheet(0)
+
+
+@pytest.mark.parametrize("target", [0, -5, True, 2.5, "100"])
+def test_game_target_must_be_a_positive_integer(target: object) -> None:
+    with pytest.raises(ScoreSheetError, match="game_target must be a positive integer"):
+        ScoreSheet(target)  # type: ignore[arg-type]
 
 
 def test_zero_point_win_still_counts_and_opens_games() -> None:
@@ -195,6 +211,39 @@ def test_from_dict_rejects_malformed_sheets(change: dict[str, object], message: 
     data = {**ScoreSheet().to_dict(), **change}
     with pytest.raises(ScoreSheetError, match=message):
         ScoreSheet.from_dict(data)
+
+
+# Each message in full: they name the field and echo the bad value. Tuples are rejected
+# too: a stored sheet is JSON, so anything but lists means it was not made by to_dict().
+@pytest.mark.parametrize(("change", "message"), [
+    ({"scores": ([0, 0, 0], [0, 0, 0])},
+     "scores must be a list of 2 rows, got ([0, 0, 0], [0, 0, 0])"),
+    ({"opened": [[False] * 3]}, "opened must be a list of 2 rows, got [[False, False, False]]"),
+    ({"scores": [[-5, 0, 0], [0, 0, 0]]},
+     "each scores row must be 3 non-negative integers, got [-5, 0, 0]"),
+    ({"scores": [[True, 0, 0], [0, 0, 0]]},
+     "each scores row must be 3 non-negative integers, got [True, 0, 0]"),
+    ({"opened": [(False, False, False), [False] * 3]},
+     "each opened row must be 3 booleans, got (False, False, False)"),
+    ({"game_winners": (None, None, None)},
+     "game_winners must be 3 of null/0/1, got (None, None, None)"),
+    ({"hands_won": [-1, 0]}, "hands_won must be 2 non-negative integers, got [-1, 0]"),
+    ({"hands_won": [True, 0]}, "hands_won must be 2 non-negative integers, got [True, 0]"),
+    ({"scores": [[120, 0, 0], [0, 0, 0]], "opened": [[True, False, False], [False] * 3],
+      "game_winners": [1, None, None], "hands_won": [1, 0]},
+     "game I winner does not match its scores"),
+])
+def test_from_dict_says_exactly_what_is_wrong(change: dict[str, object], message: str) -> None:
+    data = {**ScoreSheet().to_dict(), **change}
+    with pytest.raises(ScoreSheetError) as caught:
+        ScoreSheet.from_dict(data)
+    assert str(caught.value) == message
+
+
+def test_from_dict_of_a_non_mapping_names_the_type() -> None:
+    with pytest.raises(ScoreSheetError) as caught:
+        ScoreSheet.from_dict([1, 2])  # type: ignore[arg-type]
+    assert str(caught.value) == "a score sheet must be a mapping, got list"
 
 
 @settings(max_examples=300, deadline=None)

@@ -107,6 +107,48 @@ def test_knocker_never_lays_off_on_defender_melds() -> None:
     assert result.knocker_deadwood_cards == tuple(cards("9d"))
 
 
+@pytest.mark.parametrize(
+    ("defender", "own_meld", "deadwood"),
+    [
+        # 8h fits the knocker's 5h 6h 7h; laid off, 8c 8d 8s is still a set, so the
+        # deadwood is 2d 3s Td Js 6c Qs = 41 either way.
+        ("8h 8c 8d 8s 2d 3s Td Js 6c Qs", "8c 8d 8h 8s", 41),
+        # 8h 9h Th could all go onto 5h 6h 7h, or stay the defender's own run: the
+        # deadwood is 2d 3s Jd Js 6c Qs 5s = 46 either way.
+        ("8h 9h Th 2d 3s Jd Js 6c Qs 5s", "8h 9h Th", 46),
+    ],
+)
+def test_a_deadwood_tie_between_own_melds_and_layoffs_lays_off_the_fewest_cards(
+    defender: str, own_meld: str, deadwood: int,
+) -> None:
+    # RULES §4 leaves the choice open when both give the same deadwood; the engine
+    # (docs/engine.md, settle()) prefers the fewest laid-off cards: none here.
+    result = settle(cards("5h 6h 7h Kc Kd Kh 2c 3c 4c 9d"), cards(defender))
+    assert result.layoffs == ()
+    assert tuple(cards(own_meld)) in result.defender_melds
+    assert result.defender_deadwood == result.defender_deadwood_before_layoffs == deadwood
+    assert (result.kind, result.points) == ("knock", deadwood - 9)
+
+
+def test_a_card_fitting_two_melds_goes_where_it_lets_the_chain_go_on_whatever_the_order() -> None:
+    # Declared with the run first, the search meets "7s on both melds" before the best
+    # choice (7s 8s on the run): it must skip that overlap and keep looking.
+    result = settle(cards("7c 7d 7h 4s 5s 6s 2c 3c 4c 9d"),
+                    cards("7s 8s Qh Jc 2h 6c 9h 4d Kc Th"),
+                    knocker_melds=[cards("4s 5s 6s"), cards("7c 7d 7h"), cards("2c 3c 4c")])
+    assert [(layoff.meld_index, layoff.cards) for layoff in result.layoffs] == [
+        (0, tuple(cards("7s 8s")))]
+    assert result.defender_deadwood == 10 + 10 + 2 + 6 + 9 + 4 + 10 + 10
+
+
+def test_a_run_is_extended_up_to_the_king() -> None:
+    result = settle(cards("9h Th Jh 2c 3c 4c 5s 6s 7s 9d"),
+                    cards("Qh Kh 2d 6d Td 3h 5h Jc Qc 2s"))
+    assert [layoff.cards for layoff in result.layoffs] == [tuple(cards("Qh Kh"))]
+    assert result.defender_deadwood_before_layoffs == 2 + 6 + 10 + 3 + 5 + 10 + 10 + 2 + 10 + 10
+    assert result.defender_deadwood == 2 + 6 + 10 + 3 + 5 + 10 + 10 + 2
+
+
 def test_card_fitting_two_melds_is_laid_off_once() -> None:
     # 7s fits both the set of 7s and the spade run; 8s needs 7s on the run.
     result = settle(cards("7c 7d 7h 4s 5s 6s 2c 3c 4c 9d"),
@@ -213,6 +255,18 @@ def test_malformed_hands_are_rejected(knocker: str, defender: str, message: str)
         settle(cards(knocker), cards(defender))
 
 
+def test_every_shared_card_is_named() -> None:
+    with pytest.raises(SettleError) as caught:
+        settle(cards("5s 6s 7s Kc Kd Kh 2c 3c 4c 9d"), cards("9d 4c 2h 2d 6c 7h 4d 8c Td 3h"))
+    assert str(caught.value) == "cards held by both knocker and defender: 4c 9d"
+
+
+def test_text_instead_of_cards_is_rejected_with_the_fix() -> None:
+    with pytest.raises(SettleError) as caught:
+        settle("5s 6s 7s Kc Kd Kh 2c 3c 4c 9d", cards("Qh Jc 2h 2d 6c 7h 4d 8c Td 3h"))
+    assert str(caught.value) == "settle() takes card lists, not text; use parse_cards() first"
+
+
 def test_duplicate_card_in_a_hand_is_rejected() -> None:
     with pytest.raises(SettleError, match="duplicate card"):
         settle(parse_cards("5s 5s 7s Kc Kd Kh 2c 3c 4c 9d", allow_duplicates=True),
@@ -244,10 +298,19 @@ def test_non_card_hands_are_rejected(knocker: object, message: str) -> None:
 def test_to_dict_is_json_safe_and_complete() -> None:
     result = settle(cards("5s 6s 7s Kc Kd Kh 2c 3c 4c 9d"), cards("3s 4s 8s 9s Qh Jc 2h 2d 6c 7h"))
     data = json.loads(json.dumps(result.to_dict()))
-    assert data["kind"] == "knock" and data["winner"] == "knocker" and data["points"] == 28
-    assert data["layoffs"] == [{"meld_index": 2, "meld": ["5s", "6s", "7s"],
-                                "cards": ["3s", "4s", "8s", "9s"]}]
-    assert data["knocker_deadwood_cards"] == ["9d"]
+    assert data == {
+        "kind": "knock", "winner": "knocker", "points": 37 - 9,
+        "knocker_deadwood": 9, "defender_deadwood": 37, "defender_deadwood_before_layoffs": 61,
+        "knocker_melds": [["Kc", "Kd", "Kh"], ["2c", "3c", "4c"], ["5s", "6s", "7s"]],
+        "defender_melds": [],
+        "layoffs": [{"meld_index": 2, "meld": ["5s", "6s", "7s"],
+                     "cards": ["3s", "4s", "8s", "9s"]}],
+        "knocker_deadwood_cards": ["9d"],
+        "defender_deadwood_cards": ["6c", "Jc", "2d", "2h", "7h", "Qh"],
+    }
+    with_own_melds = settle(cards("5h 6h 7h Kc Kd Kh 2c 3c 4c 9d"),
+                            cards("8h 8c 8d 8s 2d 3s Td Js 6c Qs")).to_dict()
+    assert with_own_melds["defender_melds"] == [["8c", "8d", "8h", "8s"]]
 
 
 # -- invariants over random knocks ----------------------------------------------------

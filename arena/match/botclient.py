@@ -63,19 +63,25 @@ class BotClient:
         self.target = target
 
     @classmethod
-    def connect(cls, target: str, *, startup_timeout: float) -> BotClient:
+    def connect(
+        cls,
+        target: str,
+        *,
+        startup_timeout: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> BotClient:
         """Connect to ``target`` (``"unix:/path"`` or ``"host:port"``).
 
         For a Unix socket, waits until the socket file exists before dialling, so the
         first connection attempt succeeds instead of entering gRPC's reconnect backoff.
         Raises ``BotFault(STARTUP)`` if the bot is not reachable within
-        ``startup_timeout`` seconds.
+        ``startup_timeout`` seconds of ``clock`` (tests pass a fake one).
         """
-        give_up_at = time.monotonic() + startup_timeout
+        give_up_at = clock() + startup_timeout
         if target.startswith("unix:"):
             socket_path = Path(target.removeprefix("unix:").removeprefix("//"))
             while not socket_path.exists():
-                if time.monotonic() >= give_up_at:
+                if clock() >= give_up_at:
                     raise BotFault(
                         FaultKind.STARTUP,
                         f"the bot did not create its socket {socket_path} "
@@ -85,7 +91,7 @@ class BotClient:
         channel = grpc.insecure_channel(target, options=_CHANNEL_OPTIONS)
         try:
             grpc.channel_ready_future(channel).result(
-                timeout=max(0.0, give_up_at - time.monotonic())
+                timeout=max(0.0, give_up_at - clock())
             )
         except grpc.FutureTimeoutError:
             channel.close()

@@ -67,13 +67,16 @@ def play_match(
     on_event: EventSink | None = None,
     *,
     series_id: str = "series",
+    clock: Callable[[], float] = time.monotonic,
 ) -> MatchResult:
     """Play ``series`` to its end or to the first fault.
 
     ``clients[seat]`` plays ``seat``. ``on_event`` receives every engine event (as
     returned by ``series.apply``) and, on a forfeit, a ``{"type": "fault", ...}`` event.
+    ``clock`` measures think time and so drives deadlines and reserves; tests pass a
+    fake one to make timing exact.
     """
-    started = time.monotonic()
+    started = clock()
     profile = protocol.profile_to_proto(series.profile, series.max_hands)
     reserve = [limits.reserve_s, limits.reserve_s]
     think = [0.0, 0.0]
@@ -82,7 +85,7 @@ def play_match(
 
     def finish(winner: int | None, fault: BotFault | None) -> MatchResult:
         return MatchResult(winner, fault, series.result, decisions, hands_played, think,
-                           [max(0.0, left) for left in reserve], time.monotonic() - started)
+                           [max(0.0, left) for left in reserve], clock() - started)
 
     while series.current_player is not None:
         seat = series.current_player
@@ -97,12 +100,12 @@ def play_match(
             reserve_s=reserve[seat],
         )
         cutoff = limits.decision_s + reserve[seat]
-        begun = time.monotonic()
+        begun = clock()
         try:
             try:
                 action = clients[seat].decide(request, legal, timeout=cutoff)
             finally:
-                elapsed = time.monotonic() - begun
+                elapsed = clock() - begun
                 think[seat] += elapsed
                 reserve[seat] -= max(0.0, elapsed - limits.decision_s)
             if reserve[seat] < 0:  # answered, but after the cut-off (scheduling jitter)

@@ -30,8 +30,8 @@ from arena.season.manager import SeasonManager
 from arena.server.exclusive import (
     DatabaseLock,
     ServerConflictError,
-    listeners_of,
     port_in_use_message,
+    port_taken,
 )
 from arena.server.interceptors import DecodeRequestsInterceptor
 from arena.server.service import MUTATING_METHODS, SERVICE_NAME, ArenaService
@@ -140,12 +140,14 @@ def _start(
         bound = server.add_insecure_port(address)
     except RuntimeError as error:
         storage.close()
-        if port and listeners_of(port):
+        if port and port_taken(host, port):
             raise ServerConflictError(port_in_use_message(address, port)) from None
         raise RuntimeError(f"cannot listen on {address}: {error}") from None
     if bound == 0:
         storage.close()
-        raise ServerConflictError(port_in_use_message(address, port))
+        if port and port_taken(host, port):
+            raise ServerConflictError(port_in_use_message(address, port))
+        raise RuntimeError(f"cannot listen on {address}")
     server.start()
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)

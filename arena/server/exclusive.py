@@ -10,8 +10,10 @@ never leaves a stale lock); ``listeners_of`` names the process holding a port.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import socket
 from pathlib import Path
 
 
@@ -71,6 +73,23 @@ def listeners_of(port: int) -> list[int]:
                     pids.append(int(entry.name))
                     break
     return sorted(pids)
+
+
+def port_taken(host: str, port: int) -> bool:
+    """Whether binding ``host:port`` fails because the address is in use (rather than,
+    say, an address this machine does not have)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError:
+        return False
+    for family, kind, protocol, _, address in infos:
+        with socket.socket(family, kind, protocol) as probe:
+            try:
+                probe.bind(address)
+            except OSError as error:
+                if error.errno == errno.EADDRINUSE:
+                    return True
+    return False
 
 
 def port_in_use_message(address: str, port: int) -> str:
