@@ -76,11 +76,17 @@ def check_season_request(
     if len(references) > MAX_SEASON_BOTS:
         raise ConfigError(f"a season takes at most {MAX_SEASON_BOTS} bots")
     ids = [resolve(reference) for reference in references]
+    config = config_from_message(request.config)
+    if format_name(config.to_dict()) == "gauntlet" and config.challenger:
+        # The challenger is stored as an id, and joins the season if not listed.
+        challenger = resolve(config.challenger)
+        config = config.with_changes(challenger=challenger)
+        if challenger not in ids:
+            ids.append(challenger)
     duplicates = sorted({bot_id for bot_id in ids if ids.count(bot_id) > 1})
     if duplicates:
         raise ConfigError(f"bots: {', '.join(duplicates)} named more than once "
                           "(a season needs at least two distinct bots)")
-    config = config_from_message(request.config)
     planned = format_for(format_name(config.to_dict()), config).planned_count(len(ids))
     if planned is not None and planned > MAX_PLANNED_SERIES:
         raise ConfigError(f"the season would plan more than {MAX_PLANNED_SERIES} series")
