@@ -133,8 +133,11 @@ def _add_season(commands: Any) -> None:
 
 
 def _add_reads(commands: Any) -> None:
-    _latest_season_option(_client_command(
-        commands, "standings", "a season's standings and crosstable", cmd_standings))
+    standings = _client_command(
+        commands, "standings", "a season's standings and crosstable", cmd_standings)
+    _latest_season_option(standings)
+    standings.add_argument("--los", action="store_true",
+                           help="also print the likelihood-of-superiority matrix")
     _latest_season_option(_client_command(commands, "watch", "follow a season live", cmd_watch))
     series = commands.add_parser("series", help="read series").add_subparsers(
         dest="series_command", required=True, metavar="ACTION")

@@ -61,7 +61,7 @@ class SprtSpec:
         if not spec.elo0 < spec.elo1:
             raise SprtSpecError(f"sprt: elo0 ({spec.elo0:g}) must be less than elo1 "
                                 f"({spec.elo1:g})")
-        if not (-1000 < spec.elo0 and spec.elo1 < 1000):
+        if not (spec.elo0 > -1000 and spec.elo1 < 1000):
             raise SprtSpecError("sprt: elo0 and elo1 must be within ±1000")
         for name in ("alpha", "beta"):
             if not 0 < getattr(spec, name) < 0.5:
@@ -84,7 +84,7 @@ class SprtSpec:
 
 def logistic_score(elo: float) -> float:
     """Expected score of an Elo difference."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 def elo_of_score(score: float) -> float:
@@ -110,24 +110,32 @@ def _mean_var(pdf: Sequence[tuple[float, float]]) -> tuple[float, float]:
 
 
 def _secular(shifted: Sequence[tuple[float, float]]) -> float:
-    """The root x of sum p a / (1 + x a) = 0 between -1/max(a) and -1/min(a)
-    (the function decreases there, so bisection finds it)."""
+    """The root x of f(x) = sum p a / (1 + x a) = 0 between -1/max(a) and
+    -1/min(a), where f decreases: Newton's method kept inside a shrinking bracket
+    (a bisection step whenever Newton would leave it)."""
     low = -1.0 / max(a for a, _ in shifted)
     high = -1.0 / min(a for a, _ in shifted)
-
-    def value(x: float) -> float:
-        return sum(p * a / (1 + x * a) for a, p in shifted)
-
-    low, high = low + 1e-12 * (high - low), high - 1e-12 * (high - low)
+    span = high - low
+    low, high = low + 1e-12 * span, high - 1e-12 * span
+    x = 0.0 if low < 0.0 < high else (low + high) / 2
     for _ in range(200):
-        middle = (low + high) / 2
-        if value(middle) > 0:
-            low = middle
+        value = 0.0
+        slope = 0.0
+        for a, p in shifted:
+            term = a / (1 + x * a)
+            value += p * term
+            slope -= p * term * term
+        if value == 0.0:
+            return x
+        if value > 0:
+            low = x
         else:
-            high = middle
-        if high - low < 1e-15:
-            break
-    return (low + high) / 2
+            high = x
+        step = x - value / slope if slope else x
+        if abs(step - x) <= 1e-15 * max(1.0, abs(x)) or high - low < 1e-15:
+            return step if low <= step <= high else x
+        x = step if low < step < high else (low + high) / 2
+    return x
 
 
 def mle_with_mean(pdf: Sequence[tuple[float, float]], mean: float) -> list[tuple[float, float]]:
