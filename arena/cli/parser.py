@@ -21,6 +21,7 @@ from arena.cli.local import (
     DEMO_DB,
     cmd_demo,
     cmd_images_prepare_base,
+    cmd_match,
     cmd_season_run,
     cmd_serve,
 )
@@ -78,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_reads(commands)
     _add_images(commands)
     _add_demo(commands)
+    _add_match(commands)
     return parser
 
 
@@ -153,6 +155,18 @@ def _add_images(commands: Any) -> None:
     prepare = images.add_parser("prepare-base", help="build the local base image if needed")
     prepare.add_argument("--force", action="store_true", help="rebuild even if up to date")
     prepare.set_defaults(handler=cmd_images_prepare_base)
+
+
+def _add_match(commands: Any) -> None:
+    match = commands.add_parser(
+        "match", help="a head-to-head match of duplicate pairs stopped by an SPRT "
+        "(--sprt elo0=0,elo1=10,alpha=0.05,beta=0.05 --max-pairs N; embedded server on --db)")
+    match.add_argument("bot_a", metavar="A", help="the bot tested (id or folder)")
+    match.add_argument("bot_b", metavar="B", help="its opponent (id or folder)")
+    match.add_argument("--db", type=Path, default=DEFAULT_DB, help="database (.arena/arena.db)")
+    add_season_options(match)
+    _json_option(match)
+    match.set_defaults(handler=cmd_match)
 
 
 def _add_demo(commands: Any) -> None:

@@ -53,19 +53,17 @@ def bracket_table(standings: arena_pb2.Standings) -> Table:
 def sprt_text(standings: arena_pb2.Standings) -> Text:
     """Pair counts, LLR with its bounds, Elo with its 95 % interval and LOS."""
     sprt = standings.sprt
-    bots = [row.bot_id for row in standings.rows]
     counts = " ".join(str(count) for count in sprt.pentanomial)
     decision = {"H1": "accepted H1 (A is stronger by elo1 or more)",
                 "H0": "accepted H0 (A is not stronger by elo1)"}.get(
                     sprt.decision, "undecided")
     pairs = sum(sprt.pentanomial)
     return Text(
-        f"SPRT {sprt.spec}: {decision}\n"
+        f"SPRT {sprt.bot_a} (A) vs {sprt.bot_b} (B), {sprt.spec}: {decision}\n"
         f"pairs {pairs}/{sprt.max_pairs}  pentanomial [0 ¼ ½ ¾ 1] = [{counts}]\n"
         f"LLR {sprt.llr:.3f}  bounds [{sprt.lower_bound:.3f}, {sprt.upper_bound:.3f}]\n"
-        f"Elo of the first bot {sprt.elo:+.1f} [{sprt.elo_low:+.1f}, {sprt.elo_high:+.1f}] "
-        f"(95 %)  LOS {100 * sprt.los:.1f} %" + (f"  ({' vs '.join(sorted(bots))})"
-                                                 if bots else ""))
+        f"Elo of A over B {sprt.elo:+.1f} [{sprt.elo_low:+.1f}, {sprt.elo_high:+.1f}] "
+        f"(95 %)  LOS {100 * sprt.los:.1f} %")
 
 
 def statistics_parts(standings: arena_pb2.Standings) -> list[RenderableType]:

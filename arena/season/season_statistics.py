@@ -38,6 +38,7 @@ class SeasonStatistics:
     bracket: Bracket | None = None
     sprt: SprtState | None = None
     max_pairs: int = 0
+    match_bots: tuple[str, str] = ("", "")
 
     def los_matrix(self) -> dict[str, dict[str, float]]:
         """``los[a][b]``: likelihood that a is stronger than b (a != b)."""
@@ -83,6 +84,7 @@ def season_statistics(season: SeasonRecord, planned: Sequence[PlannedSeries],
             assert isinstance(match, SprtMatch)
             stats.sprt = match.state(bots, stored)
             stats.max_pairs = config.max_pairs
+            stats.match_bots = (bots[0], bots[1])
     stats.tied_with_next = {
         bot: index + 1 < len(stats.order)
         and not rating.significantly_ahead(bot, stats.order[index + 1])

@@ -47,6 +47,7 @@ def add_statistics(message: arena_pb2.Standings, stats: SeasonStatistics) -> Non
         sprt.llr, sprt.decision = state.llr, state.decision
         sprt.lower_bound, sprt.upper_bound = state.spec.lower_bound, state.spec.upper_bound
         sprt.max_pairs = stats.max_pairs
+        sprt.bot_a, sprt.bot_b = stats.match_bots
         if state.estimate is not None:
             sprt.elo, sprt.elo_low = state.estimate.elo, state.estimate.elo_low
             sprt.elo_high, sprt.los = state.estimate.elo_high, state.estimate.los
