@@ -17,6 +17,7 @@ from typing import Any
 from rich.console import Console
 
 from arena.cli.bots import cmd_bots_list, cmd_bots_register
+from arena.cli.export import cmd_export
 from arena.cli.local import (
     DEMO_DB,
     cmd_demo,
@@ -80,6 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_images(commands)
     _add_demo(commands)
     _add_match(commands)
+    export = _client_command(commands, "export", "write a season's (or match's) results, "
+                             "standings and event logs to a directory", cmd_export)
+    _latest_season_option(export)
+    export.add_argument("--to", type=Path, required=True, metavar="DIR",
+                        help="directory to write results.csv, standings.csv, series/ID.json")
     return parser
 
 
