@@ -68,7 +68,7 @@ def sprt_text(standings: arena_pb2.Standings) -> Text:
 
 def statistics_parts(standings: arena_pb2.Standings) -> list[RenderableType]:
     """The format's own parts under the standings table (bracket, SPRT)."""
-    parts: list[RenderableType] = []
+    parts: list[RenderableType] = [Text(throughput_text(standings), style="dim")]
     if standings.bracket:
         parts.append(bracket_table(standings))
     if standings.HasField("sprt"):
@@ -76,10 +76,13 @@ def statistics_parts(standings: arena_pb2.Standings) -> list[RenderableType]:
     return parts
 
 
-def throughput_text(series_per_minute: float, seconds_left: float | None) -> str:
+def throughput_text(standings: arena_pb2.Standings) -> str:
     """``12.5 series/min, about 3 min 20 s left`` (no time left when unknown)."""
-    text = f"{series_per_minute:.1f} series/min"
-    if seconds_left is None:
+    text = f"{standings.series_per_minute:.1f} series/min"
+    if standings.series_expected:
+        text += f", {standings.series_done}/{standings.series_expected} series expected"
+    seconds_left = standings.seconds_left
+    if seconds_left < 0:
         return text
     minutes, seconds = divmod(round(seconds_left), 60)
     hours, minutes = divmod(minutes, 60)

@@ -20,6 +20,7 @@ from arena.season.formats import SprtMatch, format_for, format_name
 from arena.season.formats.base import series_scores
 from arena.season.formats.knockout import Bracket, replay_bracket
 from arena.season.formats.swiss import SwissScore, byes_by_bot, swiss_order, swiss_scores
+from arena.season.progress import Progress, season_progress
 from arena.season.standings import Standings
 from arena.season.statistics.bradley_terry import BradleyTerryFit, PairResult, fit
 from arena.season.statistics.pentanomial import SprtState
@@ -39,6 +40,7 @@ class SeasonStatistics:
     sprt: SprtState | None = None
     max_pairs: int = 0
     match_bots: tuple[str, str] = ("", "")
+    progress: Progress | None = None
 
     def los_matrix(self) -> dict[str, dict[str, float]]:
         """``los[a][b]``: likelihood that a is stronger than b (a != b)."""
@@ -85,6 +87,10 @@ def season_statistics(season: SeasonRecord, planned: Sequence[PlannedSeries],
             stats.sprt = match.state(bots, stored)
             stats.max_pairs = config.max_pairs
             stats.match_bots = (bots[0], bots[1])
+    expected = format_for(name, config).planned_count(len(bots))
+    if name == "knockout":  # at least one duplicate pair per tie; tie-breaks add more
+        expected = max(len(planned), 2 * (len(bots) - 1))
+    stats.progress = season_progress((r.finished_at for r in results), len(results), expected)
     stats.tied_with_next = {
         bot: index + 1 < len(stats.order)
         and not rating.significantly_ahead(bot, stats.order[index + 1])

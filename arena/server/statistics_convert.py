@@ -28,6 +28,11 @@ def add_statistics(message: arena_pb2.Standings, stats: SeasonStatistics) -> Non
     del message.rows[:]
     message.rows.extend(copies)
     message.format = stats.format
+    if stats.progress is not None:
+        message.series_per_minute = stats.progress.series_per_minute
+        left = stats.progress.seconds_left
+        message.seconds_left = -1.0 if left is None else left
+        message.series_expected = stats.progress.series_expected or 0
     message.los.extend(arena_pb2.LosCell(bot_id=bot, opponent_id=other, los=value)
                        for bot, others in stats.los_matrix().items()
                        for other, value in others.items())
