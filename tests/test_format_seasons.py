@@ -86,7 +86,7 @@ def test_knockout_bracket_and_champion(server, stub) -> None:
     assert rounds == [1, 2, 3]
     first = [(tie.high_seed, tie.low_seed) for tie in standings.bracket if tie.bracket_round == 1]
     assert first == [(1, 0), (4, 5), (2, 0), (3, 0)]
-    final = [tie for tie in standings.bracket if tie.bracket_round == 3][0]
+    final = next(tie for tie in standings.bracket if tie.bracket_round == 3)
     assert standings.champion == final.winner != ""
 
 
