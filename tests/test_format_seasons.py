@@ -94,6 +94,7 @@ def test_sprt_match_stops_on_a_decision(server, stub) -> None:
     season, standings = play(stub, server, ["k1", "random1"], format="sprt",
                              sprt="elo0=0,elo1=100", max_pairs=60)
     sprt = standings.sprt
+    assert season.config.sprt == sprt.spec == "elo0=0,elo1=100,alpha=0.05,beta=0.05"
     assert (sprt.bot_a, sprt.bot_b) == ("k1@1.0.0", "random1@1.0.0")
     pairs = sum(sprt.pentanomial)
     assert season.series_total == 2 * pairs
@@ -121,3 +122,28 @@ def test_bad_format_settings_are_refused_storing_nothing(
     assert caught.value.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND)
     assert message in caught.value.details()
     assert not stub.ListSeasons(arena_pb2.ListSeasonsRequest()).seasons
+
+
+def test_arena_match_end_to_end(tmp_path: Path) -> None:
+    """`arena match` as a user runs it: bot folders, real sample bots in process,
+    the SPRT shown at the end; a third bot or another format is refused."""
+    import subprocess
+    import sys
+
+    from arena_helpers import REPO_ROOT
+
+    samples = REPO_ROOT / "sample_bots"
+    completed = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "match", str(samples / "greedy"),
+         str(samples / "random"), "--db", str(tmp_path / "a.db"), "--sandbox", "inprocess",
+         "--sprt", "elo0=0,elo1=200", "--max-pairs", "8", "--max-hands", "20"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    out = completed.stdout
+    assert "SPRT greedy@1.0.0 (A) vs random@1.0.0 (B), elo0=0,elo1=200" in out
+    assert "LLR " in out and "bounds [-2.944, 2.944]" in out and "LOS " in out
+    refused = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "match", "greedy", "random", "--db",
+         str(tmp_path / "a.db"), "--format", "swiss"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "plays the sprt format" in refused.stderr

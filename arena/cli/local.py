@@ -97,8 +97,9 @@ def cmd_match(args: argparse.Namespace, console: Console) -> int:
                        "(use `arena season run --format ...`)")
     config.format = "sprt"
     with embedded(args.db) as client:
-        request, folders = season_request(client, [args.bot_a, args.bot_b], config,
-                                          args.name or f"match {args.bot_a} vs {args.bot_b}")
+        request, folders = season_request(client, [args.bot_a, args.bot_b], config, args.name)
+        if not args.name:
+            request.name = f"match {request.bots[0]} vs {request.bots[1]}"
         register_folders(client, folders)
         return run_and_follow(client, request, console, args.json)
 

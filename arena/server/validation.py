@@ -14,7 +14,7 @@ from hollywood.arena.v1 import arena_pb2
 from arena.core.manifest import BotManifest, ManifestError, iter_bot_files
 from arena.core.settings import ConfigError, SeasonConfig
 from arena.sandbox import registry as sandbox_registry
-from arena.season.formats import format_for, format_name
+from arena.season.formats import SprtMatch, format_for, format_name
 from arena.server.convert import config_from_message
 
 MAX_BOT_FILES: Final = 2000
@@ -87,7 +87,10 @@ def check_season_request(
     if duplicates:
         raise ConfigError(f"bots: {', '.join(duplicates)} named more than once "
                           "(a season needs at least two distinct bots)")
-    planned = format_for(format_name(config.to_dict()), config).planned_count(len(ids))
+    season_format = format_for(format_name(config.to_dict()), config)
+    if isinstance(season_format, SprtMatch):  # stored in its full form
+        config = config.with_changes(sprt=season_format.spec.text())
+    planned = season_format.planned_count(len(ids))
     if planned is not None and planned > MAX_PLANNED_SERIES:
         raise ConfigError(f"the season would plan more than {MAX_PLANNED_SERIES} series")
     if len(request.name) > 200:
