@@ -112,6 +112,8 @@ def test_sprt_match_stops_on_a_decision(server, stub) -> None:
     (["k1", "k2"], {"format": "gauntlet"}, "needs a challenger"),
     (["k1", "k2"], {"format": "gauntlet", "challenger": "nobody"}, "nobody"),
     (["k1", "k2"], {"format": "ladder"}, "format must be one of"),
+    (["k1", "k2"], {"challenger": "k1"}, "challenger is a setting of the gauntlet format"),
+    (["k1", "k2"], {"format": "knockout", "rounds": 2}, "rounds is a setting of the swiss"),
 ])
 def test_bad_format_settings_are_refused_storing_nothing(
         server, stub, bots: list[str], config: dict[str, object], message: str) -> None:

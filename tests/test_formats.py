@@ -170,3 +170,15 @@ def test_knockout_bracket_mid_pair_is_in_progress() -> None:
     assert bracket.champion is None and bracket.pending == []
     drawn = replay_bracket([A, B], 1, 0, [won_by(first, [A, B])])
     assert drawn.champion == A and drawn.rounds[0][0].decided_by == "seed"
+
+
+def test_swiss_pairing_search_backtracks_within_its_budget() -> None:
+    """c and d have met, so a-b (a's nearest) leaves no pairing: the search backtracks
+    to a-c, b-d; with no steps to spare it gives up (and the season would end)
+    rather than search on, so a huge field cannot hang the arena."""
+    from arena.season.formats import swiss
+
+    scores = dict.fromkeys([A, B, C, D], 0.0)
+    met = {frozenset((C, D))}
+    assert swiss._match([A, B, C, D], scores, met) == [(A, C), (B, D)]
+    assert swiss._match([A, B, C, D], scores, met, swiss._SearchBudget(1)) is None

@@ -87,7 +87,11 @@ def check_season_request(
     if duplicates:
         raise ConfigError(f"bots: {', '.join(duplicates)} named more than once "
                           "(a season needs at least two distinct bots)")
-    season_format = format_for(format_name(config.to_dict()), config)
+    chosen = format_name(config.to_dict())
+    for setting, owner in (("challenger", "gauntlet"), ("rounds", "swiss")):
+        if getattr(config, setting) and chosen != owner:
+            raise ConfigError(f"{setting} is a setting of the {owner} format, not of {chosen}")
+    season_format = format_for(chosen, config)
     if isinstance(season_format, SprtMatch):  # stored in its full form
         config = config.with_changes(sprt=season_format.spec.text())
     planned = season_format.planned_count(len(ids))

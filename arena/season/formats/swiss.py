@@ -5,7 +5,8 @@ nearest scores.
 * Each round pairs from the top of the table (score, then season order): the best
   unpaired bot meets the not-yet-met unpaired bot nearest in score (the higher
   placed among equals), with backtracking, so no pairing is ever repeated. When
-  no pairing of a round avoids every repeat, the season ends early.
+  no pairing of a round avoids every repeat (or the search for one passes
+  ``SEARCH_STEPS`` steps), the season ends early.
 * An odd count gives one bot a **bye**: the lowest placed bot that has not had
   one. A bye is not a series: it is the bot a stored round leaves out, so it is
   stored with the round and read back from it (``byes_by_bot``); it scores as a
@@ -21,10 +22,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from arena.core.settings import ConfigError
 from arena.season.formats.base import Pairing, derive_round_seed, meeting, series_scores
 from arena.storage import SeriesRecord
+
+SEARCH_STEPS: Final = 200_000
 
 
 @dataclass(frozen=True)
@@ -138,17 +142,33 @@ class Swiss:
         return plan
 
 
-def _match(table: list[str], scores: Mapping[str, float],
-           met: set[frozenset[str]]) -> list[tuple[str, str]] | None:
+class _SearchBudget:
+    """Caps the backtracking (late rounds of a big field can make it exponential);
+    a count, not a clock, so the answer stays a pure function of the results."""
+
+    def __init__(self, steps: int) -> None:
+        self.left = steps
+
+    def spend(self) -> bool:
+        self.left -= 1
+        return self.left >= 0
+
+
+def _match(table: list[str], scores: Mapping[str, float], met: set[frozenset[str]],
+           budget: _SearchBudget | None = None) -> list[tuple[str, str]] | None:
     """Pairs of ``table`` (in table order) without a repeat: the first bot with the
-    nearest-scored opponent that still lets the rest be paired."""
+    nearest-scored opponent that still lets the rest be paired. None when there is
+    no such pairing, or when finding one takes more than ``SEARCH_STEPS`` steps."""
+    budget = budget or _SearchBudget(SEARCH_STEPS)
     if not table:
         return []
     top, rest = table[0], table[1:]
     options = sorted((bot for bot in rest if frozenset((top, bot)) not in met),
                      key=lambda bot: (abs(scores[top] - scores[bot]), rest.index(bot)))
     for opponent in options:
-        tail = _match([bot for bot in rest if bot != opponent], scores, met)
+        if not budget.spend():
+            return None
+        tail = _match([bot for bot in rest if bot != opponent], scores, met, budget)
         if tail is not None:
             return [(top, opponent), *tail]
     return None
