@@ -90,6 +90,15 @@ def test_knockout_bracket_and_champion(server, stub) -> None:
     assert standings.champion == final.winner != ""
 
 
+def test_knockout_seeds_by_the_latest_rating_then_the_given_order(server, stub) -> None:
+    # A round robin first: the knockers beat the random players (the fake runner).
+    _, table = play(stub, server, ["random1", "k1", "k2"])
+    ordinal = {row.bot_id: row.rating_ordinal for row in table.rows}
+    rated = sorted(ordinal, key=lambda bot: -ordinal[bot])
+    season, _ = play(stub, server, ["random2", "random1", "k2", "k1"], format="knockout")
+    assert list(season.bot_ids) == [*rated, "random2@1.0.0"]
+
+
 def test_sprt_match_stops_on_a_decision(server, stub) -> None:
     season, standings = play(stub, server, ["k1", "random1"], format="sprt",
                              sprt="elo0=0,elo1=100", max_pairs=60)

@@ -28,6 +28,7 @@ from arena.season.events import EventHub, SeasonEvent
 from arena.season.formats import format_for, format_name
 from arena.season.manager import SeasonManager
 from arena.season.season_statistics import season_statistics
+from arena.season.seeding import current_ratings, seed_order
 from arena.season.standings import compute_standings
 from arena.server.convert import (
     bot_message,
@@ -170,6 +171,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if not request.config.seed:
             config = config.with_changes(seed=secrets.randbelow(2**62) + 1)
         stored_config = config.to_dict()
+        if format_name(stored_config) == "knockout":
+            ids = seed_order(ids, current_ratings(self.storage, ids))
         first_round = format_for(format_name(stored_config), config).first_round(
             ids, config.seed)
         season = self.storage.create_season(

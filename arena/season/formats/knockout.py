@@ -1,7 +1,7 @@
 """The knockout format: a seeded single-elimination cup.
 
-* Seeds follow the season's bot order (seed 1 first: the order the bots were
-  given, which ``season create`` keeps; see docs/formats.md). The bracket has the
+* Seeds follow the season's bot order (seed 1 first), which the server sets at
+  creation by current rating (``arena.season.seeding``). The bracket has the
   next power of two of slots, seeds placed as usual (1 meets the lowest seed,
   1 and 2 can only meet in the final); missing seeds are byes to the next round.
 * Each tie is a duplicate pair (the same deal twice, seats exchanged). The bot
