@@ -311,3 +311,11 @@ def test_manager_fails_a_season_whose_format_is_unknown(tmp_path: Path) -> None:
     assert season.status == "failed" and played == []
     assert "format must be one of gauntlet, knockout, round-robin, sprt, swiss, got 'ladder'" \
         in season.error
+    from arena.season.season_statistics import season_statistics
+    from arena.season.standings import compute_standings
+
+    results = storage.results(season_id)
+    stats = season_statistics(season, storage.planned_series(season_id), results,
+                              compute_standings(season.bot_ids, results))
+    assert stats.format == "ladder" and stats.progress is not None
+    assert stats.progress.series_expected is None

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from arena.core.settings import SeasonConfig
+from arena.core.settings import ConfigError, SeasonConfig
 from arena.season.formats import SprtMatch, format_for, format_name
 from arena.season.formats.base import series_scores
 from arena.season.formats.knockout import Bracket, replay_bracket
@@ -46,6 +46,15 @@ class SeasonStatistics:
         """``los[a][b]``: likelihood that a is stronger than b (a != b)."""
         return {a: {b: self.rating.los(a, b) for b in self.order if b != a}
                 for a in self.order}
+
+
+def _expected_series(name: str, config: SeasonConfig, bot_count: int) -> int | None:
+    """The format's planned count; None when it cannot say, or when this arena does
+    not know the format (a season of a newer arena: its standings still show)."""
+    try:
+        return format_for(name, config).planned_count(bot_count)
+    except ConfigError:
+        return None
 
 
 def rating_fit(bot_ids: Sequence[str], results: Sequence[SeriesRecord]) -> BradleyTerryFit:
@@ -87,7 +96,7 @@ def season_statistics(season: SeasonRecord, planned: Sequence[PlannedSeries],
             stats.sprt = match.state(bots, stored)
             stats.max_pairs = config.max_pairs
             stats.match_bots = (bots[0], bots[1])
-    expected = format_for(name, config).planned_count(len(bots))
+    expected = _expected_series(name, config, len(bots))
     if name == "knockout":  # at least one duplicate pair per tie; tie-breaks add more
         expected = max(len(planned), 2 * (len(bots) - 1))
     stats.progress = season_progress((r.finished_at for r in results), len(results), expected)
