@@ -1,4 +1,4 @@
-"""Swiss and knockout seasons stopped in the middle of a round (a cancel, or the
+"""Swiss, knockout and SPRT-match seasons stopped in the middle of a round (a cancel, or the
 state a kill -9 leaves: results stored, the next round not yet planned) resume to
 exactly the season an uninterrupted run plays."""
 
@@ -18,10 +18,12 @@ from arena.season.formats import format_for
 from arena.season.runner import SeasonRunner
 from arena.storage import Storage
 
-SETTINGS = {
+SETTINGS: dict[str, dict[str, object]] = {
     "swiss": {"format": "swiss", "rounds": 3, "series_per_pair": 2},
     "knockout": {"format": "knockout", "tiebreak_pairs": 2},
+    "sprt": {"format": "sprt", "sprt": "elo0=0,elo1=20", "max_pairs": 12},
 }
+BOTS = {"swiss": 5, "knockout": 5, "sprt": 2}
 
 
 def outcome(spec: SeriesSpec) -> FakeOutcome:
@@ -31,7 +33,7 @@ def outcome(spec: SeriesSpec) -> FakeOutcome:
 
 def make_season(storage: Storage, root: Path, format_name: str) -> int:
     ids = []
-    for name in ("a", "b", "c", "d", "e"):
+    for name in ("a", "b", "c", "d", "e")[:BOTS[format_name]]:
         folder = make_bot_folder(root, name)
         record, _ = storage.register_bot(
             name=name, version="1.0.0", language="python", author="", description="",
@@ -59,7 +61,7 @@ def season_state(storage: Storage, season_id: int) -> tuple[object, ...]:
     return (plan, results, storage.get_season(season_id).status)
 
 
-@pytest.mark.parametrize("format_name", ["swiss", "knockout"])
+@pytest.mark.parametrize("format_name", ["swiss", "knockout", "sprt"])
 def test_cancelled_mid_round_resumes_to_the_uninterrupted_season(
         tmp_path: Path, format_name: str) -> None:
     whole = Storage(tmp_path / "whole.db")
@@ -85,7 +87,7 @@ def test_cancelled_mid_round_resumes_to_the_uninterrupted_season(
     assert season_state(stopped, season_id) == season_state(whole, whole_id)
 
 
-@pytest.mark.parametrize("format_name", ["swiss", "knockout"])
+@pytest.mark.parametrize("format_name", ["swiss", "knockout", "sprt"])
 def test_killed_between_rounds_resumes_to_the_uninterrupted_season(
         tmp_path: Path, format_name: str) -> None:
     """Every result of round 1 stored by hand, round 2 never planned: the state a
