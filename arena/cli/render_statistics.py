@@ -14,7 +14,8 @@ TIED_NOTE = ("Elo = Bradley-Terry over all series with its 95 % interval; "
 
 
 def elo_cell(row: arena_pb2.StandingRow) -> str:
-    return f"{row.bt_elo:+.0f} [{row.bt_elo_low:+.0f},{row.bt_elo_high:+.0f}]"
+    elo, low, high = (round(value) for value in (row.bt_elo, row.bt_elo_low, row.bt_elo_high))
+    return f"{elo:+d} [{low:+d},{high:+d}]"  # whole numbers: no "-0"
 
 
 def tied_cell(row: arena_pb2.StandingRow) -> str:
