@@ -362,7 +362,8 @@ def test_standings_caption_states_the_whole_ordering_rule() -> None:
             "then games won - lost, then points for - against, then bot id")
     caption = standings_table(arena_pb2.Standings(season_id=1)).caption
     assert caption == ("Fft = forfeits, SPts = series points, Rating = OpenSkill μ±σ. "
-                       f"Ordered by {rule}.")
+                       f"Ordered by {rule}. Elo = Bradley-Terry over all series with its "
+                       "95 % interval; 'tied' = not significantly ahead of the next row (95 %).")
     assert compute_standings(["a@1"], []).to_dict()["ordering_rule"] == rule
 
 

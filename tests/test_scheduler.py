@@ -109,8 +109,9 @@ def test_unknown_format_is_a_config_error() -> None:
     from arena.core.settings import ConfigError
 
     config = SeasonConfig.build(sandbox="process", concurrency=1)
-    with pytest.raises(ConfigError, match="format must be one of round-robin, got 'swiss'"):
-        format_for("swiss", config)
+    with pytest.raises(ConfigError, match="format must be one of gauntlet, knockout, "
+                       "round-robin, sprt, swiss, got 'ladder'"):
+        format_for("ladder", config)
 
 
 def test_plan_is_reproducible_from_its_seed() -> None:
@@ -299,7 +300,7 @@ def test_manager_fails_a_season_whose_format_is_unknown(tmp_path: Path) -> None:
     season_id = _season(storage, tmp_path)
     with storage.transaction() as db:
         db.execute("UPDATE seasons SET config_json=? WHERE id=?",
-                   ('{"sandbox": "process", "concurrency": 1, "format": "swiss"}', season_id))
+                   ('{"sandbox": "process", "concurrency": 1, "format": "ladder"}', season_id))
     played: list[str] = []
     manager = SeasonManager(
         storage, lambda config: LocalExecutor(lambda s: played.append(s.series_id) or
@@ -308,4 +309,13 @@ def test_manager_fails_a_season_whose_format_is_unknown(tmp_path: Path) -> None:
     assert manager.wait(season_id, timeout=10)
     season = storage.get_season(season_id)
     assert season.status == "failed" and played == []
-    assert "format must be one of round-robin, got 'swiss'" in season.error
+    assert "format must be one of gauntlet, knockout, round-robin, sprt, swiss, got 'ladder'" \
+        in season.error
+    from arena.season.season_statistics import season_statistics
+    from arena.season.standings import compute_standings
+
+    results = storage.results(season_id)
+    stats = season_statistics(season, storage.planned_series(season_id), results,
+                              compute_standings(season.bot_ids, results))
+    assert stats.format == "ladder" and stats.progress is not None
+    assert stats.progress.series_expected is None

@@ -36,6 +36,8 @@ STORED = {
     "profile_name": "classic", "profile_overrides": {"undercut_bonus": 20},
     "series_per_pair": 4, "limits": {"startup_s": 5.0, "decision_s": 0.5, "reserve_s": 10.0},
     "sandbox": "process", "concurrency": 3, "max_hands": 50, "seed": 77,
+    "format": "round-robin", "challenger": "", "rounds": 0, "tiebreak_pairs": 3,
+    "sprt": "elo0=0,elo1=10,alpha=0.05,beta=0.05", "max_pairs": 1000,
 }
 
 
@@ -51,7 +53,9 @@ def test_proto_conversion_both_ways() -> None:
     assert message == arena_pb2.SeasonConfig(
         profile="classic", profile_overrides={"undercut_bonus": "20"}, series_per_pair=4,
         startup_seconds=5.0, decision_seconds=0.5, reserve_seconds=10.0,
-        sandbox_backend="process", concurrency=3, max_hands=50, seed=77)
+        sandbox_backend="process", concurrency=3, max_hands=50, seed=77,
+        format="round-robin", tiebreak_pairs=3, sprt="elo0=0,elo1=10,alpha=0.05,beta=0.05",
+        max_pairs=1000)
     assert config_from_message(message) == CONFIG
 
 

@@ -1,5 +1,5 @@
 """The commands that work on this machine rather than through a running server:
-``arena serve``, ``arena season run`` and ``arena demo`` (each starts an arena
+``arena serve``, ``arena season run``, ``arena match`` and ``arena demo`` (each starts an arena
 server on a database) and ``arena images prepare-base`` (Docker).
 
 ``season run`` and ``demo`` start an embedded server for their own duration
@@ -85,6 +85,21 @@ def cmd_season_run(args: argparse.Namespace, console: Console) -> int:
         # All or nothing: folders, bot names and settings are checked before the
         # folders are registered and the season is created.
         request, folders = season_request(client, args.bots, config, args.name)
+        register_folders(client, folders)
+        return run_and_follow(client, request, console, args.json)
+
+
+def cmd_match(args: argparse.Namespace, console: Console) -> int:
+    """A head-to-head SPRT match: a season of format ``sprt`` between two bots."""
+    config = season_config_message(args)
+    if config.format not in ("", "sprt"):
+        raise CliError(f"arena match plays the sprt format, not {config.format!r} "
+                       "(use `arena season run --format ...`)")
+    config.format = "sprt"
+    with embedded(args.db) as client:
+        request, folders = season_request(client, [args.bot_a, args.bot_b], config, args.name)
+        if not args.name:
+            request.name = f"match {request.bots[0]} vs {request.bots[1]}"
         register_folders(client, folders)
         return run_and_follow(client, request, console, args.json)
 

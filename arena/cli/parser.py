@@ -17,10 +17,12 @@ from typing import Any
 from rich.console import Console
 
 from arena.cli.bots import cmd_bots_list, cmd_bots_register
+from arena.cli.export import cmd_export
 from arena.cli.local import (
     DEMO_DB,
     cmd_demo,
     cmd_images_prepare_base,
+    cmd_match,
     cmd_season_run,
     cmd_serve,
 )
@@ -78,6 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_reads(commands)
     _add_images(commands)
     _add_demo(commands)
+    _add_match(commands)
+    export = _client_command(commands, "export", "write a season's (or match's) results, "
+                             "standings and event logs to a directory", cmd_export)
+    _latest_season_option(export)
+    export.add_argument("--to", type=Path, required=True, metavar="DIR",
+                        help="directory to write results.csv, standings.csv, series/ID.json")
     return parser
 
 
@@ -133,8 +141,11 @@ def _add_season(commands: Any) -> None:
 
 
 def _add_reads(commands: Any) -> None:
-    _latest_season_option(_client_command(
-        commands, "standings", "a season's standings and crosstable", cmd_standings))
+    standings = _client_command(
+        commands, "standings", "a season's standings and crosstable", cmd_standings)
+    _latest_season_option(standings)
+    standings.add_argument("--los", action="store_true",
+                           help="also print the likelihood-of-superiority matrix")
     _latest_season_option(_client_command(commands, "watch", "follow a season live", cmd_watch))
     series = commands.add_parser("series", help="read series").add_subparsers(
         dest="series_command", required=True, metavar="ACTION")
@@ -150,6 +161,18 @@ def _add_images(commands: Any) -> None:
     prepare = images.add_parser("prepare-base", help="build the local base image if needed")
     prepare.add_argument("--force", action="store_true", help="rebuild even if up to date")
     prepare.set_defaults(handler=cmd_images_prepare_base)
+
+
+def _add_match(commands: Any) -> None:
+    match = commands.add_parser(
+        "match", help="a head-to-head match of duplicate pairs stopped by an SPRT "
+        "(--sprt elo0=0,elo1=10,alpha=0.05,beta=0.05 --max-pairs N; embedded server on --db)")
+    match.add_argument("bot_a", metavar="A", help="the bot tested (id or folder)")
+    match.add_argument("bot_b", metavar="B", help="its opponent (id or folder)")
+    match.add_argument("--db", type=Path, default=DEFAULT_DB, help="database (.arena/arena.db)")
+    add_season_options(match)
+    _json_option(match)
+    match.set_defaults(handler=cmd_match)
 
 
 def _add_demo(commands: Any) -> None:

@@ -12,6 +12,7 @@ from rich.console import Console
 from arena.cli.client import connect
 from arena.cli.output import print_json, to_json
 from arena.cli.render import LiveSeasonView, crosstable, describe_series, print_standings
+from arena.cli.render_statistics import los_table
 from arena.server.story import NO_HAND_PLAYED
 
 
@@ -23,6 +24,8 @@ def cmd_standings(args: argparse.Namespace, console: Console) -> int:
         print_json(to_json(standings))
     else:
         print_standings(console, standings)
+        if args.los:
+            console.print(los_table(standings))
     return 0
 
 

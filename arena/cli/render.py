@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from arena.cli.render_statistics import TIED_NOTE, elo_cell, statistics_parts, tied_cell
 from arena.core.ordering import ORDERING_RULE
 
 RECENT_SERIES: Final = 6
@@ -37,7 +38,9 @@ def standings_table(standings: arena_pb2.Standings, title: str | None = None) ->
     table = Table(
         title=title or f"Season {standings.season_id} — {done}/{total} series "
         f"({status_name(standings.status)})",
-        caption=ORDERING_NOTE,
+        caption=ORDERING_NOTE + " " + TIED_NOTE + (
+            " Swiss: ordered by score (series points + byes), Buchholz, rating."
+            if standings.format == "swiss" else ""),
         caption_justify="left",
         box=box.SIMPLE_HEAVY,
         pad_edge=False,
@@ -49,13 +52,21 @@ def standings_table(standings: arena_pb2.Standings, title: str | None = None) ->
         table.add_column(header, justify="right", no_wrap=True)
     table.add_column("Pts +/-", justify="right", no_wrap=True)
     table.add_column("Rating", justify="right", no_wrap=True)
+    table.add_column("Elo (95 %)", justify="right", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    swiss = standings.format == "swiss"
+    if swiss:
+        for header in ("Byes", "Score", "Buchholz"):
+            table.add_column(header, justify="right", no_wrap=True)
     for row in standings.rows:
+        extra = [f"{row.byes}", f"{row.swiss_score:g}", f"{row.buchholz:g}"] if swiss else []
         table.add_row(
             str(row.rank), row.bot_id, str(row.series_played),
             f"{row.series_won}-{row.series_drawn}-{row.series_lost}", str(row.series_forfeited),
             f"{row.series_points:g}", f"{row.games_won}-{row.games_lost}", str(row.hands_won),
             f"{row.points_for}/{row.points_against}",
-            f"{row.rating_mu:.1f}±{row.rating_sigma:.1f}",
+            f"{row.rating_mu:.1f}±{row.rating_sigma:.1f}", elo_cell(row), tied_cell(row),
+            *extra,
         )
     return table
 
@@ -63,6 +74,8 @@ def standings_table(standings: arena_pb2.Standings, title: str | None = None) ->
 def print_standings(console: Console, standings: arena_pb2.Standings) -> None:
     """The standings table, then the crosstable once a series has been played."""
     console.print(standings_table(standings))
+    for part in statistics_parts(standings):
+        console.print(part)
     if standings.crosstable:
         console.print(crosstable(standings))
 
@@ -126,6 +139,7 @@ class LiveSeasonView:
         parts: list[RenderableType] = [self.progress]
         if self.standings is not None:
             parts.append(standings_table(self.standings))
+            parts.extend(statistics_parts(self.standings))
         if self.recent:
             parts.append(Text("\n".join(self.recent), style="dim"))
         return Group(*parts)

@@ -71,6 +71,10 @@ def cmd_season_show(args: argparse.Namespace, console: Console) -> int:
     console.print(f"[bold]{title}[/bold] — "
                   f"{status_name(season.status)}, {season.series_done}/{season.series_total} "
                   f"series, created {season.created_at}")
+    console.print(f"format {config.format or 'round-robin'}"
+                  + (f" (challenger {config.challenger})" if config.format == "gauntlet" else "")
+                  + (f" ({config.sprt}, at most {config.max_pairs} pairs)"
+                     if config.format == "sprt" else ""))
     console.print(f"profile {config.profile}{' [' + overrides + ']' if overrides else ''}, "
                   f"{config.series_per_pair} series per pair, max {config.max_hands} hands, "
                   f"sandbox {config.sandbox_backend}, concurrency {config.concurrency}, "
@@ -91,6 +95,7 @@ def cmd_season_list(args: argparse.Namespace, console: Console) -> int:
         return 0
     for season in seasons:
         console.print(f"{season.id:>4}  {status_name(season.status):<9} "
-                      f"{season.series_done:>5}/{season.series_total:<5} {season.name}  "
+                      f"{season.series_done:>5}/{season.series_total:<5} "
+                      f"{season.config.format or 'round-robin':<11} {season.name}  "
                       f"({', '.join(season.bot_ids)})")
     return 0

@@ -148,6 +148,26 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("seed", int, 0, "seed of the series plan (the seeds of all series derive "
             "from it)", "--seed", "seed", metavar="N", default_text="random", low=0,
             high=MAX_SEED),
+    Setting("format", str, "round-robin", "tournament format: round-robin, gauntlet, swiss, "
+            "knockout or sprt (see docs/formats.md)", "--format", "format", metavar="NAME",
+            doc="tournament format (see docs/formats.md): `round-robin` every pair meets; "
+            "`gauntlet` the challenger meets every other bot; `swiss` rounds pair nearest "
+            "scores; `knockout` a seeded cup; `sprt` a two-bot match stopped by a "
+            "sequential test (what `arena match` runs)"),
+    Setting("challenger", str, "", "gauntlet: the bot that meets every other bot "
+            "(name@version or name; added to the bots if not listed)", "--challenger",
+            "challenger", metavar="BOT", default_text="–"),
+    Setting("rounds", int, 0, "swiss: rounds to play (0 = ceil(log2(bots)))", "--rounds",
+            "rounds", metavar="N", low=0, high=1000),
+    Setting("tiebreak_pairs", int, 3, "knockout: further duplicate pairs a drawn tie plays "
+            "before the higher seed goes through", "--tiebreak-pairs", "tiebreak_pairs",
+            metavar="N", low=0, high=100),
+    Setting("sprt", str, "elo0=0,elo1=10,alpha=0.05,beta=0.05", "sprt: the test's "
+            "hypotheses and error rates", "--sprt", "sprt", metavar="SPEC",
+            doc="sprt: `elo0=E0,elo1=E1,alpha=A,beta=B`: H0 Elo <= E0 against H1 Elo >= E1 "
+            "(logistic Elo), false-positive rate alpha, false-negative rate beta"),
+    Setting("max_pairs", int, 1000, "sprt: duplicate pairs played at most before the match "
+            "stops undecided", "--max-pairs", "max_pairs", metavar="N", low=1, high=100_000),
 )
 SETTINGS_BY_NAME: Final = {setting.name: setting for setting in SETTINGS}
 
@@ -166,6 +186,12 @@ class SeasonConfig:
     concurrency: int = 1
     max_hands: int = 200
     seed: int = 0
+    format: str = "round-robin"
+    challenger: str = ""
+    rounds: int = 0
+    tiebreak_pairs: int = 3
+    sprt: str = "elo0=0,elo1=10,alpha=0.05,beta=0.05"
+    max_pairs: int = 1000
 
     @classmethod
     def build(cls, **values: Any) -> SeasonConfig:

@@ -27,6 +27,8 @@ from arena.core.status import SeasonStatus
 from arena.season.events import EventHub, SeasonEvent
 from arena.season.formats import format_for, format_name
 from arena.season.manager import SeasonManager
+from arena.season.season_statistics import season_statistics
+from arena.season.seeding import current_ratings, seed_order
 from arena.season.standings import compute_standings
 from arena.server.convert import (
     bot_message,
@@ -34,6 +36,7 @@ from arena.server.convert import (
     series_message,
     standings_message,
 )
+from arena.server.statistics_convert import add_statistics
 from arena.server.story import series_story
 from arena.server.validation import check_season_request, inspect_bot_folder
 from arena.storage import ConflictError, NotFoundError, Storage
@@ -168,6 +171,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if not request.config.seed:
             config = config.with_changes(seed=secrets.randbelow(2**62) + 1)
         stored_config = config.to_dict()
+        if format_name(stored_config) == "knockout":
+            ids = seed_order(ids, current_ratings(self.storage, ids))
         first_round = format_for(format_name(stored_config), config).first_round(
             ids, config.seed)
         season = self.storage.create_season(
@@ -227,8 +232,12 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
     def standings(self, season_id: int) -> arena_pb2.Standings:
         season = self.storage.get_season(season_id)
-        table = compute_standings(season.bot_ids, self.storage.results(season_id))
-        return standings_message(season, table)
+        results = self.storage.results(season_id)
+        table = compute_standings(season.bot_ids, results)
+        message = standings_message(season, table)
+        add_statistics(message, season_statistics(
+            season, self.storage.planned_series(season_id), results, table))
+        return message
 
     def GetStandings(
         self, request: arena_pb2.GetStandingsRequest, context: grpc.ServicerContext

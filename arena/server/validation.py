@@ -14,7 +14,7 @@ from hollywood.arena.v1 import arena_pb2
 from arena.core.manifest import BotManifest, ManifestError, iter_bot_files
 from arena.core.settings import ConfigError, SeasonConfig
 from arena.sandbox import registry as sandbox_registry
-from arena.season.formats import format_for, format_name
+from arena.season.formats import SprtMatch, format_for, format_name
 from arena.server.convert import config_from_message
 
 MAX_BOT_FILES: Final = 2000
@@ -76,12 +76,25 @@ def check_season_request(
     if len(references) > MAX_SEASON_BOTS:
         raise ConfigError(f"a season takes at most {MAX_SEASON_BOTS} bots")
     ids = [resolve(reference) for reference in references]
+    config = config_from_message(request.config)
+    if format_name(config.to_dict()) == "gauntlet" and config.challenger:
+        # The challenger is stored as an id, and joins the season if not listed.
+        challenger = resolve(config.challenger)
+        config = config.with_changes(challenger=challenger)
+        if challenger not in ids:
+            ids.append(challenger)
     duplicates = sorted({bot_id for bot_id in ids if ids.count(bot_id) > 1})
     if duplicates:
         raise ConfigError(f"bots: {', '.join(duplicates)} named more than once "
                           "(a season needs at least two distinct bots)")
-    config = config_from_message(request.config)
-    planned = format_for(format_name(config.to_dict()), config).planned_count(len(ids))
+    chosen = format_name(config.to_dict())
+    for setting, owner in (("challenger", "gauntlet"), ("rounds", "swiss")):
+        if getattr(config, setting) and chosen != owner:
+            raise ConfigError(f"{setting} is a setting of the {owner} format, not of {chosen}")
+    season_format = format_for(chosen, config)
+    if isinstance(season_format, SprtMatch):  # stored in its full form
+        config = config.with_changes(sprt=season_format.spec.text())
+    planned = season_format.planned_count(len(ids))
     if planned is not None and planned > MAX_PLANNED_SERIES:
         raise ConfigError(f"the season would plan more than {MAX_PLANNED_SERIES} series")
     if len(request.name) > 200:

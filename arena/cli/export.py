@@ -1,0 +1,110 @@
+"""``arena export --season ID --to DIR``: a season (or an SPRT match, which is a
+season of format ``sprt``) written out for other tools, read through the API:
+
+* ``results.csv``: one row per played series (ids, seats, seed, winner, games,
+  hands, points, fault);
+* ``standings.csv``: one row per bot, every standings column (Bradley-Terry Elo
+  and its interval, the tied mark and the Swiss columns included);
+* ``series/ID.json``: each played series' summary and full event log (replayable
+  with ``engine.Series.replay``);
+* ``season.json``: the season and its standings as ``arena standings --json``
+  shows them (with the bracket or the SPRT state).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from pathlib import Path
+from typing import Final
+
+from hollywood.arena.v1 import arena_pb2
+from rich.console import Console
+
+from arena.cli.client import connect
+from arena.cli.output import CliError, print_json, to_json
+
+RESULT_COLUMNS: Final = (
+    "season_id", "series_id", "index", "seed", "seat0_bot", "seat1_bot", "winner_seat",
+    "winner_bot", "games_won_0", "games_won_1", "hands_won_0", "hands_won_1",
+    "hands_played", "capped", "points_0", "points_1", "fault_kind", "fault_seat",
+    "fault_message", "wall_seconds",
+)
+STANDING_COLUMNS: Final = (
+    "rank", "bot_id", "series_played", "series_won", "series_drawn", "series_lost",
+    "series_forfeited", "series_points", "games_won", "games_lost", "hands_won",
+    "points_for", "points_against", "rating_mu", "rating_sigma", "rating_ordinal",
+    "bt_elo", "bt_elo_low", "bt_elo_high", "tied_with_next", "byes", "swiss_score",
+    "buchholz",
+)
+
+
+def result_row(series: arena_pb2.SeriesSummary) -> dict[str, object]:
+    bots = (series.seat0_bot_id, series.seat1_bot_id)
+    fault = series.fault if series.HasField("fault") else None
+    winner = series.winner_seat if series.winner_seat in (0, 1) else None
+    pairs = {"games_won": series.games_won, "hands_won": series.hands_won,
+             "points": series.points}
+    row: dict[str, object] = {
+        "season_id": series.season_id, "series_id": series.id, "index": series.index,
+        "seed": series.seed, "seat0_bot": bots[0], "seat1_bot": bots[1],
+        "winner_seat": "" if winner is None else winner,
+        "winner_bot": "" if winner is None else bots[winner],
+        "hands_played": series.hands_played, "capped": int(series.capped),
+        "fault_kind": fault.kind if fault else "",
+        "fault_seat": fault.seat if fault else "",
+        "fault_message": fault.message if fault else "",
+        "wall_seconds": round(series.wall_seconds, 3),
+    }
+    for name, values in pairs.items():
+        both = list(values) if len(values) == 2 else [0, 0]
+        row[f"{name}_0"], row[f"{name}_1"] = both
+    return row
+
+
+def standing_row(row: arena_pb2.StandingRow) -> dict[str, object]:
+    values: dict[str, object] = {name: getattr(row, name) for name in STANDING_COLUMNS}
+    for name in ("rating_mu", "rating_sigma", "rating_ordinal", "bt_elo", "bt_elo_low",
+                 "bt_elo_high"):
+        values[name] = round(float(getattr(row, name)), 2)
+    values["tied_with_next"] = int(row.tied_with_next)
+    return values
+
+
+def write_csv(path: Path, columns: tuple[str, ...], rows: list[dict[str, object]]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def cmd_export(args: argparse.Namespace, console: Console) -> int:
+    target: Path = args.to
+    if target.exists() and not target.is_dir():
+        raise CliError(f"--to {target}: exists and is not a directory")
+    with connect(args) as client:
+        season = client.stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=args.season)).season
+        standings = client.stub.GetStandings(
+            arena_pb2.GetStandingsRequest(season_id=season.id)).standings
+        listed = client.stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=season.id)).series
+        played = [series for series in listed if series.played]
+        (target / "series").mkdir(parents=True, exist_ok=True)
+        for series in played:
+            full = client.stub.GetSeries(arena_pb2.GetSeriesRequest(series_id=series.id))
+            (target / "series" / f"{series.id}.json").write_text(json.dumps(
+                {"series": to_json(full.series), "profile": json.loads(full.profile_json),
+                 "event_log": json.loads(full.event_log_json)}, indent=1) + "\n")
+    write_csv(target / "results.csv", RESULT_COLUMNS, [result_row(s) for s in played])
+    write_csv(target / "standings.csv", STANDING_COLUMNS,
+              [standing_row(row) for row in standings.rows])
+    (target / "season.json").write_text(json.dumps(
+        {"season": to_json(season), "standings": to_json(standings)}, indent=1) + "\n")
+    summary = {"season_id": season.id, "directory": str(target), "series": len(played),
+               "bots": len(standings.rows)}
+    if args.json:
+        print_json(summary)
+    else:
+        console.print(f"season {season.id}: {len(played)} series and {len(standings.rows)} "
+                      f"standings rows written to {target}")
+    return 0

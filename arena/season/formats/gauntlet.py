@@ -1,0 +1,58 @@
+"""The gauntlet format: one challenger meets every other bot of the season
+(``series_per_pair`` series each, in duplicate pairs); the others do not meet
+each other. Everything is planned in the first round."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from arena.core.settings import ConfigError
+from arena.season.formats.base import Pairing, derive_seed, meeting
+from arena.storage import SeriesRecord
+
+
+def resolve_challenger(challenger: str, bot_ids: Sequence[str]) -> str:
+    """The season bot ``challenger`` names (an id, or a bare name of exactly one
+    of them); raises ``ConfigError`` when it names none."""
+    if not challenger:
+        raise ConfigError("the gauntlet format needs a challenger (--challenger BOT)")
+    if challenger in bot_ids:
+        return challenger
+    named = [bot_id for bot_id in bot_ids if bot_id.split("@", 1)[0] == challenger]
+    if len(named) != 1:
+        raise ConfigError(f"challenger {challenger!r} is not one of the season's bots "
+                          f"({', '.join(bot_ids)})")
+    return named[0]
+
+
+class Gauntlet:
+    """See the module docstring."""
+
+    def __init__(self, challenger: str, series_per_pair: int) -> None:
+        if not challenger:
+            raise ConfigError("the gauntlet format needs a challenger (--challenger BOT)")
+        self.challenger = challenger
+        self.series_per_pair = series_per_pair
+
+    def first_round(self, bot_ids: Sequence[str], seed: int) -> list[Pairing]:
+        if len(set(bot_ids)) != len(bot_ids) or len(bot_ids) < 2:
+            raise ValueError("a season needs at least two distinct bots")
+        challenger = resolve_challenger(self.challenger, bot_ids)
+        home = bot_ids.index(challenger)
+        plan: list[Pairing] = []
+        for number, (index, other) in enumerate(
+                (index, bot) for index, bot in enumerate(bot_ids) if bot != challenger):
+            # The single series of an odd series_per_pair alternates seats.
+            first, second = (challenger, other) if number % 2 == 0 else (other, challenger)
+            plan += meeting(first, second, self.series_per_pair,
+                            derive_seed(seed, min(home, index), max(home, index), 0))
+        return plan
+
+    def next_round(
+        self, bot_ids: Sequence[str], seed: int,
+        results_by_round: Sequence[Sequence[SeriesRecord]],
+    ) -> list[Pairing] | None:
+        return None  # the first round was the whole plan
+
+    def planned_count(self, bot_count: int) -> int | None:
+        return (bot_count - 1) * self.series_per_pair

@@ -1,0 +1,79 @@
+"""The SPRT match format (``arena match A B --sprt ...``): two bots play duplicate
+pairs, one pair per stored round, until the sequential probability ratio test
+(``arena.season.statistics.pentanomial``) accepts H0 or H1, or ``max_pairs``
+pairs are played. The first bot of the season is A, whose Elo is tested."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from arena.core.settings import ConfigError
+from arena.season.formats.base import Pairing, derive_round_seed, meeting, series_scores
+from arena.season.statistics.pentanomial import (
+    SprtSpec,
+    SprtSpecError,
+    SprtState,
+    pair_index,
+    sprt_state,
+)
+from arena.storage import SeriesRecord
+
+
+def pentanomial_counts(bot_a: str, results_by_round: Sequence[Sequence[SeriesRecord]]
+                       ) -> list[int]:
+    """Pairs scoring 0, 1/4, 1/2, 3/4, 1 for ``bot_a``: one per complete stored
+    round (a round still being played is not counted)."""
+    counts = [0] * 5
+    for results in results_by_round:
+        if len(results) != 2:
+            continue
+        scores = [series_scores(result)[result.bots.index(bot_a)] for result in results]
+        counts[pair_index(scores[0], scores[1])] += 1
+    return counts
+
+
+class SprtMatch:
+    """See the module docstring."""
+
+    def __init__(self, spec: SprtSpec, max_pairs: int) -> None:
+        self.spec = spec
+        self.max_pairs = max_pairs
+
+    @classmethod
+    def from_config(cls, spec_text: str, max_pairs: int) -> SprtMatch:
+        try:
+            return cls(SprtSpec.parse(spec_text), max_pairs)
+        except SprtSpecError as error:
+            raise ConfigError(str(error)) from None
+
+    def state(self, bot_ids: Sequence[str],
+              results_by_round: Sequence[Sequence[SeriesRecord]]) -> SprtState:
+        return sprt_state(self.spec, pentanomial_counts(bot_ids[0], results_by_round))
+
+    def first_round(self, bot_ids: Sequence[str], seed: int) -> list[Pairing]:
+        self._check(len(bot_ids))
+        if bot_ids[0] == bot_ids[1]:
+            raise ValueError("a match needs two distinct bots")
+        return self._pair(bot_ids, seed, 0)
+
+    def next_round(
+        self, bot_ids: Sequence[str], seed: int,
+        results_by_round: Sequence[Sequence[SeriesRecord]],
+    ) -> list[Pairing] | None:
+        state = self.state(bot_ids, results_by_round)
+        if state.decision or len(results_by_round) >= self.max_pairs:
+            return None
+        return self._pair(bot_ids, seed, len(results_by_round))
+
+    def planned_count(self, bot_count: int) -> int | None:
+        self._check(bot_count)
+        return None  # the test decides when to stop
+
+    @staticmethod
+    def _check(bot_count: int) -> None:
+        if bot_count != 2:
+            raise ConfigError(f"an sprt match is between exactly two bots, got {bot_count}")
+
+    @staticmethod
+    def _pair(bot_ids: Sequence[str], seed: int, number: int) -> list[Pairing]:
+        return meeting(bot_ids[0], bot_ids[1], 2, derive_round_seed(seed, f"sprt:{number}"))

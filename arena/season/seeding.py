@@ -1,0 +1,35 @@
+"""Knockout seeds: a bot's current rating is its OpenSkill ordinal (μ − 3σ) in the
+most recent finished season it played; bots with a rating are seeded first, by
+rating, and the others follow in the order they were given. The season stores
+its bots in seed order, which is what the knockout format reads."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from arena.core.status import SeasonStatus
+from arena.season.standings import compute_standings
+from arena.storage import Storage
+
+
+def current_ratings(storage: Storage, bot_ids: Sequence[str]) -> dict[str, float]:
+    """The current rating of each of ``bot_ids`` that has one."""
+    ratings: dict[str, float] = {}
+    for season in sorted(storage.list_seasons(), key=lambda season: -season.id):
+        if season.status != SeasonStatus.FINISHED:
+            continue
+        missing = [bot for bot in bot_ids if bot not in ratings and bot in season.bot_ids]
+        if not missing:
+            continue
+        table = compute_standings(season.bot_ids, storage.results(season.id))
+        for bot in missing:
+            ratings[bot] = table.row(bot).rating_ordinal
+        if len(ratings) == len(bot_ids):
+            break
+    return ratings
+
+
+def seed_order(bot_ids: Sequence[str], ratings: Mapping[str, float]) -> list[str]:
+    """Rated bots by rating (highest first; ties keep the given order), then the rest."""
+    rated = sorted((bot for bot in bot_ids if bot in ratings), key=lambda bot: -ratings[bot])
+    return rated + [bot for bot in bot_ids if bot not in ratings]
