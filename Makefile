@@ -9,7 +9,7 @@ STUBS_STAMP := proto/gen/.generated
 JS_BOT := sample_bots/js-greedy
 NODE_STAMP := $(JS_BOT)/node_modules/.installed
 
-.PHONY: setup stubs node-modules docker-engine run test test-fast bench lint clean
+.PHONY: setup stubs node-modules docker-engine run test test-fast fuzz bench lint clean
 
 setup: $(STAMP) $(STUBS_STAMP) $(NODE_STAMP)
 
@@ -44,6 +44,10 @@ test: setup docker-engine
 
 test-fast: setup
 	$(PY) -m pytest -q -m "not docker and not slow"
+
+# The fuzz suites of both protocols with many more examples than `make test` runs.
+fuzz: setup
+	HOLLYWOOD_FUZZ_EXAMPLES=$${HOLLYWOOD_FUZZ_EXAMPLES:-1000} $(PY) -m pytest -q tests/test_fuzz_arena_api.py tests/test_fuzz_bot_replies.py
 
 bench: setup docker-engine
 	@set -e; for b in tests/bench/bench_*.py; do echo "== $$b"; $(PY) $$b; done

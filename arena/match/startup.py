@@ -17,6 +17,7 @@ from typing import Protocol
 
 from arena.core.faults import BotFault
 from arena.core.series import BotRef, SeriesSpec
+from arena.core.text import neutralise
 from arena.match.botclient import BotClient, BotInfo
 from arena.sandbox.base import RunningBot, Sandbox
 
@@ -107,6 +108,6 @@ def _bring_up(
         info = client.handshake(max(_MIN_CALL_S, remaining()))
     except BotFault as fault:
         return fault
-    log.info("seat %d: %s %s (protocol %d) is up", seat, info.name, info.version,
-             info.protocol_version)
+    log.info("seat %d: %s %s (protocol %d) is up", seat, neutralise(info.name),
+             neutralise(info.version), info.protocol_version)
     return None
