@@ -215,3 +215,20 @@ def test_real_bot_hanging_at_start_forfeits_alone(hanging_seat: int) -> None:
     assert outcome.winner == 1 - hanging_seat
     assert "not binding, ever" in fault.stderr_tail
     assert arena_leftovers() == []
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("hanging_seat", [0, 1])
+def test_docker_bot_hanging_at_start_forfeits_alone(docker_sandbox: Any, docker_client: Any,
+                                                    hanging_seat: int) -> None:
+    hanging = bot_ref(HOSTILE_BOTS / "hangs_at_start")
+    honest = bot_ref(SAMPLE_BOTS / "random")
+    bots = (hanging, honest) if hanging_seat == 0 else (honest, hanging)
+    spec = SeriesSpec(f"dhang-{hanging_seat}", 3, get_profile("friendly"), 1, False, bots,
+                      TimeLimits(startup_s=8.0, decision_s=1.0, reserve_s=2.0))
+    outcome = run_series(spec, docker_sandbox)
+    fault = outcome.fault
+    assert fault is not None and fault.seat == hanging_seat, fault
+    assert fault.kind is FaultKind.STARTUP and fault.other_seat_fault is None
+    assert outcome.winner == 1 - hanging_seat
+    assert arena_leftovers(docker_client) == []
