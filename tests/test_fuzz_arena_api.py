@@ -77,8 +77,11 @@ def call(server: RunningServer, method: str, request: object,
         factory = (channel.unary_stream if descriptor.server_streaming
                    else channel.unary_unary)
         stub = factory(f"/{SERVICE.full_name}/{method}",
-                       request_serializer=lambda message: message.SerializeToString(),
+                       request_serializer=lambda message: (
+                           message if isinstance(message, bytes)
+                           else message.SerializeToString()),
                        response_deserializer=output.FromString)
+        code = grpc.StatusCode.OK
         try:
             answer = stub(request, metadata=metadata, timeout=30)
             if descriptor.server_streaming:
@@ -86,11 +89,11 @@ def call(server: RunningServer, method: str, request: object,
         except grpc.RpcError as error:
             assert error.code() not in BAD_ANSWERS, (method, error.code(), error.details())
             assert len(error.details() or "") <= 1100, (method, len(error.details()))
-            return error.code()  # type: ignore[no-any-return]
+            code = error.code()
         # The server still answers.
         arena_pb2_grpc.ArenaServiceStub(channel).ListBots(arena_pb2.ListBotsRequest(),
                                                            timeout=30)
-    return grpc.StatusCode.OK
+    return code
 
 
 @pytest.mark.parametrize("method", [method.name for method in SERVICE.methods])
@@ -114,3 +117,17 @@ def test_any_request_gets_a_proper_answer(server: RunningServer, method: str,
         assert dump(db_path) == before, f"{method} refused with {code} but changed the database"
     settle(server)
     assert integrity(db_path) == "ok"
+
+
+@pytest.mark.parametrize("method", [method.name for method in SERVICE.methods])
+@settings(max_examples=FUZZ_EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(raw=st.binary(max_size=200), with_token=st.booleans())
+def test_any_bytes_get_a_proper_answer(server: RunningServer, method: str, raw: bytes,
+                                       with_token: bool) -> None:
+    metadata = (("authorization", f"Bearer {server.token}"),) if with_token else ()
+    before = dump(server.storage.path)
+    if call(server, method, raw, metadata) is not grpc.StatusCode.OK:
+        assert dump(server.storage.path) == before
+    settle(server)
+    assert integrity(server.storage.path) == "ok"

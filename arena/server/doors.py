@@ -27,6 +27,7 @@ from hollywood.arena.v1 import arena_pb2
 from arena.core.text import first_forbidden, quote
 from arena.server.validation import MAX_SEASON_BOTS
 
+ARENA_PACKAGE: Final = arena_pb2.DESCRIPTOR.package
 MAX_ID: Final = 2**63 - 1
 """The largest id SQLite stores (a signed 64-bit integer)."""
 
@@ -125,7 +126,11 @@ def request_types() -> Iterator[Descriptor]:
 
 
 def refusal(request: Message) -> str | None:
-    """Why ``request`` is refused at the door, or ``None`` if it may pass."""
+    """Why ``request`` is refused at the door, or ``None`` if it may pass. Messages
+    of other packages (gRPC health checking, reflection) pass: their own servicers
+    check them."""
+    if not request.DESCRIPTOR.full_name.startswith(ARENA_PACKAGE + "."):
+        return None
     return next(_violations(request, ""), None)
 
 
