@@ -49,9 +49,9 @@ class Text:
 
 
 @dataclass(frozen=True)
-class Number:
-    """A number checked only by type (finite if floating point); its range is the
-    business of the code that reads it (e.g. a season setting's bounds)."""
+class Scalar:
+    """A number or flag checked only by its type (finite if floating point); its
+    range is the business of the code that reads it (e.g. a season setting's bounds)."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class Nested:
     """A message field, checked by its own message's table."""
 
 
-Rule = Id | Text | Number | Items | Entries | Nested
+Rule = Id | Text | Scalar | Items | Entries | Nested
 
 NAME: Final = Text(200)
 BOT_REFERENCE: Final = Text(120)
@@ -89,17 +89,17 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
         "bots": Items(MAX_SEASON_BOTS, BOT_REFERENCE),
         "config": Nested(),
         "name": NAME,
-        "hold": Number(),
+        "hold": Scalar(),
     },
     "hollywood.arena.v1.SeasonConfig": {
         "profile": SETTING_TEXT,
         "profile_overrides": Entries(64, SETTING_TEXT, Text(1000)),
-        "series_per_pair": Number(),
-        "startup_seconds": Number(),
-        "decision_seconds": Number(),
-        "reserve_seconds": Number(),
-        "concurrency": Number(),
-        "max_hands": Number(),
+        "series_per_pair": Scalar(),
+        "startup_seconds": Scalar(),
+        "decision_seconds": Scalar(),
+        "reserve_seconds": Scalar(),
+        "concurrency": Scalar(),
+        "max_hands": Scalar(),
         "seed": Id(),
         "sandbox_backend": SETTING_TEXT,
     },
@@ -149,7 +149,7 @@ def _violations(message: Message, prefix: str) -> Iterator[str]:
             item_rule = rule.item if isinstance(rule, Items) else None
             if len(value) > limit:
                 yield f"{path}: {len(value)} items, at most {limit} allowed"
-                return
+                continue
             for index, item in enumerate(value):
                 yield from _value_violations(f"{path}[{index}]", item, item_rule, field)
         elif field.message_type is None or message.HasField(field.name):
@@ -192,7 +192,7 @@ def _value_violations(
     if isinstance(value, bool):
         return
     if isinstance(value, int):
-        if isinstance(rule, Number):
+        if isinstance(rule, Scalar):
             return
         maximum = rule.maximum if isinstance(rule, Id) else MAX_ID
         if not 0 <= value <= maximum:
