@@ -13,6 +13,7 @@ import pytest
 from arena_helpers import REPO_ROOT
 from fake_runner import run_fake_series
 from google.protobuf.descriptor import Descriptor
+from google.protobuf.message import Message
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.server.app import RunningServer, start_server
@@ -94,7 +95,7 @@ def server(tmp_path: Path) -> Iterator[RunningServer]:
 def code_and_details(call: object, *args: object, **kwargs: object) -> tuple[object, str]:
     with pytest.raises(grpc.RpcError) as caught:
         result = call(*args, **kwargs)  # type: ignore[operator]
-        if not isinstance(result, arena_pb2.GetSeasonResponse | arena_pb2.GetStandingsResponse):
+        if not isinstance(result, Message):
             list(result)  # a stream
     return caught.value.code(), caught.value.details()
 
@@ -130,3 +131,19 @@ def test_the_issue_examples_over_grpc(server: RunningServer) -> None:
         assert details.startswith("CreateSeasonRequest.name: 100000 characters, at most 200")
     assert server.storage.count_rows() == before
 
+
+
+def test_a_real_bug_is_internal_bounded_and_logged_with_its_traceback(
+    server: RunningServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken() -> None:
+        raise RuntimeError("bug \x1b[2J" + "x" * 100_000)
+
+    monkeypatch.setattr(server.storage, "list_bots", broken)
+    with grpc.insecure_channel(server.address) as channel:
+        code, details = code_and_details(arena_pb2_grpc.ArenaServiceStub(channel).ListBots,
+                                         arena_pb2.ListBotsRequest())
+    assert code == grpc.StatusCode.INTERNAL
+    assert details.startswith("internal error: RuntimeError: bug \\x1b[2Jxxx")
+    assert details.endswith(" characters cut]") and len(details) < 1100
+    assert "Traceback" in caplog.text and "in broken" in caplog.text
