@@ -9,7 +9,7 @@ STUBS_STAMP := proto/gen/.generated
 JS_BOT := sample_bots/js-greedy
 NODE_STAMP := $(JS_BOT)/node_modules/.installed
 
-.PHONY: setup stubs node-modules docker-engine run test test-fast bench mutation lint clean
+.PHONY: setup stubs node-modules docker-engine run test test-fast fuzz bench mutation lint clean
 
 setup: $(STAMP) $(STUBS_STAMP) $(NODE_STAMP)
 
@@ -54,6 +54,10 @@ mutation: setup
 	$(VENV)/bin/mutmut run --max-children 2 $(MUTANTS)
 	@echo "== surviving mutants (inspect one with: $(VENV)/bin/mutmut show NAME)"
 	@$(VENV)/bin/mutmut results
+
+# The fuzz suites of both protocols with many more examples than `make test` runs.
+fuzz: setup
+	HOLLYWOOD_FUZZ_EXAMPLES=$${HOLLYWOOD_FUZZ_EXAMPLES:-1000} $(PY) -m pytest -q tests/test_fuzz_arena_api.py tests/test_fuzz_bot_replies.py
 
 bench: setup docker-engine
 	@set -e; for b in tests/bench/bench_*.py; do echo "== $$b"; $(PY) $$b; done

@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
-from arena.core.faults import BotFault, FaultKind
+from arena.core.faults import MAX_FAULT_MESSAGE_CHARS, BotFault, FaultKind
 from arena.core.limits import TimeLimits
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
+from arena.core.text import first_forbidden
 from arena.match.runner import run_series
 from engine.profiles import get_profile
 from tests.conftest import HOSTILE_BOTS, SAMPLE_BOTS, arena_leftovers
@@ -89,6 +90,17 @@ def _wrong_protocol(fault: BotFault) -> None:
     assert fault.hand_number is None and "protocol version 99" in fault.message
 
 
+def _nasty_text(fault: BotFault) -> None:
+    # Stored and shown neutralised, and bounded (arena.core.text).
+    assert "bot error: RuntimeError: [/][bold red]x \\x1b[2J" in fault.message
+    assert len(fault.message) <= MAX_FAULT_MESSAGE_CHARS + 40
+    assert fault.message.endswith(" characters cut]")
+    assert "NASTY stderr [/][bold red]x \\x1b[2J\\x1b]0;owned\\x07 \\u202eevil" in (
+        fault.stderr_tail)
+    for text in (fault.message, fault.stderr_tail):
+        assert first_forbidden(text, multiline=True) is None
+
+
 CASES = [
     Case("never_answers", FaultKind.TIMEOUT),
     Case("late_answers", FaultKind.TIMEOUT, _reserve_drained),
@@ -104,6 +116,7 @@ CASES = [
     Case("write_outside_tmp", FaultKind.ILLEGAL_ACTION, _writes),
     Case("snoop", FaultKind.ILLEGAL_ACTION, _snoop),
     Case("wrong_protocol", FaultKind.PROTOCOL_MISMATCH, _wrong_protocol),
+    Case("nasty_text", FaultKind.CRASH, _nasty_text),
 ]
 
 

@@ -12,12 +12,13 @@ from collections.abc import Sequence
 from typing import Final
 
 import grpc
-from rich.console import Console
 
 from arena.cli.client import default_server
 from arena.cli.output import CliError
 from arena.cli.parser import Handler, build_parser
+from arena.cli.render import plain_console
 from arena.core.settings import ConfigError
+from arena.core.text import neutralise
 
 USAGE_ERRORS: Final = frozenset({
     grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND,
@@ -31,18 +32,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    console = Console()
+    console = plain_console()
     if not console.is_terminal:  # piped or captured: don't squeeze tables into 80 columns
-        console = Console(width=max(console.width, 120))
-    error_console = Console(stderr=True)
+        console = plain_console(width=max(console.width, 120))
+    error_console = plain_console(stderr=True)
     handler: Handler = args.handler
     try:
         return handler(args, console)
     except CliError as error:
-        error_console.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
+        error_console.print(f"error: {neutralise(str(error))}", soft_wrap=True)
         return error.code
     except ConfigError as error:  # a bad season setting, e.g. --set, found by the client
-        error_console.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
+        error_console.print(f"error: {neutralise(str(error))}", soft_wrap=True)
         return 2
     except grpc.RpcError as error:
         code = error.code() if hasattr(error, "code") else None
@@ -54,8 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 markup=False, highlight=False, soft_wrap=True)
             return 1
         name = code.name if code is not None else "ERROR"
-        error_console.print(f"error: {details} ({name})", markup=False, highlight=False,
-                            soft_wrap=True)
+        error_console.print(f"error: {neutralise(details or '')} ({name})", soft_wrap=True)
         return 2 if code in USAGE_ERRORS else 1
     except KeyboardInterrupt:
         error_console.print("interrupted; a season left running resumes when `arena serve` "

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from arena.cli.client import ArenaClient, connect
 from arena.cli.output import CliError, print_json, to_json
+from arena.cli.render import shown
 from arena.core.manifest import ManifestError
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ def cmd_bots_register(args: argparse.Namespace, console: Console) -> int:
             results.append(response)
             if not args.json:
                 state = "registered" if response.created else "already registered (identical)"
-                console.print(f"{response.bot.id} {state}")
+                console.print(f"{shown(response.bot).id} {state}")
     if args.json:
         print_json([to_json(result) for result in results])
     return 0
@@ -82,7 +83,7 @@ def cmd_bots_list(args: argparse.Namespace, console: Console) -> int:
     table = Table(title="Registered bots")
     for header in ("id", "language", "author", "registered", "content"):
         table.add_column(header)
-    for bot in bots:
+    for bot in map(shown, bots):
         table.add_row(bot.id, bot.language, bot.author, bot.registered_at, bot.content_hash[:12])
     console.print(table)
     return 0

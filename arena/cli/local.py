@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Final
 
 from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
+from rich.text import Text
 
 from arena.cli.bots import check_folders, register_folders
 from arena.cli.client import ArenaClient
 from arena.cli.output import CliError, print_json, to_json
-from arena.cli.render import LiveSeasonView, print_standings, status_name
+from arena.cli.render import LiveSeasonView, print_standings, shown, status_name
 from arena.cli.season_options import season_config_message
 from arena.core.defaults import DEFAULT_DB
 from arena.core.manifest import BotManifest, ManifestError
@@ -152,7 +153,7 @@ def run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
                    console: Console, as_json: bool) -> int:
     """Create the season, follow it to its end, print the final standings; exit
     status 0 if it finished, 1 if it stopped."""
-    created = client.stub.CreateSeason(request, metadata=client.auth).season
+    created = shown(client.stub.CreateSeason(request, metadata=client.auth).season)
     if not as_json:
         console.print(f"season {created.id}: {len(created.bot_ids)} bots, "
                       f"{created.series_total} series, seed {created.config.seed}, "
@@ -166,15 +167,17 @@ def run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
         LiveSeasonView(console).follow(stream, transient=True)
     final = client.stub.GetStandings(arena_pb2.GetStandingsRequest(season_id=created.id))
     season = client.stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=created.id)).season
+    if not as_json:
+        season = shown(season)
     if as_json:
         print_json({"season": to_json(season), "standings": to_json(final.standings)})
     else:
         console.print()
-        console.print(f"[bold]Final standings of season {season.id}[/bold] "
-                      f"({status_name(season.status)})")
+        console.print(Text.assemble((f"Final standings of season {season.id}", "bold"),
+                                    f" ({status_name(season.status)})"))
         print_standings(console, final.standings)
         if season.error:
-            console.print(f"[red]season stopped: {season.error}[/red]")
+            console.print(f"season stopped: {season.error}", style="red")
     return 0 if status_name(season.status) == "finished" else 1
 
 

@@ -8,10 +8,17 @@ import json
 
 from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
+from rich.text import Text
 
 from arena.cli.client import connect
 from arena.cli.output import print_json, to_json
-from arena.cli.render import LiveSeasonView, crosstable, describe_series, print_standings
+from arena.cli.render import (
+    LiveSeasonView,
+    crosstable,
+    describe_series,
+    print_standings,
+    shown,
+)
 from arena.cli.render_statistics import los_table
 from arena.server.story import NO_HAND_PLAYED
 
@@ -52,10 +59,12 @@ def cmd_series_show(args: argparse.Namespace, console: Console) -> int:
         del data["event_log_json"]
         print_json(data)
         return 0
+    response = shown(response)
     series = response.series
-    console.print(f"[bold]Series {series.id}[/bold] (season {series.season_id}): seat 0 "
-                  f"{series.seat0_bot_id}, seat 1 {series.seat1_bot_id}; seed {series.seed}"
-                  f"{', seats swapped' if series.swap_seats else ''}")
+    console.print(Text.assemble(
+        (f"Series {series.id}", "bold"), f" (season {series.season_id}): seat 0 "
+        f"{series.seat0_bot_id}, seat 1 {series.seat1_bot_id}; seed {series.seed}"
+        f"{', seats swapped' if series.swap_seats else ''}"))
     if not series.played:
         console.print("not played yet")
         return 0
@@ -84,7 +93,7 @@ def cmd_series_list(args: argparse.Namespace, console: Console) -> int:
     if args.json:
         print_json([to_json(item) for item in series])
         return 0
-    for item in series:
+    for item in map(shown, series):
         text = describe_series(item) if item.played else (
             f"{item.id} {item.seat0_bot_id} vs {item.seat1_bot_id} (pending)")
         console.print(text, markup=False, highlight=False)

@@ -1,13 +1,20 @@
 """Standings on the terminal: the ``rich`` table, the crosstable, one line per
 series, and the live view (progress bar + table + latest series) that follows a
-``WatchSeason`` stream."""
+``WatchSeason`` stream.
+
+Everything a reply carries may come from a bot, its author or another client:
+``shown`` neutralises every text of a message before it is rendered, and the
+CLI's consoles never read markup (``plain_console``), so no stored text can
+move the cursor, reorder a line or be taken for ``rich`` markup."""
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
-from typing import Final
+from typing import Any, Final, TypeVar
 
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
 from hollywood.arena.v1 import arena_pb2
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -18,11 +25,56 @@ from rich.text import Text
 
 from arena.cli.render_statistics import TIED_NOTE, elo_cell, statistics_parts, tied_cell
 from arena.core.ordering import ORDERING_RULE
+from arena.core.text import neutralise
 
 RECENT_SERIES: Final = 6
 ORDERING_NOTE: Final = (
     f"Fft = forfeits, SPts = series points, Rating = OpenSkill μ±σ. Ordered by {ORDERING_RULE}."
 )
+
+
+MULTILINE_FIELDS: Final = frozenset({"stderr_tail", "lines", "error"})
+"""Text fields shown with their line breaks."""
+
+M = TypeVar("M", bound=Message)
+
+
+def plain_console(**options: Any) -> Console:
+    """A console that prints text as it is: no markup, no highlighting."""
+    return Console(markup=False, highlight=False, **options)
+
+
+def shown(message: M) -> M:
+    """A copy of ``message`` with every text in it neutralised (``arena.core.text``)."""
+    copy = type(message)()
+    copy.CopyFrom(message)
+    _neutralise_texts(copy)
+    return copy
+
+
+def _neutralise_texts(message: Message) -> None:
+    for field, value in message.ListFields():
+        multiline = field.name in MULTILINE_FIELDS
+        sub = field.message_type
+        if field.type == FieldDescriptor.TYPE_STRING:
+            if field.is_repeated:
+                texts = [neutralise(text, multiline=multiline) for text in value]
+                del value[:]
+                value.extend(texts)
+            else:
+                setattr(message, field.name, neutralise(value, multiline=multiline))
+        elif sub is not None and sub.GetOptions().map_entry:
+            entries = dict(value)
+            if sub.fields_by_name["value"].message_type is not None:
+                for item in entries.values():
+                    _neutralise_texts(item)
+            elif sub.fields_by_name["value"].type == FieldDescriptor.TYPE_STRING:
+                value.clear()
+                value.update({neutralise(str(key)): neutralise(text)
+                              for key, text in entries.items()})
+        elif sub is not None:
+            for item in (value if field.is_repeated else [value]):
+                _neutralise_texts(item)
 
 
 def status_name(status: int) -> str:
@@ -34,6 +86,7 @@ def status_name(status: int) -> str:
 
 def standings_table(standings: arena_pb2.Standings, title: str | None = None) -> Table:
     """The standings as a ``rich`` table."""
+    standings = shown(standings)
     done, total = standings.series_done, standings.series_total
     table = Table(
         title=title or f"Season {standings.season_id} — {done}/{total} series "
@@ -82,6 +135,7 @@ def print_standings(console: Console, standings: arena_pb2.Standings) -> None:
 
 def crosstable(standings: arena_pb2.Standings) -> Table:
     """Head-to-head: row bot's wins-draws-losses against each column bot."""
+    standings = shown(standings)
     bots = [row.bot_id for row in standings.rows]
     cells = {(cell.bot_id, cell.opponent_id): cell for cell in standings.crosstable}
     table = Table(title="Head to head (row vs column: W-D-L)")
@@ -104,6 +158,7 @@ def crosstable(standings: arena_pb2.Standings) -> Table:
 
 def describe_series(series: arena_pb2.SeriesSummary) -> str:
     """One line about a finished series, e.g. ``3-4 greedy@1 beat random@1 3-0 (41 hands)``."""
+    series = shown(series)
     bots = (series.seat0_bot_id, series.seat1_bot_id)
     games_won = list(series.games_won) if len(series.games_won) == 2 else [0, 0]
     capped = ", hand cap" if series.capped else ""
@@ -151,7 +206,7 @@ class LiveSeasonView:
         (for callers that print the final standings themselves)."""
         with Live(self._render(), console=self.console, refresh_per_second=4,
                   transient=transient) as live:
-            for message in stream:
+            for message in map(shown, stream):
                 self.status = status_name(message.status)
                 self.progress.update(self.task, total=message.series_total,
                                      completed=message.series_done,

@@ -7,10 +7,11 @@ import argparse
 
 from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
+from rich.text import Text
 
 from arena.cli.client import connect
 from arena.cli.output import print_json, to_json
-from arena.cli.render import LiveSeasonView, print_standings, status_name
+from arena.cli.render import LiveSeasonView, print_standings, shown, status_name
 from arena.cli.season_options import season_config_message
 
 
@@ -64,13 +65,14 @@ def cmd_season_show(args: argparse.Namespace, console: Console) -> int:
     if args.json:
         print_json({"season": to_json(season), "standings": to_json(standings)})
         return 0
+    season = shown(season)
     config = season.config
     overrides = ", ".join(f"{k}={v}" for k, v in sorted(config.profile_overrides.items()))
     title = season.name if season.name == f"season {season.id}" else (
         f"{season.name} (season {season.id})")
-    console.print(f"[bold]{title}[/bold] — "
-                  f"{status_name(season.status)}, {season.series_done}/{season.series_total} "
-                  f"series, created {season.created_at}")
+    console.print(Text.assemble(
+        (title, "bold"), f" — {status_name(season.status)}, {season.series_done}/"
+        f"{season.series_total} series, created {season.created_at}"))
     console.print(f"format {config.format or 'round-robin'}"
                   + (f" (challenger {config.challenger})" if config.format == "gauntlet" else "")
                   + (f" ({config.sprt}, at most {config.max_pairs} pairs)"
@@ -82,7 +84,7 @@ def cmd_season_show(args: argparse.Namespace, console: Console) -> int:
                   f"{config.decision_seconds:g} s / reserve {config.reserve_seconds:g} s, "
                   f"seed {config.seed}")
     if season.error:
-        console.print(f"[red]error: {season.error}[/red]")
+        console.print(f"error: {season.error}", style="red")
     print_standings(console, standings)
     return 0
 
@@ -93,7 +95,7 @@ def cmd_season_list(args: argparse.Namespace, console: Console) -> int:
     if args.json:
         print_json([to_json(season) for season in seasons])
         return 0
-    for season in seasons:
+    for season in map(shown, seasons):
         console.print(f"{season.id:>4}  {status_name(season.status):<9} "
                       f"{season.series_done:>5}/{season.series_total:<5} "
                       f"{season.config.format or 'round-robin':<11} {season.name}  "

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Final
+
+from arena.core.text import safe_text
+
+MAX_FAULT_MESSAGE_CHARS: Final = 2000
+"""A fault message quotes what the bot sent: never more than this is kept."""
+MAX_STDERR_TAIL_CHARS: Final = 16 * 1024
 
 
 class FaultKind(StrEnum):
@@ -42,6 +49,11 @@ class BotFault(Exception):
     """Set when both bots failed to start: the other seat's fault (each forfeits)."""
 
     def __post_init__(self) -> None:
+        # Both texts come from the bot: neutralised and bounded before anyone
+        # stores or shows them (arena.core.text).
+        self.message = safe_text(self.message, MAX_FAULT_MESSAGE_CHARS)
+        self.stderr_tail = safe_text(self.stderr_tail, MAX_STDERR_TAIL_CHARS,
+                                     multiline=True, keep="tail")
         super().__init__(f"{self.kind}: {self.message}")
 
     def __str__(self) -> str:

@@ -19,6 +19,8 @@ from typing import Any
 
 MANIFEST_NAME = "bot.toml"
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
+VERSION_PATTERN = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}")
+LANGUAGE_PATTERN = re.compile(r"[a-z][a-z0-9+#-]{0,31}")
 MAX_MANIFEST_BYTES = 64 * 1024
 MAX_FIELD_CHARS = 200
 MAX_DESCRIPTION_CHARS = 2000
@@ -100,8 +102,18 @@ class BotManifest:
                 f"{source}: name {name!r} must match [a-z0-9][a-z0-9-]{{0,31}} "
                 "(lower-case letters, digits and '-', at most 32 characters)"
             )
+        # Identifiers are strict (no look-alikes with invisible or bidi characters);
+        # free texts are neutralised (arena.core.text) when stored and shown.
         version = _required_string(data, "version", source)
+        if not VERSION_PATTERN.fullmatch(version):
+            raise ManifestError(
+                f"{source}: version {version!r} must match [0-9A-Za-z][0-9A-Za-z.+_-]"
+                "{0,39} (ASCII letters, digits, '.', '+', '_' and '-', at most 40 characters)")
         language = _required_string(data, "language", source)
+        if not LANGUAGE_PATTERN.fullmatch(language):
+            raise ManifestError(
+                f"{source}: language {language!r} must match [a-z][a-z0-9+#-]{{0,31}} "
+                "(e.g. python, javascript)")
         author = _optional_string(data, "author", source, MAX_FIELD_CHARS)
         description = _optional_string(data, "description", source, MAX_DESCRIPTION_CHARS)
 

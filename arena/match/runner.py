@@ -1,8 +1,8 @@
 """Play one series between two sandboxed bots (see docs/design.md, "Match runner").
 
 ``run_series`` prepares both bots (``Sandbox.prepare``: e.g. builds an image;
-not charged to the start-up deadline), starts them in the sandbox, connects and
-handshakes (the start-up deadline covers the start and the handshake), plays the
+not charged to the start-up deadline), starts, connects and handshakes both at
+once, each seat on its own start-up clock (``arena.match.startup``), plays the
 series with ``arena.match.play_match``, and stops both bots on every path. A
 bot's misbehaviour never raises out of it: it returns a ``SeriesOutcome`` whose
 ``fault`` names the bot's seat, the kind, the hand and decision, the bot's stderr
@@ -13,7 +13,6 @@ verdict. Arena-side failures raise
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -23,10 +22,9 @@ from arena.core.limits import TimeLimits
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec, outcome_of
 from arena.match.botclient import BotClient
 from arena.match.loop import play_match
+from arena.match.startup import BotConnection, Clock, start_both
 from arena.sandbox.base import RunningBot, Sandbox, SandboxError
 from engine.series import Series
-
-log = logging.getLogger(__name__)
 
 EventSink = Callable[[dict[str, Any]], None]
 
@@ -38,25 +36,28 @@ __all__ = ["BotRef", "SandboxError", "SeriesOutcome", "SeriesSpec", "TimeLimits"
 
 
 def run_series(
-    spec: SeriesSpec, sandbox: Sandbox, on_event: EventSink | None = None
+    spec: SeriesSpec, sandbox: Sandbox, on_event: EventSink | None = None,
+    *, clock: Clock = time.monotonic,
 ) -> SeriesOutcome:
     """Play ``spec`` between its two bots in ``sandbox``; see the module docstring."""
-    started = time.monotonic()
+    started = clock()
     series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
                     swap_seats=spec.swap_seats)
     running: list[RunningBot | None] = [None, None]
-    clients: list[BotClient | None] = [None, None]
+    clients: list[BotConnection | None] = [None, None]
     try:
-        faults = _start_both(spec, sandbox, running, clients)
+        faults = start_both(spec, sandbox, running, clients, clock=clock)
+        faults = [None if fault is None else _complete(fault, running[seat])
+                  for seat, fault in enumerate(faults)]
         if any(faults):
             forfeit = _startup_forfeit(faults)
             if on_event is not None:
                 on_event({"type": "fault", **forfeit.to_dict()})
             winner = None if all(faults) else 1 - _seat(forfeit)
             return outcome_of(spec.series_id, series, winner, forfeit, (0.0, 0.0),
-                              time.monotonic() - started)
+                              clock() - started)
         first, second = clients
-        assert first is not None and second is not None
+        assert isinstance(first, BotClient) and isinstance(second, BotClient)
         result = play_match((first, second), series, spec.limits, on_event,
                             series_id=spec.series_id)
         fault = result.fault
@@ -64,7 +65,7 @@ def run_series(
             fault = _complete(fault, running[_seat(fault)])
         think = (result.think_seconds[0], result.think_seconds[1])
         return outcome_of(spec.series_id, series, result.winner, fault, think,
-                          time.monotonic() - started)
+                          clock() - started)
     finally:
         # Bots first: closing a channel to a live peer waits ~0.2 s for a graceful
         # goodbye, to a stopped one it returns at once.
@@ -78,52 +79,6 @@ def run_series(
 
 def _seat(fault: BotFault) -> int:
     return fault.seat if fault.seat is not None else 0
-
-
-def _start_both(
-    spec: SeriesSpec,
-    sandbox: Sandbox,
-    running: list[RunningBot | None],
-    clients: list[BotClient | None],
-) -> list[BotFault | None]:
-    """Start both bots (containers in parallel), then connect and handshake each.
-    Returns each seat's start-up fault (None when it came up)."""
-    faults: list[BotFault | None] = [None, None]
-    for seat, bot in enumerate(spec.bots):
-        try:
-            sandbox.prepare(bot)  # before the start-up clock: image builds take minutes
-        except BotFault as fault:
-            faults[seat] = fault
-    begun = [0.0, 0.0]
-    for seat, bot in enumerate(spec.bots):
-        if faults[seat] is not None:
-            continue
-        begun[seat] = time.monotonic()
-        try:
-            running[seat] = sandbox.start(bot, series_id=spec.series_id, seat=seat)
-        except BotFault as fault:
-            faults[seat] = fault
-    for seat in (0, 1):
-        handle = running[seat]
-        if handle is None:
-            continue
-        give_up_at = begun[seat] + spec.limits.startup_s
-        try:
-            handle.wait_ready(max(0.0, give_up_at - time.monotonic()))
-            client = BotClient.connect(handle.target,
-                                       startup_timeout=max(0.0, give_up_at - time.monotonic()))
-            clients[seat] = client
-            info = client.handshake(timeout=max(0.001, give_up_at - time.monotonic()))
-            log.info("seat %d: %s %s (protocol %d) is up", seat, info.name, info.version,
-                     info.protocol_version)
-        except BotFault as fault:
-            faults[seat] = fault
-    for seat, failed in enumerate(faults):
-        if failed is not None:
-            failed.seat = seat
-            failed.hand_number = failed.decision_number = None
-            faults[seat] = _complete(failed, running[seat])
-    return faults
 
 
 def _startup_forfeit(faults: list[BotFault | None]) -> BotFault:

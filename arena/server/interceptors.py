@@ -1,4 +1,5 @@
-"""gRPC server interceptors: requests that cannot be decoded fail cleanly."""
+"""gRPC server interceptors: every request is decoded and checked at the door
+(``arena.server.doors``) before its handler runs."""
 
 from __future__ import annotations
 
@@ -7,16 +8,21 @@ from typing import Any, TypeVar, cast
 
 import grpc
 
+from arena.core.text import bounded, neutralise
+from arena.server.doors import refusal
+
 RequestT = TypeVar("RequestT")
 ResponseT = TypeVar("ResponseT")
 
 
 class DecodeRequestsInterceptor(grpc.ServerInterceptor):
-    """Decodes every request inside the handler, so a request that is not the
-    method's message (corrupt bytes) fails with INVALID_ARGUMENT ("malformed
+    """Decodes and checks every request inside the handler: a request that is not
+    the method's message (corrupt bytes) fails with INVALID_ARGUMENT ("malformed
     CreateSeasonRequest: ...") instead of gRPC's INTERNAL "Exception deserializing
-    request!". For the methods in ``guarded`` the admin token is checked first
-    (``authorize``), so a call without it still fails with UNAUTHENTICATED."""
+    request!", and one that breaks a rule of ``arena.server.doors.RULES`` with
+    INVALID_ARGUMENT naming the field. For the methods in ``guarded`` the admin
+    token is checked first (``authorize``), so a call without it fails with
+    UNAUTHENTICATED whatever it carries."""
 
     def __init__(
         self, authorize: Callable[[grpc.ServicerContext], None], guarded: frozenset[str]
@@ -74,12 +80,17 @@ class DecodeRequestsInterceptor(grpc.ServerInterceptor):
 
         def decode(raw: bytes, context: grpc.ServicerContext) -> Any:
             try:
-                return deserializer(raw)
+                request = deserializer(raw)
             except Exception as error:  # DecodeError, or anything a deserializer raises
-                if guarded:
-                    self._authorize(context)
-                context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                              f"malformed {type_name}: {error}")
-                raise AssertionError("unreachable: context.abort raises") from None
+                problem = f"malformed {type_name}: {bounded(neutralise(str(error)), 300)}"
+            else:
+                violation = refusal(request)
+                if violation is None:
+                    return request
+                problem = f"{type_name}.{violation}"
+            if guarded:
+                self._authorize(context)
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
+            raise AssertionError("unreachable: context.abort raises")
 
         return decode

@@ -24,6 +24,7 @@ from arena.core.defaults import AUTH_METADATA_KEY
 from arena.core.manifest import BotManifest, ManifestError
 from arena.core.settings import ConfigError
 from arena.core.status import SeasonStatus
+from arena.core.text import bounded, neutralise
 from arena.season.events import EventHub, SeasonEvent
 from arena.season.formats import format_for, format_name
 from arena.season.manager import SeasonManager
@@ -44,6 +45,7 @@ from arena.storage import ConflictError, NotFoundError, Storage
 log = logging.getLogger(__name__)
 
 WATCH_POLL_S: Final = 0.5
+MAX_STATUS_CHARS: Final = 1000
 SERVICE_NAME: Final = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
 MUTATING_METHODS: Final = frozenset(
     f"/{SERVICE_NAME}/{name}"
@@ -91,19 +93,21 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         try:
             return body()
         except _Abort as abort:
-            context.abort(abort.code, abort.message)
+            code, message = abort.code, abort.message
         except NotFoundError as error:
-            context.abort(grpc.StatusCode.NOT_FOUND, str(error.args[0]))
+            code, message = grpc.StatusCode.NOT_FOUND, str(error.args[0])
         except ConflictError as error:
-            context.abort(grpc.StatusCode.ALREADY_EXISTS, str(error))
+            code, message = grpc.StatusCode.ALREADY_EXISTS, str(error)
         except (ConfigError, ManifestError) as error:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+            code, message = grpc.StatusCode.INVALID_ARGUMENT, str(error)
         except Exception as error:  # a bug or e.g. a locked database: say so, keep serving
             if isinstance(error, grpc.RpcError):  # an abort raised by a nested call
                 raise
             log.exception("internal error")
-            context.abort(grpc.StatusCode.INTERNAL,
-                          f"internal error: {type(error).__name__}: {error}")
+            code = grpc.StatusCode.INTERNAL
+            message = f"internal error: {type(error).__name__}: {error}"
+        # Messages may quote what a client sent: never echo it whole or raw.
+        context.abort(code, bounded(neutralise(message), MAX_STATUS_CHARS))
         raise AssertionError("unreachable: context.abort raises")
 
     def authorize(self, context: grpc.ServicerContext) -> None:

@@ -21,10 +21,11 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from arena.core.series import SeriesOutcome
 from arena.core.status import SeasonStatus
+from arena.core.text import safe_text
 from arena.storage.migrations import migrate
 from arena.storage.records import (
     BotRecord,
@@ -39,6 +40,12 @@ from arena.storage.records import (
     utc_now,
 )
 from arena.storage.schema import _PLANNED_COLUMNS, _RESULT_COLUMNS, _RESULT_COLUMNS_R
+
+# Free texts from bot authors, operators and exceptions are neutralised and bounded
+# before they are stored (arena.core.text).
+MAX_NAME_CHARS: Final = 200
+MAX_DESCRIPTION_CHARS: Final = 2000
+MAX_ERROR_CHARS: Final = 4000
 
 
 class Storage:
@@ -121,7 +128,8 @@ class Storage:
             _copy_files(files, destination)
             db.execute(
                 "INSERT INTO bots VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (bot_id, seq, name, version, language, author, description, content_hash,
+                (bot_id, seq, name, version, language, safe_text(author, MAX_NAME_CHARS),
+                 safe_text(description, MAX_DESCRIPTION_CHARS), content_hash,
                  str(destination.resolve()), str(source_folder), utc_now()),
             )
             created = db.execute("SELECT * FROM bots WHERE id=?", (bot_id,)).fetchone()
@@ -168,7 +176,7 @@ class Storage:
             )
             season_id = int(cursor.lastrowid or 0)
             db.execute("UPDATE seasons SET name=? WHERE id=?",
-                       (name or f"season {season_id}", season_id))
+                       (safe_text(name, MAX_NAME_CHARS) or f"season {season_id}", season_id))
             db.executemany(
                 "INSERT INTO season_bots VALUES (?,?,?)",
                 [(season_id, position, bot_id) for position, bot_id in enumerate(bot_ids)],
@@ -219,7 +227,8 @@ class Storage:
         with self.transaction() as db:
             updated = db.execute(
                 "UPDATE seasons SET status=?, error=?, updated_at=? WHERE id=?",
-                (status, error, utc_now(), season_id),
+                (status, safe_text(error, MAX_ERROR_CHARS, multiline=True), utc_now(),
+                 season_id),
             )
             if updated.rowcount == 0:
                 raise NotFoundError(f"unknown season {season_id}")
