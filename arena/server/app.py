@@ -1,6 +1,7 @@
 """Starting the arena server: ``start_server`` wires the database, the admin token,
 the season manager (with the runner factory that plays a season's series in its
-sandbox backend) and the gRPC service with health checking and reflection."""
+sandbox backend), the gRPC service with health checking and reflection, and the
+read-only website (``arena.web``) on the same event hub."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from arena.server.interceptors import DecodeRequestsInterceptor
 from arena.server.service import MUTATING_METHODS, SERVICE_NAME, ArenaService
 from arena.server.tokens import ensure_admin_token
 from arena.storage import Storage
+from arena.web.serve import WebServer, start_web
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +61,12 @@ class RunningServer:
     service: ArenaService
     token: str
     token_path: Path
+    web: WebServer | None = None
+    """The website, when started with ``http``."""
 
     def stop(self, grace: float | None = 1.0) -> None:
+        if self.web is not None:
+            self.web.stop()
         self.server.stop(grace).wait()
 
 
@@ -72,9 +78,11 @@ def start_server(
     runner_factory: RunnerFactory | None = None,
     resume: bool = True,
     max_workers: int = 32,
+    http: tuple[str, int] | None = None,
 ) -> RunningServer:
-    """Open the database, start serving on ``host:port`` (port 0 = any free port) and
-    resume interrupted seasons. Raises ``RuntimeError`` if the port cannot be bound."""
+    """Open the database, start serving on ``host:port`` (port 0 = any free port),
+    the website on ``http`` (host, port) if given, and resume interrupted seasons.
+    Raises ``RuntimeError`` if a port cannot be bound."""
     db_path = Path(db_path)
     storage = Storage(db_path)
     token_path = token_path_for(db_path)
@@ -100,6 +108,13 @@ def start_server(
     if bound == 0:
         storage.close()
         raise RuntimeError(f"cannot listen on {address} (in use?)")
+    web = None
+    if http is not None:
+        try:
+            web = start_web(db_path, hub, *http)
+        except RuntimeError:
+            storage.close()
+            raise
     server.start()
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -108,4 +123,4 @@ def start_server(
         if resumed:
             log.info("resumed season(s) %s", ", ".join(map(str, resumed)))
     return RunningServer(server, f"{host}:{bound}", bound, storage, manager, service,
-                         token, token_path)
+                         token, token_path, web)
