@@ -247,3 +247,17 @@ def test_bot_page_and_api(site: Site) -> None:
     assert chosen["season"]["id"] == site.season_id
     newer = site.get("/bots/alpha@2.0.0")
     assert "Has played no season." in newer and "No faults." in newer
+
+
+def test_a_stored_result_shows_at_once_on_a_page_read_before(tmp_path: Path) -> None:
+    """The season page is computed once per change of the season, never served stale."""
+    storage = Storage(tmp_path / "fresh.db")
+    ids = [register(storage, tmp_path, name) for name in ("a", "b")]
+    season_id = create_season(storage, ids, series_per_pair=2)
+    client = TestClient(create_app(storage, EventHub()))
+    assert client.get(f"/api/seasons/{season_id}").json()["progress"]["done"] == 0
+    planned = storage.planned_series(season_id)[0]
+    storage.store_result(planned, FakeOutcome(planned.id, winner=1), {})  # type: ignore[arg-type]
+    page = client.get(f"/api/seasons/{season_id}").json()
+    assert page["progress"]["done"] == 1 and page["latest"][0]["winner"] == planned.seat1_bot
+    assert '<span id="season-done">1</span>/2' in client.get(f"/seasons/{season_id}").text

@@ -21,12 +21,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select
+from web_helpers import sample_season
 
-from arena.core.manifest import BotManifest, content_hash, iter_bot_files
-from arena.core.settings import SeasonConfig
-from arena.season.formats import plan_season
-from arena.server.app import RunningServer, start_server
-from arena.storage import Storage
+from arena.server.app import start_server
 
 pytestmark = pytest.mark.browser
 
@@ -74,27 +71,6 @@ def browser() -> Iterator[WebDriver]:
         driver.quit()
 
 
-def sample_season(running: RunningServer) -> int:
-    """A season of the sample bots random, greedy and shark, not started yet."""
-    storage: Storage = running.storage
-    ids = []
-    for name in ("random", "greedy", "shark"):
-        folder = REPO_ROOT / "sample_bots" / name
-        manifest = BotManifest.load(folder)
-        record, _ = storage.register_bot(
-            name=manifest.name, version=manifest.version, language=manifest.language,
-            author=manifest.author, description=manifest.description,
-            content_hash=content_hash(folder), source_folder=folder,
-            files=list(iter_bot_files(folder)))
-        ids.append(record.id)
-    config = SeasonConfig.build(sandbox="inprocess", concurrency=1, seed=11,
-                                series_per_pair=4, max_hands=12)
-    plan = plan_season(ids, config.series_per_pair, config.seed)
-    return storage.create_season(name="browser season", config=config.to_dict(),
-                                 profile=config.profile().to_dict(), bot_ids=ids,
-                                 plan=[entry.as_row() for entry in plan]).id
-
-
 def text(driver: WebDriver, element_id: str) -> str:
     """An element's text read in one step (live updates replace elements)."""
     value = driver.execute_script(
@@ -116,7 +92,7 @@ def test_season_page_updates_live_and_a_replay_steps(browser: WebDriver, tmp_pat
     try:
         assert running.web is not None
         base = running.web.url
-        season_id = sample_season(running)
+        season_id = sample_season(running.storage, name="browser season")
         browser.get(f"{base}/seasons/{season_id}")
         wait_for(lambda: text(browser, "live-state") == "live", "the event stream to connect")
         browser.execute_script("window.notReloaded = true;")

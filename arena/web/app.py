@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import threading
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote
@@ -39,6 +40,7 @@ SECURITY_HEADERS: Final = (
     (b"referrer-policy", b"no-referrer"),
 )
 SSE_RETRY_MS: Final = 1000
+SEASON_CACHE_SIZE: Final = 8
 _CONTROL: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -92,6 +94,9 @@ class Website:
         self.storage = storage
         self.templates = make_templates()
         self.feed = LiveFeed(hub, self.season_snapshot)
+        self._season_cache: dict[int, tuple[tuple[Any, ...], dict[str, Any],
+                                            dict[str, Markup]]] = {}
+        self._cache_lock = threading.Lock()
         self.loop: asyncio.AbstractEventLoop | None = None
         """The serving event loop, once started (to close the feed from another thread)."""
 
@@ -105,17 +110,38 @@ class Website:
         return {name: Markup(getattr(module, name)(page))
                 for name in ("progress", "standings", "crosstable", "latest", "faults")}
 
+    def season_view(self, season_id: int) -> tuple[dict[str, Any], dict[str, Markup]]:
+        """A season page's data and rendered live sections, computed once per change
+        of the season (a stored result or a status change) however many read it."""
+        season = self.storage.get_season(season_id)
+        key = (season.series_done, season.series_total, str(season.status),
+               season.updated_at, season.error)
+        with self._cache_lock:
+            cached = self._season_cache.get(season_id)
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2]
+        page = views.season_page(self.storage, season_id)
+        sections = self.sections(page)
+        with self._cache_lock:
+            self._season_cache[season_id] = (key, page, sections)
+            while len(self._season_cache) > SEASON_CACHE_SIZE:
+                del self._season_cache[next(iter(self._season_cache))]
+        return page, sections
+
+    def clear_cache(self) -> None:
+        with self._cache_lock:
+            self._season_cache.clear()
+
     def season_snapshot(self, season_id: int) -> str:
         """The live update of a season page: its numbers and its re-rendered sections."""
-        page = views.season_page(self.storage, season_id)
+        page, sections = self.season_view(season_id)
         return json.dumps({"version": page["season"]["series_done"],
-                           "status": page["season"]["status"],
-                           "sections": self.sections(page)})
+                           "status": page["season"]["status"], "sections": sections})
 
     def bot_chart(self, page: dict[str, Any]) -> Markup:
         points = [RatingPoint(int(p["series"]), p["mu"], p["sigma"])
                   for p in page["rating_history"]]
-        return rating_svg(points, f"rating of {page['bot']['id']} after each series")
+        return rating_svg(points, visible(f"rating of {page['bot']['id']} after each series"))
 
     # -- pages
 
@@ -123,8 +149,8 @@ class Website:
         return self.html("seasons.html", **views.seasons_page(self.storage))
 
     async def season(self, request: Request) -> Response:
-        page = views.season_page(self.storage, request.path_params["season_id"])
-        return self.html("season.html", page=page, sections=self.sections(page))
+        page, sections = self.season_view(request.path_params["season_id"])
+        return self.html("season.html", page=page, sections=sections)
 
     async def series(self, request: Request) -> Response:
         page = views.series_page(self.storage, request.path_params["series_id"])
@@ -141,7 +167,7 @@ class Website:
         return JSONResponse(views.seasons_page(self.storage))
 
     async def api_season(self, request: Request) -> Response:
-        return JSONResponse(views.season_page(self.storage, request.path_params["season_id"]))
+        return JSONResponse(self.season_view(request.path_params["season_id"])[0])
 
     async def api_series(self, request: Request) -> Response:
         return JSONResponse(views.series_page(self.storage, request.path_params["series_id"]))

@@ -42,7 +42,7 @@ def season_summary(season: SeasonRecord) -> dict[str, Any]:
 
 def seasons_page(storage: Storage) -> dict[str, Any]:
     """Every season, newest first."""
-    return {"seasons": [season_summary(s) for s in reversed(storage.list_seasons())]}
+    return {"seasons": [season_summary(s) for s in storage.list_seasons()]}
 
 
 def _timestamp(text: str) -> float:
@@ -113,11 +113,12 @@ def season_page(storage: Storage, season_id: int) -> dict[str, Any]:
     ranked = [row.bot_id for row in standings.rows]
     latest = sorted(results, key=lambda r: r.finished_at, reverse=True)[:LATEST_RESULTS]
     faults = sorted(fault_rows(results), key=lambda f: f["finished_at"], reverse=True)
+    table = standings.to_dict()
     return {
         "season": season_summary(season),
         "progress": progress(season, results),
-        "standings": standings.to_dict()["rows"],
-        "ordering_rule": standings.to_dict()["ordering_rule"],
+        "standings": table["rows"],
+        "ordering_rule": table["ordering_rule"],
         "crosstable": {
             "bots": ranked,
             "cells": {bot: {opponent: vars(cell).copy()
@@ -159,11 +160,11 @@ def bot_page(storage: Storage, bot_id: str, season_id: int | None = None) -> dic
     bot = bot_summary(storage, bot_id)
     versions = [bot_summary(storage, other.id) for other in storage.list_bots()
                 if other.name == bot["name"]]
-    seasons = [s for s in storage.list_seasons() if bot_id in s.bot_ids]
-    chosen = next((s for s in seasons if s.id == season_id), seasons[-1] if seasons else None)
+    seasons = [s for s in storage.list_seasons() if bot_id in s.bot_ids]  # newest first
+    chosen = next((s for s in seasons if s.id == season_id), seasons[0] if seasons else None)
     faults: list[dict[str, Any]] = []
     page: dict[str, Any] = {"bot": bot, "versions": versions,
-                            "seasons": [season_summary(s) for s in reversed(seasons)],
+                            "seasons": [season_summary(s) for s in seasons],
                             "season": None, "standing": None, "rating_history": [],
                             "head_to_head": []}
     for season in seasons:
