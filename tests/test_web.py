@@ -21,6 +21,7 @@ from web_helpers import (
     register,
 )
 
+from arena.core.status import SeasonStatus
 from arena.season.events import EventHub
 from arena.storage import Storage
 from arena.web.app import create_app
@@ -238,6 +239,7 @@ def test_bot_page_and_api(site: Site) -> None:
     assert sorted(h["opponent"] for h in page["head_to_head"]) == sorted(
         set(site.ids) - {faulty})
     assert [f["kind"] for f in page["faults"]] == ["timeout"]
+    assert page["status"] == "idle" and page["playing_in"] == []
     html = site.get(bot_path(faulty))
     assert '<svg class="rating-chart"' in html and html.count("<polyline") == 1
     alpha = site.client.get("/api/bots/alpha@1.0.0").json()
@@ -261,3 +263,7 @@ def test_a_stored_result_shows_at_once_on_a_page_read_before(tmp_path: Path) -> 
     page = client.get(f"/api/seasons/{season_id}").json()
     assert page["progress"]["done"] == 1 and page["latest"][0]["winner"] == planned.seat1_bot
     assert '<span id="season-done">1</span>/2' in client.get(f"/seasons/{season_id}").text
+    storage.set_season_status(season_id, SeasonStatus.RUNNING)
+    bot = client.get(f"/api/bots/{ids[0]}").json()
+    assert (bot["status"], bot["playing_in"]) == ("playing", [season_id])
+    assert client.get(f"/api/seasons/{season_id}").json()["season"]["status"] == "running"

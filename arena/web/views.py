@@ -163,7 +163,10 @@ def bot_page(storage: Storage, bot_id: str, season_id: int | None = None) -> dic
     seasons = [s for s in storage.list_seasons() if bot_id in s.bot_ids]  # newest first
     chosen = next((s for s in seasons if s.id == season_id), seasons[0] if seasons else None)
     faults: list[dict[str, Any]] = []
+    playing = [s.id for s in seasons if s.status is SeasonStatus.RUNNING]
     page: dict[str, Any] = {"bot": bot, "versions": versions,
+                            "status": "playing" if playing else "idle",
+                            "playing_in": playing,
                             "seasons": [season_summary(s) for s in seasons],
                             "season": None, "standing": None, "rating_history": [],
                             "head_to_head": []}
