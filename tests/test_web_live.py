@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import functools
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -228,3 +229,29 @@ def test_http_address(text: str, expected: tuple[str, int]) -> None:
 def test_http_address_refuses(text: str, message: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError, match=message):
         arguments.http_address(text)
+
+
+def test_a_taken_http_port_is_a_clear_error_and_nothing_stays_open(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("localhost", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(RuntimeError, match=f"cannot serve HTTP on localhost:{port} "
+                                               r"\(Address already in use"):
+            start_server(tmp_path / "taken.db", port=0, resume=False, http=("localhost", port))
+    # The database was closed: a new server opens it and serves.
+    running = start_server(tmp_path / "taken.db", port=0, resume=False, http=("localhost", 0))
+    try:
+        assert running.web is not None
+        assert httpx2.get(f"{running.web.url}/api/seasons").json() == {"seasons": []}
+    finally:
+        running.stop()
+
+
+def test_http_and_no_http_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
+    from arena.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["demo", "--http", "localhost:0", "--no-http"])
+    assert exited.value.code == 2
+    assert "argument --no-http: not allowed with argument --http" in capsys.readouterr().err

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -35,8 +36,7 @@ class WebServer:
         config = uvicorn.Config(app, host=host, port=port, log_level="warning",
                                 lifespan="on", timeout_graceful_shutdown=2)
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, name="arena-web",
-                                        daemon=True)
+        self._thread: threading.Thread | None = None
         self.port = port
 
     @property
@@ -50,24 +50,36 @@ class WebServer:
         return f"http://{host}:{self.port}"
 
     def start(self) -> None:
-        """Start serving; ``RuntimeError`` if the address cannot be bound in time."""
+        """Start serving; ``RuntimeError`` if the address cannot be bound."""
+        try:
+            # Bound here, not in uvicorn's thread: a taken port is an error of this
+            # call, and port 0 is known at once.
+            listening = socket.create_server((self.host, self.port))
+        except OSError as error:
+            self.close_storage()
+            raise RuntimeError(
+                f"cannot serve HTTP on {self.host}:{self.port} ({error.strerror}); choose "
+                "another address with --http HOST:PORT or turn the website off with "
+                "--no-http") from None
+        self.port = int(listening.getsockname()[1])
+        self._thread = threading.Thread(target=self._server.run, args=([listening],),
+                                        name="arena-web", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + START_TIMEOUT
         while not self._server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
-                self.close_storage()
-                raise RuntimeError(f"cannot serve HTTP on {self.host}:{self.port} (in use?)")
+                self.stop()
+                raise RuntimeError(f"the website on {self.url} did not start")
             time.sleep(0.01)
-        sockets = [sock for server in self._server.servers for sock in server.sockets]
-        self.port = int(sockets[0].getsockname()[1])
         self._loop = self.website.loop
 
     def stop(self) -> None:
-        if self._loop is not None and self._thread.is_alive():
+        if self._loop is not None and self._thread is not None and self._thread.is_alive():
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
                 self._loop.call_soon_threadsafe(self.website.feed.close)
         self._server.should_exit = True
-        self._thread.join(timeout=5.0)
+        if self._thread is not None:
+            self._thread.join(timeout=5.0)
         self.close_storage()
 
     def close_storage(self) -> None:
