@@ -267,3 +267,25 @@ def test_a_stored_result_shows_at_once_on_a_page_read_before(tmp_path: Path) -> 
     bot = client.get(f"/api/bots/{ids[0]}").json()
     assert (bot["status"], bot["playing_in"]) == ("playing", [season_id])
     assert client.get(f"/api/seasons/{season_id}").json()["season"]["status"] == "running"
+
+
+def test_a_series_ended_by_a_fault_replays_up_to_the_fault(tmp_path: Path) -> None:
+    from engine import Series
+
+    storage = Storage(tmp_path / "fault.db")
+    ids = [register(storage, tmp_path, name) for name in ("a", "b")]
+    season_id = create_season(storage, ids)
+    planned = storage.planned_series(season_id)[0]
+    series = Series(planned.seed, max_hands=6, swap_seats=planned.swap_seats)
+    for _ in range(5):  # five moves of hand 1, then the bot to act timed out
+        series.apply(series.legal_actions()[0])
+    outcome = FakeOutcome(planned.id, winner=0, log=list(series.log))
+    storage.store_result(planned, outcome, {})  # type: ignore[arg-type]
+    client = TestClient(create_app(storage, EventHub()))
+    frames = client.get(f"/api/series/{planned.id}/replay").json()["frames"]
+    assert [frame["kind"] for frame in frames] == ["deal"] + ["action"] * 5
+    assert frames[-1]["hands"] == [
+        [str(card) for card in sorted(series.hand.cards(seat),
+                                      key=lambda card: (card.suit, card.rank))]
+        for seat in (0, 1)]
+    assert frames[-1]["stock"] == series.hand.stock_size
