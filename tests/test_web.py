@@ -155,6 +155,9 @@ def test_season_api_numbers(site: Site) -> None:
                 cell = cells[bot][other]
                 assert cell["won"] + cell["lost"] + cell["drawn"] == 1
     assert len(page["latest"]) == 6
+    # All six finished within the same second or so: newest first, then later in the plan.
+    stamps = [(r["finished_at"], int(r["series_id"].split("-")[1])) for r in page["latest"]]
+    assert stamps == sorted(stamps, reverse=True)
     forfeited = site.plan[2]
     assert page["faults"] == [{
         "series_id": forfeited.id, "bot": forfeited.seat1_bot, "seat": 1, "kind": "timeout",

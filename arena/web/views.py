@@ -111,7 +111,10 @@ def season_page(storage: Storage, season_id: int) -> dict[str, Any]:
     results = storage.results(season_id)
     standings = read_standings(storage, season, results)
     ranked = [row.bot_id for row in standings.rows]
-    latest = sorted(results, key=lambda r: r.finished_at, reverse=True)[:LATEST_RESULTS]
+    # Newest first; within a second (stored times' resolution), later in the plan first.
+    latest = [result for _, _, result in sorted(
+        ((r.finished_at, index, r) for index, r in enumerate(results)),
+        key=lambda item: (item[0], item[1]), reverse=True)][:LATEST_RESULTS]
     faults = sorted(fault_rows(results), key=lambda f: f["finished_at"], reverse=True)
     table = standings.to_dict()
     return {
