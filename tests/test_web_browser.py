@@ -1,8 +1,8 @@
 """The website in a real browser: headless Debian chromium (through chromedriver and
 selenium) opens a season page, the season then plays with the sample bots in the
 in-process sandbox, and the standings change without a reload; then a series'
-replay is stepped through and what is drawn is checked against the stored frames; the page logs no error (no
-CSP violation, no failed resource).
+replay is stepped through and what is drawn is checked against the stored frames;
+the pages log no error (no CSP violation, no failed resource).
 Screenshots go to test-artifacts/browser/ (git-ignored)."""
 
 from __future__ import annotations
