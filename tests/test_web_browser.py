@@ -25,6 +25,7 @@ from selenium.webdriver.support.ui import Select
 from web_helpers import sample_season
 
 from arena.server.app import start_server
+from arena.web.serve import start_web
 
 pytestmark = pytest.mark.browser
 
@@ -164,4 +165,31 @@ def test_season_page_updates_live_and_a_replay_steps(browser: WebDriver, tmp_pat
         browser.save_screenshot(str(SCREENSHOTS / "replay.png"))
         assert console_errors(browser) == []
     finally:
+        running.stop()
+
+
+def test_a_page_whose_server_restarts_reconnects_and_catches_up(
+    browser: WebDriver, tmp_path: Path
+) -> None:
+    """The website goes away while the season plays on, and comes back on the same
+    address: the open page reconnects by itself and shows the season as it is."""
+    db = tmp_path / "restart.db"
+    running = start_server(db, port=0, resume=False)
+    web = start_web(db, running.manager.hub, "localhost", 0)
+    try:
+        season_id = sample_season(running.storage, series_per_pair=6, name="restart season")
+        browser.get(f"{web.url}/seasons/{season_id}")
+        wait_for(lambda: text(browser, "live-state") == "live", "the event stream to connect")
+        browser.execute_script("window.notReloaded = true;")
+        web.stop()
+        wait_for(lambda: text(browser, "live-state") == "reconnecting…", "the page to notice")
+        running.manager.start(season_id)
+        assert running.manager.wait(season_id, BOUND)
+        assert text(browser, "season-done") == "0"  # nothing arrived while it was down
+        web = start_web(db, running.manager.hub, "localhost", web.port)
+        wait_for(lambda: text(browser, "season-status") == "finished", "the page to catch up")
+        assert text(browser, "season-done") == "18"
+        assert browser.execute_script("return window.notReloaded === true;")
+    finally:
+        web.stop()
         running.stop()
