@@ -23,6 +23,7 @@ from web_helpers import (
 
 from arena.core.status import SeasonStatus
 from arena.season.events import EventHub
+from arena.season.standings import compute_standings
 from arena.storage import Storage
 from arena.web.app import create_app
 
@@ -239,6 +240,12 @@ def test_bot_page_and_api(site: Site) -> None:
     assert [point["series"] for point in history] == [1, 2, 3]
     assert history[-1]["mu"] == page["standing"]["rating_mu"]
     assert history[-1]["sigma"] == page["standing"]["rating_sigma"]
+    # Each point is the rating the standings give after that series.
+    results = site.storage.results(site.season_id)
+    ends = [index for index, result in enumerate(results) if faulty in result.bots]
+    expected = [compute_standings(site.ids, results[: end + 1]).row(faulty) for end in ends]
+    assert [(p["mu"], p["sigma"]) for p in history] == [
+        (round(row.rating_mu, 4), round(row.rating_sigma, 4)) for row in expected]
     assert sorted(h["opponent"] for h in page["head_to_head"]) == sorted(
         set(site.ids) - {faulty})
     assert [f["kind"] for f in page["faults"]] == ["timeout"]
