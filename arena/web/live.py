@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -24,6 +25,8 @@ CLIENT_QUEUE_SIZE: Final = 8
 POLL_SECONDS: Final = 0.25
 """How long a pump waits for an event before it checks whether anyone still watches."""
 UPDATE_KINDS: Final = frozenset({"series_finished", "status"})
+MAX_WATCHED_SEASONS: Final = 64
+"""Seasons watched at once with no delay (more wait their turn, a poll at a time)."""
 
 Snapshot = Callable[[int], str]
 """season id -> the event data (text) describing the season now."""
@@ -56,6 +59,10 @@ class LiveFeed:
         self.dropped = 0
         self._channels: dict[int, _Channel] = {}
         self._closing = False
+        # Each pump waits on the hub in a thread of its own pool, so that many watched
+        # seasons never tie up the loop's default pool, which builds the snapshots.
+        self._waiters = ThreadPoolExecutor(max_workers=MAX_WATCHED_SEASONS,
+                                           thread_name_prefix="arena-web-live")
 
     def clients(self, season_id: int) -> int:
         channel = self._channels.get(season_id)
@@ -83,7 +90,8 @@ class LiveFeed:
         subscription = self.hub.subscribe(season_id)
         try:
             while channel.clients and not self._closing:
-                event = await asyncio.to_thread(subscription.get, self.poll_seconds)
+                event = await asyncio.get_running_loop().run_in_executor(
+                    self._waiters, subscription.get, self.poll_seconds)
                 if event is None:
                     continue
                 kinds = {event.kind}
@@ -116,6 +124,7 @@ class LiveFeed:
     def close(self) -> None:
         """End every stream (the server is stopping)."""
         self._closing = True
+        self._waiters.shutdown(wait=False)
         for channel in self._channels.values():
             for client in channel.clients:
                 with contextlib.suppress(asyncio.QueueFull):
