@@ -9,9 +9,9 @@ STUBS_STAMP := proto/gen/.generated
 JS_BOT := sample_bots/js-greedy
 NODE_STAMP := $(JS_BOT)/node_modules/.installed
 
-.PHONY: setup stubs node-modules docker-engine run test test-fast fuzz bench mutation lint clean
+.PHONY: setup stubs node-modules browser docker-engine run test test-fast fuzz bench mutation lint clean
 
-setup: $(STAMP) $(STUBS_STAMP) $(NODE_STAMP)
+setup: $(STAMP) $(STUBS_STAMP) $(NODE_STAMP) browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ node-modules $(NODE_STAMP): $(JS_BOT)/package.json $(JS_BOT)/package-lock.json
 	bash arena/scripts/ensure-node.sh
 	cd $(JS_BOT) && npm ci --prefer-offline --no-audit --no-fund --silent
 	touch $(NODE_STAMP)
+
+# The browser tests drive Debian's headless chromium through chromedriver (root: apt-get).
+browser:
+	bash arena/scripts/ensure-chromium.sh
 
 # Installs and starts a Docker engine when the machine has none (needs root on Debian).
 docker-engine:

@@ -144,15 +144,16 @@ def test_season_run_embedded_end_to_end(tmp_path: Path) -> None:
     completed = subprocess.run(
         [sys.executable, "-m", "arena.cli", "season", "run", "--db", str(tmp_path / "a.db"),
          "--bots", str(SAMPLES / "random"), str(SAMPLES / "greedy"), "--series-per-pair", "4",
-         "--max-hands", "30", "--sandbox", "inprocess"],
+         "--max-hands", "30", "--sandbox", "inprocess", "--http", "localhost:0"],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
     )
     assert completed.returncode == 0, completed.stderr
+    assert "watch it live: http://localhost:" in completed.stdout
     assert "Final standings of season 1 (finished)" in completed.stdout
     assert "greedy@1.0.0" in completed.stdout and "4/4 series" in completed.stdout
     again = subprocess.run(
         [sys.executable, "-m", "arena.cli", "season", "run", "--db", str(tmp_path / "a.db"),
-         "--bots", "random", "--json"],
+         "--bots", "random", "--json", "--no-http"],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
     assert again.returncode == 2 and "at least two bots" in again.stderr
 
@@ -210,7 +211,7 @@ def test_season_run_with_bad_input_registers_nothing(
     bots = [{"BAD": str(bad_folder), "MISSING/": str(tmp_path / "missing")}.get(b, b)
             for b in bots]
     code, _, err = run(capsys, "season", "run", "--db", str(db), "--bots", *bots,
-                         "--sandbox", "process", *settings)
+                         "--sandbox", "process", "--no-http", *settings)
     assert code == 2, err
     assert message in err and "Traceback" not in err
     assert registered(capsys, db) == []
@@ -228,7 +229,8 @@ def test_season_run_checks_names_as_if_its_folders_were_registered(
     finally:
         running.stop(grace=None)
     newer = make_bot_folder(tmp_path, "alpha", "2.0.0", code="v = 2\n")
-    code, _, err = run(capsys, "season", "run", "--db", str(db), "--bots", str(newer), "alpha")
+    code, _, err = run(capsys, "season", "run", "--db", str(db), "--bots", str(newer), "alpha",
+                         "--no-http")
     assert code == 2 and "bots: alpha@2.0.0 named more than once" in err
     assert registered(capsys, db) == ["alpha@1.0.0"]
 
@@ -286,7 +288,7 @@ def test_demo_registers_every_sample_bot_and_plays_a_season(tmp_path: Path) -> N
     path is covered by test_season_e2e)."""
     completed = subprocess.run(
         [sys.executable, "-m", "arena.cli", "demo", "--db", str(tmp_path / "a.db"),
-         "--sandbox", "process", "--max-hands", "20", "--seed", "9"],
+         "--sandbox", "process", "--max-hands", "20", "--seed", "9", "--http", "localhost:0"],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr[-3000:]
     from arena.core.manifest import BotManifest
@@ -301,7 +303,7 @@ def test_demo_registers_every_sample_bot_and_plays_a_season(tmp_path: Path) -> N
     # Every run starts from a fresh demo database (season 1 again).
     again = subprocess.run(
         [sys.executable, "-m", "arena.cli", "demo", "--db", str(tmp_path / "a.db"),
-         "--sandbox", "process", "--max-hands", "5", "--seed", "9"],
+         "--sandbox", "process", "--max-hands", "5", "--seed", "9", "--no-http"],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr[-3000:]
     assert "Final standings of season 1 (finished)" in again.stdout

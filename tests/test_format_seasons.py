@@ -147,7 +147,7 @@ def test_arena_match_end_to_end(tmp_path: Path) -> None:
     completed = subprocess.run(
         [sys.executable, "-m", "arena.cli", "match", str(samples / "greedy"),
          str(samples / "random"), "--db", str(tmp_path / "a.db"), "--sandbox", "inprocess",
-         "--sprt", "elo0=0,elo1=200", "--max-pairs", "8", "--max-hands", "20"],
+         "--sprt", "elo0=0,elo1=200", "--max-pairs", "8", "--max-hands", "20", "--no-http"],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stderr
     out = completed.stdout
@@ -155,6 +155,6 @@ def test_arena_match_end_to_end(tmp_path: Path) -> None:
     assert "LLR " in out and "bounds [-2.944, 2.944]" in out and "LOS " in out
     refused = subprocess.run(
         [sys.executable, "-m", "arena.cli", "match", "greedy", "random", "--db",
-         str(tmp_path / "a.db"), "--format", "swiss"],
+         str(tmp_path / "a.db"), "--format", "swiss", "--no-http"],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "plays the sprt format" in refused.stderr

@@ -35,7 +35,8 @@ def free_port() -> int:
 
 def start_serve(db: Path, port: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--db", str(db), "--port", str(port)],
+        [sys.executable, "-m", "arena.cli", "serve", "--db", str(db), "--port", str(port),
+         "--no-http"],
         cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 

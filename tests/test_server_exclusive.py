@@ -59,7 +59,8 @@ def _free_port() -> int:
 
 def _serve(db: Path, port: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--db", str(db), "--port", str(port)],
+        [sys.executable, "-m", "arena.cli", "serve", "--db", str(db), "--port", str(port),
+         "--no-http"],
         cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -79,7 +80,8 @@ def test_a_second_server_on_the_same_port_is_refused_naming_the_holder(tmp_path:
         _wait_serving(port, holder)
         done = subprocess.run(
             [sys.executable, "-m", "arena.cli", "serve", "--db", str(tmp_path / "b.db"),
-             "--port", str(port)], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+             "--port", str(port), "--no-http"],
+            cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
         assert done.returncode == 1
         assert f"port {port} is held by pid {holder.pid}" in done.stderr
     finally:

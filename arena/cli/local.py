@@ -28,7 +28,7 @@ from arena.cli.client import ArenaClient
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import LiveSeasonView, print_standings, shown, status_name
 from arena.cli.season_options import season_config_message
-from arena.core.defaults import DEFAULT_DB
+from arena.core.defaults import DEFAULT_DB, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
 from arena.core.manifest import BotManifest, ManifestError
 from arena.core.settings import DEFAULT_SANDBOX, ConfigError
 
@@ -45,36 +45,57 @@ def sample_bot_folders(root: Path = SAMPLE_BOTS) -> list[Path]:
     return sorted(path.parent for path in root.glob("*/bot.toml") if path.parent.name != "sdk")
 
 
-def cmd_serve(args: argparse.Namespace, console: Console) -> int:
-    from arena.server.app import start_server
+def http_of(args: argparse.Namespace) -> tuple[str, int] | None:
+    """Where the website listens (``--http``, default localhost:8080), None with ``--no-http``."""
+    if args.no_http:
+        return None
+    return args.http or (DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT)
 
-    try:
-        running = start_server(args.db, host=args.host, port=args.port)
-    except RuntimeError as error:
-        raise CliError(str(error), code=1) from None
-    console.print(f"arena serving hollywood.arena.v1 on {running.address} (db {args.db}); "
-                  f"admin token in {running.token_path}")
+
+def wait_for_interrupt() -> None:
+    """Block until Ctrl-C or SIGTERM."""
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     stop.wait()
+
+
+def cmd_serve(args: argparse.Namespace, console: Console) -> int:
+    from arena.server.app import start_server
+
+    try:
+        running = start_server(args.db, host=args.host, port=args.port, http=http_of(args))
+    except RuntimeError as error:
+        raise CliError(str(error), code=1) from None
+    console.print(f"arena serving hollywood.arena.v1 on {running.address} (db {args.db}); "
+                  f"admin token in {running.token_path}")
+    if running.web is not None:
+        console.print(f"website: {running.web.url}", soft_wrap=True)
+    wait_for_interrupt()
     console.print("stopping (seasons still running resume on the next start)")
     running.stop(grace=2.0)
     return 0
 
 
 @contextmanager
-def embedded(db: Path) -> Iterator[ArenaClient]:
-    """An arena server on ``db`` on a free localhost port, for this command only."""
+def embedded(db: Path, args: argparse.Namespace, console: Console) -> Iterator[ArenaClient]:
+    """An arena server on ``db`` on a free localhost port, for this command only,
+    with the website where ``args`` say (its address printed first); with
+    ``--keep-serving`` it stays up after the command's work until Ctrl-C."""
     from arena.server.app import start_server
 
     try:
-        running = start_server(db, host="localhost", port=0, resume=False)
+        running = start_server(db, host="localhost", port=0, resume=False, http=http_of(args))
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
+    if running.web is not None:
+        console.print(f"watch it live: {running.web.url}", soft_wrap=True)
     client = ArenaClient(running.address, running.token)
     try:
         yield client
+        if running.web is not None and args.keep_serving:
+            console.print(f"still serving {running.web.url} (Ctrl-C stops)", soft_wrap=True)
+            wait_for_interrupt()
     finally:
         client.close()
         running.stop(grace=None)
@@ -82,7 +103,7 @@ def embedded(db: Path) -> Iterator[ArenaClient]:
 
 def cmd_season_run(args: argparse.Namespace, console: Console) -> int:
     config = season_config_message(args)
-    with embedded(args.db) as client:
+    with embedded(args.db, args, console) as client:
         # All or nothing: folders, bot names and settings are checked before the
         # folders are registered and the season is created.
         request, folders = season_request(client, args.bots, config, args.name)
@@ -97,7 +118,7 @@ def cmd_match(args: argparse.Namespace, console: Console) -> int:
         raise CliError(f"arena match plays the sprt format, not {config.format!r} "
                        "(use `arena season run --format ...`)")
     config.format = "sprt"
-    with embedded(args.db) as client:
+    with embedded(args.db, args, console) as client:
         request, folders = season_request(client, [args.bot_a, args.bot_b], config, args.name)
         if not args.name:
             request.name = f"match {request.bots[0]} vs {request.bots[1]}"
@@ -194,7 +215,7 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     _remove_database(args.db)
     console.print(f"demo database: {args.db} (recreated on every run; browse it with "
                   f"`arena serve --db {args.db}`)")
-    with embedded(args.db) as client:
+    with embedded(args.db, args, console) as client:
         bots = [response.bot for response in
                 register_folders(client, check_folders(client, folders))]
         console.print("registered: " + ", ".join(bot.id for bot in bots))

@@ -36,7 +36,7 @@ from arena.cli.seasons import (
     cmd_season_start,
 )
 from arena.core import arguments
-from arena.core.defaults import DEFAULT_DB, DEFAULT_HOST, DEFAULT_PORT
+from arena.core.defaults import DEFAULT_DB, DEFAULT_HOST, DEFAULT_HTTP, DEFAULT_PORT
 
 Handler = Callable[[argparse.Namespace, Console], int]
 
@@ -97,7 +97,20 @@ def _add_serve(commands: Any) -> None:
     serve.add_argument("--host", default=DEFAULT_HOST, help="address to listen on (localhost)")
     serve.add_argument("--port", type=arguments.port, default=DEFAULT_PORT,
                        help="port (default 50551)")
+    _http_options(serve, keep_serving=False)
     serve.set_defaults(handler=cmd_serve)
+
+
+def _http_options(parser: argparse.ArgumentParser, *, keep_serving: bool) -> None:
+    """The website's options: where it listens, or not at all."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--http", type=arguments.http_address, default=None,
+                       metavar="HOST:PORT",
+                       help=f"serve the read-only website here (default {DEFAULT_HTTP})")
+    where.add_argument("--no-http", action="store_true", help="do not serve the website")
+    if keep_serving:
+        parser.add_argument("--keep-serving", action="store_true",
+                            help="after the season, keep serving until Ctrl-C")
 
 
 def _add_bots(commands: Any) -> None:
@@ -125,6 +138,7 @@ def _add_season(commands: Any) -> None:
                      help="bot ids or bot folders (folders are registered first)")
     run.add_argument("--db", type=Path, default=DEFAULT_DB, help="database (.arena/arena.db)")
     add_season_options(run)
+    _http_options(run, keep_serving=True)
     _json_option(run)
     run.set_defaults(handler=cmd_season_run)
     for action, text, handler in (
@@ -171,6 +185,7 @@ def _add_match(commands: Any) -> None:
     match.add_argument("bot_b", metavar="B", help="its opponent (id or folder)")
     match.add_argument("--db", type=Path, default=DEFAULT_DB, help="database (.arena/arena.db)")
     add_season_options(match)
+    _http_options(match, keep_serving=True)
     _json_option(match)
     match.set_defaults(handler=cmd_match)
 
@@ -181,4 +196,5 @@ def _add_demo(commands: Any) -> None:
     demo.add_argument("--db", type=Path, default=DEMO_DB,
                       help="demo database, recreated on every run (.arena/demo.db)")
     add_season_options(demo)
+    _http_options(demo, keep_serving=True)
     demo.set_defaults(handler=cmd_demo)

@@ -57,6 +57,15 @@ def port(text: str) -> int:
     return value
 
 
+def http_address(text: str) -> tuple[str, int]:
+    """HOST:PORT to serve the website on (an IPv6 host in brackets; port 0 = any)."""
+    host, sep, port_text = text.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not sep or not host:
+        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (like localhost:8080)")
+    return host, port(port_text)
+
+
 def series_id(text: str) -> str:
     """A series id: its season number and its index in the plan, like ``3-17``."""
     season, sep, index = text.partition("-")

@@ -8,6 +8,9 @@ from typing import Final
 DEFAULT_HOST: Final = "localhost"
 DEFAULT_PORT: Final = 50551
 DEFAULT_SERVER: Final = f"{DEFAULT_HOST}:{DEFAULT_PORT}"
+DEFAULT_HTTP_HOST: Final = "localhost"
+DEFAULT_HTTP_PORT: Final = 8080
+DEFAULT_HTTP: Final = f"{DEFAULT_HTTP_HOST}:{DEFAULT_HTTP_PORT}"
 DEFAULT_DB: Final = Path(".arena") / "arena.db"
 TOKEN_FILE_NAME: Final = "admin.token"
 AUTH_METADATA_KEY: Final = "authorization"

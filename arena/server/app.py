@@ -1,6 +1,7 @@
 """Starting the arena server: ``start_server`` wires the database, the admin token,
 the season manager (with the runner factory that plays a season's series in its
-sandbox backend) and the gRPC service with health checking and reflection."""
+sandbox backend), the gRPC service with health checking and reflection, and the
+read-only website (``arena.web``) on the same event hub."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ from arena.server.service import MUTATING_METHODS, SERVICE_NAME, ArenaService
 from arena.server.stream_limits import StreamLimitInterceptor, StreamSlots
 from arena.server.tokens import ensure_admin_token
 from arena.storage import Storage
+from arena.web.serve import WebServer, start_web
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +75,12 @@ class RunningServer:
     token: str
     token_path: Path
     database_lock: DatabaseLock
+    web: WebServer | None = None
+    """The website, when started with ``http``."""
 
     def stop(self, grace: float | None = 1.0) -> None:
+        if self.web is not None:
+            self.web.stop()
         self.server.stop(grace).wait()
         self.database_lock.release()
 
@@ -88,11 +94,12 @@ def start_server(
     resume: bool = True,
     max_workers: int = 32,
     max_streams_per_client: int = MAX_STREAMS_PER_CLIENT,
+    http: tuple[str, int] | None = None,
 ) -> RunningServer:
-    """Open the database, start serving on ``host:port`` (port 0 = any free port) and
-    resume interrupted seasons. Raises ``RuntimeError`` if the port cannot be bound
-    and ``ServerConflictError`` (a ``RuntimeError``) if another live server holds the
-    database or the port."""
+    """Open the database, start serving on ``host:port`` (port 0 = any free port),
+    the website on ``http`` (host, port) if given, and resume interrupted seasons.
+    Raises ``RuntimeError`` if a port cannot be bound and ``ServerConflictError`` (a
+    ``RuntimeError``) if another live server holds the database or the port."""
     db_path = Path(db_path)
     database_lock = DatabaseLock(db_path)
     try:
@@ -100,7 +107,7 @@ def start_server(
         slots = StreamSlots(total=total_streams,
                             per_client=min(max_streams_per_client, total_streams))
         return _start(db_path, database_lock, host, port, runner_factory, resume, max_workers,
-                      slots)
+                      slots, http)
     except BaseException:
         database_lock.release()
         raise
@@ -115,6 +122,7 @@ def _start(
     resume: bool,
     max_workers: int,
     slots: StreamSlots,
+    http: tuple[str, int] | None,
 ) -> RunningServer:
     storage = Storage(db_path)
     token_path = token_path_for(db_path)
@@ -148,6 +156,13 @@ def _start(
         if port and port_taken(host, port):
             raise ServerConflictError(port_in_use_message(address, port))
         raise RuntimeError(f"cannot listen on {address}")
+    web = None
+    if http is not None:
+        try:
+            web = start_web(db_path, hub, *http)
+        except RuntimeError:
+            storage.close()
+            raise
     server.start()
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -156,4 +171,4 @@ def _start(
         if resumed:
             log.info("resumed season(s) %s", ", ".join(map(str, resumed)))
     return RunningServer(server, f"{host}:{bound}", bound, storage, manager, service,
-                         token, token_path, database_lock)
+                         token, token_path, database_lock, web)

@@ -1,0 +1,237 @@
+"""The website's Starlette application: HTML pages and their JSON twins under
+``/api/``, the live season stream (Server-Sent Events), static files, and the
+headers that keep it safe (a Content-Security-Policy without inline scripts). Every
+route is GET: nothing can be changed over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import quote
+
+import jinja2
+from markupsafe import Markup
+from sse_starlette.sse import EventSourceResponse
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Lifespan, Message, Receive, Scope, Send
+
+from arena.season.events import EventHub
+from arena.storage import NotFoundError, Storage
+from arena.web import views
+from arena.web.chart import RatingPoint, rating_svg
+from arena.web.live import LiveFeed
+from arena.web.replay import ReplayError, hand_starts, replay_frames
+
+HERE: Final = Path(__file__).resolve().parent
+CONTENT_SECURITY_POLICY: Final = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+SECURITY_HEADERS: Final = (
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+)
+SSE_RETRY_MS: Final = 1000
+SEASON_CACHE_SIZE: Final = 8
+_CONTROL: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(value: Any) -> Any:
+    """Control characters (terminal escapes) in page text shown as \\xNN, never sent raw."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
+    return value
+
+
+def make_templates() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
+        finalize=visible, undefined=jinja2.StrictUndefined)
+    env.filters["url"] = lambda text: quote(str(text), safe="@")
+    env.filters["minutes"] = _minutes
+    return env
+
+
+def _minutes(seconds: float | None) -> str:
+    if seconds is None:
+        return "–"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes} min {rest:02d} s" if minutes else f"{rest} s"
+
+
+class SecurityHeaders:
+    """Adds the Content-Security-Policy and friends to every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+class Website:
+    """The pages over one database connection of their own (reads never wait on
+    the season runner's writes) and the season event hub."""
+
+    def __init__(self, storage: Storage, hub: EventHub) -> None:
+        self.storage = storage
+        self.templates = make_templates()
+        self.feed = LiveFeed(hub, self.season_snapshot)
+        self._season_cache: dict[int, tuple[tuple[Any, ...], dict[str, Any],
+                                            dict[str, Markup]]] = {}
+        self._cache_lock = threading.Lock()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        """The serving event loop, once started (to close the feed from another thread)."""
+
+    # -- helpers
+
+    def html(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+        return HTMLResponse(self.templates.get_template(template).render(**context), status)
+
+    def sections(self, page: dict[str, Any]) -> dict[str, Markup]:
+        module = self.templates.get_template("_sections.html").module
+        return {name: Markup(getattr(module, name)(page))
+                for name in ("progress", "standings", "crosstable", "latest", "faults")}
+
+    def season_view(self, season_id: int) -> tuple[dict[str, Any], dict[str, Markup]]:
+        """A season page's data and rendered live sections, computed once per change
+        of the season (a stored result or a status change) however many read it."""
+        season = self.storage.get_season(season_id)
+        key = (season.series_done, season.series_total, str(season.status),
+               season.updated_at, season.error)
+        with self._cache_lock:
+            cached = self._season_cache.get(season_id)
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2]
+        page = views.season_page(self.storage, season_id)
+        sections = self.sections(page)
+        with self._cache_lock:
+            self._season_cache[season_id] = (key, page, sections)
+            while len(self._season_cache) > SEASON_CACHE_SIZE:
+                del self._season_cache[next(iter(self._season_cache))]
+        return page, sections
+
+    def clear_cache(self) -> None:
+        with self._cache_lock:
+            self._season_cache.clear()
+
+    def season_snapshot(self, season_id: int) -> str:
+        """The live update of a season page: its numbers and its re-rendered sections."""
+        page, sections = self.season_view(season_id)
+        return json.dumps({"version": page["season"]["series_done"],
+                           "status": page["season"]["status"], "sections": sections})
+
+    def bot_chart(self, page: dict[str, Any]) -> Markup:
+        points = [RatingPoint(int(p["series"]), p["mu"], p["sigma"])
+                  for p in page["rating_history"]]
+        return rating_svg(points, visible(f"rating of {page['bot']['id']} after each series"))
+
+    # -- pages
+
+    async def seasons(self, request: Request) -> Response:
+        return self.html("seasons.html", **views.seasons_page(self.storage))
+
+    async def season(self, request: Request) -> Response:
+        page, sections = self.season_view(request.path_params["season_id"])
+        return self.html("season.html", page=page, sections=sections)
+
+    async def series(self, request: Request) -> Response:
+        page = views.series_page(self.storage, request.path_params["series_id"])
+        return self.html("series.html", page=page)
+
+    async def bot(self, request: Request) -> Response:
+        page = views.bot_page(self.storage, request.path_params["bot_id"],
+                              _season_param(request))
+        return self.html("bot.html", page=page, chart=self.bot_chart(page))
+
+    # -- API
+
+    async def api_seasons(self, request: Request) -> Response:
+        return JSONResponse(views.seasons_page(self.storage))
+
+    async def api_season(self, request: Request) -> Response:
+        return JSONResponse(self.season_view(request.path_params["season_id"])[0])
+
+    async def api_series(self, request: Request) -> Response:
+        return JSONResponse(views.series_page(self.storage, request.path_params["series_id"]))
+
+    async def api_replay(self, request: Request) -> Response:
+        series_id = request.path_params["series_id"]
+        views.series_page(self.storage, series_id)  # NotFoundError for an unknown id
+        log, _profile = self.storage.result_log(series_id)
+        try:
+            frames = replay_frames(log)
+        except (ReplayError, KeyError, TypeError, ValueError) as error:
+            return JSONResponse({"error": f"the stored log of series {series_id} cannot be "
+                                          f"replayed: {error}"}, 422)
+        return JSONResponse({"series_id": series_id, "frames": frames,
+                             "hand_starts": {str(k): v for k, v in hand_starts(frames).items()}})
+
+    async def api_bot(self, request: Request) -> Response:
+        return JSONResponse(views.bot_page(self.storage, request.path_params["bot_id"],
+                                           _season_param(request)))
+
+    async def api_events(self, request: Request) -> Response:
+        season_id = request.path_params["season_id"]
+        self.storage.get_season(season_id)  # NotFoundError before the stream starts
+
+        async def events() -> Any:
+            async for data in self.feed.updates(season_id):
+                yield {"event": "snapshot", "data": data, "retry": SSE_RETRY_MS}
+
+        return EventSourceResponse(events(), ping=15, send_timeout=5.0,
+                                   headers={"Cache-Control": "no-store"})
+
+
+def _season_param(request: Request) -> int | None:
+    text = request.query_params.get("season", "")
+    return int(text) if text.isdigit() else None
+
+
+async def _not_found(request: Request, error: Exception) -> Response:
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": str(error)}, 404)
+    env = request.app.state.website.templates
+    return HTMLResponse(env.get_template("error.html").render(message=str(error)), 404)
+
+
+def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | None = None
+               ) -> Starlette:
+    """The website over ``storage`` (best a connection of its own) and ``hub``."""
+    site = Website(storage, hub)
+    get = ["GET"]
+    routes = [
+        Route("/", site.seasons, methods=get),
+        Route("/seasons/{season_id:int}", site.season, methods=get),
+        Route("/series/{series_id}", site.series, methods=get),
+        Route("/bots/{bot_id:path}", site.bot, methods=get),
+        Route("/api/seasons", site.api_seasons, methods=get),
+        Route("/api/seasons/{season_id:int}", site.api_season, methods=get),
+        Route("/api/seasons/{season_id:int}/events", site.api_events, methods=get),
+        Route("/api/series/{series_id}", site.api_series, methods=get),
+        Route("/api/series/{series_id}/replay", site.api_replay, methods=get),
+        Route("/api/bots/{bot_id:path}", site.api_bot, methods=get),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={NotFoundError: _not_found},
+                    lifespan=lifespan)
+    app.state.website = site
+    app.add_middleware(SecurityHeaders)
+    return app

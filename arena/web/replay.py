@@ -1,0 +1,73 @@
+"""A series replay for people: the stored event log replayed by the engine into
+frames, one per deal and one per action, each showing both hands (every card: the
+series is over), the discard pile, the stock size, the action taken and the score
+sheet. The viewer (static/replay.js) steps through them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import Series
+from engine.actions import Action
+from engine.profiles import Profile
+from engine.series import ReplayError
+
+
+def _cards(cards: Any) -> list[str]:
+    """Cards as text, by suit then rank (how a player holds them)."""
+    return [str(card) for card in sorted(cards, key=lambda card: (card.suit, card.rank))]
+
+
+def _frame(series: Series, hand_index: int, kind: str, seat: int | None, action: str,
+           drawn: str | None) -> dict[str, Any]:
+    hand = series.hands[hand_index]
+    result = hand.result
+    return {
+        "hand": hand.hand_number, "dealer": hand.dealer, "kind": kind, "seat": seat,
+        "action": action, "drawn": drawn,
+        "hands": [_cards(hand.cards(0)), _cards(hand.cards(1))],
+        "pile": _cards(hand.discard_pile), "stock": hand.stock_size,
+        "result": None if result is None else result.to_dict(),
+        # The sheet changes only when a hand ends: sent with deals and results only.
+        "sheet": series.sheet.to_dict() if kind == "deal" or result is not None else None,
+    }
+
+
+def replay_frames(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The frames of a stored series log. The log is first checked by the engine's
+    own replay (``ReplayError`` names the first bad entry)."""
+    Series.replay(log)
+    start = log[0]
+    series = Series(start["seed"], Profile.from_dict(start["profile"]),
+                    max_hands=start["max_hands"], swap_seats=start["swap_seats"])
+    frames = [_frame(series, 0, "deal", None, f"hand 1 dealt by seat {series.hand.dealer}",
+                     None)]
+    for entry in log[1:]:
+        if entry.get("type") != "action":
+            continue
+        hand_index = len(series.hands) - 1
+        hand = series.hand
+        seat = hand.current_player
+        before = set(_cards(hand.cards(seat))) if seat is not None else set()
+        action = Action.from_dict(entry["action"])
+        series.apply(action)
+        after = set(_cards(hand.cards(seat))) if seat is not None else set()
+        drawn = sorted(after - before)
+        frames.append(_frame(series, hand_index, "action", seat, str(action),
+                             drawn[0] if drawn else None))
+        if len(series.hands) - 1 > hand_index:
+            new = series.hand
+            frames.append(_frame(series, len(series.hands) - 1, "deal", None,
+                                 f"hand {new.hand_number} dealt by seat {new.dealer}", None))
+    return frames
+
+
+def hand_starts(frames: list[dict[str, Any]]) -> dict[int, int]:
+    """Hand number -> index of its first frame."""
+    starts: dict[int, int] = {}
+    for index, frame in enumerate(frames):
+        starts.setdefault(int(frame["hand"]), index)
+    return starts
+
+
+__all__ = ["ReplayError", "hand_starts", "replay_frames"]

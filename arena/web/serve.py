@@ -1,0 +1,104 @@
+"""Serving the website: uvicorn in a daemon thread of the arena's process, on its
+own database connection (page reads never wait on the season runner's writes)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Final
+
+import uvicorn
+from starlette.applications import Starlette
+
+from arena.core.defaults import DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
+from arena.season.events import EventHub
+from arena.storage import Storage
+from arena.web.app import Website, create_app
+
+START_TIMEOUT: Final = 10.0
+
+
+class WebServer:
+    """The website on ``host:port`` (port 0: any free port; ``port`` tells which
+    once started). ``stop`` ends the live streams first, then the server."""
+
+    def __init__(self, app: Starlette, host: str, port: int, storage: Storage | None = None
+                 ) -> None:
+        self.app = app
+        self.host = host
+        self._storage = storage
+        self._loop: asyncio.AbstractEventLoop | None = None
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning",
+                                lifespan="on", timeout_graceful_shutdown=2)
+        self._server = uvicorn.Server(config)
+        self._thread: threading.Thread | None = None
+        self.port = port
+
+    @property
+    def website(self) -> Website:
+        site: Website = self.app.state.website
+        return site
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def start(self) -> None:
+        """Start serving; ``RuntimeError`` if the address cannot be bound."""
+        try:
+            # Bound here, not in uvicorn's thread: a taken port is an error of this
+            # call, and port 0 is known at once.
+            listening = socket.create_server((self.host, self.port))
+        except OSError as error:
+            self.close_storage()
+            raise RuntimeError(
+                f"cannot serve HTTP on {self.host}:{self.port} ({error.strerror}); choose "
+                "another address with --http HOST:PORT or turn the website off with "
+                "--no-http") from None
+        self.port = int(listening.getsockname()[1])
+        self._thread = threading.Thread(target=self._server.run, args=([listening],),
+                                        name="arena-web", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"the website on {self.url} did not start")
+            time.sleep(0.01)
+        self._loop = self.website.loop
+
+    def stop(self) -> None:
+        if self._loop is not None and self._thread is not None and self._thread.is_alive():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                self._loop.call_soon_threadsafe(self.website.feed.close)
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=5.0)
+        self.close_storage()
+
+    def close_storage(self) -> None:
+        if self._storage is not None:
+            self._storage.close()
+            self._storage = None
+
+
+def start_web(db_path: Path, hub: EventHub, host: str = DEFAULT_HTTP_HOST,
+              port: int = DEFAULT_HTTP_PORT) -> WebServer:
+    """The website over the database at ``db_path``, started."""
+    storage = Storage(db_path)
+    server = WebServer(create_app(storage, hub, lifespan=_remember_loop), host, port, storage)
+    server.start()
+    return server
+
+
+@contextlib.asynccontextmanager
+async def _remember_loop(app: Starlette) -> AsyncIterator[None]:
+    site: Website = app.state.website
+    site.loop = asyncio.get_running_loop()
+    yield

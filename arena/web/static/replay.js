@@ -1,0 +1,129 @@
+// Series replay viewer: fetches the frames (/api/series/<id>/replay) and draws one at
+// a time: both hands, the discard pile, the stock size, the action and the score
+// sheet. Step with the buttons or the arrow keys; ?hand=N opens hand N.
+"use strict";
+(function () {
+  const root = document.getElementById("replay");
+  if (!root) { return; }
+  const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
+  const RANKS = { T: "10" };
+  const $ = (id) => document.getElementById(id);
+  const bots = JSON.parse(root.dataset.bots);
+  let frames = [];
+  let handStarts = {};
+  let index = 0;
+  let timer = null;
+
+  function card(text, drawn) {
+    const el = document.createElement("span");
+    const suit = text.slice(-1);
+    el.className = "card" + (suit === "d" || suit === "h" ? " red" : "") + (drawn ? " drawn" : "");
+    el.dataset.card = text;
+    el.textContent = (RANKS[text[0]] || text[0]) + (SUITS[suit] || suit);
+    return el;
+  }
+
+  function drawCards(container, cards, drawn) {
+    container.replaceChildren(...cards.map((c) => card(c, c === drawn)));
+  }
+
+  function lastSheet(upTo) {
+    for (let i = upTo; i >= 0; i -= 1) { if (frames[i].sheet) { return frames[i].sheet; } }
+    return null;
+  }
+
+  function drawSheet(sheet) {
+    const body = $("sheet").tBodies[0];
+    body.replaceChildren();
+    if (!sheet) { return; }
+    for (const seat of [0, 1]) {
+      const row = body.insertRow();
+      row.insertCell().textContent = "seat " + seat + " · " + bots[seat];
+      for (let game = 0; game < 3; game += 1) {
+        const cell = row.insertCell();
+        cell.className = "num";
+        cell.textContent = sheet.opened[seat][game] ? String(sheet.scores[seat][game]) : "–";
+        if (sheet.game_winners[game] === seat) { cell.textContent += " ✓"; }
+      }
+      const hands = row.insertCell();
+      hands.className = "num";
+      hands.textContent = String(sheet.hands_won[seat]);
+    }
+  }
+
+  function describeResult(result) {
+    if (!result) { return ""; }
+    if (result.winner === null) { return "Hand " + result.hand + ": dead hand, no score."; }
+    return "Hand " + result.hand + ": " + result.kind + " — seat " + result.winner + " (" +
+      bots[result.winner] + ") scores " + result.points + ".";
+  }
+
+  function draw() {
+    const frame = frames[index];
+    for (const seat of [0, 1]) {
+      drawCards($("hand-" + seat), frame.hands[seat], frame.seat === seat ? frame.drawn : null);
+      $("seat-" + seat).classList.toggle("to-act", frame.seat === seat);
+    }
+    drawCards($("pile"), frame.pile, null);
+    $("stock").textContent = String(frame.stock);
+    const who = frame.seat === null ? "" : "seat " + frame.seat + " (" + bots[frame.seat] + "): ";
+    $("action").textContent = who + frame.action + (frame.drawn ? " — took " + frame.drawn : "");
+    $("hand-result").textContent = describeResult(frame.result);
+    drawSheet(lastSheet(index));
+    $("position").textContent = "hand " + frame.hand + " · step " + (index + 1) + " of " + frames.length;
+    $("hand-select").value = String(frame.hand);
+    const link = "?hand=" + frame.hand;
+    $("hand-link").href = link;
+    root.dataset.index = String(index);
+    root.dataset.hand = String(frame.hand);
+  }
+
+  function go(to) {
+    index = Math.max(0, Math.min(frames.length - 1, to));
+    draw();
+  }
+
+  function togglePlay() {
+    if (timer) { clearInterval(timer); timer = null; $("play").textContent = "▶ play"; return; }
+    $("play").textContent = "❚❚ pause";
+    timer = setInterval(function () {
+      if (index >= frames.length - 1) { togglePlay(); return; }
+      go(index + 1);
+    }, 400);
+  }
+
+  function start(data) {
+    frames = data.frames;
+    handStarts = data.hand_starts;
+    const select = $("hand-select");
+    for (const hand of Object.keys(handStarts)) {
+      const option = document.createElement("option");
+      option.value = hand;
+      option.textContent = hand;
+      select.append(option);
+    }
+    select.addEventListener("change", () => go(handStarts[select.value]));
+    $("first").addEventListener("click", () => go(0));
+    $("back").addEventListener("click", () => go(index - 1));
+    $("forward").addEventListener("click", () => go(index + 1));
+    $("last").addEventListener("click", () => go(frames.length - 1));
+    $("play").addEventListener("click", togglePlay);
+    document.addEventListener("keydown", function (event) {
+      if (event.target instanceof HTMLSelectElement) { return; }
+      const keys = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: frames.length - 1 };
+      if (event.key in keys) { event.preventDefault(); go(keys[event.key]); }
+      if (event.key === " ") { event.preventDefault(); togglePlay(); }
+    });
+    const wanted = new URLSearchParams(window.location.search).get("hand");
+    go(wanted && wanted in handStarts ? handStarts[wanted] : 0);
+    root.dataset.ready = "true";
+  }
+
+  fetch("/api/series/" + encodeURIComponent(root.dataset.seriesId) + "/replay")
+    .then((response) => response.json())
+    .then(function (data) {
+      if (data.error) { $("action").textContent = data.error; return; }
+      start(data);
+    })
+    .catch((error) => { $("action").textContent = "cannot load the replay: " + error; });
+})();

@@ -1,0 +1,217 @@
+"""What each page shows, as plain JSON-ready data read from the database: the same
+dict feeds the HTML template and the ``/api/`` route, so the two never disagree.
+
+Standings are read through ``read_standings`` only (one place to change when they
+are kept incrementally). Everything here is pure reading: nothing is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Final
+
+from openskill.models import PlackettLuce
+
+from arena.core.status import SeasonStatus
+from arena.season.formats import format_name
+from arena.season.standings import Standings, compute_standings, series_verdict
+from arena.storage import SeasonRecord, SeriesRecord, Storage
+
+LATEST_RESULTS: Final = 12
+RATE_WINDOW: Final = 30
+"""Series/min is measured over the season's last RATE_WINDOW results."""
+FAULTS_SHOWN: Final = 50
+
+
+def read_standings(storage: Storage, season: SeasonRecord,
+                   results: Sequence[SeriesRecord] | None = None) -> Standings:
+    """A season's standings (the one place the website reads them)."""
+    if results is None:
+        results = storage.results(season.id)
+    return compute_standings(season.bot_ids, results)
+
+
+def season_summary(season: SeasonRecord) -> dict[str, Any]:
+    return {
+        "id": season.id, "name": season.name, "status": str(season.status),
+        "format": format_name(season.config), "error": season.error,
+        "created_at": season.created_at, "updated_at": season.updated_at,
+        "series_total": season.series_total, "series_done": season.series_done,
+        "bots": len(season.bot_ids),
+    }
+
+
+def seasons_page(storage: Storage) -> dict[str, Any]:
+    """Every season, newest first."""
+    return {"seasons": [season_summary(s) for s in storage.list_seasons()]}
+
+
+def _timestamp(text: str) -> float:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def progress(season: SeasonRecord, results: Sequence[SeriesRecord]) -> dict[str, Any]:
+    """Done/total, and while the season runs its pace (series per minute over the
+    last results) and the time left at that pace (None when unknown)."""
+    total, done = season.series_total, season.series_done
+    per_minute: float | None = None
+    seconds_left: float | None = None
+    times = sorted(_timestamp(r.finished_at) for r in results)[-RATE_WINDOW:]
+    if season.status is SeasonStatus.RUNNING and len(times) >= 2:
+        # Stored times have whole seconds: a span under a second still counts as one.
+        span = max(times[-1] - times[0], 1.0)
+        per_minute = round((len(times) - 1) * 60.0 / span, 2)
+        seconds_left = round((total - done) * 60.0 / per_minute, 1)
+    return {
+        "done": done, "total": total,
+        "percent": round(100.0 * done / total, 1) if total else 100.0,
+        "series_per_minute": per_minute, "seconds_left": seconds_left,
+    }
+
+
+def result_summary(result: SeriesRecord) -> dict[str, Any]:
+    verdict = series_verdict(result)
+    fault = result.fault or {}
+    return {
+        "series_id": result.series_id, "bots": list(result.bots),
+        "winner_seat": result.winner_seat,
+        "winner": None if result.winner_seat is None else result.bots[result.winner_seat],
+        "verdicts": list(verdict), "games_won": list(result.games_won),
+        "hands_won": list(result.hands_won), "points": list(result.points),
+        "hands_played": result.hands_played, "capped": result.capped,
+        "fault_kind": fault.get("kind"), "wall_seconds": round(result.wall_seconds, 3),
+        "finished_at": result.finished_at,
+    }
+
+
+def fault_rows(results: Sequence[SeriesRecord]) -> list[dict[str, Any]]:
+    """One row per forfeiting bot of each series (both when neither started)."""
+    rows: list[dict[str, Any]] = []
+    for result in results:
+        fault = result.fault
+        if fault is None:
+            continue
+        other = fault.get("other_seat_fault")
+        for seat, detail in ((result.fault_seat, fault), (1 - (result.fault_seat or 0), other)):
+            if not isinstance(detail, dict) or seat is None:
+                continue
+            rows.append({
+                "series_id": result.series_id, "bot": result.bots[seat], "seat": seat,
+                "kind": str(detail.get("kind", "")), "message": str(detail.get("message", "")),
+                "hand_number": detail.get("hand_number"),
+                "decision_number": detail.get("decision_number"),
+                "stderr_tail": str(detail.get("stderr_tail", "")),
+                "finished_at": result.finished_at,
+            })
+    return rows
+
+
+def season_page(storage: Storage, season_id: int) -> dict[str, Any]:
+    """Everything the season page shows (raises ``NotFoundError``)."""
+    season = storage.get_season(season_id)
+    results = storage.results(season_id)
+    standings = read_standings(storage, season, results)
+    ranked = [row.bot_id for row in standings.rows]
+    # Newest first; within a second (stored times' resolution), later in the plan first.
+    latest = [result for _, _, result in sorted(
+        ((r.finished_at, index, r) for index, r in enumerate(results)),
+        key=lambda item: (item[0], item[1]), reverse=True)][:LATEST_RESULTS]
+    faults = sorted(fault_rows(results), key=lambda f: f["finished_at"], reverse=True)
+    table = standings.to_dict()
+    return {
+        "season": season_summary(season),
+        "progress": progress(season, results),
+        "standings": table["rows"],
+        "ordering_rule": table["ordering_rule"],
+        "crosstable": {
+            "bots": ranked,
+            "cells": {bot: {opponent: vars(cell).copy()
+                            for opponent, cell in standings.crosstable.get(bot, {}).items()}
+                      for bot in ranked},
+        },
+        "latest": [result_summary(r) for r in latest],
+        "faults": faults[:FAULTS_SHOWN],
+        "faults_total": len(faults),
+    }
+
+
+def bot_summary(storage: Storage, bot_id: str) -> dict[str, Any]:
+    bot = storage.get_bot(bot_id)
+    return {
+        "id": bot.id, "name": bot.name, "version": bot.version, "language": bot.language,
+        "author": bot.author, "description": bot.description,
+        "registered_at": bot.registered_at,
+    }
+
+
+def rating_history(bot_id: str, results: Sequence[SeriesRecord]) -> list[dict[str, float]]:
+    """The bot's rating after each of its series in a season: the standings' rating
+    updates (OpenSkill Plackett-Luce, series by series in plan order, a draw ranked
+    equal) replayed in one pass, since recomputing the standings over every prefix
+    costs a second for a 20-bot season. The last point equals the standings' rating
+    (tested), so the two cannot drift apart unnoticed."""
+    model = PlackettLuce()
+    ratings: dict[str, Any] = {}
+    history: list[dict[str, float]] = []
+    ranks = {"win": 1, "draw": 1, "loss": 2}
+    for result in results:
+        first, second = result.bots
+        verdicts = series_verdict(result)
+        [[ratings[first]], [ratings[second]]] = model.rate(
+            [[ratings.get(first) or model.rating(name=first)],
+             [ratings.get(second) or model.rating(name=second)]],
+            ranks=[ranks[verdicts[0]], ranks[verdicts[1]]])
+        if bot_id in result.bots:
+            rating = ratings[bot_id]
+            history.append({"series": len(history) + 1, "mu": round(float(rating.mu), 4),
+                            "sigma": round(float(rating.sigma), 4)})
+    return history
+
+
+def bot_page(storage: Storage, bot_id: str, season_id: int | None = None) -> dict[str, Any]:
+    """A bot's page: its versions, its seasons, and for one season (the given one,
+    else its latest) its row, rating history and head-to-head; its recent faults
+    over every season. Raises ``NotFoundError``."""
+    bot = bot_summary(storage, bot_id)
+    versions = [bot_summary(storage, other.id) for other in storage.list_bots()
+                if other.name == bot["name"]]
+    seasons = [s for s in storage.list_seasons() if bot_id in s.bot_ids]  # newest first
+    chosen = next((s for s in seasons if s.id == season_id), seasons[0] if seasons else None)
+    faults: list[dict[str, Any]] = []
+    playing = [s.id for s in seasons if s.status is SeasonStatus.RUNNING]
+    page: dict[str, Any] = {"bot": bot, "versions": versions,
+                            "status": "playing" if playing else "idle",
+                            "playing_in": playing,
+                            "seasons": [season_summary(s) for s in seasons],
+                            "season": None, "standing": None, "rating_history": [],
+                            "head_to_head": []}
+    for season in seasons:
+        results = storage.results(season.id)
+        faults += [f for f in fault_rows(results) if f["bot"] == bot_id]
+        if chosen is not None and season.id == chosen.id:
+            standings = read_standings(storage, season, results)
+            page["season"] = season_summary(season)
+            page["standing"] = standings.row(bot_id).to_dict()
+            page["rating_history"] = rating_history(bot_id, results)
+            page["head_to_head"] = [
+                {"opponent": opponent, **vars(cell)}
+                for opponent, cell in sorted(standings.crosstable.get(bot_id, {}).items())]
+    page["faults"] = sorted(faults, key=lambda f: f["finished_at"], reverse=True)[:FAULTS_SHOWN]
+    page["faults_total"] = len(faults)
+    return page
+
+
+def series_page(storage: Storage, series_id: str) -> dict[str, Any]:
+    """A series: its plan entry and, once played, its result (no frames: those are
+    at the replay route). Raises ``NotFoundError``."""
+    planned = storage.get_planned(series_id)
+    result = storage.get_result(series_id)
+    return {
+        "series_id": planned.id, "season_id": planned.season_id, "index": planned.index,
+        "round": planned.round, "seed": planned.seed, "swap_seats": planned.swap_seats,
+        "bots": list(planned.bots), "played": result is not None,
+        "result": None if result is None else result_summary(result),
+        "game_scores": None if result is None else [list(g) for g in result.game_scores],
+        "faults": [] if result is None else fault_rows([result]),
+    }
