@@ -32,6 +32,7 @@ from arena.core.manifest import BotManifest, ManifestError
 from arena.core.settings import DEFAULT_SANDBOX, ConfigError
 
 if TYPE_CHECKING:
+    from arena.execution import ExecutorFactory
     from arena.server.validation import BotFolder
 
 REPO_ROOT: Final = Path(__file__).resolve().parents[2]
@@ -48,7 +49,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     from arena.server.app import start_server
 
     try:
-        running = start_server(args.db, host=args.host, port=args.port)
+        running = start_server(args.db, host=args.host, port=args.port,
+                               executor_factory=cluster_factory(args.cluster))
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     console.print(f"arena serving hollywood.arena.v1 on {running.address} (db {args.db}); "
@@ -62,13 +64,24 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def cluster_factory(address: str | None) -> ExecutorFactory | None:
+    """The executor factory of ``--cluster ADDRESS`` (None: play on this machine)."""
+    if not address:
+        return None
+    from arena.execution.cluster import cluster_executor_factory
+
+    return cluster_executor_factory(address)
+
+
 @contextmanager
-def embedded(db: Path) -> Iterator[ArenaClient]:
-    """An arena server on ``db`` on a free localhost port, for this command only."""
+def embedded(db: Path, cluster: str | None = None) -> Iterator[ArenaClient]:
+    """An arena server on ``db`` on a free localhost port, for this command only
+    (its seasons played on the Dask cluster at ``cluster``, if given)."""
     from arena.server.app import start_server
 
     try:
-        running = start_server(db, host="localhost", port=0, resume=False)
+        running = start_server(db, host="localhost", port=0, resume=False,
+                               executor_factory=cluster_factory(cluster))
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     client = ArenaClient(running.address, running.token)
@@ -81,7 +94,7 @@ def embedded(db: Path) -> Iterator[ArenaClient]:
 
 def cmd_season_run(args: argparse.Namespace, console: Console) -> int:
     config = season_config_message(args)
-    with embedded(args.db) as client:
+    with embedded(args.db, args.cluster) as client:
         # All or nothing: folders, bot names and settings are checked before the
         # folders are registered and the season is created.
         request, folders = season_request(client, args.bots, config, args.name)

@@ -21,7 +21,7 @@ from hollywood.arena.v1 import arena_pb2_grpc
 from arena.core.defaults import DEFAULT_DB, DEFAULT_HOST, DEFAULT_PORT, token_path_for
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
-from arena.execution import RunnerFactory, RunSeries, local_executor_factory
+from arena.execution import ExecutorFactory, RunnerFactory, RunSeries, local_executor_factory
 from arena.match.runner import run_series
 from arena.sandbox import registry as sandbox_registry
 from arena.season.events import EventHub
@@ -70,18 +70,23 @@ def start_server(
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
     runner_factory: RunnerFactory | None = None,
+    executor_factory: ExecutorFactory | None = None,
     resume: bool = True,
     max_workers: int = 32,
 ) -> RunningServer:
     """Open the database, start serving on ``host:port`` (port 0 = any free port) and
-    resume interrupted seasons. Raises ``RuntimeError`` if the port cannot be bound."""
+    resume interrupted seasons. Seasons play on ``executor_factory``'s executors
+    (e.g. ``arena.execution.cluster_executor_factory``), by default on a local thread
+    pool running ``runner_factory``. Raises ``RuntimeError`` if the port cannot be bound."""
     db_path = Path(db_path)
     storage = Storage(db_path)
     token_path = token_path_for(db_path)
     token = ensure_admin_token(token_path)
     hub = EventHub()
     manager = SeasonManager(
-        storage, local_executor_factory(runner_factory or sandbox_runner_factory), hub)
+        storage,
+        executor_factory or local_executor_factory(runner_factory or sandbox_runner_factory),
+        hub)
     service = ArenaService(storage, manager, hub, token)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="arena-rpc"),
