@@ -67,11 +67,13 @@ class LocalCluster:
 
 
 def process_start(pid: int) -> str:
-    """The process's start time in clock ticks since boot ("" if it is gone)."""
+    """The process's start time in clock ticks since boot ("" if it is gone, or dead
+    and not yet reaped by its parent)."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
         return ""
+    return "" if len(fields) < 20 or fields[0] in ("Z", "X") else fields[19]
 
 
 def is_running(process: ClusterProcess) -> bool:
