@@ -65,7 +65,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
 
 
 def new_season(tmp_path: Path, bots: tuple[str, ...], series_per_pair: int,
-               seed: int = 7) -> tuple[Storage, int]:
+               seed: int = 7, sandbox: str = "inprocess") -> tuple[Storage, int]:
     storage = Storage(tmp_path / "arena.db")
     ids = []
     for name in bots:
@@ -76,7 +76,7 @@ def new_season(tmp_path: Path, bots: tuple[str, ...], series_per_pair: int,
             author="", description="", content_hash=content_hash(folder),
             source_folder=folder, files=list(iter_bot_files(folder)))
         ids.append(record.id)
-    config = SeasonConfig.build(sandbox="inprocess", series_per_pair=series_per_pair,
+    config = SeasonConfig.build(sandbox=sandbox, series_per_pair=series_per_pair,
                                 seed=seed, max_hands=40)
     season = storage.create_season(
         name="", config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=ids,
@@ -247,3 +247,49 @@ def test_cluster_up_and_down_from_the_command_line(tmp_path: Path) -> None:
     assert main(["cluster", "down", "--state-dir", str(state)]) == 0
     assert not any(is_running(p) for p in recorded.processes)
     assert LocalCluster.load(state) is None
+
+
+@pytest.mark.docker
+def test_a_docker_season_on_two_workers_survives_a_kill_9_and_leaves_no_container(
+        tmp_path: Path, docker_client: object, base_image: str) -> None:
+    """Real Docker on both workers: a worker killed while its containers play is
+    replaced by one that removes those containers (by their owner label) before it
+    takes work; the season ends with exactly its plan, once each."""
+    state = tmp_path / "cluster"
+    cluster = up(2, slots=1, sandboxes=["docker"], port=0, state_dir=state)
+    victim = cluster.processes[1]
+
+    def containers_of(pid: int) -> list[object]:
+        return docker_client.containers.list(  # type: ignore[attr-defined,no-any-return]
+            all=True, filters={"label": f"hollywood.arena.pid={pid}"})
+
+    try:
+        storage, season_id = new_season(tmp_path, ("random", "greedy"), 4, sandbox="docker")
+        executor = ClusterExecutor(cluster.address, "docker")
+        runner = SeasonRunner(storage, season_id, executor)
+        status: list[str] = []
+        thread = threading.Thread(target=lambda: status.append(runner.run()))
+        thread.start()
+        poll(lambda: bool(containers_of(victim.pid)), "containers started by the victim",
+             bound=240)
+        os.kill(victim.pid, signal.SIGKILL)
+        thread.join(300)
+        executor.close()
+        assert status == ["finished"]
+        assert stored_ids(storage, season_id) == planned_ids(storage, season_id)
+        assert len(storage.results(season_id)) == 4 and runner.duplicates_dropped == 0
+        replacement = subprocess.Popen(
+            [sys.executable, "-m", "arena.cli", "worker", "--scheduler", cluster.address,
+             "--slots", "1", "--sandbox", "docker", "--cache-dir", str(tmp_path / "cache")],
+            cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        try:
+            wait_for_workers(cluster.address, 2)
+            assert containers_of(victim.pid) == []
+        finally:
+            replacement.send_signal(signal.SIGTERM)
+            replacement.wait(BOUND_S)
+    finally:
+        down(state)
+    for process in cluster.processes:
+        assert containers_of(process.pid) == []

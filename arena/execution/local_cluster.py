@@ -105,7 +105,8 @@ def up(workers: int, *, slots: int | None, sandboxes: Sequence[str], port: int =
         cluster.save(state_dir)
         for index in range(workers):
             command = [sys.executable, "-m", "arena.cli", "worker",
-                       "--scheduler", cluster.address, "--name", f"local-{index}"]
+                       "--scheduler", cluster.address, "--name", f"local-{index}",
+                       "--cache-dir", str(state_dir / "worker-cache")]
             if slots is not None:
                 command += ["--slots", str(slots)]
             for sandbox in sandboxes:
