@@ -259,8 +259,8 @@ def test_a_docker_season_on_two_workers_survives_a_kill_9_and_leaves_no_containe
     cluster = up(2, slots=1, sandboxes=["docker"], port=0, state_dir=state)
     victim = cluster.processes[1]
 
-    def containers_of(pid: int) -> list[object]:
-        return docker_client.containers.list(  # type: ignore[attr-defined,no-any-return]
+    def containers_of(pid: int) -> list[object]:  # the plain listing (no inspect)
+        return docker_client.api.containers(  # type: ignore[attr-defined,no-any-return]
             all=True, filters={"label": f"hollywood.arena.pid={pid}"})
 
     try:

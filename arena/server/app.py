@@ -24,6 +24,7 @@ from arena.core.settings import SeasonConfig
 from arena.execution import ExecutorFactory, RunnerFactory, RunSeries, local_executor_factory
 from arena.match.runner import run_series
 from arena.sandbox import registry as sandbox_registry
+from arena.sandbox.base import Sandbox
 from arena.season.events import EventHub
 from arena.season.manager import SeasonManager
 from arena.server.interceptors import DecodeRequestsInterceptor
@@ -38,12 +39,23 @@ def sandbox_runner_factory(config: SeasonConfig) -> RunSeries:
     """The production runner: ``arena.match.runner.run_series`` in a new sandbox of
     the season's backend (``arena.sandbox.registry``). Raises ``ConfigError`` for a
     backend that is not registered (the season then stops as failed, saying so)."""
-    sandbox = sandbox_registry.create(config.sandbox)
+    return SandboxRunner(sandbox_registry.create(config.sandbox))
 
-    def run(spec: SeriesSpec) -> SeriesOutcome:
-        return run_series(spec, sandbox)
 
-    return run
+class SandboxRunner:
+    """Plays series in one sandbox; ``close`` (called by the executor when the season
+    is over) releases what the sandbox keeps, e.g. the warm pool's spare bots."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+
+    def __call__(self, spec: SeriesSpec) -> SeriesOutcome:
+        return run_series(spec, self.sandbox)
+
+    def close(self) -> None:
+        close = getattr(self.sandbox, "close", None)
+        if callable(close):
+            close()
 
 
 @dataclass
