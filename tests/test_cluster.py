@@ -97,7 +97,7 @@ def test_a_season_on_two_workers_ends_with_exactly_the_planned_series(
     storage, season_id = new_season(tmp_path, ("random", "greedy", "shark"), 2)
     assert len(planned_ids(storage, season_id)) == 6  # 3 pairs x 2
     with ClusterExecutor(cluster.address, "inprocess") as executor:
-        assert executor.capacity == 2  # 2 workers x 1 slot
+        assert executor.capacity == 4  # 2 workers x 1 slot, one more queued per slot
         runner = SeasonRunner(storage, season_id, executor)
         assert runner.run() == "finished"
     assert stored_ids(storage, season_id) == planned_ids(storage, season_id)

@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 DEFAULT_RETRIES = 2
 """Retries of a series whose task raised (an arena-side failure on one worker)."""
 CONNECT_TIMEOUT_S = 30.0
+QUEUE_FACTOR = 2
+"""Series kept submitted per slot: the next series waits on its worker, so a slot
+that frees up starts it without a round trip to the arena."""
 _CAPACITY_TTL_S = 1.0
 
 
@@ -74,11 +77,11 @@ class ClusterExecutor:
 
     @property
     def capacity(self) -> int:
-        """The cluster's slots for this sandbox (at least 1, so a season waits for a
-        worker rather than stalling), re-read at most once a second."""
+        """``QUEUE_FACTOR`` x the cluster's slots for this sandbox (at least 1, so a
+        season waits for a worker rather than stalling), re-read at most once a second."""
         now = time.monotonic()
         if now - self._capacity_at >= _CAPACITY_TTL_S:
-            self._capacity = max(1, self.capacity_now())
+            self._capacity = max(1, QUEUE_FACTOR * self.capacity_now())
             self._capacity_at = now
         return self._capacity
 
