@@ -74,3 +74,32 @@ def test_a_series_task_key_is_its_id_and_a_fingerprint_of_the_play(tmp_path: Pat
     changed_seed = SeriesTask(replace(spec, seed=6), task.bundles, "docker")
     changed_sandbox = SeriesTask(spec, task.bundles, "process")
     assert len({task.key, changed_code.key, changed_seed.key, changed_sandbox.key}) == 4
+
+
+def test_what_travels_through_the_cluster_pickles(tmp_path: Path) -> None:
+    import pickle
+
+    from arena.core.faults import BotFault, FaultKind
+    from arena.core.series import SeriesOutcome
+
+    folder = make_bot_folder(tmp_path, "solo")
+    bot = BotRef.from_folder(folder)
+    spec = SeriesSpec(series_id="3-17", seed=5, profile=get_profile("classic"), max_hands=9,
+                      swap_seats=True, bots=(bot, bot))
+    task = SeriesTask(spec, (bundle_of(folder), bundle_of(folder)), "process")
+    assert pickle.loads(pickle.dumps(task)) == task
+    outcome = SeriesOutcome(
+        series_id="3-17", winner=None, fault=BotFault(
+            FaultKind.STARTUP, "no socket", seat=0, stderr_tail="boom",
+            other_seat_fault=BotFault(FaultKind.CRASH, "exited", seat=1)),
+        games_won=(0, 1), game_scores=((10, 0, 0), (0, 120, 0)), hands_won=(1, 3),
+        points=(10, 120), hands_played=4, capped=False, log=[{"type": "series_start"}],
+        think_seconds=(0.25, 0.5), wall_seconds=1.5)
+    back = pickle.loads(pickle.dumps(outcome))
+    assert (back.winner, back.points, back.log) == (None, (10, 120), [{"type": "series_start"}])
+    assert back.fault is not None and back.fault.to_dict() == {
+        "kind": "startup", "message": "no socket", "seat": 0, "hand_number": None,
+        "decision_number": None, "stderr_tail": "boom", "other_seat_fault": {
+            "kind": "crash", "message": "exited", "seat": 1, "hand_number": None,
+            "decision_number": None, "stderr_tail": "", "other_seat_fault": None}}
+    assert str(back.fault) == "startup: no socket"
