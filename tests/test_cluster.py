@@ -125,6 +125,33 @@ def test_a_series_played_on_a_worker_is_the_series_played_here(
     assert [shape(o) for o in remote] == [shape(o) for o in local]
 
 
+def test_a_bots_fault_on_a_worker_comes_back_with_the_outcome(
+        cluster: LocalCluster, tmp_path: Path) -> None:
+    """A bot that passes at every decision forfeits on the worker at its first draw;
+    the outcome that comes back names the fault, its seat and decision."""
+    folder = tmp_path / "cheater"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        'name = "cheater"\nversion = "1.0.0"\nlanguage = "python"\n'
+        '[run]\ncommand = ["python3", "-m", "cheater"]\nsdk_class = "cheater:Cheater"\n')
+    (folder / "cheater.py").write_text(
+        "import hollywood_sdk as hs\n\n\nclass Cheater(hs.Bot):\n"
+        "    def decide(self, observation):\n"
+        "        return hs.Action(hs.ActionKind.PASS)\n")  # illegal once it must draw
+    (folder / "Dockerfile").write_text("FROM scratch\n")
+    cheater = BotRef.from_folder(folder)
+    greedy = BotRef.from_folder(SAMPLE_BOTS / "greedy")
+    config = SeasonConfig.build(sandbox="inprocess", max_hands=5)
+    spec = SeriesSpec(series_id="8-0", seed=1, profile=config.profile(), max_hands=5,
+                      swap_seats=False, bots=(greedy, cheater), limits=config.limits)
+    with ClusterExecutor(cluster.address, "inprocess") as executor:
+        outcome = executor.submit(spec).result(timeout=BOUND_S)
+    assert outcome.winner == 0
+    assert outcome.fault is not None and outcome.fault.seat == 1
+    assert outcome.fault.kind == "illegal_action"
+    assert outcome.fault.hand_number == 1 and outcome.fault.decision_number is not None
+
+
 def test_a_second_result_for_a_stored_series_is_dropped_and_counted(
         cluster: LocalCluster, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """Two runners play the same season at once (e.g. two arenas resumed it): both
