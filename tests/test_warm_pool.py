@@ -168,3 +168,16 @@ def test_the_docker_backend_is_a_warm_pool() -> None:
 def test_bounds_must_not_be_negative() -> None:
     with pytest.raises(ValueError, match="bounds must be >= 0"):
         WarmPool(FakeSandbox(), per_version=-1, janitor=False)
+
+
+def test_preparing_a_version_tops_its_spares_up_to_the_bound(tmp_path: Path) -> None:
+    (alpha,) = bots(tmp_path, "alpha")
+    inner = FakeSandbox()
+    pool = WarmPool(inner, per_version=2, janitor=False)
+    pool.prepare(alpha)  # before the season's first series of alpha starts
+    poll(lambda: pool.spares() == 2, "alpha's 2 spares")
+    first, second = (pool.start(alpha, series_id=f"1-{i}", seat=0) for i in range(2))
+    assert [inner_of(first), inner_of(second)] == inner.started[:2]  # both warm, oldest first
+    poll(lambda: pool.spares() == 2, "alpha topped up again")
+    assert len(inner.started) == 4 and pool.counters.cold == 0
+    pool.close()

@@ -2,9 +2,9 @@
 
 Starting a container (create, start, the bot binding its socket) is most of what a
 short series costs the arena outside the bots' thinking. ``WarmPool`` wraps a
-sandbox: whenever a bot version is started for a series, it starts a spare of that
-version in the background, so the version's next series takes a bot that is up
-already. The pool is bounded (``per_version`` spares of a version, ``total``
+sandbox: whenever a bot version is prepared or started for a series, it tops the
+version's spares up in the background, so the version's next series takes a bot
+that is up already. The pool is bounded (``per_version`` spares of a version, ``total``
 spares in all); a spare is handed to exactly one series and never back (a bot is
 never shared between series); a spare found dead when taken is discarded, not
 charged to the bot; spares idle for ``idle_s`` seconds (e.g. after the season
@@ -97,7 +97,10 @@ class WarmPool:
             self._expire_idle()
 
     def prepare(self, bot: BotRef) -> None:
+        """Prepare ``bot`` (e.g. build its image), then see that spares of its version
+        are on their way."""
         self.inner.prepare(bot)
+        self._refill(_version_key(bot), bot)
 
     def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> RunningBot:
         """A spare of ``bot``'s version if one is up, else a bot started now; either
@@ -153,18 +156,24 @@ class WarmPool:
             spare.bot.stop()
 
     def _refill(self, key: VersionKey, bot: BotRef) -> None:
-        with self._lock:
-            idle = sum(len(spares) for spares in self._spares.values())
-            starting = sum(self._starting.values())
-            if (self._closed or len(self._spares[key]) + self._starting[key] >= self.per_version
-                    or idle + starting >= self.total):
-                return
-            self._starting[key] += 1
-        try:
-            self._starter.submit(self._start_spare, key, bot)
-        except RuntimeError:  # closed meanwhile
+        """Start spares of the version until it has ``per_version`` (up or starting),
+        within ``total``: the version's next series, even two at once, find theirs
+        started a whole series ahead."""
+        while True:
             with self._lock:
-                self._starting[key] -= 1
+                idle = sum(len(spares) for spares in self._spares.values())
+                starting = sum(self._starting.values())
+                if (self._closed
+                        or len(self._spares[key]) + self._starting[key] >= self.per_version
+                        or idle + starting >= self.total):
+                    return
+                self._starting[key] += 1
+            try:
+                self._starter.submit(self._start_spare, key, bot)
+            except RuntimeError:  # closed meanwhile
+                with self._lock:
+                    self._starting[key] -= 1
+                return
 
     def _start_spare(self, key: VersionKey, bot: BotRef) -> None:
         try:
