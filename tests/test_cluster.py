@@ -222,7 +222,8 @@ def test_kill_9_of_a_worker_mid_season_loses_nothing_and_duplicates_nothing(
         assert list(Path("/tmp").glob(f"hwi-{victim.pid}-*"))
         replacement = subprocess.Popen(
             [sys.executable, "-m", "arena.cli", "worker", "--scheduler", cluster.address,
-             "--slots", "1", "--sandbox", "inprocess"], cwd=REPO_ROOT,
+             "--slots", "1", "--sandbox", "inprocess", "--cache-dir", str(tmp_path / "cache")],
+            cwd=REPO_ROOT,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         try:
             wait_for_workers(cluster.address, 2)
