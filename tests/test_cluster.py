@@ -321,3 +321,16 @@ def test_a_docker_season_on_two_workers_survives_a_kill_9_and_leaves_no_containe
         down(state)
     for process in cluster.processes:
         assert containers_of(process.pid) == []
+
+
+def test_season_run_with_an_unreachable_cluster_fails_before_creating_anything(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "a.db"
+    code = main(["season", "run", "--cluster", "tcp://127.0.0.1:9", "--db", str(db),
+                 "--bots", str(SAMPLE_BOTS / "greedy"), str(SAMPLE_BOTS / "random"),
+                 "--sandbox", "inprocess"])
+    assert code == 1
+    message = " ".join(capsys.readouterr().err.split())
+    assert message.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
+    assert message.endswith("(start one with `arena cluster up`)")
+    assert not db.exists()

@@ -68,8 +68,16 @@ def cluster_factory(address: str | None) -> ExecutorFactory | None:
     """The executor factory of ``--cluster ADDRESS`` (None: play on this machine)."""
     if not address:
         return None
-    from arena.execution.cluster import cluster_executor_factory
+    from arena.execution.cluster import (
+        ClusterUnavailableError,
+        check_scheduler,
+        cluster_executor_factory,
+    )
 
+    try:  # before any season is created: say at once that the cluster is not there
+        check_scheduler(address)
+    except ClusterUnavailableError as error:
+        raise CliError(f"{error} (start one with `arena cluster up`)", code=1) from None
     return cluster_executor_factory(address)
 
 

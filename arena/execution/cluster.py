@@ -119,6 +119,19 @@ class ClusterExecutor:
         self.close()
 
 
+def check_scheduler(address: str, timeout: float = 10.0) -> int:
+    """How many workers the scheduler at ``address`` has now; raises
+    ``ClusterUnavailableError`` if it does not answer within ``timeout`` seconds."""
+    from distributed import Client
+
+    try:
+        with Client(address, timeout=timeout, set_as_default=False) as client:
+            return len(client.scheduler_info(n_workers=-1).get("workers", {}))
+    except (OSError, TimeoutError, ValueError) as error:
+        raise ClusterUnavailableError(
+            f"cannot reach the Dask scheduler at {address}: {error}") from None
+
+
 def cluster_executor_factory(address: str) -> ExecutorFactory:
     """An ``ExecutorFactory`` playing each season on the cluster at ``address``, in the
     season's sandbox backend (on the workers' machines)."""
