@@ -12,7 +12,8 @@
    and in the season's wall time (1 - think / (season wall x concurrency)), which also
    counts starting and stopping containers between series.
 
-Options: --series-per-pair N (4), --rounds N (1), --concurrency N (2), --skip-docker,
+Options: --series-per-pair N (4), --rounds N (1), --concurrency N (2), --per-version N
+(2), --skip-docker,
 --skip-cluster.
 """
 
@@ -108,7 +109,7 @@ def bench_cluster(series_per_pair: int) -> None:
               f"series/min ({count} series in {wall:.1f} s)")
 
 
-def bench_warm_pool(rounds: int, concurrency: int) -> None:
+def bench_warm_pool(rounds: int, concurrency: int, per_version: int) -> None:
     from arena.sandbox.docker import DockerSandbox
     from arena.sandbox.images import build_bot_image, prepare_base
     from arena.sandbox.warm import WarmPool
@@ -123,7 +124,7 @@ def bench_warm_pool(rounds: int, concurrency: int) -> None:
     def executor(kind: str) -> Executor:
         sandbox: Sandbox = DockerSandbox()
         if kind == "warm":
-            pool = WarmPool(sandbox)
+            pool = WarmPool(sandbox, per_version=per_version)
             pools.append(pool)
             sandbox = pool
         return LocalExecutor(in_sandbox(sandbox), concurrency)
@@ -150,13 +151,15 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--concurrency", type=int, default=2,
                         help="series at once in the Docker seasons (2)")
+    parser.add_argument("--per-version", type=int, default=2,
+                        help="the warm pool's spares per bot version (2)")
     parser.add_argument("--skip-docker", action="store_true")
     parser.add_argument("--skip-cluster", action="store_true")
     options = parser.parse_args()
     if not options.skip_cluster:
         bench_cluster(options.series_per_pair)
     if not options.skip_docker:
-        bench_warm_pool(options.rounds, options.concurrency)
+        bench_warm_pool(options.rounds, options.concurrency, options.per_version)
     return 0
 
 
