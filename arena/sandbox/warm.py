@@ -33,7 +33,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DEFAULT_PER_VERSION = 2
+DEFAULT_PER_VERSION = 1
+"""One spare per version: on 2 cores, two per version started so many more
+containers (two left unused per version at a season's end) that the bots' own
+thinking slowed and a season got no faster (tests/bench/bench_cluster.py)."""
 DEFAULT_TOTAL = 8
 DEFAULT_IDLE_S = 30.0
 WARM_SERIES_ID = "warm"

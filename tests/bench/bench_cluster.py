@@ -13,7 +13,7 @@
    counts starting and stopping containers between series.
 
 Options: --series-per-pair N (4), --rounds N (1), --concurrency N (2), --per-version N
-(2), --skip-docker,
+(1), --skip-docker,
 --skip-cluster.
 """
 
@@ -151,8 +151,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--concurrency", type=int, default=2,
                         help="series at once in the Docker seasons (2)")
-    parser.add_argument("--per-version", type=int, default=2,
-                        help="the warm pool's spares per bot version (2)")
+    parser.add_argument("--per-version", type=int, default=1,
+                        help="the warm pool's spares per bot version (1)")
     parser.add_argument("--skip-docker", action="store_true")
     parser.add_argument("--skip-cluster", action="store_true")
     options = parser.parse_args()
