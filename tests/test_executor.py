@@ -160,3 +160,26 @@ def test_runner_stops_submitting_on_cancel_and_stores_what_is_in_flight(
     assert sorted(submitted) == [f"{season_id}-0", f"{season_id}-1"]
     assert [r.series_id for r in storage.results(season_id)] == [
         f"{season_id}-0", f"{season_id}-1"]
+
+
+def test_closing_the_local_executor_closes_its_runner_after_the_series_in_flight(
+        tmp_path: Path) -> None:
+    """The season's runner holds its sandbox (e.g. the warm pool's spare bots): it is
+    closed once, after the series in flight have finished."""
+    events: list[str] = []
+    release = threading.Event()
+
+    class ClosableRunner:
+        def __call__(self, spec: SeriesSpec) -> FakeOutcome:
+            release.wait(30)
+            events.append(f"played {spec.series_id}")
+            return FakeOutcome(spec.series_id, winner=0)
+
+        def close(self) -> None:
+            events.append("closed")
+
+    executor = LocalExecutor(ClosableRunner(), 1)  # type: ignore[arg-type]
+    future = executor.submit(spec(tmp_path, "1-0"))
+    threading.Timer(0.05, release.set).start()
+    executor.close()
+    assert future.done() and events == ["played 1-0", "closed"]

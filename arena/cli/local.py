@@ -26,13 +26,20 @@ from rich.text import Text
 from arena.cli.bots import check_folders, register_folders
 from arena.cli.client import ArenaClient
 from arena.cli.output import CliError, print_json, to_json
-from arena.cli.render import LiveSeasonView, print_standings, shown, status_name
+from arena.cli.render import (
+    LiveSeasonView,
+    plain_console,
+    print_standings,
+    shown,
+    status_name,
+)
 from arena.cli.season_options import season_config_message
 from arena.core.defaults import DEFAULT_DB, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
 from arena.core.manifest import BotManifest, ManifestError
 from arena.core.settings import DEFAULT_SANDBOX, ConfigError
 
 if TYPE_CHECKING:
+    from arena.execution import ExecutorFactory
     from arena.server.validation import BotFolder
 
 REPO_ROOT: Final = Path(__file__).resolve().parents[2]
@@ -64,7 +71,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     from arena.server.app import start_server
 
     try:
-        running = start_server(args.db, host=args.host, port=args.port, http=http_of(args))
+        running = start_server(args.db, host=args.host, port=args.port, http=http_of(args),
+                               executor_factory=cluster_factory(args.cluster))
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     console.print(f"arena serving hollywood.arena.v1 on {running.address} (db {args.db}); "
@@ -77,6 +85,23 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def cluster_factory(address: str | None) -> ExecutorFactory | None:
+    """The executor factory of ``--cluster ADDRESS`` (None: play on this machine)."""
+    if not address:
+        return None
+    from arena.execution.cluster import (
+        ClusterUnavailableError,
+        check_scheduler,
+        cluster_executor_factory,
+    )
+
+    try:  # before any season is created: say at once that the cluster is not there
+        check_scheduler(address)
+    except ClusterUnavailableError as error:
+        raise CliError(f"{error} (start one with `arena cluster up`)", code=1) from None
+    return cluster_executor_factory(address)
+
+
 @contextmanager
 def embedded(db: Path, args: argparse.Namespace, console: Console) -> Iterator[ArenaClient]:
     """An arena server on ``db`` on a free localhost port, for this command only,
@@ -85,9 +110,12 @@ def embedded(db: Path, args: argparse.Namespace, console: Console) -> Iterator[A
     from arena.server.app import start_server
 
     try:
-        running = start_server(db, host="localhost", port=0, resume=False, http=http_of(args))
+        running = start_server(db, host="localhost", port=0, resume=False, http=http_of(args),
+                               executor_factory=cluster_factory(getattr(args, "cluster", None)))
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
+    if getattr(args, "json", False):  # stdout carries the JSON answer alone
+        console = plain_console(stderr=True)
     if running.web is not None:
         console.print(f"watch it live: {running.web.url}", soft_wrap=True)
     client = ArenaClient(running.address, running.token)

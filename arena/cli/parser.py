@@ -4,7 +4,8 @@ handler (``set_defaults(handler=...)``), which ``arena.cli.app`` calls.
 Where each command's handler lives: ``bots`` in ``arena.cli.bots``; ``season
 create | start | cancel | show | list`` in ``arena.cli.seasons``; ``standings``,
 ``watch`` and ``series`` in ``arena.cli.reads``; ``serve``, ``season run``,
-``demo`` and ``images`` in ``arena.cli.local``.
+``demo`` and ``images`` in ``arena.cli.local``; ``worker`` and ``cluster`` in
+``arena.cli.cluster``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from rich.console import Console
 
 from arena.cli.bots import cmd_bots_list, cmd_bots_register
+from arena.cli.cluster import add_cluster_commands
 from arena.cli.export import cmd_export
 from arena.cli.local import (
     DEMO_DB,
@@ -64,6 +66,12 @@ def _client_command(subparsers: Any, name: str, text: str,
     return parser
 
 
+def _cluster_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cluster", default=None, metavar="tcp://HOST:8786",
+                        help="play the series on this Dask scheduler's workers (`arena "
+                             "worker`, `arena cluster up`) instead of on this machine")
+
+
 def _latest_season_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--season", type=arguments.positive_int, default=0,
                         help="season number (default: the latest)")
@@ -86,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     _latest_season_option(export)
     export.add_argument("--to", type=Path, required=True, metavar="DIR",
                         help="directory to write results.csv, standings.csv, series/ID.json")
+    add_cluster_commands(commands)
     return parser
 
 
@@ -98,6 +107,7 @@ def _add_serve(commands: Any) -> None:
     serve.add_argument("--port", type=arguments.port, default=DEFAULT_PORT,
                        help="port (default 50551)")
     _http_options(serve, keep_serving=False)
+    _cluster_option(serve)
     serve.set_defaults(handler=cmd_serve)
 
 
@@ -139,6 +149,7 @@ def _add_season(commands: Any) -> None:
     run.add_argument("--db", type=Path, default=DEFAULT_DB, help="database (.arena/arena.db)")
     add_season_options(run)
     _http_options(run, keep_serving=True)
+    _cluster_option(run)
     _json_option(run)
     run.set_defaults(handler=cmd_season_run)
     for action, text, handler in (

@@ -60,6 +60,12 @@ class BotFault(Exception):
         # The runner completes message and seat after raising, so format on demand.
         return f"{self.kind}: {self.message}"
 
+    def __reduce__(self) -> tuple[type[BotFault], tuple[object, ...]]:
+        # An outcome with a fault comes back from a cluster worker pickled; an
+        # exception pickles its ``args`` (one string here), not its fields.
+        return (type(self), (self.kind, self.message, self.seat, self.hand_number,
+                             self.decision_number, self.stderr_tail, self.other_seat_fault))
+
     def to_dict(self) -> dict[str, object]:
         return {
             "kind": str(self.kind),

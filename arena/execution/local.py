@@ -30,7 +30,12 @@ class LocalExecutor:
         return self._pool.submit(self.run_series, spec)
 
     def close(self) -> None:
+        """Wait for the series in flight, then close ``run_series`` if it can be
+        closed (e.g. its sandbox's warm pool)."""
         self._pool.shutdown(wait=True)
+        close = getattr(self.run_series, "close", None)
+        if callable(close):
+            close()
 
     def __enter__(self) -> LocalExecutor:
         return self

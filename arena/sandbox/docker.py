@@ -364,12 +364,15 @@ def remove_leftovers_of_dead_arenas(client: Any, socket_dir_root: str = "/tmp") 
     Returns how many containers were removed."""
     removed = 0
     try:
-        containers = client.containers.list(all=True, filters={"label": f"{ARENA_LABEL}=1"})
+        # The plain listing (no inspect per container): a container another arena
+        # removes meanwhile must not fail the listing.
+        containers = client.api.containers(all=True, filters={"label": f"{ARENA_LABEL}=1"})
     except docker.errors.DockerException as error:
         raise SandboxError(f"Docker could not list containers: {error}") from error
     for container in containers:
-        owner = container.labels.get(OWNER_LABEL, "")
-        started = container.labels.get(OWNER_START_LABEL, "")
+        labels = container.get("Labels") or {}
+        owner = labels.get(OWNER_LABEL, "")
+        started = labels.get(OWNER_START_LABEL, "")
         if (
             owner.isdigit()
             and pid_alive(int(owner))
@@ -377,7 +380,7 @@ def remove_leftovers_of_dead_arenas(client: Any, socket_dir_root: str = "/tmp") 
         ):
             continue
         with contextlib.suppress(docker.errors.DockerException):
-            container.remove(force=True)
+            client.api.remove_container(container["Id"], force=True)
             removed += 1
     pattern = re.compile(rf"{re.escape(SOCKET_DIR_PREFIX)}(\d+)-")
     with contextlib.suppress(OSError):

@@ -82,7 +82,7 @@ def create(name: str) -> Sandbox:
 
 
 register(Backend("docker", "hardened Docker containers (the default)",
-                 "arena.sandbox.docker:DockerSandbox"))
+                 "arena.sandbox.warm:warm_docker_sandbox"))
 register(Backend("process", "resource-limited local processes (weaker: trusted bots only)",
                  "arena.sandbox.process:ProcessSandbox"))
 register(Backend("inprocess", "Python SDK bots served inside the arena's process (no "

@@ -23,9 +23,10 @@ from hollywood.arena.v1 import arena_pb2_grpc
 from arena.core.defaults import DEFAULT_DB, DEFAULT_HOST, DEFAULT_PORT, token_path_for
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
-from arena.execution import RunnerFactory, RunSeries, local_executor_factory
+from arena.execution import ExecutorFactory, RunnerFactory, RunSeries, local_executor_factory
 from arena.match.runner import run_series
 from arena.sandbox import registry as sandbox_registry
+from arena.sandbox.base import Sandbox
 from arena.season.events import EventHub
 from arena.season.manager import SeasonManager
 from arena.server.exclusive import (
@@ -53,12 +54,23 @@ def sandbox_runner_factory(config: SeasonConfig) -> RunSeries:
     """The production runner: ``arena.match.runner.run_series`` in a new sandbox of
     the season's backend (``arena.sandbox.registry``). Raises ``ConfigError`` for a
     backend that is not registered (the season then stops as failed, saying so)."""
-    sandbox = sandbox_registry.create(config.sandbox)
+    return SandboxRunner(sandbox_registry.create(config.sandbox))
 
-    def run(spec: SeriesSpec) -> SeriesOutcome:
-        return run_series(spec, sandbox)
 
-    return run
+class SandboxRunner:
+    """Plays series in one sandbox; ``close`` (called by the executor when the season
+    is over) releases what the sandbox keeps, e.g. the warm pool's spare bots."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+
+    def __call__(self, spec: SeriesSpec) -> SeriesOutcome:
+        return run_series(spec, self.sandbox)
+
+    def close(self) -> None:
+        close = getattr(self.sandbox, "close", None)
+        if callable(close):
+            close()
 
 
 @dataclass
@@ -91,6 +103,7 @@ def start_server(
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
     runner_factory: RunnerFactory | None = None,
+    executor_factory: ExecutorFactory | None = None,
     resume: bool = True,
     max_workers: int = 32,
     max_streams_per_client: int = MAX_STREAMS_PER_CLIENT,
@@ -98,15 +111,20 @@ def start_server(
 ) -> RunningServer:
     """Open the database, start serving on ``host:port`` (port 0 = any free port),
     the website on ``http`` (host, port) if given, and resume interrupted seasons.
-    Raises ``RuntimeError`` if a port cannot be bound and ``ServerConflictError`` (a
-    ``RuntimeError``) if another live server holds the database or the port."""
+    Seasons play on ``executor_factory``'s executors (e.g.
+    ``arena.execution.cluster_executor_factory``), by default on a local thread pool
+    running ``runner_factory``. Raises ``RuntimeError`` if a port cannot be bound and
+    ``ServerConflictError`` (a ``RuntimeError``) if another live server holds the
+    database or the port."""
     db_path = Path(db_path)
     database_lock = DatabaseLock(db_path)
     try:
         total_streams = max(1, max_workers - UNARY_RESERVE_THREADS)
         slots = StreamSlots(total=total_streams,
                             per_client=min(max_streams_per_client, total_streams))
-        return _start(db_path, database_lock, host, port, runner_factory, resume, max_workers,
+        executors = executor_factory or local_executor_factory(
+            runner_factory or sandbox_runner_factory)
+        return _start(db_path, database_lock, host, port, executors, resume, max_workers,
                       slots, http)
     except BaseException:
         database_lock.release()
@@ -118,7 +136,7 @@ def _start(
     database_lock: DatabaseLock,
     host: str,
     port: int,
-    runner_factory: RunnerFactory | None,
+    executors: ExecutorFactory,
     resume: bool,
     max_workers: int,
     slots: StreamSlots,
@@ -128,8 +146,7 @@ def _start(
     token_path = token_path_for(db_path)
     token = ensure_admin_token(token_path)
     hub = EventHub()
-    manager = SeasonManager(
-        storage, local_executor_factory(runner_factory or sandbox_runner_factory), hub)
+    manager = SeasonManager(storage, executors, hub)
     service = ArenaService(storage, manager, hub, token)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="arena-rpc"),

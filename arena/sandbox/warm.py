@@ -1,0 +1,258 @@
+"""A warm pool: the next series' bots started while the current ones play.
+
+Starting a container (create, start, the bot binding its socket) is most of what a
+short series costs the arena outside the bots' thinking. ``WarmPool`` wraps a
+sandbox: whenever a bot version is prepared or started for a series, it tops the
+version's spares up in the background, so the version's next series takes a bot
+that is up already. The pool is bounded (``per_version`` spares of a version, ``total``
+spares in all); a spare is handed to exactly one series and never back (a bot is
+never shared between series); a spare found dead when taken is discarded, not
+charged to the bot; spares idle for ``idle_s`` seconds (e.g. after the season
+ended) are stopped. The registry's ``docker`` backend is a ``WarmPool`` over
+``DockerSandbox``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from arena.core.faults import BotFault
+from arena.sandbox.base import RunningBot, Sandbox, SandboxError
+
+if TYPE_CHECKING:
+    from arena.core.series import BotRef
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PER_VERSION = 1
+"""One spare per version: on 2 cores, two per version started so many more
+containers (two left unused per version at a season's end) that the bots' own
+thinking slowed and a season got no faster (tests/bench/bench_cluster.py)."""
+DEFAULT_TOTAL = 8
+DEFAULT_IDLE_S = 30.0
+WARM_SERIES_ID = "warm"
+"""The series label of a spare (it is started before its series is known)."""
+
+VersionKey = tuple[str, str, str]
+
+
+@dataclass
+class _Spare:
+    bot: RunningBot
+    since: float
+
+
+@dataclass
+class PoolCounters:
+    """How the pool served starts (for the benchmark and the log)."""
+
+    warm: int = 0
+    cold: int = 0
+    discarded: int = 0
+    expired: int = 0
+
+
+class WarmPool:
+    """A ``Sandbox`` that starts each version's next bot ahead; see the module docstring."""
+
+    def __init__(
+        self,
+        inner: Sandbox,
+        *,
+        per_version: int = DEFAULT_PER_VERSION,
+        total: int = DEFAULT_TOTAL,
+        idle_s: float = DEFAULT_IDLE_S,
+        clock: Callable[[], float] = time.monotonic,
+        janitor: bool = True,
+    ) -> None:
+        if per_version < 0 or total < 0:
+            raise ValueError("the pool's bounds must be >= 0")
+        self.inner = inner
+        self.name = inner.name
+        self.description = inner.description
+        self.per_version = per_version
+        self.total = total
+        self.idle_s = idle_s
+        self._now = clock
+        self._lock = threading.Lock()
+        self._spares: dict[VersionKey, list[_Spare]] = defaultdict(list)
+        self._starting: dict[VersionKey, int] = defaultdict(int)
+        self._closed = False
+        self.counters = PoolCounters()
+        self._starter = ThreadPoolExecutor(max_workers=2, thread_name_prefix="warm-pool")
+        self._reaper = ThreadPoolExecutor(max_workers=2, thread_name_prefix="warm-pool-stop")
+        self._stopped = threading.Event()
+        if janitor:  # spares left when the season ended are stopped once idle_s passed
+            threading.Thread(target=self._sweep_idle, name="warm-pool-janitor",
+                             daemon=True).start()
+
+    def _sweep_idle(self) -> None:
+        while not self._stopped.wait(max(self.idle_s / 2, 0.05)):
+            self._expire_idle()
+
+    def prepare(self, bot: BotRef) -> None:
+        """Prepare ``bot`` (e.g. build its image), then see that spares of its version
+        are on their way."""
+        self.inner.prepare(bot)
+        self._refill(_version_key(bot), bot)
+
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> RunningBot:
+        """A spare of ``bot``'s version if one is up, else a bot started now; either
+        way a spare of the version is started for its next series."""
+        key = _version_key(bot)
+        self._expire_idle()
+        taken = self._take(key)
+        if taken is None:
+            with self._lock:
+                self.counters.cold += 1
+            try:
+                taken = self.inner.start(bot, series_id=series_id, seat=seat)
+            finally:  # the series' own start first: it is the one waited for
+                self._refill(key, bot)
+        else:
+            self._refill(key, bot)
+        return _PooledBot(taken, self._reaper)
+
+    def spares(self) -> int:
+        """How many spares are up now."""
+        with self._lock:
+            return sum(len(spares) for spares in self._spares.values())
+
+    def close(self) -> None:
+        """Stop every spare (and stop starting new ones)."""
+        self._stopped.set()
+        with self._lock:
+            self._closed = True
+            spares = [spare for spares in self._spares.values() for spare in spares]
+            self._spares.clear()
+        self._starter.shutdown(wait=True)
+        self._reaper.shutdown(wait=True)
+        with self._lock:  # those a starter finished meanwhile
+            spares += [spare for spares in self._spares.values() for spare in spares]
+            self._spares.clear()
+        for spare in spares:
+            spare.bot.stop()
+
+    def _take(self, key: VersionKey) -> RunningBot | None:
+        while True:
+            with self._lock:
+                spares = self._spares.get(key)
+                if not spares:
+                    return None
+                spare = spares.pop(0)
+            if spare.bot.fault_if_dead() is None:
+                with self._lock:
+                    self.counters.warm += 1
+                return spare.bot
+            log.info("a spare of %s died while waiting; discarded", key[0])
+            with self._lock:
+                self.counters.discarded += 1
+            spare.bot.stop()
+
+    def _refill(self, key: VersionKey, bot: BotRef) -> None:
+        """Start spares of the version until it has ``per_version`` (up or starting),
+        within ``total``: the version's next series, even two at once, find theirs
+        started a whole series ahead."""
+        while True:
+            with self._lock:
+                idle = sum(len(spares) for spares in self._spares.values())
+                starting = sum(self._starting.values())
+                if (self._closed
+                        or len(self._spares[key]) + self._starting[key] >= self.per_version
+                        or idle + starting >= self.total):
+                    return
+                self._starting[key] += 1
+            try:
+                self._starter.submit(self._start_spare, key, bot)
+            except RuntimeError:  # closed meanwhile
+                with self._lock:
+                    self._starting[key] -= 1
+                return
+
+    def _start_spare(self, key: VersionKey, bot: BotRef) -> None:
+        try:
+            spare = self.inner.start(bot, series_id=WARM_SERIES_ID, seat=None)
+        except (BotFault, SandboxError) as error:
+            # The series that takes this version next starts it itself and sees the
+            # fault where it belongs (the bot's), or the arena-side error.
+            log.info("spare of %s not started: %s", key[0], error)
+            return
+        finally:
+            with self._lock:
+                self._starting[key] -= 1
+        with self._lock:
+            if not self._closed:
+                self._spares[key].append(_Spare(spare, self._now()))
+                return
+        spare.stop()
+
+    def _expire_idle(self) -> None:
+        now = self._now()
+        expired: list[_Spare] = []
+        with self._lock:
+            for key, spares in self._spares.items():
+                keep = [s for s in spares if now - s.since < self.idle_s]
+                expired += [s for s in spares if now - s.since >= self.idle_s]
+                self._spares[key] = keep
+            self.counters.expired += len(expired)
+        for spare in expired:
+            with contextlib.suppress(Exception):
+                spare.bot.stop()
+
+
+class _PooledBot:
+    """A bot handed to a series. ``stop`` hands the removal (for a container, a few
+    hundred milliseconds of Docker's time) to the pool's stopper threads, so the
+    series' thread goes on at once; what is read after a stop waits for it."""
+
+    def __init__(self, bot: RunningBot, reaper: ThreadPoolExecutor) -> None:
+        self._bot = bot
+        self._reaper = reaper
+        self._stopping: Future[None] | None = None
+
+    @property
+    def target(self) -> str:
+        return self._bot.target
+
+    def wait_ready(self, timeout: float) -> None:
+        self._bot.wait_ready(timeout)
+
+    def stderr_tail(self) -> str:
+        self._stopped()
+        return self._bot.stderr_tail()
+
+    def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
+        self._stopped()
+        return self._bot.fault_if_dead(wait_s)
+
+    def stop(self) -> None:
+        if self._stopping is not None:
+            return
+        try:
+            self._stopping = self._reaper.submit(self._bot.stop)
+        except RuntimeError:  # the pool is closed: stop here
+            self._bot.stop()
+
+    def _stopped(self) -> None:
+        if self._stopping is not None:
+            self._stopping.result()
+
+
+def _version_key(bot: BotRef) -> VersionKey:
+    return (bot.name, bot.version, str(Path(bot.folder).resolve()))
+
+
+def warm_docker_sandbox() -> WarmPool:
+    """The registry's ``docker`` backend: a warm pool over a ``DockerSandbox``."""
+    from arena.sandbox.docker import DockerSandbox
+
+    return WarmPool(DockerSandbox())
