@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from arena.core.faults import BotFault
+from arena.core.faults import BotFault, FaultKind
 
 if TYPE_CHECKING:
     from arena.core.series import BotRef
 
-__all__ = ["RunningBot", "Sandbox", "SandboxError", "pid_alive"]
+__all__ = ["RunningBot", "Sandbox", "SandboxError", "pid_alive", "wait_for_socket"]
 
 
 class SandboxError(RuntimeError):
@@ -74,3 +77,30 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:  # alive, owned by another user
         return True
     return True
+
+
+def wait_for_socket(
+    socket_path: Path,
+    timeout: float,
+    fault_if_dead: Callable[[], BotFault | None],
+    *,
+    status_every_s: float = 0.0,
+    poll_s: float = 0.01,
+) -> None:
+    """Wait until the bot has created ``socket_path``: ``BotFault`` STARTUP after
+    ``timeout`` seconds, or the sandbox's verdict (``fault_if_dead``, asked at most
+    every ``status_every_s`` seconds) if the bot died first."""
+    give_up_at = time.monotonic() + timeout
+    next_status_check = time.monotonic() + status_every_s
+    while not socket_path.exists():
+        now = time.monotonic()
+        if now >= next_status_check:
+            next_status_check = now + status_every_s
+            fault = fault_if_dead()
+            if fault is not None:
+                raise BotFault(fault.kind, f"{fault.message} during start-up, "
+                               "before binding its socket")
+        if now >= give_up_at:
+            raise BotFault(FaultKind.STARTUP,
+                           f"the bot did not create its socket within {timeout:.1f} s")
+        time.sleep(poll_s)

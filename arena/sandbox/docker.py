@@ -31,7 +31,7 @@ import requests.exceptions
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import ManifestError, content_hash
-from arena.sandbox.base import SandboxError, pid_alive
+from arena.sandbox.base import SandboxError, pid_alive, wait_for_socket
 from arena.sandbox.base_image import BASE_IMAGE_TAG, BaseImageError
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 from arena.sandbox.images import ImageBuildError, build_bot_image
@@ -261,20 +261,8 @@ class DockerBot:
         return f"unix:{self.socket_path}"
 
     def wait_ready(self, timeout: float) -> None:
-        give_up_at = time.monotonic() + timeout
-        next_status_check = time.monotonic() + _STATUS_EVERY_S
-        while not self.socket_path.exists():
-            now = time.monotonic()
-            if now >= next_status_check:
-                next_status_check = now + _STATUS_EVERY_S
-                fault = self.fault_if_dead()
-                if fault is not None:
-                    raise BotFault(fault.kind, f"{fault.message} during start-up, "
-                                   "before binding its socket")
-            if now >= give_up_at:
-                raise BotFault(FaultKind.STARTUP,
-                               f"the bot did not create its socket within {timeout:.1f} s")
-            time.sleep(_POLL_S)
+        wait_for_socket(self.socket_path, timeout, self.fault_if_dead,
+                        status_every_s=_STATUS_EVERY_S, poll_s=_POLL_S)
         if os.geteuid() == 0:
             self.socket_dir.chmod(0o750)
 

@@ -23,14 +23,13 @@ import shutil
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import ManifestError, content_hash, sdk_module_path
-from arena.sandbox.base import SandboxError, pid_alive
+from arena.sandbox.base import SandboxError, pid_alive, wait_for_socket
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 
 if TYPE_CHECKING:
@@ -165,15 +164,7 @@ class InProcessBot:
         return f"unix:{self.socket_path}"
 
     def wait_ready(self, timeout: float) -> None:
-        give_up_at = time.monotonic() + timeout
-        while not self.socket_path.exists():
-            fault = self.fault_if_dead()
-            if fault is not None:
-                raise fault
-            if time.monotonic() >= give_up_at:
-                raise BotFault(FaultKind.STARTUP,
-                               f"the bot did not bind its socket within {timeout:.1f} s")
-            time.sleep(_POLL_S)
+        wait_for_socket(self.socket_path, timeout, self.fault_if_dead, poll_s=_POLL_S)
 
     def stderr_tail(self) -> str:
         # The bot writes to the arena's own stderr, shared by every bot in process:

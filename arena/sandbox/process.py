@@ -18,12 +18,11 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from arena.core.faults import BotFault, FaultKind
-from arena.sandbox.base import SandboxError, pid_alive
+from arena.sandbox.base import SandboxError, pid_alive, wait_for_socket
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 
 if TYPE_CHECKING:
@@ -139,16 +138,7 @@ class ProcessBot:
         return f"unix:{self.socket_path}"
 
     def wait_ready(self, timeout: float) -> None:
-        give_up_at = time.monotonic() + timeout
-        while not self.socket_path.exists():
-            fault = self.fault_if_dead()
-            if fault is not None:
-                raise BotFault(fault.kind, f"{fault.message} during start-up, "
-                               "before binding its socket")
-            if time.monotonic() >= give_up_at:
-                raise BotFault(FaultKind.STARTUP,
-                               f"the bot did not create its socket within {timeout:.1f} s")
-            time.sleep(_POLL_S)
+        wait_for_socket(self.socket_path, timeout, self.fault_if_dead, poll_s=_POLL_S)
 
     def stderr_tail(self) -> str:
         if self._final_tail is not None:

@@ -50,6 +50,17 @@ class Format(Protocol):
         ...
 
 
+class PlannedUpFront:
+    """Base of the formats whose first round is the whole season: no pairing depends
+    on a result, so there is never a next round."""
+
+    def next_round(
+        self, bot_ids: Sequence[str], seed: int,
+        results_by_round: Sequence[Sequence[SeriesRecord]],
+    ) -> list[Pairing] | None:
+        return None
+
+
 def circle_rounds(count: int) -> list[list[tuple[int, int]]]:
     """Round-robin rounds of ``count`` players (circle method): each round pairs
     every player at most once, and each pair (i < j) appears in exactly one round."""

@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.core.settings import ConfigError
-from arena.season.formats.base import Pairing, derive_seed, meeting
-from arena.storage import SeriesRecord
+from arena.season.formats.base import Pairing, PlannedUpFront, derive_seed, meeting
 
 
 def resolve_challenger(challenger: str, bot_ids: Sequence[str]) -> str:
@@ -25,7 +24,7 @@ def resolve_challenger(challenger: str, bot_ids: Sequence[str]) -> str:
     return named[0]
 
 
-class Gauntlet:
+class Gauntlet(PlannedUpFront):
     """See the module docstring."""
 
     def __init__(self, challenger: str, series_per_pair: int) -> None:
@@ -47,12 +46,6 @@ class Gauntlet:
             plan += meeting(first, second, self.series_per_pair,
                             derive_seed(seed, min(home, index), max(home, index), 0))
         return plan
-
-    def next_round(
-        self, bot_ids: Sequence[str], seed: int,
-        results_by_round: Sequence[Sequence[SeriesRecord]],
-    ) -> list[Pairing] | None:
-        return None  # the first round was the whole plan
 
     def planned_count(self, bot_count: int) -> int | None:
         return (bot_count - 1) * self.series_per_pair

@@ -26,14 +26,14 @@ from collections.abc import Sequence
 
 from arena.season.formats.base import (
     Pairing,
+    PlannedUpFront,
     circle_rounds,
     derive_seed,
     home_seat_first,
 )
-from arena.storage import SeriesRecord
 
 
-class RoundRobin:
+class RoundRobin(PlannedUpFront):
     """Every pair meets ``series_per_pair`` times, in duplicate pairs, all planned
     in the first round; see the module docstring."""
 
@@ -63,12 +63,6 @@ class RoundRobin:
                     if duplicate:
                         plan.append(Pairing(seed_ij, False, bot_ids[second], bot_ids[first]))
         return plan
-
-    def next_round(
-        self, bot_ids: Sequence[str], seed: int,
-        results_by_round: Sequence[Sequence[SeriesRecord]],
-    ) -> list[Pairing] | None:
-        return None  # the first round was the whole plan
 
     def planned_count(self, bot_count: int) -> int | None:
         return bot_count * (bot_count - 1) // 2 * self.series_per_pair
