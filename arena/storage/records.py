@@ -104,6 +104,9 @@ class SeriesRecord:
     think_seconds: tuple[float, float]
     wall_seconds: float
     finished_at: str
+    stored_seq: int = 0
+    """1 for the season's first stored result, then 2, ...: the order standings
+    apply results in (see ``arena.season.standings``)."""
 
     @property
     def bots(self) -> tuple[str, str]:
@@ -156,4 +159,5 @@ def _result(row: sqlite3.Row) -> SeriesRecord:
         hands_played=int(row["hands_played"]), capped=bool(row["capped"]), fault=fault,
         think_seconds=(float(row["think_0"]), float(row["think_1"])),
         wall_seconds=float(row["wall_seconds"]), finished_at=row["finished_at"],
+        stored_seq=int(row["stored_seq"]),
     )
