@@ -25,7 +25,7 @@ from rich.console import Console
 from arena.cli.bots import check_folders, register_folders
 from arena.cli.client import ArenaClient
 from arena.cli.output import CliError, print_json, to_json
-from arena.cli.render import LiveSeasonView, print_standings, status_name
+from arena.cli.render import LIVE_TOP_ROWS, LiveSeasonView, print_standings, status_name
 from arena.cli.season_options import season_config_message
 from arena.core.defaults import DEFAULT_DB
 from arena.core.manifest import BotManifest, ManifestError
@@ -48,7 +48,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     from arena.server.app import start_server
 
     try:
-        running = start_server(args.db, host=args.host, port=args.port)
+        running = start_server(args.db, host=args.host, port=args.port,
+                               max_season_bots=args.max_season_bots)
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     console.print(f"arena serving hollywood.arena.v1 on {running.address} (db {args.db}); "
@@ -143,7 +144,8 @@ def run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
                       f"{created.series_total} series, seed {created.config.seed}, "
                       f"sandbox {created.config.sandbox_backend}, "
                       f"concurrency {created.config.concurrency}")
-    stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=created.id))
+    stream = client.stub.WatchSeason(
+        arena_pb2.WatchSeasonRequest(season_id=created.id, top=LIVE_TOP_ROWS))
     if as_json:
         for _ in stream:
             pass

@@ -19,6 +19,10 @@ from rich.text import Text
 from arena.core.ordering import ORDERING_RULE
 
 RECENT_SERIES: Final = 6
+LIVE_TOP_ROWS: Final = 20
+"""Standings rows a live view shows (plus the rows of bots the user names)."""
+CROSSTABLE_MAX_BOTS: Final = 16
+"""Above this many bots the crosstable is too wide for a terminal (``--json`` has it)."""
 ORDERING_NOTE: Final = (
     f"Fft = forfeits, SPts = series points, Rating = OpenSkill μ±σ. Ordered by {ORDERING_RULE}."
 )
@@ -63,8 +67,11 @@ def standings_table(standings: arena_pb2.Standings, title: str | None = None) ->
 def print_standings(console: Console, standings: arena_pb2.Standings) -> None:
     """The standings table, then the crosstable once a series has been played."""
     console.print(standings_table(standings))
-    if standings.crosstable:
+    if standings.crosstable and len(standings.rows) <= CROSSTABLE_MAX_BOTS:
         console.print(crosstable(standings))
+    elif standings.crosstable:
+        console.print(f"(the crosstable of {len(standings.rows)} bots is left out here: "
+                      "--json has it, or name bots with --bot)")
 
 
 def crosstable(standings: arena_pb2.Standings) -> Table:

@@ -18,7 +18,13 @@ from grpc_health.v1 import (  # type: ignore[import-untyped]
 from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
 from hollywood.arena.v1 import arena_pb2_grpc
 
-from arena.core.defaults import DEFAULT_DB, DEFAULT_HOST, DEFAULT_PORT, token_path_for
+from arena.core.defaults import (
+    DEFAULT_DB,
+    DEFAULT_HOST,
+    DEFAULT_MAX_SEASON_BOTS,
+    DEFAULT_PORT,
+    token_path_for,
+)
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution import RunnerFactory, RunSeries, local_executor_factory
@@ -72,6 +78,7 @@ def start_server(
     runner_factory: RunnerFactory | None = None,
     resume: bool = True,
     max_workers: int = 32,
+    max_season_bots: int = DEFAULT_MAX_SEASON_BOTS,
 ) -> RunningServer:
     """Open the database, start serving on ``host:port`` (port 0 = any free port) and
     resume interrupted seasons. Raises ``RuntimeError`` if the port cannot be bound."""
@@ -82,7 +89,7 @@ def start_server(
     hub = EventHub()
     manager = SeasonManager(
         storage, local_executor_factory(runner_factory or sandbox_runner_factory), hub)
-    service = ArenaService(storage, manager, hub, token)
+    service = ArenaService(storage, manager, hub, token, max_season_bots=max_season_bots)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="arena-rpc"),
         interceptors=[DecodeRequestsInterceptor(service.authorize, MUTATING_METHODS)])

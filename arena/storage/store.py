@@ -258,6 +258,21 @@ class Storage:
             "LEFT JOIN series_results r ON r.series_id = p.id "
             "WHERE p.season_id=? AND r.series_id IS NULL ORDER BY p.idx", (season_id,))]
 
+    def series_page(
+        self, season_id: int, first_index: int = 0, limit: int | None = None
+    ) -> list[tuple[PlannedSeries, SeriesRecord | None]]:
+        """Planned series from plan index ``first_index`` on (at most ``limit``), in
+        plan order, each with its stored result (None while unplayed)."""
+        planned = ", ".join(f"p.{column.strip()}" for column in _PLANNED_COLUMNS.split(","))
+        rows = self._query(
+            f"SELECT {planned}, r.series_id AS result_id, "
+            + ", ".join(f"r.{c.strip()}" for c in _RESULT_COLUMNS.split(",")[2:])
+            + " FROM planned_series p LEFT JOIN series_results r ON r.series_id = p.id "
+            "WHERE p.season_id=? AND p.idx >= ? ORDER BY p.idx LIMIT ?",
+            (season_id, first_index, -1 if limit is None else limit))
+        return [(_planned(row), _result(row, row["id"], row["season_id"])
+                 if row["result_id"] is not None else None) for row in rows]
+
     def get_planned(self, series_id: str) -> PlannedSeries:
         rows = self._query(f"SELECT {_PLANNED_COLUMNS} FROM planned_series WHERE id=?",
                            (series_id,))
