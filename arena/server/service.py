@@ -36,12 +36,11 @@ from arena.server.convert import (
 )
 from arena.server.story import series_story
 from arena.server.validation import check_season_request, inspect_bot_folder
-from arena.server.watch import StandingsMessages, WatchStream
+from arena.server.watch import StandingsMessages, WatchMessages, WatchStream
 from arena.storage import ConflictError, NotFoundError, Storage
 
 log = logging.getLogger(__name__)
 
-WATCH_POLL_S: Final = 0.5
 SERVICE_NAME: Final = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
 MUTATING_METHODS: Final = frozenset(
     f"/{SERVICE_NAME}/{name}"
@@ -78,6 +77,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         self._register_lock = threading.Lock()
         self.max_season_bots = max_season_bots
         self.messages = StandingsMessages(storage)
+        self.watch_messages = WatchMessages(storage, self.board, self.messages)
 
     # -- plumbing
 
@@ -271,21 +271,14 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if bots:  # a bot not in the season: say so before streaming
             self._call(context, lambda: pages.rows_of_bots(
                 self.board.snapshot(season_id).standings, bots))
-        watch = WatchStream(self.storage, self.board, self.messages, season_id, top, bots)
+        stream = WatchStream(self.watch_messages, season_id, top, bots)
         with self.hub.subscribe(season_id) as subscription:
-            yield watch.message(standings=True)
-            while context.is_active():
-                event = subscription.get(WATCH_POLL_S)
-                if event is None:
-                    season = self.storage.get_season(season_id)
-                    if season.status.is_terminal and not self.manager.is_active(
-                            season_id):
-                        yield watch.message(standings=True)
-                        return
-                    continue
-                yield from watch.event_messages(event)
-                if event.kind == "status" and SeasonStatus(event.status).is_terminal:
-                    return
+            yield from stream.follow(subscription, context.is_active,
+                                     lambda: self._season_over(season_id))
+
+    def _season_over(self, season_id: int) -> bool:
+        return (self.storage.get_season(season_id).status.is_terminal
+                and not self.manager.is_active(season_id))
 
     # -- series
 

@@ -7,17 +7,21 @@ the whole table is turned into a message once per change, not once per stream.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from typing import Final
 
 from hollywood.arena.v1 import arena_pb2
 
 from arena.core.status import SeasonStatus
-from arena.season.events import SeasonEvent
+from arena.season.events import Subscription
 from arena.season.standings import Standings
 from arena.season.standings_live import StandingsBoard, StandingsSnapshot
 from arena.server import pages
 from arena.server.convert import STATUS_TO_PROTO, series_message, standings_message
 from arena.storage import Storage
+
+WATCH_POLL_S: Final = 0.5
 
 
 class StandingsMessages:
@@ -51,50 +55,113 @@ class StandingsMessages:
             return message
 
 
-class WatchStream:
-    """One ``WatchSeason`` stream's messages: the published standings (cut to the
-    rows it asked for), series events and progress."""
+class WatchMessages:
+    """The messages of series events and of standings after them, built once for
+    every stream that sends them (streams asking for the same rows share them)."""
 
-    def __init__(self, storage: Storage, board: StandingsBoard, messages: StandingsMessages,
-                 season_id: int, top: int, bots: list[str]) -> None:
+    KEPT: Final = 512
+
+    def __init__(self, storage: Storage, board: StandingsBoard,
+                 standings: StandingsMessages) -> None:
         self.storage = storage
         self.board = board
-        self.messages = messages
-        self.season_id = season_id
-        self.top = top
-        self.bots = bots
+        self.standings_messages = standings
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[Hashable, arena_pb2.WatchSeasonResponse] = OrderedDict()
 
-    def standings(self) -> arena_pb2.Standings:
-        snapshot = self.board.snapshot(self.season_id)
-        if not self.top and not self.bots:
-            return self.messages.whole(snapshot)
-        rows = pages.live_rows(snapshot.standings, self.top, self.bots)
-        return self.messages.part(
-            snapshot, pages.with_rows(snapshot.standings, rows, crosstable=False))
+    def _shared(self, key: Hashable,
+                build: Callable[[], arena_pb2.WatchSeasonResponse]
+                ) -> arena_pb2.WatchSeasonResponse:
+        with self._lock:
+            kept = self._kept.get(key)
+        if kept is not None:
+            return kept
+        message = build()
+        with self._lock:
+            self._kept[key] = message
+            while len(self._kept) > self.KEPT:
+                self._kept.popitem(last=False)
+        return message
 
-    def event_messages(self, event: SeasonEvent) -> Iterator[arena_pb2.WatchSeasonResponse]:
-        if event.kind == "series_started":
-            planned = self.storage.get_planned(event.series_id)
-            message = self.message()
+    def progress(self, season_id: int) -> arena_pb2.WatchSeasonResponse:
+        season = self.storage.get_season(season_id)
+        return arena_pb2.WatchSeasonResponse(
+            status=STATUS_TO_PROTO[season.status], series_done=season.series_done,
+            series_total=season.series_total)
+
+    def started(self, season_id: int, series_id: str) -> arena_pb2.WatchSeasonResponse:
+        def build() -> arena_pb2.WatchSeasonResponse:
+            planned = self.storage.get_planned(series_id)
+            message = self.progress(season_id)
             message.series_started.CopyFrom(arena_pb2.SeriesStarted(
                 series_id=planned.id, seat0_bot_id=planned.seat0_bot,
                 seat1_bot_id=planned.seat1_bot))
-            yield message
-        elif event.kind == "series_finished":
-            planned = self.storage.get_planned(event.series_id)
-            message = self.message()
+            return message
+        return self._shared(("started", series_id), build)
+
+    def finished(self, season_id: int, series_id: str) -> arena_pb2.WatchSeasonResponse:
+        def build() -> arena_pb2.WatchSeasonResponse:
+            planned = self.storage.get_planned(series_id)
+            message = self.progress(season_id)
             message.series_finished.series.CopyFrom(
                 series_message(planned, self.storage.get_result(planned.id)))
-            yield message
-            yield self.message(standings=True)
-        elif SeasonStatus(event.status).is_terminal:
-            yield self.message(standings=True)
+            return message
+        return self._shared(("finished", series_id), build)
 
-    def message(self, *, standings: bool = False) -> arena_pb2.WatchSeasonResponse:
-        season = self.storage.get_season(self.season_id)
-        message = arena_pb2.WatchSeasonResponse(
-            status=STATUS_TO_PROTO[season.status], series_done=season.series_done,
-            series_total=season.series_total)
-        if standings:
-            message.standings.CopyFrom(self.standings())
-        return message
+    def standings(self, season_id: int, top: int, bots: tuple[str, ...], *,
+                  fresh: bool = False) -> arena_pb2.WatchSeasonResponse:
+        """The latest published standings cut to the stream's rows; ``fresh``
+        builds it anew (a status change publishes no new sequence)."""
+        snapshot = self.board.snapshot(season_id)
+
+        def build() -> arena_pb2.WatchSeasonResponse:
+            message = self.progress(season_id)
+            if not top and not bots:
+                message.standings.CopyFrom(self.standings_messages.whole(snapshot))
+            else:
+                rows = pages.live_rows(snapshot.standings, top, bots)
+                message.standings.CopyFrom(self.standings_messages.part(
+                    snapshot, pages.with_rows(snapshot.standings, rows, crosstable=False)))
+            return message
+        if fresh:
+            return build()
+        return self._shared(("standings", season_id, snapshot.sequence, top, bots), build)
+
+
+class WatchStream:
+    """One ``WatchSeason`` stream: its first message, then a message per series
+    event and the standings after each stored result. A stream that falls behind
+    sends only the latest standings once it has caught up with the events."""
+
+    def __init__(self, messages: WatchMessages, season_id: int, top: int,
+                 bots: Sequence[str]) -> None:
+        self.messages = messages
+        self.season_id = season_id
+        self.top = top
+        self.bots = tuple(bots)
+
+    def standings(self, *, fresh: bool = False) -> arena_pb2.WatchSeasonResponse:
+        return self.messages.standings(self.season_id, self.top, self.bots, fresh=fresh)
+
+    def follow(self, subscription: Subscription, is_active: Callable[[], bool],
+               season_over: Callable[[], bool]) -> Iterator[arena_pb2.WatchSeasonResponse]:
+        yield self.standings(fresh=True)
+        standings_due = False
+        while is_active():
+            event = subscription.get(WATCH_POLL_S)
+            if event is None:
+                if season_over():
+                    yield self.standings(fresh=True)
+                    return
+                continue
+            if event.kind == "series_started":
+                yield self.messages.started(self.season_id, event.series_id)
+            elif event.kind == "series_finished":
+                yield self.messages.finished(self.season_id, event.series_id)
+                standings_due = True
+            elif SeasonStatus(event.status).is_terminal:
+                yield self.standings(fresh=True)
+                return
+            if standings_due and subscription.empty():
+                yield self.standings()
+                standings_due = False
