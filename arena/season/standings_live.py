@@ -78,6 +78,14 @@ class StandingsBoard:
         nothing new was stored)."""
         return self.update(season_id)
 
+    def latest(self, season_id: int) -> StandingsSnapshot:
+        """The last published standings, without looking for newer results (the
+        runner publishes after every stored result); the first call publishes."""
+        season = self._season(season_id)
+        with season.lock:
+            latest = season.latest
+        return latest if latest is not None else self.update(season_id)
+
     def at(self, season_id: int, sequence: int) -> StandingsSnapshot:
         """The standings after exactly ``sequence`` stored results: a kept snapshot,
         else recomputed from the results stored up to it."""

@@ -7,6 +7,7 @@ the whole table is turned into a message once per change, not once per stream.
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Final
@@ -22,6 +23,9 @@ from arena.server.convert import STATUS_TO_PROTO, series_message, standings_mess
 from arena.storage import Storage
 
 WATCH_POLL_S: Final = 0.5
+STANDINGS_INTERVAL_S: Final = 0.25
+"""A stream's standings messages come at most this often (the live view redraws
+4 times a second)."""
 
 
 class StandingsMessages:
@@ -112,7 +116,7 @@ class WatchMessages:
                   fresh: bool = False) -> arena_pb2.WatchSeasonResponse:
         """The latest published standings cut to the stream's rows; ``fresh``
         builds it anew (a status change publishes no new sequence)."""
-        snapshot = self.board.snapshot(season_id)
+        snapshot = self.board.latest(season_id)
 
         def build() -> arena_pb2.WatchSeasonResponse:
             message = self.progress(season_id)
@@ -130,31 +134,39 @@ class WatchMessages:
 
 class WatchStream:
     """One ``WatchSeason`` stream: its first message, then a message per series
-    event and the standings after each stored result. A stream that falls behind
-    sends only the latest standings once it has caught up with the events."""
+    event, and the latest standings after stored results: at most one standings
+    message per ``interval`` seconds (a terminal redraws a few times a second; a
+    season stores hundreds of results a second), and none while the stream is
+    behind with events, so a slow stream catches up instead of falling behind."""
 
     def __init__(self, messages: WatchMessages, season_id: int, top: int,
-                 bots: Sequence[str]) -> None:
+                 bots: Sequence[str], *, interval: float = STANDINGS_INTERVAL_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.messages = messages
         self.season_id = season_id
         self.top = top
         self.bots = tuple(bots)
+        self.interval = interval
+        self.clock = clock
 
     def standings(self, *, fresh: bool = False) -> arena_pb2.WatchSeasonResponse:
         return self.messages.standings(self.season_id, self.top, self.bots, fresh=fresh)
 
     def follow(self, subscription: Subscription, is_active: Callable[[], bool],
                season_over: Callable[[], bool]) -> Iterator[arena_pb2.WatchSeasonResponse]:
+        sent_at = self.clock()
         yield self.standings(fresh=True)
         standings_due = False
         while is_active():
-            event = subscription.get(WATCH_POLL_S)
+            wait = WATCH_POLL_S
+            if standings_due:
+                wait = min(wait, max(0.0, sent_at + self.interval - self.clock()))
+            event = subscription.get(wait)
             if event is None:
-                if season_over():
+                if not standings_due and season_over():
                     yield self.standings(fresh=True)
                     return
-                continue
-            if event.kind == "series_started":
+            elif event.kind == "series_started":
                 yield self.messages.started(self.season_id, event.series_id)
             elif event.kind == "series_finished":
                 yield self.messages.finished(self.season_id, event.series_id)
@@ -162,6 +174,8 @@ class WatchStream:
             elif SeasonStatus(event.status).is_terminal:
                 yield self.standings(fresh=True)
                 return
-            if standings_due and subscription.empty():
+            if (standings_due and subscription.empty()
+                    and self.clock() >= sent_at + self.interval):
                 yield self.standings()
                 standings_due = False
+                sent_at = self.clock()
