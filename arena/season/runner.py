@@ -174,7 +174,11 @@ class SeasonRunner:
             return
         if stored:
             if self.board is not None:  # published before watchers hear of the result
-                self.board.update(self.season_id)
+                try:
+                    self.board.update(self.season_id)
+                except Exception:  # the result is stored; readers recompute on demand
+                    log.exception("season %d: updating the live standings failed",
+                                  self.season_id)
             self.hub.publish(
                 SeasonEvent("series_finished", self.season_id, series_id=planned.id))
         else:
