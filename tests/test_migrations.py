@@ -17,7 +17,7 @@ from arena.cli import main
 from arena.core.series import SeriesSpec
 from arena.season.formats import RoundRobin
 from arena.server.app import RunningServer, start_server
-from arena.storage import StorageError
+from arena.storage import Storage, StorageError
 from arena.storage.migrations import MIGRATIONS, Migration, migrate
 
 FIXTURES = REPO_ROOT / "tests" / "fixtures" / "db"
@@ -66,7 +66,7 @@ def test_the_fixture_is_a_release_1_database() -> None:
 
 def test_release_1_database_opens_migrated_with_the_same_plan(
         release_1: Path, server: RunningServer) -> None:
-    assert raw_version(release_1) == "2"
+    assert raw_version(release_1) == "3"
     storage = server.storage
     season = storage.get_season(1)
     assert season.bot_ids == RELEASE_1_BOTS and season.status == "finished"
@@ -83,11 +83,19 @@ def test_release_1_database_shows_the_standings_that_release_showed(
         server: RunningServer, capsys: pytest.CaptureFixture[str]) -> None:
     expected = json.loads((FIXTURES / "release-1-standings.json").read_text())
     shown = json.loads(cli(capsys, server, "standings", "--json", "--season", "1"))
+    assert shown.pop("sequence") == "6"  # new since release 1: the 6 stored results
     # Every field the release showed, unchanged (later releases add fields).
     assert {key: shown[key] for key in expected if key != "rows"} == {
         key: value for key, value in expected.items() if key != "rows"}
     assert [{key: row[key] for key in old} for row, old in zip(
         shown["rows"], expected["rows"], strict=True)] == expected["rows"]
+    recomputed = json.loads(cli(capsys, server, "standings", "--json", "--season", "1",
+                                "--recompute"))
+    assert recomputed.pop("sequence") == "6"
+    assert {key: recomputed[key] for key in expected if key != "rows"} == {
+        key: value for key, value in expected.items() if key != "rows"}
+    assert [{key: row[key] for key in old} for row, old in zip(
+        recomputed["rows"], expected["rows"], strict=True)] == expected["rows"]
 
 
 def test_release_1_database_creates_and_plays_a_new_season(
@@ -109,6 +117,7 @@ def test_release_1_database_creates_and_plays_a_new_season(
     assert sorted(row["series_won"] for row in standings["rows"]) == [1, 1]
     expected = json.loads((FIXTURES / "release-1-standings.json").read_text())
     shown = json.loads(cli(capsys, server, "standings", "--json", "--season", "1"))
+    assert shown.pop("sequence") == "6"  # new since release 1: the 6 stored results
     # Every field the release showed, unchanged (later releases add fields).
     assert {key: shown[key] for key in expected if key != "rows"} == {
         key: value for key, value in expected.items() if key != "rows"}
@@ -136,7 +145,38 @@ def test_migrating_twice_changes_nothing(release_1: Path) -> None:
     connection = sqlite3.connect(release_1, isolation_level=None)
     try:
         assert migrate(connection, release_1) == 1
-        assert migrate(connection, release_1) == 2
+        assert migrate(connection, release_1) == 3
     finally:
         connection.close()
-    assert raw_version(release_1) == "2"
+    assert raw_version(release_1) == "3"
+
+
+def test_release_1_logs_move_apart_compressed_and_read_back_unchanged(
+        release_1: Path) -> None:
+    original = sqlite3.connect(FIXTURES / "release-1.db")
+    try:
+        logs = dict(original.execute("SELECT series_id, log_json FROM series_results"))
+    finally:
+        original.close()
+    storage = Storage(release_1)
+    try:
+        for series_id, log_json in logs.items():
+            events, profile = storage.result_log(series_id)
+            assert events == json.loads(log_json)
+            assert profile["name"] == "friendly"
+        sizes = storage.log_sizes(1)
+        assert sorted(raw for _, raw in sizes) == sorted(len(text.encode())
+                                                         for text in logs.values())
+        assert all(stored < raw for stored, raw in sizes)
+        # Results stored before storage order existed are numbered in plan order.
+        assert [r.series_id for r in storage.results_stored_after(1)] == [
+            f"1-{n}" for n in range(6)]
+        assert [r.stored_seq for r in storage.results_stored_after(1)] == [1, 2, 3, 4, 5, 6]
+    finally:
+        storage.close()
+    raw = sqlite3.connect(release_1)
+    try:
+        columns = [row[1] for row in raw.execute("PRAGMA table_info(series_results)")]
+    finally:
+        raw.close()
+    assert "log_json" not in columns and "profile_json" not in columns

@@ -27,6 +27,7 @@ from arena.cli.bots import check_folders, register_folders
 from arena.cli.client import ArenaClient
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import (
+    LIVE_TOP_ROWS,
     LiveSeasonView,
     plain_console,
     print_standings,
@@ -72,7 +73,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
 
     try:
         running = start_server(args.db, host=args.host, port=args.port, http=http_of(args),
-                               executor_factory=cluster_factory(args.cluster))
+                               executor_factory=cluster_factory(args.cluster),
+                               max_season_bots=args.max_season_bots)
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     console.print(f"arena serving hollywood.arena.v1 on {running.address} (db {args.db}); "
@@ -208,7 +210,8 @@ def run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
                       f"{created.series_total} series, seed {created.config.seed}, "
                       f"sandbox {created.config.sandbox_backend}, "
                       f"concurrency {created.config.concurrency}")
-    stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=created.id))
+    stream = client.stub.WatchSeason(
+        arena_pb2.WatchSeasonRequest(season_id=created.id, top=LIVE_TOP_ROWS))
     if as_json:
         for _ in stream:
             pass

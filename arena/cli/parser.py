@@ -38,7 +38,13 @@ from arena.cli.seasons import (
     cmd_season_start,
 )
 from arena.core import arguments
-from arena.core.defaults import DEFAULT_DB, DEFAULT_HOST, DEFAULT_HTTP, DEFAULT_PORT
+from arena.core.defaults import (
+    DEFAULT_DB,
+    DEFAULT_HOST,
+    DEFAULT_HTTP,
+    DEFAULT_MAX_SEASON_BOTS,
+    DEFAULT_PORT,
+)
 
 Handler = Callable[[argparse.Namespace, Console], int]
 
@@ -72,9 +78,10 @@ def _cluster_option(parser: argparse.ArgumentParser) -> None:
                              "worker`, `arena cluster up`) instead of on this machine")
 
 
-def _latest_season_option(parser: argparse.ArgumentParser) -> None:
+def _latest_season_option(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--season", type=arguments.positive_int, default=0,
                         help="season number (default: the latest)")
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,6 +115,9 @@ def _add_serve(commands: Any) -> None:
                        help="port (default 50551)")
     _http_options(serve, keep_serving=False)
     _cluster_option(serve)
+    serve.add_argument("--max-season-bots", type=arguments.positive_int,
+                       default=DEFAULT_MAX_SEASON_BOTS, metavar="N",
+                       help=f"refuse seasons of more bots (default {DEFAULT_MAX_SEASON_BOTS})")
     serve.set_defaults(handler=cmd_serve)
 
 
@@ -166,18 +176,37 @@ def _add_season(commands: Any) -> None:
 
 
 def _add_reads(commands: Any) -> None:
-    standings = _client_command(
-        commands, "standings", "a season's standings and crosstable", cmd_standings)
-    _latest_season_option(standings)
+    standings = _latest_season_option(_client_command(
+        commands, "standings", "a season's standings and crosstable", cmd_standings))
     standings.add_argument("--los", action="store_true",
                            help="also print the likelihood-of-superiority matrix")
-    _latest_season_option(_client_command(commands, "watch", "follow a season live", cmd_watch))
+    standings.add_argument("--top", type=arguments.positive_int, metavar="N",
+                           help="only the first N rows")
+    standings.add_argument("--page-size", type=arguments.positive_int, default=50,
+                           metavar="N", help="rows per page (default 50)")
+    standings.add_argument("--page", default="", metavar="TOKEN",
+                           help="the page a previous page named as next")
+    standings.add_argument("--bot", action="append", default=[], metavar="NAME",
+                           help="only this bot's row (name or name@version; repeatable)")
+    standings.add_argument("--recompute", action="store_true",
+                           help="have the server recompute them from every stored result "
+                                "first (same numbers as the live standings)")
+    watch = _latest_season_option(
+        _client_command(commands, "watch", "follow a season live", cmd_watch))
+    watch.add_argument("--top", type=arguments.positive_int, default=20, metavar="N",
+                       help="standings rows shown live (default 20)")
+    watch.add_argument("--bot", action="append", default=[], metavar="NAME",
+                       help="also show this bot's row (repeatable)")
     series = commands.add_parser("series", help="read series").add_subparsers(
         dest="series_command", required=True, metavar="ACTION")
     series_show = _client_command(series, "show", "a series hand by hand", cmd_series_show)
     series_show.add_argument("series_id", type=arguments.series_id, metavar="ID")
-    _latest_season_option(_client_command(
+    series_list = _latest_season_option(_client_command(
         series, "list", "a season's planned series and results", cmd_series_list))
+    series_list.add_argument("--page-size", type=arguments.positive_int, default=100,
+                             metavar="N", help="series per page (default 100)")
+    series_list.add_argument("--page", default="", metavar="TOKEN",
+                             help="the page a previous page named as next")
 
 
 def _add_images(commands: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
@@ -12,41 +13,49 @@ from rich.text import Text
 
 from arena.cli.client import connect
 from arena.cli.output import print_json, to_json
-from arena.cli.render import (
-    LiveSeasonView,
-    crosstable,
-    describe_series,
-    print_standings,
-    shown,
-)
+from arena.cli.render import LiveSeasonView, describe_series, print_standings, shown
 from arena.cli.render_statistics import los_table
 from arena.server.story import NO_HAND_PLAYED
 
 
 def cmd_standings(args: argparse.Namespace, console: Console) -> int:
+    request = arena_pb2.GetStandingsRequest(
+        season_id=args.season, page_size=args.top or args.page_size, page_token=args.page,
+        bot_ids=args.bot, recompute=args.recompute)
     with connect(args) as client:
-        standings = client.stub.GetStandings(
-            arena_pb2.GetStandingsRequest(season_id=args.season)).standings
+        response = client.stub.GetStandings(request)
+    standings = response.standings
     if args.json:
         print_json(to_json(standings))
     else:
         print_standings(console, standings)
         if args.los:
             console.print(los_table(standings))
+    if response.next_page_token and not args.top:
+        _next_page_hint(console, args, "standings", response.next_page_token)
     return 0
+
+
+def _next_page_hint(console: Console, args: argparse.Namespace, command: str,
+                    token: str) -> None:
+    """Say how to get the next page (on stderr with --json, so stdout stays JSON)."""
+    season = f" --season {args.season}" if args.season else ""
+    text = f"next page: arena {command}{season} --page-size {args.page_size} --page {token}"
+    if args.json:
+        print(text, file=sys.stderr)
+    else:
+        console.print(text, markup=False, highlight=False)
 
 
 def cmd_watch(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
-        stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=args.season))
+        stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(
+            season_id=args.season, top=args.top, bot_ids=args.bot))
         if args.json:
             for message in stream:  # one JSON object per line, as they arrive
                 print(json.dumps(to_json(message)), flush=True)
             return 0
-        standings = LiveSeasonView(console).follow(stream)
-    if standings is not None:
-        console.print()
-        console.print(crosstable(standings))
+        LiveSeasonView(console).follow(stream)
     return 0
 
 
@@ -89,12 +98,15 @@ def cmd_series_show(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_series_list(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
-        series = client.stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=args.season)).series
+        response = client.stub.ListSeries(arena_pb2.ListSeriesRequest(
+            season_id=args.season, page_size=args.page_size, page_token=args.page))
     if args.json:
-        print_json([to_json(item) for item in series])
-        return 0
-    for item in map(shown, series):
-        text = describe_series(item) if item.played else (
-            f"{item.id} {item.seat0_bot_id} vs {item.seat1_bot_id} (pending)")
-        console.print(text, markup=False, highlight=False)
+        print_json([to_json(item) for item in response.series])
+    else:
+        for item in map(shown, response.series):
+            text = describe_series(item) if item.played else (
+                f"{item.id} {item.seat0_bot_id} vs {item.seat1_bot_id} (pending)")
+            console.print(text, markup=False, highlight=False)
+    if response.next_page_token:
+        _next_page_hint(console, args, "series list", response.next_page_token)
     return 0

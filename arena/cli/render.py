@@ -28,6 +28,10 @@ from arena.core.ordering import ORDERING_RULE
 from arena.core.text import neutralise
 
 RECENT_SERIES: Final = 6
+LIVE_TOP_ROWS: Final = 20
+"""Standings rows a live view shows (plus the rows of bots the user names)."""
+CROSSTABLE_MAX_BOTS: Final = 16
+"""Above this many bots the crosstable is too wide for a terminal (``--json`` has it)."""
 ORDERING_NOTE: Final = (
     f"Fft = forfeits, SPts = series points, Rating = OpenSkill μ±σ. Ordered by {ORDERING_RULE}."
 )
@@ -129,8 +133,11 @@ def print_standings(console: Console, standings: arena_pb2.Standings) -> None:
     console.print(standings_table(standings))
     for part in statistics_parts(standings):
         console.print(part)
-    if standings.crosstable:
+    if standings.crosstable and len(standings.rows) <= CROSSTABLE_MAX_BOTS:
         console.print(crosstable(standings))
+    elif standings.crosstable:
+        console.print(f"(the crosstable of {len(standings.rows)} bots is left out here: "
+                      "--json has it, or name bots with --bot)")
 
 
 def crosstable(standings: arena_pb2.Standings) -> Table:

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from arena.cli.client import connect
 from arena.cli.output import print_json, to_json
-from arena.cli.render import LiveSeasonView, print_standings, shown, status_name
+from arena.cli.render import LIVE_TOP_ROWS, LiveSeasonView, print_standings, shown, status_name
 from arena.cli.season_options import season_config_message
 
 
@@ -26,10 +26,11 @@ def cmd_season_create(args: argparse.Namespace, console: Console) -> int:
             console.print(f"season {season.id} created: {season.series_total} series "
                           f"({status_name(season.status)})")
         if args.watch:
-            stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=season.id))
-            standings = LiveSeasonView(console).follow(stream, transient=True)
-            if standings is not None:
-                print_standings(console, standings)
+            stream = client.stub.WatchSeason(
+                arena_pb2.WatchSeasonRequest(season_id=season.id, top=LIVE_TOP_ROWS))
+            LiveSeasonView(console).follow(stream, transient=True)
+            print_standings(console, client.stub.GetStandings(
+                arena_pb2.GetStandingsRequest(season_id=season.id)).standings)
     return 0
 
 

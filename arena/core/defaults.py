@@ -12,6 +12,11 @@ DEFAULT_HTTP_HOST: Final = "localhost"
 DEFAULT_HTTP_PORT: Final = 8080
 DEFAULT_HTTP: Final = f"{DEFAULT_HTTP_HOST}:{DEFAULT_HTTP_PORT}"
 DEFAULT_DB: Final = Path(".arena") / "arena.db"
+DEFAULT_MAX_SEASON_BOTS: Final = 256
+"""A server's default limit on a season's bots (``arena serve --max-season-bots``).
+Measured by tests/bench/bench_big_season.py: a 256-bot duplicate round robin
+(65,280 series) is planned and stored in about 1.5 s and its standings update in a
+few ms; the limit keeps one request from planning unbounded work."""
 TOKEN_FILE_NAME: Final = "admin.token"
 AUTH_METADATA_KEY: Final = "authorization"
 

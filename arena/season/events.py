@@ -54,6 +54,10 @@ class Subscription:
         except queue.Empty:
             return None
 
+    def empty(self) -> bool:
+        """Whether no event is waiting (a stream that is behind can skip ahead)."""
+        return self._queue.empty()
+
     def close(self) -> None:
         self._hub.unsubscribe(self)
 

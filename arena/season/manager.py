@@ -11,6 +11,7 @@ from arena.core.status import SeasonStatus
 from arena.execution import ExecutorFactory
 from arena.season.events import EventHub, SeasonEvent
 from arena.season.runner import SeasonRunner
+from arena.season.standings_live import StandingsBoard
 from arena.storage import Storage
 
 log = logging.getLogger(__name__)
@@ -21,9 +22,11 @@ class SeasonManager:
     ``resume_interrupted`` restarts every season a stopped server left RUNNING."""
 
     def __init__(
-        self, storage: Storage, executor_factory: ExecutorFactory, hub: EventHub
+        self, storage: Storage, executor_factory: ExecutorFactory, hub: EventHub,
+        board: StandingsBoard | None = None,
     ) -> None:
         self.storage = storage
+        self.board = board if board is not None else StandingsBoard(storage)
         self.executor_factory = executor_factory
         self.hub = hub
         self._lock = threading.Lock()
@@ -60,7 +63,7 @@ class SeasonManager:
             executor = self.executor_factory(config)
             try:
                 SeasonRunner(self.storage, season_id, executor, hub=self.hub,
-                             cancel=cancel).run()
+                             cancel=cancel, board=self.board).run()
             finally:
                 executor.close()
         except Exception as error:

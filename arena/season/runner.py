@@ -28,6 +28,7 @@ from arena.core.status import SeasonStatus
 from arena.execution import Executor
 from arena.season.events import EventHub, SeasonEvent
 from arena.season.formats import Format, format_for, format_name
+from arena.season.standings_live import StandingsBoard
 from arena.storage import PlannedSeries, Storage
 from engine.profiles import Profile
 
@@ -52,6 +53,7 @@ class SeasonRunner:
         hub: EventHub | None = None,
         cancel: threading.Event | None = None,
         season_format: Format | None = None,
+        board: StandingsBoard | None = None,
     ) -> None:
         self.storage = storage
         self.season_id = season_id
@@ -61,8 +63,10 @@ class SeasonRunner:
         season = storage.get_season(season_id)
         self.config = SeasonConfig.from_dict(season.config)
         self.profile = Profile.from_dict(season.profile)
+        self.profile_dict = self.profile.to_dict()
         self.bot_ids = season.bot_ids
         self.format = season_format or format_for(format_name(season.config), self.config)
+        self.board = board
         self._bot_refs: dict[str, BotRef] = {}
         self._error = ""
         self._duplicates = 0
@@ -164,11 +168,17 @@ class SeasonRunner:
             outcome = future.result()
             if outcome.series_id != planned.id:
                 raise RuntimeError(f"runner answered for series {outcome.series_id!r}")
-            stored = self.storage.store_result(planned, outcome, self.profile.to_dict())
+            stored = self.storage.store_result(planned, outcome, self.profile_dict)
         except Exception as error:
             self._fail(planned, error)
             return
         if stored:
+            if self.board is not None:  # published before watchers hear of the result
+                try:
+                    self.board.update(self.season_id)
+                except Exception:  # the result is stored; readers recompute on demand
+                    log.exception("season %d: updating the live standings failed",
+                                  self.season_id)
             self.hub.publish(
                 SeasonEvent("series_finished", self.season_id, series_id=planned.id))
         else:

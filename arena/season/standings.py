@@ -3,8 +3,12 @@
 Per bot: series played / won / lost / drawn / forfeited, games (score-sheet
 columns) won and lost, hands won, points for and against, series points, and an
 OpenSkill (Plackett-Luce) rating with its uncertainty, updated series by series in
-plan order (so the same results always give the same ratings). Plus a head-to-head
-crosstable.
+STORAGE order: the order the results were stored in, which the database records as
+each result's ``stored_seq`` (1, 2, ... per season). The live standings apply each
+result as it is stored; a full recompute applies the stored results sorted by
+``stored_seq``, so it reproduces the live numbers exactly. (Results stored by an
+arena older than schema version 3 were numbered in plan order, the order their
+ratings were computed in then.) Plus a head-to-head crosstable.
 
 A forfeit (the series' ``fault`` names the bot's seat) is a lost series for the
 faulting bot and a won one for its opponent, unless the runner declared the series
@@ -19,7 +23,7 @@ then the higher rating ordinal (mu - 3 sigma); then the better game difference (
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from openskill.models import PlackettLuce
@@ -127,22 +131,48 @@ def series_verdict(result: SeriesRecord) -> tuple[str, str]:
 
 def compute_standings(bot_ids: Sequence[str], results: Iterable[SeriesRecord]) -> Standings:
     """The standings of ``bot_ids`` over ``results`` (in the order given, which the
-    rating updates follow: pass them in plan order). Bots without results get an
-    empty row; results naming other bots raise ``ValueError``."""
-    rows = {bot_id: StandingRow(bot_id) for bot_id in bot_ids}
-    crosstable: dict[str, dict[str, HeadToHead]] = {bot_id: {} for bot_id in bot_ids}
-    model = PlackettLuce()
-    ratings = {bot_id: model.rating(name=bot_id) for bot_id in bot_ids}
+    rating updates follow: pass them in storage order, as the live standings do).
+    Bots without results get an empty row; results naming other bots raise
+    ``ValueError``."""
+    state = StandingsState(bot_ids)
     for result in results:
+        state.apply(result)
+    return state.table()
+
+
+class StandingsState:
+    """A season's standings kept up to date one stored result at a time.
+
+    ``apply`` costs the same at the first result and the 40,000th: two rows, two
+    crosstable cells and two ratings change. ``table`` publishes an immutable copy:
+    the rows are copied and sorted, the crosstable's per-bot maps are shared with
+    the copy and replaced (copy-on-write) the next time ``apply`` changes them.
+    ``sequence`` is the ``stored_seq`` of the last result applied (0 for none).
+    """
+
+    def __init__(self, bot_ids: Sequence[str]) -> None:
+        self.bot_ids = tuple(bot_ids)
+        self.sequence = 0
+        self._rows = {bot_id: StandingRow(bot_id) for bot_id in bot_ids}
+        self._crosstable: dict[str, dict[str, HeadToHead]] = {bot_id: {} for bot_id in bot_ids}
+        self._published: set[str] = set()
+        self._model = PlackettLuce()
+        self._ratings = {bot_id: self._model.rating(name=bot_id) for bot_id in bot_ids}
+        for bot_id, row in self._rows.items():
+            row.rating_mu = float(self._ratings[bot_id].mu)
+            row.rating_sigma = float(self._ratings[bot_id].sigma)
+
+    def apply(self, result: SeriesRecord) -> None:
+        """Count one stored result (``ValueError`` if it names a bot outside the season)."""
         for bot_id in result.bots:
-            if bot_id not in rows:
+            if bot_id not in self._rows:
                 raise ValueError(f"series {result.series_id} names {bot_id}, not in the season")
         verdicts = series_verdict(result)
         forfeiting_seats = result.forfeiting_seats
         for seat in (0, 1):
             me, other = result.bots[seat], result.bots[1 - seat]
-            row = rows[me]
-            cell = crosstable[me].setdefault(other, HeadToHead())
+            row = self._rows[me]
+            cell = HeadToHead(**vars(self._opponents(me).get(other, HeadToHead())))
             row.series_played += 1
             verdict = verdicts[seat]
             if verdict == "win":
@@ -157,6 +187,7 @@ def compute_standings(bot_ids: Sequence[str], results: Iterable[SeriesRecord]) -
             if seat in forfeiting_seats:
                 row.series_forfeited += 1
                 cell.forfeited += 1
+            self._crosstable[me][other] = cell
             row.games_won += result.games_won[seat]
             row.games_lost += result.games_won[1 - seat]
             row.hands_won += result.hands_won[seat]
@@ -164,15 +195,28 @@ def compute_standings(bot_ids: Sequence[str], results: Iterable[SeriesRecord]) -
             row.points_against += result.points[1 - seat]
         first, second = result.bots
         ranks = {"win": 1, "draw": 1, "loss": 2}
-        [[new_first], [new_second]] = model.rate(
-            [[ratings[first]], [ratings[second]]],
+        [[new_first], [new_second]] = self._model.rate(
+            [[self._ratings[first]], [self._ratings[second]]],
             ranks=[ranks[verdicts[0]], ranks[verdicts[1]]],
         )
-        ratings[first], ratings[second] = new_first, new_second
-    for bot_id, row in rows.items():
-        row.rating_mu = float(ratings[bot_id].mu)
-        row.rating_sigma = float(ratings[bot_id].sigma)
-    ordered = sorted(rows.values(), key=StandingRow.sort_key)
-    for rank, row in enumerate(ordered, start=1):
-        row.rank = rank
-    return Standings(rows=ordered, crosstable=crosstable)
+        self._ratings[first], self._ratings[second] = new_first, new_second
+        for bot_id in (first, second):
+            self._rows[bot_id].rating_mu = float(self._ratings[bot_id].mu)
+            self._rows[bot_id].rating_sigma = float(self._ratings[bot_id].sigma)
+        self.sequence = max(self.sequence, result.stored_seq)
+
+    def _opponents(self, bot_id: str) -> dict[str, HeadToHead]:
+        """The bot's crosstable map, copied first if a published table shares it."""
+        if bot_id in self._published:
+            self._crosstable[bot_id] = dict(self._crosstable[bot_id])
+            self._published.discard(bot_id)
+        return self._crosstable[bot_id]
+
+    def table(self) -> Standings:
+        """The standings now, ranked; later ``apply`` calls do not change it."""
+        ordered = sorted((replace(row) for row in self._rows.values()),
+                         key=StandingRow.sort_key)
+        for rank, row in enumerate(ordered, start=1):
+            row.rank = rank
+        self._published = set(self._crosstable)
+        return Standings(rows=ordered, crosstable=dict(self._crosstable))

@@ -20,7 +20,13 @@ from grpc_health.v1 import (  # type: ignore[import-untyped]
 from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
 from hollywood.arena.v1 import arena_pb2_grpc
 
-from arena.core.defaults import DEFAULT_DB, DEFAULT_HOST, DEFAULT_PORT, token_path_for
+from arena.core.defaults import (
+    DEFAULT_DB,
+    DEFAULT_HOST,
+    DEFAULT_MAX_SEASON_BOTS,
+    DEFAULT_PORT,
+    token_path_for,
+)
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution import ExecutorFactory, RunnerFactory, RunSeries, local_executor_factory
@@ -108,6 +114,7 @@ def start_server(
     max_workers: int = 32,
     max_streams_per_client: int = MAX_STREAMS_PER_CLIENT,
     http: tuple[str, int] | None = None,
+    max_season_bots: int = DEFAULT_MAX_SEASON_BOTS,
 ) -> RunningServer:
     """Open the database, start serving on ``host:port`` (port 0 = any free port),
     the website on ``http`` (host, port) if given, and resume interrupted seasons.
@@ -122,35 +129,45 @@ def start_server(
         total_streams = max(1, max_workers - UNARY_RESERVE_THREADS)
         slots = StreamSlots(total=total_streams,
                             per_client=min(max_streams_per_client, total_streams))
+        listening = _Listening(host, port, max_workers, slots, http)
         executors = executor_factory or local_executor_factory(
             runner_factory or sandbox_runner_factory)
-        return _start(db_path, database_lock, host, port, executors, resume, max_workers,
-                      slots, http)
+        return _start(db_path, database_lock, listening, executors, resume, max_season_bots)
     except BaseException:
         database_lock.release()
         raise
 
 
+@dataclass(frozen=True)
+class _Listening:
+    """Where and how the server listens."""
+
+    host: str
+    port: int
+    max_workers: int
+    slots: StreamSlots
+    http: tuple[str, int] | None
+
+
 def _start(
     db_path: Path,
     database_lock: DatabaseLock,
-    host: str,
-    port: int,
+    listening: _Listening,
     executors: ExecutorFactory,
     resume: bool,
-    max_workers: int,
-    slots: StreamSlots,
-    http: tuple[str, int] | None,
+    max_season_bots: int,
 ) -> RunningServer:
+    host, port, http = listening.host, listening.port, listening.http
     storage = Storage(db_path)
     token_path = token_path_for(db_path)
     token = ensure_admin_token(token_path)
     hub = EventHub()
     manager = SeasonManager(storage, executors, hub)
-    service = ArenaService(storage, manager, hub, token)
+    service = ArenaService(storage, manager, hub, token, max_season_bots=max_season_bots)
     server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="arena-rpc"),
-        interceptors=[StreamLimitInterceptor(slots),
+        futures.ThreadPoolExecutor(max_workers=listening.max_workers,
+                                   thread_name_prefix="arena-rpc"),
+        interceptors=[StreamLimitInterceptor(listening.slots),
                       DecodeRequestsInterceptor(service.authorize, MUTATING_METHODS)],
         # gRPC sets SO_REUSEPORT by default: a second server on the port would bind
         # and share the clients at random.

@@ -25,7 +25,6 @@ from google.protobuf.message import Message
 from hollywood.arena.v1 import arena_pb2
 
 from arena.core.text import first_forbidden, quote
-from arena.server.validation import MAX_SEASON_BOTS
 
 ARENA_PACKAGE: Final = arena_pb2.DESCRIPTOR.package
 MAX_ID: Final = 2**63 - 1
@@ -81,12 +80,16 @@ Rule = Id | Text | Scalar | Items | Entries | Nested
 NAME: Final = Text(200)
 BOT_REFERENCE: Final = Text(120)
 SETTING_TEXT: Final = Text(100)
+PAGE_TOKEN: Final = Text(200)
+MAX_BOT_REFERENCES: Final = 10_000
+"""Bots one request may name; the server's own season limit (``--max-season-bots``)
+is checked after the door."""
 
 RULES: Final[dict[str, dict[str, Rule]]] = {
     "hollywood.arena.v1.RegisterBotRequest": {"folder": Text(4096)},
     "hollywood.arena.v1.ListBotsRequest": {},
     "hollywood.arena.v1.CreateSeasonRequest": {
-        "bots": Items(MAX_SEASON_BOTS, BOT_REFERENCE),
+        "bots": Items(MAX_BOT_REFERENCES, BOT_REFERENCE),
         "config": Nested(),
         "name": NAME,
         "hold": Scalar(),
@@ -113,9 +116,23 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
     "hollywood.arena.v1.CancelSeasonRequest": {"season_id": Id()},
     "hollywood.arena.v1.GetSeasonRequest": {"season_id": Id()},
     "hollywood.arena.v1.ListSeasonsRequest": {},
-    "hollywood.arena.v1.GetStandingsRequest": {"season_id": Id()},
-    "hollywood.arena.v1.WatchSeasonRequest": {"season_id": Id()},
-    "hollywood.arena.v1.ListSeriesRequest": {"season_id": Id()},
+    "hollywood.arena.v1.GetStandingsRequest": {
+        "season_id": Id(),
+        "page_size": Scalar(),
+        "page_token": PAGE_TOKEN,
+        "bot_ids": Items(MAX_BOT_REFERENCES, BOT_REFERENCE),
+        "recompute": Scalar(),
+    },
+    "hollywood.arena.v1.WatchSeasonRequest": {
+        "season_id": Id(),
+        "top": Scalar(),
+        "bot_ids": Items(MAX_BOT_REFERENCES, BOT_REFERENCE),
+    },
+    "hollywood.arena.v1.ListSeriesRequest": {
+        "season_id": Id(),
+        "page_size": Scalar(),
+        "page_token": PAGE_TOKEN,
+    },
     "hollywood.arena.v1.GetSeriesRequest": {"series_id": Text(64)},
 }
 

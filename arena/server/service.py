@@ -20,31 +20,29 @@ from typing import Final, TypeVar
 import grpc
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
-from arena.core.defaults import AUTH_METADATA_KEY
+from arena.core.defaults import AUTH_METADATA_KEY, DEFAULT_MAX_SEASON_BOTS
 from arena.core.manifest import BotManifest, ManifestError
 from arena.core.settings import ConfigError
 from arena.core.status import SeasonStatus
 from arena.core.text import bounded, neutralise
-from arena.season.events import EventHub, SeasonEvent
+from arena.season.events import EventHub
 from arena.season.formats import format_for, format_name
 from arena.season.manager import SeasonManager
-from arena.season.season_statistics import season_statistics
 from arena.season.seeding import current_ratings, seed_order
-from arena.season.standings import compute_standings
+from arena.season.standings_live import StandingsBoard
+from arena.server import pages
 from arena.server.convert import (
     bot_message,
     season_message,
     series_message,
-    standings_message,
 )
-from arena.server.statistics_convert import add_statistics
 from arena.server.story import series_story
 from arena.server.validation import check_season_request, inspect_bot_folder
+from arena.server.watch import StandingsMessages, WatchMessages, WatchStream
 from arena.storage import ConflictError, NotFoundError, Storage
 
 log = logging.getLogger(__name__)
 
-WATCH_POLL_S: Final = 0.5
 MAX_STATUS_CHARS: Final = 1000
 SERVICE_NAME: Final = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
 MUTATING_METHODS: Final = frozenset(
@@ -71,13 +69,18 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     """The ``ArenaService`` implementation."""
 
     def __init__(
-        self, storage: Storage, manager: SeasonManager, hub: EventHub, token: str
+        self, storage: Storage, manager: SeasonManager, hub: EventHub, token: str,
+        *, max_season_bots: int = DEFAULT_MAX_SEASON_BOTS,
     ) -> None:
         self.storage = storage
         self.manager = manager
+        self.board: StandingsBoard = manager.board
         self.hub = hub
         self._token = token
         self._register_lock = threading.Lock()
+        self.max_season_bots = max_season_bots
+        self.messages = StandingsMessages(storage)
+        self.watch_messages = WatchMessages(storage, self.board, self.messages)
 
     # -- plumbing
 
@@ -98,7 +101,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             code, message = grpc.StatusCode.NOT_FOUND, str(error.args[0])
         except ConflictError as error:
             code, message = grpc.StatusCode.ALREADY_EXISTS, str(error)
-        except (ConfigError, ManifestError) as error:
+        except (ConfigError, ManifestError, pages.PageError) as error:
             code, message = grpc.StatusCode.INVALID_ARGUMENT, str(error)
         except Exception as error:  # a bug or e.g. a locked database: say so, keep serving
             if isinstance(error, grpc.RpcError):  # an abort raised by a nested call
@@ -171,7 +174,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     ) -> arena_pb2.CreateSeasonResponse:
         ids, config = check_season_request(
             request, lambda reference: self.storage.resolve_bot(reference).id,
-            lambda bot_id: BotManifest.load(self.storage.get_bot(bot_id).folder))
+            lambda bot_id: BotManifest.load(self.storage.get_bot(bot_id).folder),
+            max_bots=self.max_season_bots)
         if not request.config.seed:
             config = config.with_changes(seed=secrets.randbelow(2**62) + 1)
         stored_config = config.to_dict()
@@ -234,69 +238,54 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
     # -- standings and live
 
-    def standings(self, season_id: int) -> arena_pb2.Standings:
-        season = self.storage.get_season(season_id)
-        results = self.storage.results(season_id)
-        table = compute_standings(season.bot_ids, results)
-        message = standings_message(season, table)
-        add_statistics(message, season_statistics(
-            season, self.storage.planned_series(season_id), results, table))
-        return message
-
     def GetStandings(
         self, request: arena_pb2.GetStandingsRequest, context: grpc.ServicerContext
     ) -> arena_pb2.GetStandingsResponse:
-        return self._call(context, lambda: arena_pb2.GetStandingsResponse(
-            standings=self.standings(self._season_id(request.season_id))))
+        return self._call(context, lambda: self._get_standings(request))
+
+    def _get_standings(
+        self, request: arena_pb2.GetStandingsRequest
+    ) -> arena_pb2.GetStandingsResponse:
+        season_id = self._season_id(request.season_id)
+        pages.check_page_size(request.page_size)
+        if request.recompute:
+            self.board.recompute(season_id)
+        if request.page_token:
+            sequence, offset = pages.parse_standings_token(request.page_token)
+            snapshot = self.board.at(season_id, sequence)
+        else:
+            snapshot, offset = self.board.snapshot(season_id), 0
+        table = snapshot.standings
+        if request.bot_ids:
+            rows = pages.rows_of_bots(table, request.bot_ids)
+            return arena_pb2.GetStandingsResponse(standings=self.messages.part(
+                snapshot, pages.with_rows(table, rows, crosstable=True)))
+        if not request.page_size and not offset:
+            return arena_pb2.GetStandingsResponse(standings=self.messages.whole(snapshot))
+        end = offset + request.page_size if request.page_size else len(table.rows)
+        response = arena_pb2.GetStandingsResponse(standings=self.messages.part(
+            snapshot, pages.with_rows(table, table.rows[offset:end], crosstable=True)))
+        if end < len(table.rows):
+            response.next_page_token = pages.standings_token(snapshot.sequence, end)
+        return response
 
     def WatchSeason(
         self, request: arena_pb2.WatchSeasonRequest, context: grpc.ServicerContext
     ) -> Iterator[arena_pb2.WatchSeasonResponse]:
         season_id = self._call(context, lambda: self._season_id(request.season_id))
         self._call(context, lambda: self.storage.get_season(season_id))
+        top, bots = request.top, list(request.bot_ids)
+        if bots:  # a bot not in the season: say so before streaming
+            self._call(context, lambda: pages.rows_of_bots(
+                self.board.snapshot(season_id).standings, bots))
+        stream = WatchStream(self.watch_messages, season_id, top, bots)
         with self.hub.subscribe(season_id) as subscription:
-            yield self._watch_message(season_id, standings=True)
-            while context.is_active():
-                event = subscription.get(WATCH_POLL_S)
-                if event is None:
-                    season = self.storage.get_season(season_id)
-                    if season.status.is_terminal and not self.manager.is_active(
-                            season_id):
-                        yield self._watch_message(season_id, standings=True)
-                        return
-                    continue
-                yield from self._event_messages(event)
-                if event.kind == "status" and SeasonStatus(event.status).is_terminal:
-                    return
+            yield from stream.follow(subscription, context.is_active,
+                                     lambda: self._season_over(season_id))
 
-    def _event_messages(self, event: SeasonEvent) -> Iterator[arena_pb2.WatchSeasonResponse]:
-        if event.kind == "series_started":
-            planned = self.storage.get_planned(event.series_id)
-            message = self._watch_message(event.season_id)
-            message.series_started.CopyFrom(arena_pb2.SeriesStarted(
-                series_id=planned.id, seat0_bot_id=planned.seat0_bot,
-                seat1_bot_id=planned.seat1_bot))
-            yield message
-        elif event.kind == "series_finished":
-            planned = self.storage.get_planned(event.series_id)
-            message = self._watch_message(event.season_id)
-            message.series_finished.series.CopyFrom(
-                series_message(planned, self.storage.get_result(planned.id)))
-            yield message
-            yield self._watch_message(event.season_id, standings=True)
-        elif SeasonStatus(event.status).is_terminal:
-            yield self._watch_message(event.season_id, standings=True)
-
-    def _watch_message(
-        self, season_id: int, *, standings: bool = False
-    ) -> arena_pb2.WatchSeasonResponse:
-        season = self.storage.get_season(season_id)
-        message = arena_pb2.WatchSeasonResponse(
-            status=season_message(season).status, series_done=season.series_done,
-            series_total=season.series_total)
-        if standings:
-            message.standings.CopyFrom(self.standings(season_id))
-        return message
+    def _season_over(self, season_id: int) -> bool:
+        return (self.storage.get_season(season_id).status.is_terminal
+                and not self.manager.is_active(season_id))
 
     # -- series
 
@@ -306,10 +295,16 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         def body() -> arena_pb2.ListSeriesResponse:
             season_id = self._season_id(request.season_id)
             self.storage.get_season(season_id)
-            results = {result.series_id: result for result in self.storage.results(season_id)}
-            return arena_pb2.ListSeriesResponse(series=[
-                series_message(planned, results.get(planned.id))
-                for planned in self.storage.planned_series(season_id)])
+            pages.check_page_size(request.page_size)
+            first = pages.parse_series_token(request.page_token) if request.page_token else 0
+            size = request.page_size or None
+            # One row more than the page: whether there is a next page.
+            rows = self.storage.series_page(season_id, first, None if size is None else size + 1)
+            response = arena_pb2.ListSeriesResponse(series=[
+                series_message(planned, result) for planned, result in rows[:size]])
+            if size is not None and len(rows) > size:
+                response.next_page_token = pages.series_token(rows[size][0].index)
+            return response
         return self._call(context, body)
 
     def GetSeries(
@@ -334,3 +329,4 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 response.hands.add(number=number, lines=lines)
             return response
         return self._call(context, body)
+

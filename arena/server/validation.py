@@ -11,6 +11,7 @@ from typing import Final
 
 from hollywood.arena.v1 import arena_pb2
 
+from arena.core.defaults import DEFAULT_MAX_SEASON_BOTS
 from arena.core.manifest import BotManifest, ManifestError, iter_bot_files
 from arena.core.settings import ConfigError, SeasonConfig
 from arena.sandbox import registry as sandbox_registry
@@ -19,7 +20,6 @@ from arena.server.convert import config_from_message
 
 MAX_BOT_FILES: Final = 2000
 MAX_BOT_BYTES: Final = 50 * 1024 * 1024
-MAX_SEASON_BOTS: Final = 64
 MAX_PLANNED_SERIES: Final = 100_000
 
 
@@ -60,6 +60,8 @@ def check_season_request(
     request: arena_pb2.CreateSeasonRequest,
     resolve: Callable[[str], str],
     manifest_of: Callable[[str], BotManifest] | None = None,
+    *,
+    max_bots: int = DEFAULT_MAX_SEASON_BOTS,
 ) -> tuple[list[str], SeasonConfig]:
     """The bot ids and the validated configuration of ``request``, changing nothing.
     ``resolve`` turns a bot reference (``name@version`` or ``name``) into a bot id,
@@ -73,8 +75,10 @@ def check_season_request(
         raise ConfigError(
             f"a season needs at least two bots, got {len(references)}"
             + (f" ({references[0]})" if references else ""))
-    if len(references) > MAX_SEASON_BOTS:
-        raise ConfigError(f"a season takes at most {MAX_SEASON_BOTS} bots")
+    if len(references) > max_bots:
+        raise ConfigError(
+            f"a season of {len(references)} bots is more than this server's limit of "
+            f"{max_bots} bots (start the server with a higher --max-season-bots to allow it)")
     ids = [resolve(reference) for reference in references]
     config = config_from_message(request.config)
     if format_name(config.to_dict()) == "gauntlet" and config.challenger:

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from arena.storage.logs import encode_json_text
 from arena.storage.records import StorageError
 
 log = logging.getLogger(__name__)
@@ -27,11 +28,12 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Migration:
-    """The step that brings a database to ``version``."""
+    """The step that brings a database to ``version``: SQL statements, or Python
+    steps for what SQL cannot do (e.g. compressing), run in order."""
 
     version: int
     summary: str
-    statements: tuple[str, ...]
+    statements: tuple[str | Callable[[sqlite3.Connection], None], ...]
 
 
 _RELEASE_1_TABLES: Final = (
@@ -101,11 +103,42 @@ _RELEASE_1_TABLES: Final = (
     "CREATE INDEX planned_series_by_season ON planned_series(season_id, idx)",
 )
 
+def _move_logs_apart(connection: sqlite3.Connection) -> None:
+    """Copy every stored log (and its profile) into ``series_logs``, compressed."""
+    rows = connection.execute("SELECT series_id, log_json, profile_json FROM series_results")
+    for series_id, log_json, profile_json in rows:  # one at a time: logs can be large
+        encoded = encode_json_text(log_json)
+        connection.execute(
+            "INSERT INTO series_logs VALUES (?,?,?,?,?)",
+            (series_id, encoded.codec, encoded.raw_bytes, profile_json, encoded.data))
+
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     Migration(1, "the tables of the first release", _RELEASE_1_TABLES),
     Migration(2, "each planned series records its round of the tournament format", (
         # Every series planned before formats had rounds was planned up front: round 1.
         "ALTER TABLE planned_series ADD COLUMN round INTEGER NOT NULL DEFAULT 1",
+    )),
+    Migration(3, "event logs stored apart, compressed; results numbered in storage order", (
+        """CREATE TABLE series_logs (
+    series_id TEXT PRIMARY KEY REFERENCES series_results(series_id),
+    codec TEXT NOT NULL,                 -- see arena.storage.logs
+    raw_bytes INTEGER NOT NULL,          -- size of the JSON before compression
+    profile_json TEXT NOT NULL,
+    data BLOB NOT NULL
+)""",
+        _move_logs_apart,
+        "ALTER TABLE series_results DROP COLUMN log_json",
+        "ALTER TABLE series_results DROP COLUMN profile_json",
+        # Storage order: the order standings apply results in. Results stored before
+        # it existed are numbered in plan order, the order their standings used.
+        "ALTER TABLE series_results ADD COLUMN stored_seq INTEGER NOT NULL DEFAULT 0",
+        """UPDATE series_results SET stored_seq = numbered.n FROM (
+    SELECT r.series_id AS sid,
+           ROW_NUMBER() OVER (PARTITION BY r.season_id ORDER BY p.idx) AS n
+    FROM series_results r JOIN planned_series p ON p.id = r.series_id
+) AS numbered WHERE numbered.sid = series_results.series_id""",
+        "CREATE UNIQUE INDEX series_results_by_seq ON series_results(season_id, stored_seq)",
     )),
 )
 SCHEMA_VERSION: Final = MIGRATIONS[-1].version
@@ -151,7 +184,10 @@ def migrate(
         try:
             if before < migration.version:
                 for statement in migration.statements:
-                    connection.execute(statement)
+                    if callable(statement):
+                        statement(connection)
+                    else:
+                        connection.execute(statement)
                 connection.execute(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                     (str(migration.version),))

@@ -104,6 +104,9 @@ class SeriesRecord:
     think_seconds: tuple[float, float]
     wall_seconds: float
     finished_at: str
+    stored_seq: int = 0
+    """1 for the season's first stored result, then 2, ...: the order standings
+    apply results in (see ``arena.season.standings``)."""
 
     @property
     def bots(self) -> tuple[str, str]:
@@ -143,10 +146,16 @@ def _planned(row: sqlite3.Row) -> PlannedSeries:
     )
 
 
-def _result(row: sqlite3.Row) -> SeriesRecord:
+def _result(
+    row: sqlite3.Row, series_id: str | None = None, season_id: int | None = None
+) -> SeriesRecord:
+    """The result in ``row`` (``series_id`` and ``season_id`` given apart when the
+    row's own columns of those names belong to a joined table)."""
     fault = json.loads(row["fault_json"]) if row["fault_json"] else None
     return SeriesRecord(
-        series_id=row["series_id"], season_id=int(row["season_id"]), seed=int(row["seed"]),
+        series_id=series_id if series_id is not None else row["series_id"],
+        season_id=int(season_id if season_id is not None else row["season_id"]),
+        seed=int(row["seed"]),
         swap_seats=bool(row["swap_seats"]), seat0_bot=row["seat0_bot"],
         seat1_bot=row["seat1_bot"], winner_seat=row["winner_seat"],
         games_won=(int(row["games_won_0"]), int(row["games_won_1"])),
@@ -156,4 +165,5 @@ def _result(row: sqlite3.Row) -> SeriesRecord:
         hands_played=int(row["hands_played"]), capped=bool(row["capped"]), fault=fault,
         think_seconds=(float(row["think_0"]), float(row["think_1"])),
         wall_seconds=float(row["wall_seconds"]), finished_at=row["finished_at"],
+        stored_seq=int(row["stored_seq"]),
     )

@@ -15,7 +15,6 @@ All methods are thread-safe (one connection behind a lock).
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -26,6 +25,8 @@ from typing import Any, Final
 from arena.core.series import SeriesOutcome
 from arena.core.status import SeasonStatus
 from arena.core.text import safe_text
+from arena.storage.bot_files import copy_bot_files
+from arena.storage.logs import decode_log, encode_log
 from arena.storage.migrations import migrate
 from arena.storage.records import (
     BotRecord,
@@ -125,7 +126,7 @@ class Storage:
             # Named by the (validated) name and the registration number: the free-text
             # version never becomes part of a path.
             destination = self.bots_dir / f"{name}-{seq}"
-            _copy_files(files, destination)
+            copy_bot_files(files, destination)
             db.execute(
                 "INSERT INTO bots VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (bot_id, seq, name, version, language, safe_text(author, MAX_NAME_CHARS),
@@ -238,10 +239,11 @@ class Storage:
         season_id = int(row["id"])
         bots = tuple(r[0] for r in self._query(
             "SELECT bot_id FROM season_bots WHERE season_id=? ORDER BY position", (season_id,)))
-        total = self._query("SELECT COUNT(*) FROM planned_series WHERE season_id=?",
-                            (season_id,))[0][0]
-        done = self._query("SELECT COUNT(*) FROM series_results WHERE season_id=?",
-                           (season_id,))[0][0]
+        # Index look-ups, not counts: indexes run 0..n-1, storage numbers 1..n.
+        total = self._query("SELECT COALESCE(MAX(idx), -1) + 1 FROM planned_series "
+                            "WHERE season_id=?", (season_id,))[0][0]
+        done = self._query("SELECT COALESCE(MAX(stored_seq), 0) FROM series_results "
+                           "WHERE season_id=?", (season_id,))[0][0]
         return SeasonRecord(
             id=season_id, name=row["name"], config=json.loads(row["config_json"]),
             profile=json.loads(row["profile_json"]), bot_ids=bots,
@@ -265,6 +267,21 @@ class Storage:
             "LEFT JOIN series_results r ON r.series_id = p.id "
             "WHERE p.season_id=? AND r.series_id IS NULL ORDER BY p.idx", (season_id,))]
 
+    def series_page(
+        self, season_id: int, first_index: int = 0, limit: int | None = None
+    ) -> list[tuple[PlannedSeries, SeriesRecord | None]]:
+        """Planned series from plan index ``first_index`` on (at most ``limit``), in
+        plan order, each with its stored result (None while unplayed)."""
+        planned = ", ".join(f"p.{column.strip()}" for column in _PLANNED_COLUMNS.split(","))
+        rows = self._query(
+            f"SELECT {planned}, r.series_id AS result_id, "
+            + ", ".join(f"r.{c.strip()}" for c in _RESULT_COLUMNS.split(",")[2:])
+            + " FROM planned_series p LEFT JOIN series_results r ON r.series_id = p.id "
+            "WHERE p.season_id=? AND p.idx >= ? ORDER BY p.idx LIMIT ?",
+            (season_id, first_index, -1 if limit is None else limit))
+        return [(_planned(row), _result(row, row["id"], row["season_id"])
+                 if row["result_id"] is not None else None) for row in rows]
+
     def get_planned(self, series_id: str) -> PlannedSeries:
         rows = self._query(f"SELECT {_PLANNED_COLUMNS} FROM planned_series WHERE id=?",
                            (series_id,))
@@ -275,13 +292,18 @@ class Storage:
     def store_result(
         self, planned: PlannedSeries, outcome: SeriesOutcome, profile: dict[str, Any]
     ) -> bool:
-        """Store one played series in one transaction. Returns False (and stores
-        nothing) if that planned series already has a result."""
+        """Store one played series in one transaction: its narrow result row, numbered
+        next in the season's storage order, and its compressed event log. Returns
+        False (and stores nothing) if that planned series already has a result."""
         fault = outcome.fault
         fault_json = json.dumps(fault.to_dict()) if fault is not None else None
+        encoded = encode_log(outcome.log)  # outside the lock: the slow part
+        now = utc_now()
         with self.transaction() as db:
             cursor = db.execute(
-                "INSERT OR IGNORE INTO series_results VALUES (" + ",".join("?" * 23) + ")",
+                f"INSERT OR IGNORE INTO series_results ({_RESULT_COLUMNS}) "
+                "SELECT " + ",".join("?" * 21) + ", COALESCE(MAX(stored_seq), 0) + 1 "
+                "FROM series_results WHERE season_id=?",
                 (
                     planned.id, planned.season_id, outcome.winner,
                     outcome.games_won[0], outcome.games_won[1],
@@ -291,14 +313,15 @@ class Storage:
                     outcome.hands_played, int(outcome.capped), fault_json,
                     float(outcome.think_seconds[0]), float(outcome.think_seconds[1]),
                     float(outcome.wall_seconds), planned.seed, int(planned.swap_seats),
-                    planned.seat0_bot, planned.seat1_bot, json.dumps(profile),
-                    json.dumps(outcome.log), utc_now(),
+                    planned.seat0_bot, planned.seat1_bot, now, planned.season_id,
                 ),
             )
             if cursor.rowcount == 0:
                 return False
-            db.execute("UPDATE seasons SET updated_at=? WHERE id=?",
-                       (utc_now(), planned.season_id))
+            db.execute("INSERT INTO series_logs VALUES (?,?,?,?,?)",
+                       (planned.id, encoded.codec, encoded.raw_bytes, json.dumps(profile),
+                        encoded.data))
+            db.execute("UPDATE seasons SET updated_at=? WHERE id=?", (now, planned.season_id))
         return True
 
     def results(self, season_id: int) -> list[SeriesRecord]:
@@ -307,6 +330,16 @@ class Storage:
             f"SELECT {_RESULT_COLUMNS_R} FROM series_results r "
             "JOIN planned_series p ON p.id = r.series_id "
             "WHERE r.season_id=? ORDER BY p.idx", (season_id,))]
+
+    def results_stored_after(
+        self, season_id: int, after: int = 0, until: int | None = None
+    ) -> list[SeriesRecord]:
+        """A season's results in storage order whose ``stored_seq`` is above
+        ``after`` (and at most ``until``)."""
+        return [_result(row) for row in self._query(
+            f"SELECT {_RESULT_COLUMNS} FROM series_results WHERE season_id=? "
+            "AND stored_seq > ? AND stored_seq <= ? ORDER BY stored_seq",
+            (season_id, after, until if until is not None else 2**62))]
 
     def results_by_round(self, season_id: int) -> list[list[SeriesRecord]]:
         """A season's stored results grouped by the round that planned them (round 1
@@ -328,15 +361,23 @@ class Storage:
 
     def result_log(self, series_id: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """(event log, profile) of a played series."""
-        rows = self._query("SELECT log_json, profile_json FROM series_results WHERE series_id=?",
+        rows = self._query("SELECT codec, data, profile_json FROM series_logs WHERE series_id=?",
                            (series_id,))
         if not rows:
             raise NotFoundError(f"series {series_id!r} has not been played")
-        return json.loads(rows[0]["log_json"]), json.loads(rows[0]["profile_json"])
+        return decode_log(rows[0]["codec"], rows[0]["data"]), json.loads(rows[0]["profile_json"])
+
+    def log_sizes(self, season_id: int) -> list[tuple[int, int]]:
+        """(stored bytes, raw JSON bytes) of each stored event log of a season."""
+        return [(int(row[0]), int(row[1])) for row in self._query(
+            "SELECT length(l.data), l.raw_bytes FROM series_logs l "
+            "JOIN series_results r ON r.series_id = l.series_id WHERE r.season_id=?",
+            (season_id,))]
 
     def count_rows(self) -> dict[str, int]:
         """Rows per table (tests use it to prove a failed call changed nothing)."""
-        tables = ("bots", "seasons", "season_bots", "planned_series", "series_results")
+        tables = ("bots", "seasons", "season_bots", "planned_series", "series_results",
+                  "series_logs")
         return {table: int(self._query(f"SELECT COUNT(*) FROM {table}")[0][0])
                 for table in tables}
 
@@ -353,12 +394,3 @@ def _insert_round(
             for index, (seed, swap, seat0, seat1) in enumerate(plan, start=first_index)
         ],
     )
-
-
-def _copy_files(files: Sequence[tuple[str, Path]], destination: Path) -> None:
-    if destination.exists():  # a leftover of a registration that was rolled back
-        shutil.rmtree(destination)
-    for relative, source in files:
-        target = destination / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, target)

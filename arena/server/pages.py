@@ -1,0 +1,77 @@
+"""Paged and filtered reads of big seasons: which standings rows a request asks
+for, and the page tokens of ``GetStandings`` and ``ListSeries``.
+
+A standings token names the snapshot (its sequence) and the next rank, so every
+page of one listing comes from the same standings while results keep arriving; a
+series token names the next plan index, and the plan never reorders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from arena.season.standings import StandingRow, Standings
+
+MAX_PAGE_SIZE: Final = 10_000
+
+
+class PageError(ValueError):
+    """A page token or filter the server cannot use; the message says why."""
+
+
+def standings_token(sequence: int, offset: int) -> str:
+    return f"s{sequence}.{offset}"
+
+
+def parse_standings_token(token: str) -> tuple[int, int]:
+    """(sequence, offset) of a standings page token."""
+    sequence, _, offset = token.removeprefix("s").partition(".")
+    if not token.startswith("s") or not sequence.isdigit() or not offset.isdigit():
+        raise PageError(f"page_token {token!r} is not a standings page token (pass the "
+                        "next_page_token of the previous page, or nothing for the first)")
+    return int(sequence), int(offset)
+
+
+def series_token(next_index: int) -> str:
+    return f"i{next_index}"
+
+
+def parse_series_token(token: str) -> int:
+    if not token.startswith("i") or not token[1:].isdigit():
+        raise PageError(f"page_token {token!r} is not a series page token (pass the "
+                        "next_page_token of the previous page, or nothing for the first)")
+    return int(token[1:])
+
+
+def check_page_size(page_size: int) -> None:
+    if page_size > MAX_PAGE_SIZE:
+        raise PageError(f"page_size {page_size} is above the limit of {MAX_PAGE_SIZE}")
+
+
+def rows_of_bots(standings: Standings, references: Sequence[str]) -> list[StandingRow]:
+    """The rows of the bots named by id (name@version) or by name (every version of
+    that name in the season), in rank order; ``PageError`` for a name not in it."""
+    wanted = {reference.strip() for reference in references if reference.strip()}
+    rows = [row for row in standings.rows
+            if row.bot_id in wanted or row.bot_id.partition("@")[0] in wanted]
+    found = {row.bot_id for row in rows} | {row.bot_id.partition("@")[0] for row in rows}
+    missing = sorted(wanted - found)
+    if missing:
+        raise PageError(f"not in this season: {', '.join(missing)} (the season's bots are "
+                        "listed by `arena season show`)")
+    return rows
+
+
+def with_rows(standings: Standings, rows: Sequence[StandingRow], *, crosstable: bool) -> Standings:
+    """``standings`` cut to ``rows``, with those bots' crosstable cells (or none)."""
+    shown = {row.bot_id for row in rows}
+    cells = ({bot: opponents for bot, opponents in standings.crosstable.items() if bot in shown}
+             if crosstable else {})
+    return Standings(rows=list(rows), crosstable=cells)
+
+
+def live_rows(standings: Standings, top: int, references: Sequence[str]) -> list[StandingRow]:
+    """The first ``top`` rows plus the named bots' rows, in rank order."""
+    named = {row.bot_id for row in rows_of_bots(standings, references)} if references else set()
+    return [row for row in standings.rows if row.rank <= top or row.bot_id in named]

@@ -1,0 +1,206 @@
+"""What ``WatchSeason`` streams send, and standings as messages built once.
+
+Every stream reads the standings the board published (``arena.season.standings_live``);
+the whole table is turned into a message once per change, not once per stream.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from typing import Final
+
+from hollywood.arena.v1 import arena_pb2
+
+from arena.core.status import SeasonStatus
+from arena.season.events import Subscription
+from arena.season.season_statistics import season_statistics
+from arena.season.standings import Standings
+from arena.season.standings_live import StandingsBoard, StandingsSnapshot
+from arena.server import pages
+from arena.server.convert import STATUS_TO_PROTO, series_message, standings_message
+from arena.server.statistics_convert import add_statistics
+from arena.storage import SeasonRecord, Storage
+
+WATCH_POLL_S: Final = 0.5
+STANDINGS_INTERVAL_S: Final = 0.25
+"""A stream's standings messages come at most this often (the live view redraws
+4 times a second)."""
+
+
+class StandingsMessages:
+    """Published standings as ``Standings`` messages."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self._lock = threading.Lock()
+        # Per season: the last whole message and what it was built from (sequence,
+        # status, progress).
+        self._whole: dict[int, tuple[tuple[int, int, int, int], arena_pb2.Standings]] = {}
+
+    def part(self, snapshot: StandingsSnapshot, table: Standings) -> arena_pb2.Standings:
+        """``table`` (a cut of the snapshot's standings) as a message: the rows of the
+        whole message (ranks and statistics as in the whole table) for its bots."""
+        whole = self.whole(snapshot)
+        wanted = [row.bot_id for row in table.rows]
+        kept = set(wanted)
+        by_id = {row.bot_id: row for row in whole.rows}
+        message = arena_pb2.Standings()
+        message.CopyFrom(whole)
+        del message.rows[:]
+        message.rows.extend(by_id[bot] for bot in wanted if bot in by_id)
+        del message.crosstable[:]
+        if table.crosstable:
+            message.crosstable.extend(cell for cell in whole.crosstable if cell.bot_id in kept)
+        del message.los[:]
+        message.los.extend(cell for cell in whole.los if cell.bot_id in kept)
+        return message
+
+    def _add_statistics(self, season: SeasonRecord, table: Standings, sequence: int,
+                        message: arena_pb2.Standings) -> None:
+        """The season's statistics (Bradley-Terry Elo with intervals, ties, the
+        format's order, bracket, SPRT, progress) over the results the standings
+        count (the first ``sequence`` in storage order)."""
+        results = [result for result in self.storage.results(season.id)
+                   if result.stored_seq <= sequence]
+        add_statistics(message, season_statistics(
+            season, self.storage.planned_series(season.id), results, table))
+
+    def whole(self, snapshot: StandingsSnapshot) -> arena_pb2.Standings:
+        """The snapshot's whole standings as a message (built once per change)."""
+        season = self.storage.get_season(snapshot.season_id)
+        key = (snapshot.sequence, int(STATUS_TO_PROTO[season.status]), season.series_done,
+               season.series_total)
+        with self._lock:
+            cached = self._whole.get(snapshot.season_id)
+            if cached is not None and cached[0] == key:
+                return cached[1]
+            message = standings_message(season, snapshot.standings)
+            message.sequence = snapshot.sequence
+            self._add_statistics(season, snapshot.standings, snapshot.sequence, message)
+            self._whole[snapshot.season_id] = (key, message)
+            return message
+
+
+class WatchMessages:
+    """The messages of series events and of standings after them, built once for
+    every stream that sends them (streams asking for the same rows share them)."""
+
+    KEPT: Final = 512
+
+    def __init__(self, storage: Storage, board: StandingsBoard,
+                 standings: StandingsMessages) -> None:
+        self.storage = storage
+        self.board = board
+        self.standings_messages = standings
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[Hashable, arena_pb2.WatchSeasonResponse] = OrderedDict()
+
+    def _shared(self, key: Hashable,
+                build: Callable[[], arena_pb2.WatchSeasonResponse]
+                ) -> arena_pb2.WatchSeasonResponse:
+        with self._lock:
+            kept = self._kept.get(key)
+        if kept is not None:
+            return kept
+        message = build()
+        with self._lock:
+            self._kept[key] = message
+            while len(self._kept) > self.KEPT:
+                self._kept.popitem(last=False)
+        return message
+
+    def progress(self, season_id: int) -> arena_pb2.WatchSeasonResponse:
+        season = self.storage.get_season(season_id)
+        return arena_pb2.WatchSeasonResponse(
+            status=STATUS_TO_PROTO[season.status], series_done=season.series_done,
+            series_total=season.series_total)
+
+    def started(self, season_id: int, series_id: str) -> arena_pb2.WatchSeasonResponse:
+        def build() -> arena_pb2.WatchSeasonResponse:
+            planned = self.storage.get_planned(series_id)
+            message = self.progress(season_id)
+            message.series_started.CopyFrom(arena_pb2.SeriesStarted(
+                series_id=planned.id, seat0_bot_id=planned.seat0_bot,
+                seat1_bot_id=planned.seat1_bot))
+            return message
+        return self._shared(("started", series_id), build)
+
+    def finished(self, season_id: int, series_id: str) -> arena_pb2.WatchSeasonResponse:
+        def build() -> arena_pb2.WatchSeasonResponse:
+            planned = self.storage.get_planned(series_id)
+            message = self.progress(season_id)
+            message.series_finished.series.CopyFrom(
+                series_message(planned, self.storage.get_result(planned.id)))
+            return message
+        return self._shared(("finished", series_id), build)
+
+    def standings(self, season_id: int, top: int, bots: tuple[str, ...], *,
+                  fresh: bool = False) -> arena_pb2.WatchSeasonResponse:
+        """The latest published standings cut to the stream's rows; ``fresh``
+        builds it anew (a status change publishes no new sequence)."""
+        snapshot = self.board.latest(season_id)
+
+        def build() -> arena_pb2.WatchSeasonResponse:
+            message = self.progress(season_id)
+            if not top and not bots:
+                message.standings.CopyFrom(self.standings_messages.whole(snapshot))
+            else:
+                rows = pages.live_rows(snapshot.standings, top, bots)
+                message.standings.CopyFrom(self.standings_messages.part(
+                    snapshot, pages.with_rows(snapshot.standings, rows, crosstable=False)))
+            return message
+        if fresh:
+            return build()
+        return self._shared(("standings", season_id, snapshot.sequence, top, bots), build)
+
+
+class WatchStream:
+    """One ``WatchSeason`` stream: its first message, then a message per series
+    event, and the latest standings after stored results: at most one standings
+    message per ``interval`` seconds (a terminal redraws a few times a second; a
+    season stores hundreds of results a second), and none while the stream is
+    behind with events, so a slow stream catches up instead of falling behind."""
+
+    def __init__(self, messages: WatchMessages, season_id: int, top: int,
+                 bots: Sequence[str], *, interval: float = STANDINGS_INTERVAL_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.messages = messages
+        self.season_id = season_id
+        self.top = top
+        self.bots = tuple(bots)
+        self.interval = interval
+        self.clock = clock
+
+    def standings(self, *, fresh: bool = False) -> arena_pb2.WatchSeasonResponse:
+        return self.messages.standings(self.season_id, self.top, self.bots, fresh=fresh)
+
+    def follow(self, subscription: Subscription, is_active: Callable[[], bool],
+               season_over: Callable[[], bool]) -> Iterator[arena_pb2.WatchSeasonResponse]:
+        sent_at = self.clock()
+        yield self.standings(fresh=True)
+        standings_due = False
+        while is_active():
+            wait = WATCH_POLL_S
+            if standings_due:
+                wait = min(wait, max(0.0, sent_at + self.interval - self.clock()))
+            event = subscription.get(wait)
+            if event is None:
+                if not standings_due and season_over():
+                    yield self.standings(fresh=True)
+                    return
+            elif event.kind == "series_started":
+                yield self.messages.started(self.season_id, event.series_id)
+            elif event.kind == "series_finished":
+                yield self.messages.finished(self.season_id, event.series_id)
+                standings_due = True
+            elif SeasonStatus(event.status).is_terminal:
+                yield self.standings(fresh=True)
+                return
+            if (standings_due and subscription.empty()
+                    and self.clock() >= sent_at + self.interval):
+                yield self.standings()
+                standings_due = False
+                sent_at = self.clock()
