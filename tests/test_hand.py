@@ -407,3 +407,65 @@ def test_legal_actions_returns_a_fresh_list() -> None:
     hand.legal_actions().clear()
     assert hand.legal_actions() == [Action.draw_discard(), Action.pass_()]
     assert all(isinstance(a.kind, ActionKind) for a in hand.legal_actions())
+
+
+# ------------------------------------------------------------------ the cheap "cannot knock" proof
+# engine.hand builds its suit tables at import; the test rebuilds them by calling the
+# builder, so a mistake in it cannot hide behind the import-time copy.
+
+def test_suit_tables_follow_the_rules_for_every_suit_mask() -> None:
+    from engine import hand as hand_module
+
+    in_run, value_sum, value_max = hand_module._suit_tables()
+    assert len(in_run) == len(value_sum) == len(value_max) == 8192
+    for bits in range(8192):
+        ranks = [rank for rank in range(13) if bits >> rank & 1]
+        # A card is in a run of 3+ when it and two neighbours on one side or both are held.
+        expected_in_run = 0
+        for low in range(11):
+            if all(bits >> (low + step) & 1 for step in range(3)):
+                expected_in_run |= 0b111 << low
+        values = [min(rank + 1, 10) for rank in ranks]
+        assert in_run[bits] == expected_in_run, bits
+        assert value_sum[bits] == sum(values), bits
+        assert value_max[bits] == (max(values) if values else 0), bits
+
+
+def _mask(text: str) -> int:
+    return sum(card.bit for card in parse_cards(text))
+
+
+# Eight loose cards (no run, no rank three times): 41 in all, the largest a 10.
+LOOSE_EIGHT = "Ac 3d 5h 7s 9c Jd 2h 4s"
+
+
+@pytest.mark.parametrize("kings", ["Kc Kd Kh", "Kc Kd Ks", "Kc Kh Ks", "Kd Kh Ks"])
+def test_cannot_knock_sees_a_set_in_any_three_suits(kings: str) -> None:
+    from engine.hand import cannot_knock
+
+    mask = _mask(f"{kings} {LOOSE_EIGHT}")
+    # The kings may form a set, so only the eight loose cards count: 41 - 10 = 31.
+    assert not cannot_knock(mask, 31)
+    assert cannot_knock(mask, 30)
+
+
+def test_cannot_knock_sees_a_run_and_counts_two_in_a_row_as_loose() -> None:
+    from engine.hand import cannot_knock
+
+    # 4h 5h 6h may form a run; Jd Qd are only two in a row, so they stay loose.
+    mask = _mask("4h 5h 6h Ac 3d 7s 9c Jd 2s Kc Qd")
+    # Loose: A 3 7 9 J 2 K Q = 52; minus the largest (10) = 42.
+    assert not cannot_knock(mask, 42)
+    assert cannot_knock(mask, 41)
+
+
+def test_cannot_knock_with_every_card_loose() -> None:
+    from engine.hand import cannot_knock
+
+    mask = _mask("Kc Qd Jh Ts 9c 8d 7h 6s 5c 4d 3h")
+    # 82 in all; the best discard is a 10, leaving 72.
+    assert not cannot_knock(mask, 72)
+    assert cannot_knock(mask, 71)
+    # The same hand with the spades and clubs swapped (the suits are read one by one).
+    assert not cannot_knock(_mask("Ks Qd Jh Tc 9s 8d 7h 6c 5s 4d 3h"), 72)
+    assert cannot_knock(_mask("Ks Qd Jh Tc 9s 8d 7h 6c 5s 4d 3h"), 71)
