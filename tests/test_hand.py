@@ -469,3 +469,38 @@ def test_cannot_knock_with_every_card_loose() -> None:
     # The same hand with the spades and clubs swapped (the suits are read one by one).
     assert not cannot_knock(_mask("Ks Qd Jh Tc 9s 8d 7h 6c 5s 4d 3h"), 72)
     assert cannot_knock(_mask("Ks Qd Jh Tc 9s 8d 7h 6c 5s 4d 3h"), 71)
+
+
+# ------------------------------------------------------------------ reading helpers
+
+def test_knock_cards_lists_the_knock_discards_only_in_the_discard_phase() -> None:
+    hand = knock_deal()
+    assert hand.knock_cards() == []  # upcard offer
+    hand.apply(action("pass"))
+    hand.apply(action("pass"))
+    assert hand.knock_cards() == []  # draw phase
+    hand.apply(action("draw stock"))  # 9d: discarding Kc leaves 9, discarding 9d leaves 10
+    assert hand.knock_cards() == parse_cards("Kc 9d")  # sorted: clubs before diamonds
+
+
+@pytest.mark.parametrize("profile", [FRIENDLY, CLASSIC], ids=["face-down", "face-up"])
+def test_card_count_is_52_before_and_after_a_knock(profile: object) -> None:
+    hand = Hand(make_deal(OTHER, KNOCKER, "Qd", "9d"), dealer=0, profile=profile)  # type: ignore[arg-type]
+    assert hand.card_count() == 52
+    for text in ("pass", "pass", "draw stock"):
+        hand.apply(action(text))
+    assert hand.card_count() == 52
+    hand.apply(action("knock Kc"))
+    assert hand.is_over
+    assert hand.card_count() == 52
+
+
+def test_observation_shows_the_given_score_sheet() -> None:
+    from engine import ScoreSheet
+
+    sheet = ScoreSheet(100)
+    sheet.record_win(1, 25)  # the first win opens game I only
+    hand = knock_deal()
+    assert hand.observation(0, sheet).scores == ((0, 0, 0), (25, 0, 0))
+    assert hand.observation(0, sheet).hands_won == (0, 1)
+    assert hand.observation(1).scores == ((0, 0, 0), (0, 0, 0))

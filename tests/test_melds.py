@@ -430,3 +430,8 @@ def test_validate_arrangement_names_a_non_card_in_a_meld() -> None:
     hand = parse_cards("7c 7d 7h")
     with pytest.raises(InvalidMeldsError, match=r"^not a card in a meld: '7h'$"):
         validate_arrangement(hand, [[Card.parse("7c"), Card.parse("7d"), "7h"]])  # type: ignore[list-item]
+
+
+def test_best_arrangement_refuses_more_than_11_cards() -> None:
+    with pytest.raises(ValueError, match="at most 11 cards, got 12"):
+        best_arrangement(ALL_CARDS[:12])

@@ -262,3 +262,26 @@ def test_illegal_action_leaves_the_series_untouched() -> None:
             series.apply(bad)  # type: ignore[arg-type]
         assert json.dumps(series.log) == before_log
         assert [json.dumps(series.observation(s).to_dict()) for s in (0, 1)] == before_views
+
+
+def test_history_records_each_hands_dealer() -> None:
+    # FRIENDLY alternates the deal after every hand, dead hands included (RULES §5).
+    series = Series(7, FRIENDLY, max_hands=4)
+    play_series(series, random.Random(7))
+    first = first_dealer(7)
+    assert [record["dealer"] for record in series.history()] == [
+        (first + number) % 2 for number in range(len(series.hands))]
+
+
+def test_replay_errors_quote_a_bad_entry_up_to_300_characters() -> None:
+    from engine import ReplayError
+
+    start = Series(1).log[:2]  # series_start and hand_start
+    exact = "a" * 298  # its repr, with the quotes, is exactly 300 characters
+    with pytest.raises(ReplayError) as caught:
+        Series.replay([*start, exact])
+    assert f"log entry 2: expected an action event, got '{exact}';" in str(caught.value)
+    longer = "b" * 299  # repr 301 characters: cut to 297 and "..."
+    with pytest.raises(ReplayError) as caught:
+        Series.replay([*start, longer])
+    assert f"got '{'b' * 296}...;" in str(caught.value)
