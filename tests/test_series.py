@@ -285,3 +285,27 @@ def test_replay_errors_quote_a_bad_entry_up_to_300_characters() -> None:
     with pytest.raises(ReplayError) as caught:
         Series.replay([*start, longer])
     assert f"got '{'b' * 296}...;" in str(caught.value)
+
+
+def test_history_of_a_hand_in_progress() -> None:
+    series = Series(5, FRIENDLY, max_hands=3)
+    dealt = deal_hand(5, 1)
+    non_dealer = 1 - series.first_dealer
+    for text in ("pass", "pass", "draw stock"):
+        series.apply(Action.parse(text))
+    [record] = series.history()
+    assert record["hand"] == 1
+    assert record["deal"]["hands"] == [[str(card) for card in dealt.hands[0]],
+                                       [str(card) for card in dealt.hands[1]]]
+    assert record["deal"]["hands"][0] != record["deal"]["hands"][1]
+    assert record["deal"]["upcard"] == str(dealt.upcard)
+    stock = record["deal"]["stock"]
+    assert stock == [str(card) for card in dealt.stock]
+    # The stock is listed top first: the draw took its first card.
+    assert record["moves"] == [
+        {"seat": non_dealer, "action": "pass", "drawn": None},
+        {"seat": 1 - non_dealer, "action": "pass", "drawn": None},
+        {"seat": non_dealer, "action": "draw stock", "drawn": stock[0]},
+    ]
+    assert record["result"] is None
+    assert record["sheet_after"] is None
