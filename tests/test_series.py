@@ -309,3 +309,11 @@ def test_history_of_a_hand_in_progress() -> None:
     ]
     assert record["result"] is None
     assert record["sheet_after"] is None
+
+
+def test_replay_names_a_first_entry_that_is_not_the_start() -> None:
+    from engine import ReplayError
+
+    with pytest.raises(ReplayError, match=(
+            r"^log entry 0 must be the series_start event, got \{'type': 'hand_start'\}$")):
+        Series.replay([{"type": "hand_start"}])
