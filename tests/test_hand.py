@@ -504,3 +504,13 @@ def test_observation_shows_the_given_score_sheet() -> None:
     assert hand.observation(0, sheet).scores == ((0, 0, 0), (25, 0, 0))
     assert hand.observation(0, sheet).hands_won == (0, 1)
     assert hand.observation(1).scores == ((0, 0, 0), (0, 0, 0))
+
+
+def test_stock_is_listed_top_first() -> None:
+    hand = knock_deal(stock_top="9d 2h")
+    assert hand.stock()[:2] == parse_cards("9d 2h")
+    assert len(hand.stock()) == 31
+    for text in ("pass", "pass", "draw stock"):
+        hand.apply(action(text))
+    assert Card.parse("9d") in hand.cards(1)
+    assert hand.stock()[0] == Card.parse("2h")

@@ -317,3 +317,49 @@ def test_replay_names_a_first_entry_that_is_not_the_start() -> None:
     with pytest.raises(ReplayError, match=(
             r"^log entry 0 must be the series_start event, got \{'type': 'hand_start'\}$")):
         Series.replay([{"type": "hand_start"}])
+
+
+def test_series_result_to_dict_names_every_field() -> None:
+    from engine.series import SeriesResult
+
+    result = SeriesResult(
+        winner=1, games_won=(1, 2), game_winners=(1, 0, 1),
+        game_scores=((40, 110, 20), (105, 60, 100)), hands_won=(5, 7), points=(170, 265),
+        hands_played=13, capped=False,
+    )
+    assert result.to_dict() == {
+        "winner": 1, "games_won": [1, 2], "game_winners": [1, 0, 1],
+        "game_scores": [[40, 110, 20], [105, 60, 100]], "hands_won": [5, 7],
+        "points": [170, 265], "hands_played": 13, "capped": False,
+    }
+
+
+@pytest.mark.parametrize("log", [[], {"type": "series_start"}, "log"])
+def test_replay_refuses_a_log_that_is_not_a_non_empty_list(log: object) -> None:
+    from engine import ReplayError
+
+    with pytest.raises(ReplayError, match=r"^a series log must be a non-empty list of events$"):
+        Series.replay(log)  # type: ignore[arg-type]
+
+
+def test_replay_error_messages_in_full() -> None:
+    from engine import ReplayError
+
+    series = Series(3, FRIENDLY, max_hands=2)
+    series.apply(Action.parse("pass"))
+    log = json.loads(json.dumps(series.log))
+    dealer = log[1]["dealer"]
+    # An event of another type where an action belongs.
+    with pytest.raises(ReplayError) as caught:
+        Series.replay([log[0], log[1], {"type": "hand_start"}])
+    assert str(caught.value) == (
+        "log entry 2: expected an action event, got {'type': 'hand_start'}; "
+        "the replay produced 2 entries up to here")
+    # A changed entry: both versions quoted.
+    log[1]["dealer"] = 1 - dealer
+    with pytest.raises(ReplayError) as caught:
+        Series.replay(log)
+    assert str(caught.value) == (
+        f"log entry 1 differs from the replay: logged {{'type': 'hand_start', 'hand': 1, "
+        f"'dealer': {1 - dealer}}}, replayed {{'type': 'hand_start', 'hand': 1, "
+        f"'dealer': {dealer}}}")
