@@ -363,3 +363,20 @@ def test_replay_error_messages_in_full() -> None:
         f"log entry 1 differs from the replay: logged {{'type': 'hand_start', 'hand': 1, "
         f"'dealer': {1 - dealer}}}, replayed {{'type': 'hand_start', 'hand': 1, "
         f"'dealer': {dealer}}}")
+
+
+def test_a_finished_series_reports_each_games_own_winner() -> None:
+    # A series whose games were won by different seats, so no game's winner can stand
+    # in for another's; the per-game winners are the sheet's (pinned in test_scoresheet).
+    for seed in range(40):
+        series = Series(seed, FRIENDLY)
+        play_series(series, random.Random(seed))
+        result = series.result
+        assert result is not None
+        winners = tuple(series.sheet.game_winner(game) for game in range(3))
+        if not result.capped and winners[0] != winners[1] and winners[1] != winners[2]:
+            break
+    else:
+        pytest.fail("no seed gave games won by alternating seats")
+    assert result.game_winners == winners
+    assert result.games_won == (winners.count(0), winners.count(1))
