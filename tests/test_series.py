@@ -380,3 +380,5 @@ def test_a_finished_series_reports_each_games_own_winner() -> None:
         pytest.fail("no seed gave games won by alternating seats")
     assert result.game_winners == winners
     assert result.games_won == (winners.count(0), winners.count(1))
+    assert result.capped is False
+    assert result.to_dict()["capped"] is False
