@@ -382,3 +382,9 @@ def test_a_finished_series_reports_each_games_own_winner() -> None:
     assert result.games_won == (winners.count(0), winners.count(1))
     assert result.capped is False
     assert result.to_dict()["capped"] is False
+
+
+def test_the_first_hand_has_no_previous_result() -> None:
+    series = Series(2, FRIENDLY)
+    assert series.observation(0).last_hand_result is None
+    assert series.observation(1).last_hand_result is None
