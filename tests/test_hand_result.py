@@ -28,6 +28,10 @@ def test_to_dict_of_a_knock_names_the_discard_and_how_it_lies() -> None:
         assert data["knock_discard_face_down"] is face_down
         assert data["defender_deadwood_before_layoffs"] == 69
         assert data["layoffs"] == []
+        # Seat 0 defended with no meld; seat 1 knocked with three melds and the 9d.
+        assert [seat["deadwood"] for seat in data["exposed"]] == [69, 9]
+        assert data["exposed"][1]["deadwood_cards"] == ["9d"]
+        assert data["exposed"][0]["melds"] == []
 
 
 def test_to_dict_of_a_dead_hand_has_no_knock_discard() -> None:
