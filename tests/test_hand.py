@@ -15,6 +15,7 @@ from engine import (
     Hand,
     IllegalActionError,
     Phase,
+    Profile,
     min_deadwood,
     parse_cards,
     settle,
@@ -514,3 +515,48 @@ def test_stock_is_listed_top_first() -> None:
         hand.apply(action(text))
     assert Card.parse("9d") in hand.cards(1)
     assert hand.stock()[0] == Card.parse("2h")
+
+
+# ------------------------------------------------------------------ the result as logged
+# (engine.hand_result; kept here because `make mutation` runs this file. OTHER has no
+# meld and nothing to lay off on KNOCKER's melds: 69 deadwood.)
+
+def knocked(profile: Profile) -> Hand:
+    """Seat 1 draws 9d and knocks with Kc, keeping 9 deadwood."""
+    hand = Hand(make_deal(OTHER, KNOCKER, "Qd", "9d"), dealer=0, profile=profile)
+    for text in ("pass", "pass", "draw stock", "knock Kc"):
+        hand.apply(action(text))
+    return hand
+
+
+def test_to_dict_of_a_knock_names_the_discard_and_how_it_lies() -> None:
+    for profile, face_down in ((FRIENDLY, True), (CLASSIC, False)):
+        result = knocked(profile).result
+        assert result is not None
+        data = result.to_dict()
+        assert data["knock_discard"] == "Kc"
+        assert data["knock_discard_face_down"] is face_down
+        assert data["defender_deadwood_before_layoffs"] == 69
+        assert data["layoffs"] == []
+        # Seat 0 defended with no meld; seat 1 knocked with three melds and the 9d.
+        assert [seat["deadwood"] for seat in data["exposed"]] == [69, 9]
+        assert data["exposed"][1]["deadwood_cards"] == ["9d"]
+        assert data["exposed"][0]["melds"] == []
+
+
+def test_to_dict_of_a_dead_hand_has_no_knock_discard() -> None:
+    hand = Hand(make_deal(OTHER, KNOCKER, "Qd"), dealer=0, profile=FRIENDLY)
+    hand.apply(action("pass"))
+    hand.apply(action("pass"))
+    while not hand.is_over:
+        hand.apply(action("draw stock"))
+        seat = hand.current_player
+        assert seat is not None
+        drawn = hand.moves[-1].drawn
+        hand.apply(action(f"discard {drawn}"))
+    result = hand.result
+    assert result is not None
+    data = result.to_dict()
+    assert data["knock_discard"] is None
+    assert data["knock_discard_face_down"] is False
+    assert data["defender_deadwood_before_layoffs"] is None
