@@ -84,3 +84,18 @@ def test_cards_sort_by_suit_then_rank_and_are_immutable() -> None:
         Card.parse("As").rank = 2  # type: ignore[misc]
     with pytest.raises(ValueError, match=r"rank must be 1\.\.13"):
         Card(14, 0)
+
+
+def test_repr_is_the_parse_call() -> None:
+    assert repr(Card.parse("Td")) == "Card.parse('Td')"
+
+
+def test_comparisons_with_an_equal_card_and_across_suits() -> None:
+    ace, same = Card.parse("As"), Card.parse("As")
+    assert ace <= same and ace >= same
+    assert not ace < same and not ace > same
+    king_of_clubs, ace_of_diamonds = Card.parse("Kc"), Card.parse("Ad")
+    # Suit first, then rank: every club sorts before every diamond.
+    assert king_of_clubs < ace_of_diamonds and king_of_clubs <= ace_of_diamonds
+    assert ace_of_diamonds > king_of_clubs and ace_of_diamonds >= king_of_clubs
+    assert not king_of_clubs >= ace_of_diamonds and not ace_of_diamonds <= king_of_clubs

@@ -15,6 +15,7 @@ from engine import (
     Hand,
     IllegalActionError,
     Phase,
+    Profile,
     min_deadwood,
     parse_cards,
     settle,
@@ -407,3 +408,155 @@ def test_legal_actions_returns_a_fresh_list() -> None:
     hand.legal_actions().clear()
     assert hand.legal_actions() == [Action.draw_discard(), Action.pass_()]
     assert all(isinstance(a.kind, ActionKind) for a in hand.legal_actions())
+
+
+# ------------------------------------------------------------------ the cheap "cannot knock" proof
+# engine.hand builds its suit tables at import; the test rebuilds them by calling the
+# builder, so a mistake in it cannot hide behind the import-time copy.
+
+def test_suit_tables_follow_the_rules_for_every_suit_mask() -> None:
+    from engine import hand as hand_module
+
+    in_run, value_sum, value_max = hand_module._suit_tables()
+    assert len(in_run) == len(value_sum) == len(value_max) == 8192
+    for bits in range(8192):
+        ranks = [rank for rank in range(13) if bits >> rank & 1]
+        # A card is in a run of 3+ when it and two neighbours on one side or both are held.
+        expected_in_run = 0
+        for low in range(11):
+            if all(bits >> (low + step) & 1 for step in range(3)):
+                expected_in_run |= 0b111 << low
+        values = [min(rank + 1, 10) for rank in ranks]
+        assert in_run[bits] == expected_in_run, bits
+        assert value_sum[bits] == sum(values), bits
+        assert value_max[bits] == (max(values) if values else 0), bits
+
+
+def _mask(text: str) -> int:
+    return sum(card.bit for card in parse_cards(text))
+
+
+# Eight loose cards (no run, no rank three times): 41 in all, the largest a 10.
+LOOSE_EIGHT = "Ac 3d 5h 7s 9c Jd 2h 4s"
+
+
+@pytest.mark.parametrize("kings", ["Kc Kd Kh", "Kc Kd Ks", "Kc Kh Ks", "Kd Kh Ks"])
+def test_cannot_knock_sees_a_set_in_any_three_suits(kings: str) -> None:
+    from engine.hand import cannot_knock
+
+    mask = _mask(f"{kings} {LOOSE_EIGHT}")
+    # The kings may form a set, so only the eight loose cards count: 41 - 10 = 31.
+    assert not cannot_knock(mask, 31)
+    assert cannot_knock(mask, 30)
+
+
+def test_cannot_knock_sees_a_run_and_counts_two_in_a_row_as_loose() -> None:
+    from engine.hand import cannot_knock
+
+    # 4h 5h 6h may form a run; Jd Qd are only two in a row, so they stay loose.
+    mask = _mask("4h 5h 6h Ac 3d 7s 9c Jd 2s Kc Qd")
+    # Loose: A 3 7 9 J 2 K Q = 52; minus the largest (10) = 42.
+    assert not cannot_knock(mask, 42)
+    assert cannot_knock(mask, 41)
+
+
+def test_cannot_knock_with_every_card_loose() -> None:
+    from engine.hand import cannot_knock
+
+    mask = _mask("Kc Qd Jh Ts 9c 8d 7h 6s 5c 4d 3h")
+    # 82 in all; the best discard is a 10, leaving 72.
+    assert not cannot_knock(mask, 72)
+    assert cannot_knock(mask, 71)
+    # The same hand with the spades and clubs swapped (the suits are read one by one).
+    assert not cannot_knock(_mask("Ks Qd Jh Tc 9s 8d 7h 6c 5s 4d 3h"), 72)
+    assert cannot_knock(_mask("Ks Qd Jh Tc 9s 8d 7h 6c 5s 4d 3h"), 71)
+
+
+# ------------------------------------------------------------------ reading helpers
+
+def test_knock_cards_lists_the_knock_discards_only_in_the_discard_phase() -> None:
+    hand = knock_deal()
+    assert hand.knock_cards() == []  # upcard offer
+    hand.apply(action("pass"))
+    hand.apply(action("pass"))
+    assert hand.knock_cards() == []  # draw phase
+    hand.apply(action("draw stock"))  # 9d: discarding Kc leaves 9, discarding 9d leaves 10
+    assert hand.knock_cards() == parse_cards("Kc 9d")  # sorted: clubs before diamonds
+
+
+@pytest.mark.parametrize("profile", [FRIENDLY, CLASSIC], ids=["face-down", "face-up"])
+def test_card_count_is_52_before_and_after_a_knock(profile: object) -> None:
+    hand = Hand(make_deal(OTHER, KNOCKER, "Qd", "9d"), dealer=0, profile=profile)  # type: ignore[arg-type]
+    assert hand.card_count() == 52
+    for text in ("pass", "pass", "draw stock"):
+        hand.apply(action(text))
+    assert hand.card_count() == 52
+    hand.apply(action("knock Kc"))
+    assert hand.is_over
+    assert hand.card_count() == 52
+
+
+def test_observation_shows_the_given_score_sheet() -> None:
+    from engine import ScoreSheet
+
+    sheet = ScoreSheet(100)
+    sheet.record_win(1, 25)  # the first win opens game I only
+    hand = knock_deal()
+    assert hand.observation(0, sheet).scores == ((0, 0, 0), (25, 0, 0))
+    assert hand.observation(0, sheet).hands_won == (0, 1)
+    assert hand.observation(1).scores == ((0, 0, 0), (0, 0, 0))
+
+
+def test_stock_is_listed_top_first() -> None:
+    hand = knock_deal(stock_top="9d 2h")
+    assert hand.stock()[:2] == parse_cards("9d 2h")
+    assert len(hand.stock()) == 31
+    for text in ("pass", "pass", "draw stock"):
+        hand.apply(action(text))
+    assert Card.parse("9d") in hand.cards(1)
+    assert hand.stock()[0] == Card.parse("2h")
+
+
+# ------------------------------------------------------------------ the result as logged
+# (engine.hand_result; kept here because `make mutation` runs this file. OTHER has no
+# meld and nothing to lay off on KNOCKER's melds: 69 deadwood.)
+
+def knocked(profile: Profile) -> Hand:
+    """Seat 1 draws 9d and knocks with Kc, keeping 9 deadwood."""
+    hand = Hand(make_deal(OTHER, KNOCKER, "Qd", "9d"), dealer=0, profile=profile)
+    for text in ("pass", "pass", "draw stock", "knock Kc"):
+        hand.apply(action(text))
+    return hand
+
+
+def test_to_dict_of_a_knock_names_the_discard_and_how_it_lies() -> None:
+    for profile, face_down in ((FRIENDLY, True), (CLASSIC, False)):
+        result = knocked(profile).result
+        assert result is not None
+        data = result.to_dict()
+        assert data["knock_discard"] == "Kc"
+        assert data["knock_discard_face_down"] is face_down
+        assert data["defender_deadwood_before_layoffs"] == 69
+        assert data["layoffs"] == []
+        # Seat 0 defended with no meld; seat 1 knocked with three melds and the 9d.
+        assert [seat["deadwood"] for seat in data["exposed"]] == [69, 9]
+        assert data["exposed"][1]["deadwood_cards"] == ["9d"]
+        assert data["exposed"][0]["melds"] == []
+
+
+def test_to_dict_of_a_dead_hand_has_no_knock_discard() -> None:
+    hand = Hand(make_deal(OTHER, KNOCKER, "Qd"), dealer=0, profile=FRIENDLY)
+    hand.apply(action("pass"))
+    hand.apply(action("pass"))
+    while not hand.is_over:
+        hand.apply(action("draw stock"))
+        seat = hand.current_player
+        assert seat is not None
+        drawn = hand.moves[-1].drawn
+        hand.apply(action(f"discard {drawn}"))
+    result = hand.result
+    assert result is not None
+    data = result.to_dict()
+    assert data["knock_discard"] is None
+    assert data["knock_discard_face_down"] is False
+    assert data["defender_deadwood_before_layoffs"] is None

@@ -4,6 +4,7 @@ independent brute force in tests/brute_force.py and the checked-in fixture."""
 from __future__ import annotations
 
 import json
+from itertools import combinations
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from engine.melds import (
     best_arrangement,
     best_discards,
     deadwood_after_each_discard,
+    deadwood_of,
     is_valid_meld,
     min_deadwood,
     validate_arrangement,
@@ -298,3 +300,138 @@ def test_validate_arrangement_names_the_problem(melds: list[str], message: str) 
 
 def test_invalid_melds_error_is_a_value_error() -> None:
     assert issubclass(InvalidMeldsError, ValueError)
+
+
+# -- the lookup tables built at import ------------------------------------------
+# engine.melds builds its tables once, at import; these tests rebuild them by calling
+# the builders and compare against a plain reading of the rules (RULES §2), so a
+# mistake in a builder cannot hide behind the import-time copy.
+
+def _values_by_rules(ranks: list[int]) -> int:
+    """Deadwood value of cards of the given 0-based ranks (ace 1, faces 10)."""
+    return sum(min(rank + 1, 10) for rank in ranks)
+
+
+def _runs_by_rules(suit_mask: int) -> list[int]:
+    """The 0-based ranks in a suit mask that lie in some stretch of 3+ consecutive ranks."""
+    ranks = [rank for rank in range(13) if suit_mask >> rank & 1]
+    in_runs: list[int] = []
+    stretch: list[int] = []
+    for rank in [*ranks, 99]:  # 99 closes the last stretch
+        if stretch and rank != stretch[-1] + 1:
+            if len(stretch) >= 3:
+                in_runs.extend(stretch)
+            stretch = []
+        stretch.append(rank)
+    return in_runs
+
+
+def test_run_tables_follow_the_rules_for_every_suit_mask() -> None:
+    from engine import melds
+
+    run_value, run_cards, drop_gain, drop_cards = melds._build_run_tables()
+    assert len(run_value) == len(run_cards) == len(drop_gain) == len(drop_cards) == 8192
+    for mask in range(8192):
+        runs = _runs_by_rules(mask)
+        assert run_value[mask] == _values_by_rules(runs), mask
+        assert run_cards[mask] == sum(1 << rank for rank in runs), mask
+    # A discard's gain: its value plus what the runs lose (RULES §2 deadwood).
+    for mask in range(1, 8192):
+        gains = {
+            rank: min(rank + 1, 10) + _values_by_rules(_runs_by_rules(mask & ~(1 << rank)))
+            - _values_by_rules(_runs_by_rules(mask))
+            for rank in range(13) if mask >> rank & 1
+        }
+        best = max(gains.values())
+        assert drop_gain[mask] == best, mask
+        assert drop_cards[mask] == sum(1 << rank for rank, gain in gains.items()
+                                       if gain == best), mask
+    assert drop_gain[0] == melds._NO_CARD_GAIN
+    assert drop_cards[0] == 0
+
+
+def test_run_tables_hand_checked_entries() -> None:
+    from engine import melds
+
+    run_value, run_cards, drop_gain, drop_cards = melds._build_run_tables()
+    a23 = 0b111
+    assert (run_value[a23], run_cards[a23]) == (6, 0b111)
+    assert (drop_gain[a23], drop_cards[a23]) == (-3, 0b100)  # drop the 3: gain 3 - 6
+    # A 2 3 . 5 6 7 8: both stretches are runs (6 + 26); dropping the 5 or the 8 keeps
+    # 6 7 8 or 5 6 7 melded, so each gains 0 (its value back, the same value unmelded).
+    a_to_8 = 0b11110111
+    assert (run_value[a_to_8], run_cards[a_to_8]) == (32, a_to_8)
+    assert (drop_gain[a_to_8], drop_cards[a_to_8]) == (0, 0b10010000)
+    # J Q K with the 9: the 9 is idle and is the best discard.
+    jqk9 = 0b1110100000000
+    assert (run_value[jqk9], run_cards[jqk9]) == (30, 0b1110000000000)
+    assert (drop_gain[jqk9], drop_cards[jqk9]) == (9, 0b0000100000000)
+    # Two idle tens-valued cards tie: both are listed.
+    tk = (1 << 9) | (1 << 12)
+    assert (run_value[tk], drop_gain[tk], drop_cards[tk]) == (0, 10, tk)
+
+
+def _set_options_by_rules(rank: int, pattern: int) -> set[tuple[int, int]]:
+    all_ones = (1 << 52) - 1
+    suits = [suit for suit in range(4) if pattern >> suit & 1]
+    options = {(0, all_ones)}
+    if len(suits) >= 3:
+        for size in range(3, len(suits) + 1):
+            for subset in combinations(suits, size):
+                taken = sum(1 << (suit * 13 + rank) for suit in subset)
+                options.add((min(rank + 1, 10) * size, all_ones ^ taken))
+    return options
+
+
+def test_set_options_follow_the_rules_for_every_rank_and_suit_pattern() -> None:
+    from engine import melds
+
+    options = melds._build_set_options()
+    assert len(options) == 13 * 16
+    for rank in range(13):
+        for pattern in range(16):
+            choices = options[rank * 16 + pattern]
+            assert choices[0] == (0, (1 << 52) - 1), (rank, pattern)  # "no set" first
+            assert len(set(choices)) == len(choices), (rank, pattern)
+            assert set(choices) == _set_options_by_rules(rank, pattern), (rank, pattern)
+
+
+def test_set_options_hand_checked_entries() -> None:
+    from engine import melds
+
+    options = melds._build_set_options()
+    all_ones = (1 << 52) - 1
+    # Sevens (rank index 6) in clubs, diamonds and spades: no set, or the set of three.
+    sevens = options[6 * 16 + 0b1011]
+    assert sevens == ((0, all_ones), (21, all_ones ^ ((1 << 6) | (1 << 19) | (1 << 45))))
+    # Four kings: no set, all four (40), then each three (30) leaving one king out.
+    kings = options[12 * 16 + 0b1111]
+    assert [value for value, _ in kings] == [0, 40, 30, 30, 30, 30]
+    assert kings[2][1] == all_ones ^ ((1 << 25) | (1 << 38) | (1 << 51))  # leaves the club
+    # Two aces: no set possible.
+    assert options[0 * 16 + 0b0101] == ((0, all_ones),)
+
+
+# -- small helpers and validation messages ----------------------------------------
+
+def test_deadwood_of_counts_the_cards_outside_the_melds() -> None:
+    hand = parse_cards("7c 7d 7h As 2s 3s 9d Kh")
+    assert deadwood_of(hand, [parse_cards("7c 7d 7h")]) == 1 + 2 + 3 + 9 + 10
+    assert deadwood_of(hand, [parse_cards("7c 7d 7h"), parse_cards("As 2s 3s")]) == 19
+    assert deadwood_of(hand, []) == 21 + 6 + 19
+
+
+def test_a_list_holding_non_cards_is_not_a_meld() -> None:
+    assert not is_valid_meld(["7c", "7d", "7h"])  # type: ignore[list-item]
+    assert not is_valid_meld([Card.parse("7c"), Card.parse("7d"), "7h"])  # type: ignore[list-item]
+
+
+def test_validate_arrangement_names_a_non_card_in_a_meld() -> None:
+    hand = parse_cards("7c 7d 7h")
+    with pytest.raises(InvalidMeldsError, match=r"^not a card in a meld: '7h'$"):
+        validate_arrangement(hand, [[Card.parse("7c"), Card.parse("7d"), "7h"]])  # type: ignore[list-item]
+
+
+def test_best_arrangement_refuses_more_than_11_cards() -> None:
+    with pytest.raises(ValueError, match="at most 11 cards, got 12"):
+        best_arrangement(ALL_CARDS[:12])

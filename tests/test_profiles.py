@@ -98,3 +98,51 @@ def test_from_dict_rejects_missing_unknown_and_bad_fields() -> None:
         Profile.from_dict({**FRIENDLY.to_dict(), "knock_limit": 99})
     with pytest.raises(ProfileError, match="must be a mapping"):
         Profile.from_dict(["friendly"])  # type: ignore[arg-type]
+
+
+# -- exact messages and boundaries (mutation testing) ------------------------------
+
+ALL_FIELDS = ("name, knock_limit, gin_bonus, undercut_bonus, game_target, "
+              "ban_discarding_taken_card, dead_hand_redeal_same_dealer, winner_deals_next, "
+              "knock_discard_face_down, dead_hand_stock_size")
+
+
+def test_derive_names_unknown_fields_and_the_known_ones() -> None:
+    with pytest.raises(ProfileError) as caught:
+        FRIENDLY.derive(zz=1, aa=2)
+    assert str(caught.value) == f"unknown profile field(s): aa, zz (known: {ALL_FIELDS})"
+
+
+def test_derived_names_list_the_changes_sorted_with_flags_as_true_false() -> None:
+    assert FRIENDLY.derive(undercut_bonus=20, knock_limit=8).name == (
+        "friendly[knock_limit=8,undercut_bonus=20]")
+    assert FRIENDLY.derive(winner_deals_next=True, knock_discard_face_down=False).name == (
+        "friendly[knock_discard_face_down=false,winner_deals_next=true]")
+
+
+def test_from_dict_messages_in_full() -> None:
+    with pytest.raises(ProfileError, match=r"^a profile must be a mapping of fields, got list$"):
+        Profile.from_dict([])  # type: ignore[arg-type]
+    data = FRIENDLY.to_dict()
+    with pytest.raises(ProfileError, match=r"^unknown profile field\(s\): a, b$"):
+        Profile.from_dict({**data, "b": 1, "a": 2})
+    del data["undercut_bonus"], data["gin_bonus"]
+    with pytest.raises(ProfileError,
+                       match=r"^missing profile field\(s\): gin_bonus, undercut_bonus$"):
+        Profile.from_dict(data)
+
+
+def test_name_and_number_bounds_are_inclusive() -> None:
+    assert Profile(name="n" * 64).name == "n" * 64
+    with pytest.raises(ProfileError, match="at most 64 characters"):
+        Profile(name="n" * 65)
+    assert Profile(name="low", knock_limit=0, game_target=1, gin_bonus=0).knock_limit == 0
+    with pytest.raises(ProfileError, match=r"^profile field game_target must be between 1 and"):
+        Profile(name="low", game_target=0)
+
+
+def test_get_profile_messages_in_full() -> None:
+    with pytest.raises(ProfileError, match=r"^profile name must be a string, got 3$"):
+        get_profile(3)  # type: ignore[arg-type]
+    with pytest.raises(ProfileError, match=r"^unknown profile 'x' \(known: friendly, classic\)$"):
+        get_profile("x")

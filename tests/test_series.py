@@ -262,3 +262,129 @@ def test_illegal_action_leaves_the_series_untouched() -> None:
             series.apply(bad)  # type: ignore[arg-type]
         assert json.dumps(series.log) == before_log
         assert [json.dumps(series.observation(s).to_dict()) for s in (0, 1)] == before_views
+
+
+def test_history_records_each_hands_dealer() -> None:
+    # FRIENDLY alternates the deal after every hand, dead hands included (RULES §5).
+    series = Series(7, FRIENDLY, max_hands=4)
+    play_series(series, random.Random(7))
+    first = first_dealer(7)
+    assert [record["dealer"] for record in series.history()] == [
+        (first + number) % 2 for number in range(len(series.hands))]
+
+
+def test_replay_errors_quote_a_bad_entry_up_to_300_characters() -> None:
+    from engine import ReplayError
+
+    start = Series(1).log[:2]  # series_start and hand_start
+    exact = "a" * 298  # its repr, with the quotes, is exactly 300 characters
+    with pytest.raises(ReplayError) as caught:
+        Series.replay([*start, exact])
+    assert f"log entry 2: expected an action event, got '{exact}';" in str(caught.value)
+    longer = "b" * 299  # repr 301 characters: cut to 297 and "..."
+    with pytest.raises(ReplayError) as caught:
+        Series.replay([*start, longer])
+    assert f"got '{'b' * 296}...;" in str(caught.value)
+
+
+def test_history_of_a_hand_in_progress() -> None:
+    series = Series(5, FRIENDLY, max_hands=3)
+    dealt = deal_hand(5, 1)
+    non_dealer = 1 - series.first_dealer
+    for text in ("pass", "pass", "draw stock"):
+        series.apply(Action.parse(text))
+    [record] = series.history()
+    assert record["hand"] == 1
+    assert record["deal"]["hands"] == [[str(card) for card in dealt.hands[0]],
+                                       [str(card) for card in dealt.hands[1]]]
+    assert record["deal"]["hands"][0] != record["deal"]["hands"][1]
+    assert record["deal"]["upcard"] == str(dealt.upcard)
+    stock = record["deal"]["stock"]
+    assert stock == [str(card) for card in dealt.stock]
+    # The stock is listed top first: the draw took its first card.
+    assert record["moves"] == [
+        {"seat": non_dealer, "action": "pass", "drawn": None},
+        {"seat": 1 - non_dealer, "action": "pass", "drawn": None},
+        {"seat": non_dealer, "action": "draw stock", "drawn": stock[0]},
+    ]
+    assert record["result"] is None
+    assert record["sheet_after"] is None
+
+
+def test_replay_names_a_first_entry_that_is_not_the_start() -> None:
+    from engine import ReplayError
+
+    with pytest.raises(ReplayError, match=(
+            r"^log entry 0 must be the series_start event, got \{'type': 'hand_start'\}$")):
+        Series.replay([{"type": "hand_start"}])
+
+
+def test_series_result_to_dict_names_every_field() -> None:
+    from engine.series import SeriesResult
+
+    result = SeriesResult(
+        winner=1, games_won=(1, 2), game_winners=(1, 0, 1),
+        game_scores=((40, 110, 20), (105, 60, 100)), hands_won=(5, 7), points=(170, 265),
+        hands_played=13, capped=False,
+    )
+    assert result.to_dict() == {
+        "winner": 1, "games_won": [1, 2], "game_winners": [1, 0, 1],
+        "game_scores": [[40, 110, 20], [105, 60, 100]], "hands_won": [5, 7],
+        "points": [170, 265], "hands_played": 13, "capped": False,
+    }
+
+
+@pytest.mark.parametrize("log", [[], {"type": "series_start"}, "log"])
+def test_replay_refuses_a_log_that_is_not_a_non_empty_list(log: object) -> None:
+    from engine import ReplayError
+
+    with pytest.raises(ReplayError, match=r"^a series log must be a non-empty list of events$"):
+        Series.replay(log)  # type: ignore[arg-type]
+
+
+def test_replay_error_messages_in_full() -> None:
+    from engine import ReplayError
+
+    series = Series(3, FRIENDLY, max_hands=2)
+    series.apply(Action.parse("pass"))
+    log = json.loads(json.dumps(series.log))
+    dealer = log[1]["dealer"]
+    # An event of another type where an action belongs.
+    with pytest.raises(ReplayError) as caught:
+        Series.replay([log[0], log[1], {"type": "hand_start"}])
+    assert str(caught.value) == (
+        "log entry 2: expected an action event, got {'type': 'hand_start'}; "
+        "the replay produced 2 entries up to here")
+    # A changed entry: both versions quoted.
+    log[1]["dealer"] = 1 - dealer
+    with pytest.raises(ReplayError) as caught:
+        Series.replay(log)
+    assert str(caught.value) == (
+        f"log entry 1 differs from the replay: logged {{'type': 'hand_start', 'hand': 1, "
+        f"'dealer': {1 - dealer}}}, replayed {{'type': 'hand_start', 'hand': 1, "
+        f"'dealer': {dealer}}}")
+
+
+def test_a_finished_series_reports_each_games_own_winner() -> None:
+    # A series whose games were won by different seats, so no game's winner can stand
+    # in for another's; the per-game winners are the sheet's (pinned in test_scoresheet).
+    for seed in range(40):
+        series = Series(seed, FRIENDLY)
+        play_series(series, random.Random(seed))
+        result = series.result
+        assert result is not None
+        winners = tuple(series.sheet.game_winner(game) for game in range(3))
+        if not result.capped and winners[0] != winners[1] and winners[1] != winners[2]:
+            break
+    else:
+        pytest.fail("no seed gave games won by alternating seats")
+    assert result.game_winners == winners
+    assert result.games_won == (winners.count(0), winners.count(1))
+    assert result.capped is False
+    assert result.to_dict()["capped"] is False
+
+
+def test_the_first_hand_has_no_previous_result() -> None:
+    series = Series(2, FRIENDLY)
+    assert series.observation(0).last_hand_result is None
+    assert series.observation(1).last_hand_result is None
