@@ -2,12 +2,15 @@
 handler, and turn every failure into a message and an exit status.
 
 Bad arguments or input print ``error: ...`` and exit 2; an unreachable server or
-another failure exits 1; an interrupt exits 130.
+another failure exits 1; an interrupt exits 130; a closed output pipe ends the
+command quietly (exit 1, no traceback).
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import sys
 from collections.abc import Sequence
 from typing import Final
 
@@ -57,6 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = code.name if code is not None else "ERROR"
         error_console.print(f"error: {neutralise(details or '')} ({name})", soft_wrap=True)
         return 2 if code in USAGE_ERRORS else 1
+    except BrokenPipeError:  # the reader went away (`arena series list | head`): end quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush is silent
+        return 1  # as rich's own console does when its reader goes away
     except KeyboardInterrupt:
         error_console.print("interrupted; a season left running resumes when `arena serve` "
                             "starts on the same database (or `arena season start ID`)")

@@ -38,6 +38,7 @@ from arena.cli.season_options import season_config_message
 from arena.core.defaults import DEFAULT_DB, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
 from arena.core.manifest import BotManifest, ManifestError
 from arena.core.settings import DEFAULT_SANDBOX, ConfigError
+from arena.core.text import unknown_name
 
 if TYPE_CHECKING:
     from arena.execution import ExecutorFactory
@@ -187,7 +188,8 @@ def season_request(client: ArenaClient, references: Sequence[str],
         matches = [bot_id for bot_id, bot_name in registry
                    if (bot_id if "@" in reference else bot_name) == reference]
         if not matches:
-            raise CliError(f"unknown bot {reference!r} (see `arena bots list`)")
+            raise CliError(unknown_name("bot", reference, [name for pair in registry
+                                                           for name in pair], "arena bots list"))
         return matches[-1]
 
     def manifest_of(bot_id: str) -> BotManifest:  # a folder of this command, else registered

@@ -11,7 +11,9 @@ it must escape (``rich.markup.escape``) whatever it got from here.
 
 from __future__ import annotations
 
+import difflib
 import unicodedata
+from collections.abc import Iterable
 from typing import Final
 
 # Unicode categories never shown as themselves: controls, format characters (bidi
@@ -81,3 +83,12 @@ def first_forbidden(text: str, *, multiline: bool = False) -> str | None:
         name = "NUL" if char == "\x00" else unicodedata.name(char, "a control character")
         return f"{name} ({_escape(char)}) at position {position}"
     return None
+
+
+def unknown_name(kind: str, name: str, known: Iterable[str], listing: str) -> str:
+    """``unknown bot 'gredy'; did you mean 'greedy'? (see `arena bots list`)``: the
+    message for a name that is not there, naming the closest known one when one is
+    close (a typo), and the command that lists them."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown {kind} {bounded(name, QUOTE_CHARS)!r}{hint} (see `{listing}`)"

@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from arena.core.series import SeriesOutcome
 from arena.core.status import SeasonStatus
-from arena.core.text import safe_text
+from arena.core.text import safe_text, unknown_name
 from arena.storage.bot_files import copy_bot_files
 from arena.storage.logs import decode_log, encode_log
 from arena.storage.migrations import migrate
@@ -90,6 +90,9 @@ class Storage:
         with self._lock:
             return self._connection.execute(sql, params).fetchall()
 
+    def _bot_names(self) -> list[str]:
+        return [row[0] for row in self._query("SELECT name FROM bots UNION SELECT id FROM bots")]
+
     def _migrate(self) -> None:
         with self._lock:
             migrate(self._connection, self.path)
@@ -142,7 +145,7 @@ class Storage:
     def get_bot(self, bot_id: str) -> BotRecord:
         rows = self._query("SELECT * FROM bots WHERE id=?", (bot_id,))
         if not rows:
-            raise NotFoundError(f"unknown bot {bot_id!r} (see `arena bots list`)")
+            raise NotFoundError(unknown_name("bot", bot_id, self._bot_names(), "arena bots list"))
         return _bot(rows[0])
 
     def resolve_bot(self, reference: str) -> BotRecord:
@@ -152,7 +155,7 @@ class Storage:
         rows = self._query("SELECT * FROM bots WHERE name=? ORDER BY seq DESC LIMIT 1",
                            (reference,))
         if not rows:
-            raise NotFoundError(f"unknown bot {reference!r} (see `arena bots list`)")
+            return self.get_bot(reference)  # unknown: its error names the closest bot
         return _bot(rows[0])
 
     # ------------------------------------------------------------ seasons

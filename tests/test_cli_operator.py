@@ -1,0 +1,87 @@
+"""What operators see (issue 10, point 7): an unknown bot name suggests the closest
+registered one, and a closed output pipe ends a command quietly."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from arena_helpers import make_bot_folder
+from fake_runner import run_fake_series
+from hollywood.arena.v1 import arena_pb2
+
+from arena.cli import main
+from arena.cli.client import ArenaClient
+from arena.core.text import unknown_name
+from arena.server.app import RunningServer, start_server
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningServer]:
+    running = start_server(tmp_path / "arena.db", port=0, resume=False,
+                           runner_factory=lambda config: run_fake_series)
+    with ArenaClient(running.address, running.token) as client:
+        for name in ("greedy", "random"):
+            folder = make_bot_folder(tmp_path / "bots", name)
+            client.stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(folder)),
+                                    metadata=client.auth)
+    yield running
+    running.stop(grace=None)
+
+
+def test_the_message_names_the_closest_known_name() -> None:
+    assert unknown_name("bot", "gredy", ["greedy", "random"], "arena bots list") == (
+        "unknown bot 'gredy'; did you mean 'greedy'? (see `arena bots list`)")
+    assert unknown_name("bot", "zzz", ["greedy", "random"], "arena bots list") == (
+        "unknown bot 'zzz' (see `arena bots list`)")
+
+
+def test_a_mistyped_bot_gets_a_suggestion_from_the_server(
+    server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["season", "create", "--server", server.address, "--token", server.token,
+                 "--bots", "gredy", "random", "--hold"])
+    assert code == 2
+    assert "unknown bot 'gredy'; did you mean 'greedy'?" in capsys.readouterr().err
+    code = main(["season", "create", "--server", server.address, "--token", server.token,
+                 "--bots", "greedy@1.0.1", "random", "--hold"])
+    assert code == 2
+    assert "did you mean 'greedy@1.0.0'?" in capsys.readouterr().err
+
+
+def test_a_mistyped_bot_gets_a_suggestion_from_season_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = make_bot_folder(tmp_path / "bots", "greedy")
+    code = main(["season", "run", "--db", str(tmp_path / "a.db"), "--no-http",
+                 "--bots", str(folder), "gredy"])
+    assert code == 2
+    assert "did you mean 'greedy'?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_a_closed_output_pipe_ends_the_command_quietly(
+    server: RunningServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    as_json: bool,
+) -> None:
+    reader, writer = os.pipe()
+    os.close(reader)  # nobody reads: every write raises BrokenPipeError
+    saved = os.dup(1)
+    closed = open(writer, "w", buffering=1)  # noqa: SIM115 (closed below)
+    argv = ["bots", "list", "--server", server.address] + (["--json"] if as_json else [])
+    try:
+        monkeypatch.setattr(sys, "stdout", closed)
+        try:
+            code = main(argv)
+        except SystemExit as exit_:  # rich's console ends a table write this way
+            code = int(exit_.code or 0)
+    finally:
+        monkeypatch.undo()
+        os.dup2(saved, 1)
+        os.close(saved)
+        closed.close()
+    assert code == 1
+    assert "Traceback" not in capsys.readouterr().err
