@@ -153,3 +153,23 @@ def test_an_unknown_season_has_no_standings(tmp_path: Path) -> None:
     with pytest.raises(NotFoundError):
         StandingsBoard(storage).snapshot(7)
     storage.close()
+
+
+def test_the_website_shows_the_servers_standings_when_results_come_out_of_plan_order(
+        tmp_path: Path) -> None:
+    """Ratings depend on the order results are applied in: the website reads the
+    stored results in storage order, as the server's live standings apply them."""
+    from arena.web.views import read_standings
+
+    rng = random.Random(7)
+    storage = Storage(tmp_path / "a.db")
+    season_id = season_with_plan(storage)
+    order = storage.planned_series(season_id)
+    rng.shuffle(order)
+    for series in order:
+        assert storage.store_result(  # type: ignore[arg-type]
+            series, random_outcome(rng, series.id), {"name": "friendly"})
+    live = StandingsBoard(storage).update(season_id).standings
+    shown_on_the_site = read_standings(storage, storage.get_season(season_id))
+    assert shown_on_the_site.to_dict() == live.to_dict()
+    storage.close()

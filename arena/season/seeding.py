@@ -21,7 +21,8 @@ def current_ratings(storage: Storage, bot_ids: Sequence[str]) -> dict[str, float
         missing = [bot for bot in bot_ids if bot not in ratings and bot in season.bot_ids]
         if not missing:
             continue
-        table = compute_standings(season.bot_ids, storage.results(season.id))
+        # Storage order: the order the server's standings apply results in.
+        table = compute_standings(season.bot_ids, storage.results_stored_after(season.id))
         for bot in missing:
             ratings[bot] = table.row(bot).rating_ordinal
         if len(ratings) == len(bot_ids):

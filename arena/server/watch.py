@@ -63,8 +63,7 @@ class StandingsMessages:
         """The season's statistics (Bradley-Terry Elo with intervals, ties, the
         format's order, bracket, SPRT, progress) over the results the standings
         count (the first ``sequence`` in storage order)."""
-        results = [result for result in self.storage.results(season.id)
-                   if result.stored_seq <= sequence]
+        results = self.storage.results_stored_after(season.id, 0, until=sequence)
         add_statistics(message, season_statistics(
             season, self.storage.planned_series(season.id), results, table))
 

@@ -26,9 +26,11 @@ FAULTS_SHOWN: Final = 50
 
 def read_standings(storage: Storage, season: SeasonRecord,
                    results: Sequence[SeriesRecord] | None = None) -> Standings:
-    """A season's standings (the one place the website reads them)."""
+    """A season's standings (the one place the website reads them); ``results`` in
+    storage order, the order the server's live standings apply them in, so the
+    site shows the server's numbers."""
     if results is None:
-        results = storage.results(season.id)
+        results = storage.results_stored_after(season.id)
     return compute_standings(season.bot_ids, results)
 
 
@@ -110,10 +112,10 @@ def fault_rows(results: Sequence[SeriesRecord]) -> list[dict[str, Any]]:
 def season_page(storage: Storage, season_id: int) -> dict[str, Any]:
     """Everything the season page shows (raises ``NotFoundError``)."""
     season = storage.get_season(season_id)
-    results = storage.results(season_id)
+    results = storage.results_stored_after(season_id)
     standings = read_standings(storage, season, results)
     ranked = [row.bot_id for row in standings.rows]
-    # Newest first; within a second (stored times' resolution), later in the plan first.
+    # Newest first; within a second (stored times' resolution), stored later first.
     latest = [result for _, _, result in sorted(
         ((r.finished_at, index, r) for index, r in enumerate(results)),
         key=lambda item: (item[0], item[1]), reverse=True)][:LATEST_RESULTS]
@@ -187,7 +189,7 @@ def bot_page(storage: Storage, bot_id: str, season_id: int | None = None) -> dic
                             "season": None, "standing": None, "rating_history": [],
                             "head_to_head": []}
     for season in seasons:
-        results = storage.results(season.id)
+        results = storage.results_stored_after(season.id)
         faults += [f for f in fault_rows(results) if f["bot"] == bot_id]
         if chosen is not None and season.id == chosen.id:
             standings = read_standings(storage, season, results)
