@@ -176,7 +176,25 @@ def test_reregistering_changed_content_under_same_version_fails(
     assert server.storage.count_rows() == before
 
 
-def test_season_over_grpc_with_watch_stream(server: RunningServer, stub) -> None:
+def series_events(messages: list[arena_pb2.WatchSeasonResponse]) -> list[tuple[str, str]]:
+    """(kind, series id) of every series event, from single and batched messages."""
+    events = []
+    for message in messages:
+        kind = message.WhichOneof("event")
+        if kind == "series_started":
+            events.append(("started", message.series_started.series_id))
+        elif kind == "series_finished":
+            events.append(("finished", message.series_finished.series.id))
+        elif kind == "series_events":
+            for item in message.series_events.events:
+                events.append(("started", item.started.series_id)
+                              if item.WhichOneof("event") == "started"
+                              else ("finished", item.finished.series.id))
+    return events
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_season_over_grpc_with_watch_stream(server: RunningServer, stub, batch: bool) -> None:
     for name in ("random", "greedy"):
         register(stub, server, SAMPLES / name)
     created = stub.CreateSeason(arena_pb2.CreateSeasonRequest(
@@ -186,14 +204,20 @@ def test_season_over_grpc_with_watch_stream(server: RunningServer, stub) -> None
     assert created.status == arena_pb2.SEASON_STATUS_CREATED and created.series_total == 4
     assert json.loads(created.profile_json)["undercut_bonus"] == 20
     assert created.config.seed > 0
-    stream = stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=created.id))
+    stream = stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=created.id,
+                                                           batch_series_events=batch))
     first = next(stream)
     assert first.WhichOneof("event") == "standings" and first.series_done == 0
     stub.StartSeason(arena_pb2.StartSeasonRequest(season_id=created.id), metadata=auth(server))
     messages = list(stream)
-    finished = [m.series_finished.series for m in messages
-                if m.WhichOneof("event") == "series_finished"]
-    assert sorted(s.id for s in finished) == [f"{created.id}-{i}" for i in range(4)]
+    kinds = {m.WhichOneof("event") for m in messages}
+    assert ("series_events" in kinds) == batch
+    assert not kinds & ({"series_started", "series_finished"} if batch else {"series_events"})
+    events = series_events(messages)
+    ids = [f"{created.id}-{i}" for i in range(4)]
+    assert sorted(events) == sorted([("started", i) for i in ids] + [("finished", i) for i in ids])
+    for series_id in ids:  # each series starts before it finishes
+        assert events.index(("started", series_id)) < events.index(("finished", series_id))
     last = messages[-1]
     assert last.status == arena_pb2.SEASON_STATUS_FINISHED
     assert last.standings.series_done == 4

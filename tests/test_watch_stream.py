@@ -1,11 +1,14 @@
-"""A watch stream sends every series event, and the latest standings at most once
-per interval and only once it has caught up with the events (clock injected)."""
+"""A watch stream sends every series event (a message each, or batched), and the
+latest standings at most once per interval and only once it has caught up with the
+events (clock injected)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from arena.season.events import EventHub, SeasonEvent
+import pytest
+
+from arena.season.events import EventHub, SeasonEvent, Subscription
 from arena.server.watch import WatchStream
 
 
@@ -19,12 +22,17 @@ class Messages:
                   fresh: bool = False) -> Any:
         return ("standings", self.sequence, fresh)
 
-    def started(self, season_id: int, series_id: str) -> Any:
-        return ("started", series_id)
+    def _name(self, event: SeasonEvent) -> tuple[str, str]:
+        if event.kind == "series_finished":
+            self.sequence += 1
+            return ("finished", event.series_id)
+        return ("started", event.series_id)
 
-    def finished(self, season_id: int, series_id: str) -> Any:
-        self.sequence += 1
-        return ("finished", series_id)
+    def single(self, season_id: int, event: SeasonEvent) -> Any:
+        return self._name(event)
+
+    def batch(self, season_id: int, events: list[SeasonEvent]) -> Any:
+        return ("batch", [self._name(event) for event in events])
 
 
 class Clock:
@@ -61,3 +69,79 @@ def test_standings_come_at_most_once_per_interval_and_the_last_one_always() -> N
         assert next(sent) == ("finished", "1-3")
         assert next(sent) == ("standings", 4, True)  # the final standings, then the end
         assert next(sent, None) is None
+
+
+class WaitingSubscription:
+    """A subscription whose waits pass on the fake clock instead of real time: an
+    empty queue moves the clock on by the whole timeout."""
+
+    def __init__(self, inner: Subscription, clock: Clock) -> None:
+        self.inner, self.clock = inner, clock
+
+    def get(self, timeout: float) -> SeasonEvent | None:
+        event = self.inner.get(0.0)
+        if event is None:
+            self.clock.now += timeout
+        return event
+
+    def empty(self) -> bool:
+        return self.inner.empty()
+
+
+def test_a_batching_stream_sends_series_events_together_at_most_once_per_interval() -> None:
+    hub, clock, messages = EventHub(), Clock(), Messages()
+    stream = WatchStream(messages, 1, 20, [], batch=True, interval=0.25,  # type: ignore[arg-type]
+                         batch_interval=0.1, clock=clock)
+    with hub.subscribe(1) as inner:
+        subscription = WaitingSubscription(inner, clock)
+        sent = stream.follow(subscription, lambda: True, lambda: False)  # type: ignore[arg-type]
+        assert next(sent) == ("standings", 0, True)
+        # The first event after a quiet spell goes at once ...
+        hub.publish(SeasonEvent("series_started", 1, series_id="1-0"))
+        assert next(sent) == ("batch", [("started", "1-0")])
+        started_at = clock.now
+        # ... the next ones wait for the rest of the interval, and go together.
+        hub.publish(SeasonEvent("series_finished", 1, series_id="1-0"))
+        hub.publish(SeasonEvent("series_started", 1, series_id="1-1"))
+        hub.publish(SeasonEvent("series_finished", 1, series_id="1-1"))
+        assert next(sent) == ("batch", [("finished", "1-0"), ("started", "1-1"),
+                                        ("finished", "1-1")])
+        assert clock.now == pytest.approx(started_at + 0.1)
+        # Standings after the batch, once their own interval (from the first
+        # message) has passed.
+        assert next(sent) == ("standings", 2, False)
+        assert clock.now == pytest.approx(100.25)
+        # 0.15 s after the last batch: the next event goes at once; a final status
+        # sends the events still held (without waiting), then the final standings.
+        hub.publish(SeasonEvent("series_started", 1, series_id="1-2"))
+        hub.publish(SeasonEvent("series_finished", 1, series_id="1-2"))
+        hub.publish(SeasonEvent("series_started", 1, series_id="1-3"))
+        hub.publish(SeasonEvent("status", 1, status="finished"))
+        assert next(sent) == ("batch", [("started", "1-2")])
+        assert next(sent) == ("batch", [("finished", "1-2"), ("started", "1-3")])
+        assert clock.now == pytest.approx(100.25)
+        assert next(sent) == ("standings", 3, True)
+        assert next(sent, None) is None
+
+
+def test_a_full_batch_goes_at_once() -> None:
+    from arena.server.watch import MAX_BATCH
+
+    hub, clock, messages = EventHub(), Clock(), Messages()
+    stream = WatchStream(messages, 1, 20, [], batch=True, clock=clock)  # type: ignore[arg-type]
+    with hub.subscribe(1) as inner:
+        subscription = WaitingSubscription(inner, clock)
+        sent = stream.follow(subscription, lambda: True, lambda: False)  # type: ignore[arg-type]
+        next(sent)
+        hub.publish(SeasonEvent("series_started", 1, series_id="first"))
+        assert next(sent) == ("batch", [("started", "first")])
+        for number in range(MAX_BATCH + 3):
+            hub.publish(SeasonEvent("series_started", 1, series_id=f"1-{number}"))
+        before = clock.now
+        full = next(sent)
+        assert clock.now == before  # sent for its size, without waiting
+        assert [len(full[1]), full[1][0], full[1][-1]] == [
+            MAX_BATCH, ("started", "1-0"), ("started", f"1-{MAX_BATCH - 1}")]
+        hub.publish(SeasonEvent("status", 1, status="cancelled"))
+        assert next(sent) == ("batch", [("started", f"1-{n}")
+                                        for n in range(MAX_BATCH, MAX_BATCH + 3)])

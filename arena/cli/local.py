@@ -213,7 +213,8 @@ def run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
                       f"sandbox {created.config.sandbox_backend}, "
                       f"concurrency {created.config.concurrency}")
     stream = client.stub.WatchSeason(
-        arena_pb2.WatchSeasonRequest(season_id=created.id, top=LIVE_TOP_ROWS))
+        arena_pb2.WatchSeasonRequest(season_id=created.id, top=LIVE_TOP_ROWS,
+                                     batch_series_events=True))
     if as_json:
         for _ in stream:
             pass

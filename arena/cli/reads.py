@@ -50,7 +50,9 @@ def _next_page_hint(console: Console, args: argparse.Namespace, command: str,
 def cmd_watch(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
         stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(
-            season_id=args.season, top=args.top, bot_ids=args.bot))
+            season_id=args.season, top=args.top, bot_ids=args.bot,
+            # --json prints a line per series event, as it always has.
+            batch_series_events=not args.json))
         if args.json:
             for message in stream:  # one JSON object per line, as they arrive
                 print(json.dumps(to_json(message)), flush=True)

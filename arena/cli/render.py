@@ -182,6 +182,10 @@ def describe_series(series: arena_pb2.SeriesSummary) -> str:
     return f"{series.id} {bots[0]} drew {bots[1]} {games} ({series.hands_played} hands{capped})"
 
 
+def describe_start(started: arena_pb2.SeriesStarted) -> str:
+    return f"{started.series_id} started: {started.seat0_bot_id} vs {started.seat1_bot_id}"
+
+
 class LiveSeasonView:
     """Follows a ``WatchSeason`` stream on the console: a progress bar, the live
     standings table and the latest finished series. Returns the last standings."""
@@ -224,9 +228,12 @@ class LiveSeasonView:
                 elif event == "series_finished":
                     self.recent.append(describe_series(message.series_finished.series))
                 elif event == "series_started":
-                    started = message.series_started
-                    self.recent.append(
-                        f"{started.series_id} started: {started.seat0_bot_id} vs "
-                        f"{started.seat1_bot_id}")
+                    self.recent.append(describe_start(message.series_started))
+                elif event == "series_events":
+                    self.recent.extend(
+                        describe_series(item.finished.series)
+                        if item.WhichOneof("event") == "finished"
+                        else describe_start(item.started)
+                        for item in message.series_events.events[-RECENT_SERIES:])
                 live.update(self._render())
         return self.standings

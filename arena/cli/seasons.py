@@ -27,7 +27,8 @@ def cmd_season_create(args: argparse.Namespace, console: Console) -> int:
                           f"({status_name(season.status)})")
         if args.watch:
             stream = client.stub.WatchSeason(
-                arena_pb2.WatchSeasonRequest(season_id=season.id, top=LIVE_TOP_ROWS))
+                arena_pb2.WatchSeasonRequest(season_id=season.id, top=LIVE_TOP_ROWS,
+                                             batch_series_events=True))
             LiveSeasonView(console).follow(stream, transient=True)
             print_standings(console, client.stub.GetStandings(
                 arena_pb2.GetStandingsRequest(season_id=season.id)).standings)

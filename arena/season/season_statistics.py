@@ -20,6 +20,7 @@ from arena.season.formats import SprtMatch, format_for, format_name
 from arena.season.formats.base import series_scores
 from arena.season.formats.knockout import Bracket, replay_bracket
 from arena.season.formats.swiss import SwissScore, byes_by_bot, swiss_order, swiss_scores
+from arena.season.progress import WINDOW as PACE_WINDOW
 from arena.season.progress import Progress, season_progress
 from arena.season.standings import Standings
 from arena.season.statistics.bradley_terry import BradleyTerryFit, PairResult, fit
@@ -44,8 +45,8 @@ class SeasonStatistics:
 
     def los_matrix(self) -> dict[str, dict[str, float]]:
         """``los[a][b]``: likelihood that a is stronger than b (a != b)."""
-        return {a: {b: self.rating.los(a, b) for b in self.order if b != a}
-                for a in self.order}
+        matrix = self.rating.los_matrix()
+        return {a: {b: matrix[a][b] for b in self.order if b != a} for a in self.order}
 
 
 def _expected_series(name: str, config: SeasonConfig, bot_count: int) -> int | None:
@@ -64,13 +65,16 @@ def rating_fit(bot_ids: Sequence[str], results: Sequence[SeriesRecord]) -> Bradl
 
 
 def season_statistics(season: SeasonRecord, planned: Sequence[PlannedSeries],
-                      results: Sequence[SeriesRecord], standings: Standings
-                      ) -> SeasonStatistics:
-    """The statistics of ``season`` (see the module docstring)."""
+                      results: Sequence[SeriesRecord], standings: Standings,
+                      *, rating: BradleyTerryFit | None = None) -> SeasonStatistics:
+    """The statistics of ``season`` (see the module docstring) over ``results`` in
+    storage order; ``rating``: a Bradley-Terry fit to use instead of fitting
+    ``results`` (``statistics_live`` refits only when the results have grown)."""
     name = format_name(season.config)
     config = SeasonConfig.from_dict(season.config)
     bots = list(season.bot_ids)
-    rating = rating_fit(bots, results)
+    if rating is None:
+        rating = rating_fit(bots, results)
     order = [row.bot_id for row in standings.rows]
     stats = SeasonStatistics(name, order, rating, {})
     if name == "swiss":
@@ -99,7 +103,9 @@ def season_statistics(season: SeasonRecord, planned: Sequence[PlannedSeries],
     expected = _expected_series(name, config, len(bots))
     if name == "knockout":  # at least one duplicate pair per tie; tie-breaks add more
         expected = max(len(planned), 2 * (len(bots) - 1))
-    stats.progress = season_progress((r.finished_at for r in results), len(results), expected)
+    # The pace reads the most recent results only (storage order is finishing order).
+    recent = results[-PACE_WINDOW:]
+    stats.progress = season_progress((r.finished_at for r in recent), len(results), expected)
     stats.tied_with_next = {
         bot: index + 1 < len(stats.order)
         and not rating.significantly_ahead(bot, stats.order[index + 1])

@@ -127,6 +127,7 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
         "season_id": Id(),
         "top": Scalar(),
         "bot_ids": Items(MAX_BOT_REFERENCES, BOT_REFERENCE),
+        "batch_series_events": Scalar(),
     },
     "hollywood.arena.v1.ListSeriesRequest": {
         "season_id": Id(),

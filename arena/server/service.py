@@ -278,7 +278,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if bots:  # a bot not in the season: say so before streaming
             self._call(context, lambda: pages.rows_of_bots(
                 self.board.snapshot(season_id).standings, bots))
-        stream = WatchStream(self.watch_messages, season_id, top, bots)
+        stream = WatchStream(self.watch_messages, season_id, top, bots,
+                             batch=request.batch_series_events)
         with self.hub.subscribe(season_id) as subscription:
             yield from stream.follow(subscription, context.is_active,
                                      lambda: self._season_over(season_id))

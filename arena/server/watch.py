@@ -6,25 +6,34 @@ the whole table is turned into a message once per change, not once per stream.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from typing import Final
+from typing import Final, TypeVar
 
+from google.protobuf.message import Message
 from hollywood.arena.v1 import arena_pb2
 
 from arena.core.status import SeasonStatus
-from arena.season.events import Subscription
-from arena.season.season_statistics import season_statistics
+from arena.season.events import SeasonEvent, Subscription
 from arena.season.standings import Standings
 from arena.season.standings_live import StandingsBoard, StandingsSnapshot
+from arena.season.statistics_live import LiveStatistics
 from arena.server import pages
 from arena.server.convert import STATUS_TO_PROTO, series_message, standings_message
 from arena.server.statistics_convert import add_statistics
-from arena.storage import SeasonRecord, Storage
+from arena.storage import Storage
+
+M = TypeVar("M", bound=Message)
 
 WATCH_POLL_S: Final = 0.5
+MAX_BATCH: Final = 256
+"""Series events in one batched message at most."""
+BATCH_INTERVAL_S: Final = 0.1
+"""A batching stream sends its series events at most this often."""
+SERIES_EVENTS: Final = frozenset({"series_started", "series_finished"})
 STANDINGS_INTERVAL_S: Final = 0.25
 """A stream's standings messages come at most this often (the live view redraws
 4 times a second)."""
@@ -35,6 +44,7 @@ class StandingsMessages:
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
+        self.statistics = LiveStatistics(storage)
         self._lock = threading.Lock()
         # Per season: the last whole message and what it was built from (sequence,
         # status, progress).
@@ -58,15 +68,6 @@ class StandingsMessages:
         message.los.extend(cell for cell in whole.los if cell.bot_id in kept)
         return message
 
-    def _add_statistics(self, season: SeasonRecord, table: Standings, sequence: int,
-                        message: arena_pb2.Standings) -> None:
-        """The season's statistics (Bradley-Terry Elo with intervals, ties, the
-        format's order, bracket, SPRT, progress) over the results the standings
-        count (the first ``sequence`` in storage order)."""
-        results = self.storage.results_stored_after(season.id, 0, until=sequence)
-        add_statistics(message, season_statistics(
-            season, self.storage.planned_series(season.id), results, table))
-
     def whole(self, snapshot: StandingsSnapshot) -> arena_pb2.Standings:
         """The snapshot's whole standings as a message (built once per change)."""
         season = self.storage.get_season(snapshot.season_id)
@@ -78,7 +79,9 @@ class StandingsMessages:
                 return cached[1]
             message = standings_message(season, snapshot.standings)
             message.sequence = snapshot.sequence
-            self._add_statistics(season, snapshot.standings, snapshot.sequence, message)
+            # Bradley-Terry Elo with intervals, ties, the format's order, bracket,
+            # SPRT, pace: over the results the table counts.
+            add_statistics(message, self.statistics.statistics(season, snapshot))
             self._whole[snapshot.season_id] = (key, message)
             return message
 
@@ -95,15 +98,13 @@ class WatchMessages:
         self.board = board
         self.standings_messages = standings
         self._lock = threading.Lock()
-        self._kept: OrderedDict[Hashable, arena_pb2.WatchSeasonResponse] = OrderedDict()
+        self._kept: OrderedDict[Hashable, Message] = OrderedDict()
 
-    def _shared(self, key: Hashable,
-                build: Callable[[], arena_pb2.WatchSeasonResponse]
-                ) -> arena_pb2.WatchSeasonResponse:
+    def _shared(self, key: Hashable, build: Callable[[], M]) -> M:
         with self._lock:
             kept = self._kept.get(key)
         if kept is not None:
-            return kept
+            return kept  # type: ignore[return-value]  # the key names the type
         message = build()
         with self._lock:
             self._kept[key] = message
@@ -117,24 +118,37 @@ class WatchMessages:
             status=STATUS_TO_PROTO[season.status], series_done=season.series_done,
             series_total=season.series_total)
 
-    def started(self, season_id: int, series_id: str) -> arena_pb2.WatchSeasonResponse:
+    def single(self, season_id: int, event: SeasonEvent) -> arena_pb2.WatchSeasonResponse:
+        """One series event as a message of its own (streams that do not batch)."""
         def build() -> arena_pb2.WatchSeasonResponse:
-            planned = self.storage.get_planned(series_id)
             message = self.progress(season_id)
-            message.series_started.CopyFrom(arena_pb2.SeriesStarted(
-                series_id=planned.id, seat0_bot_id=planned.seat0_bot,
-                seat1_bot_id=planned.seat1_bot))
+            series_event = self._event(event.kind, event.series_id)
+            if event.kind == "series_started":
+                message.series_started.CopyFrom(series_event.started)
+            else:
+                message.series_finished.CopyFrom(series_event.finished)
             return message
-        return self._shared(("started", series_id), build)
+        return self._shared(("single", event.kind, event.series_id), build)
 
-    def finished(self, season_id: int, series_id: str) -> arena_pb2.WatchSeasonResponse:
-        def build() -> arena_pb2.WatchSeasonResponse:
+    def batch(self, season_id: int, events: Sequence[SeasonEvent]
+              ) -> arena_pb2.WatchSeasonResponse:
+        """One message holding ``events`` (series events, oldest first)."""
+        message = self.progress(season_id)
+        message.series_events.events.extend(
+            self._event(event.kind, event.series_id) for event in events)
+        return message
+
+    def _event(self, kind: str, series_id: str) -> arena_pb2.SeriesEvent:
+        """A series event as a message, built once for every stream."""
+        def build() -> arena_pb2.SeriesEvent:
             planned = self.storage.get_planned(series_id)
-            message = self.progress(season_id)
-            message.series_finished.series.CopyFrom(
-                series_message(planned, self.storage.get_result(planned.id)))
-            return message
-        return self._shared(("finished", series_id), build)
+            if kind == "series_started":
+                return arena_pb2.SeriesEvent(started=arena_pb2.SeriesStarted(
+                    series_id=planned.id, seat0_bot_id=planned.seat0_bot,
+                    seat1_bot_id=planned.seat1_bot))
+            return arena_pb2.SeriesEvent(finished=arena_pb2.SeriesFinished(
+                series=series_message(planned, self.storage.get_result(planned.id))))
+        return self._shared((kind, series_id), build)
 
     def standings(self, season_id: int, top: int, bots: tuple[str, ...], *,
                   fresh: bool = False) -> arena_pb2.WatchSeasonResponse:
@@ -157,20 +171,29 @@ class WatchMessages:
 
 
 class WatchStream:
-    """One ``WatchSeason`` stream: its first message, then a message per series
-    event, and the latest standings after stored results: at most one standings
-    message per ``interval`` seconds (a terminal redraws a few times a second; a
-    season stores hundreds of results a second), and none while the stream is
-    behind with events, so a slow stream catches up instead of falling behind."""
+    """One ``WatchSeason`` stream: its first message, then its series events, and the
+    latest standings after stored results.
+
+    Series events go out a message each, or, for a stream that asks for batches,
+    together: a batch at most every ``batch_interval`` seconds (the first event after
+    a quiet spell at once), so a season storing hundreds of results a second costs a
+    spectator's stream ten messages a second, not hundreds. Standings go out at most
+    once per ``interval`` (a terminal redraws a few times a second), and not while
+    the stream is behind with events, so a slow stream catches up instead of falling
+    behind."""
 
     def __init__(self, messages: WatchMessages, season_id: int, top: int,
-                 bots: Sequence[str], *, interval: float = STANDINGS_INTERVAL_S,
+                 bots: Sequence[str], *, batch: bool = False,
+                 interval: float = STANDINGS_INTERVAL_S,
+                 batch_interval: float = BATCH_INTERVAL_S,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.messages = messages
         self.season_id = season_id
         self.top = top
         self.bots = tuple(bots)
+        self.batch = batch
         self.interval = interval
+        self.batch_interval = batch_interval
         self.clock = clock
 
     def standings(self, *, fresh: bool = False) -> arena_pb2.WatchSeasonResponse:
@@ -181,24 +204,36 @@ class WatchStream:
         sent_at = self.clock()
         yield self.standings(fresh=True)
         standings_due = False
+        pending: list[SeasonEvent] = []  # series events of the next batch
+        batch_sent_at = -math.inf
         while is_active():
             wait = WATCH_POLL_S
-            if standings_due:
+            if pending:  # standings wait for the batch anyway
+                wait = min(wait, max(0.0, batch_sent_at + self.batch_interval - self.clock()))
+            elif standings_due:
                 wait = min(wait, max(0.0, sent_at + self.interval - self.clock()))
             event = subscription.get(wait)
             if event is None:
-                if not standings_due and season_over():
+                if not standings_due and not pending and season_over():
                     yield self.standings(fresh=True)
                     return
-            elif event.kind == "series_started":
-                yield self.messages.started(self.season_id, event.series_id)
-            elif event.kind == "series_finished":
-                yield self.messages.finished(self.season_id, event.series_id)
-                standings_due = True
+            elif event.kind in SERIES_EVENTS:
+                if self.batch:
+                    pending.append(event)
+                else:
+                    yield self.messages.single(self.season_id, event)
+                standings_due |= event.kind == "series_finished"
             elif SeasonStatus(event.status).is_terminal:
+                if pending:
+                    yield self.messages.batch(self.season_id, pending)
                 yield self.standings(fresh=True)
                 return
-            if (standings_due and subscription.empty()
+            if pending and (len(pending) >= MAX_BATCH
+                            or self.clock() >= batch_sent_at + self.batch_interval):
+                yield self.messages.batch(self.season_id, pending)
+                pending = []
+                batch_sent_at = self.clock()
+            if (standings_due and not pending and subscription.empty()
                     and self.clock() >= sent_at + self.interval):
                 yield self.standings()
                 standings_due = False

@@ -1,4 +1,3 @@
 """Statistics over stored series: the pentanomial SPRT of a head-to-head match
 (``pentanomial``), the Bradley-Terry maximum-likelihood rating with error bars and
-likelihood of superiority (``bradley_terry``), and the small linear algebra they
-share (``linalg``). Pure functions of their inputs, no storage."""
+likelihood of superiority (``bradley_terry``). Pure functions of their inputs, no storage."""

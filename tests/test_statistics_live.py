@@ -1,0 +1,79 @@
+"""Live season statistics: each published table gets the statistics of exactly the
+results it counts, with the Bradley-Terry fit refitted on a geometric schedule (its
+cost per stored series stays flat) and exactly at the end of the season."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_standings_live import random_outcome, season_with_plan
+
+from arena.core.status import SeasonStatus
+from arena.season.season_statistics import season_statistics
+from arena.season.standings_live import StandingsBoard
+from arena.season.statistics.bradley_terry import PairResult, fit
+from arena.season.statistics_live import LiveStatistics
+from arena.storage import Storage
+
+
+def store_in_random_order(storage: Storage, season_id: int, seed: int) -> Iterator[str]:
+    rng = random.Random(seed)
+    order = storage.planned_series(season_id)
+    rng.shuffle(order)
+    for series in order:
+        assert storage.store_result(  # type: ignore[arg-type]
+            series, random_outcome(rng, series.id), {"name": "friendly"})
+        yield series.id
+
+
+def test_refits_follow_the_geometric_schedule_and_the_final_table_is_exact(
+        tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    season_id = season_with_plan(storage)  # 5 bots, 20 series
+    board = StandingsBoard(storage)
+    live = LiveStatistics(storage, refit_growth=1.0)  # refit when the results double
+    fitted_at = []
+    for step, _ in enumerate(store_in_random_order(storage, season_id, seed=4), start=1):
+        before = live.fits
+        live.statistics(storage.get_season(season_id), board.update(season_id))
+        if live.fits > before:
+            fitted_at.append(step)
+    # Worked by hand: a fit at the first result, then whenever the count exceeds
+    # twice the last fitted count: 1 -> 3 -> 7 -> 15.
+    assert fitted_at == [1, 3, 7, 15]
+    storage.set_season_status(season_id, SeasonStatus.FINISHED)
+    season = storage.get_season(season_id)
+    final = live.statistics(season, board.snapshot(season_id))
+    assert live.fits == 5  # the finished season's table is refitted once
+    results = storage.results_stored_after(season_id)
+    seat0_score = {None: 0.5, 0: 1.0, 1: 0.0}  # a forfeit is the loss it was declared
+    expected = fit(season.bot_ids, [PairResult(r.seat0_bot, r.seat1_bot,
+                                               seat0_score[r.winner_seat]) for r in results])
+    assert final.rating.elo == pytest.approx(expected.elo, abs=1e-9)
+    again = live.statistics(season, board.snapshot(season_id))
+    assert live.fits == 5 and again.rating is final.rating  # no refit without new results
+    storage.close()
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_between_refits_everything_but_the_rating_is_the_tables_own(
+        tmp_path: Path, seed: int) -> None:
+    storage = Storage(tmp_path / "a.db")
+    season_id = season_with_plan(storage)
+    board = StandingsBoard(storage)
+    live = LiveStatistics(storage)
+    for step, _ in enumerate(store_in_random_order(storage, season_id, seed), start=1):
+        season = storage.get_season(season_id)
+        snapshot = board.update(season_id)
+        shown = live.statistics(season, snapshot)
+        results = storage.results_stored_after(season_id)
+        assert len(results) == step
+        full = season_statistics(season, storage.planned_series(season_id), results,
+                                 snapshot.standings, rating=shown.rating)
+        assert shown.order == full.order == [row.bot_id for row in snapshot.standings.rows]
+        assert shown.tied_with_next == full.tied_with_next
+        assert shown.progress == full.progress
+    storage.close()
