@@ -71,7 +71,9 @@ def wait_for_interrupt() -> None:
 
 def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     from arena.server.app import start_server
+    from arena.server.event_log import configure_event_log
 
+    configure_event_log(args.log_format)
     try:
         running = start_server(args.db, host=args.host, port=args.port, http=http_of(args),
                                executor_factory=cluster_factory(args.cluster),
@@ -111,7 +113,9 @@ def embedded(db: Path, args: argparse.Namespace, console: Console) -> Iterator[A
     with the website where ``args`` say (its address printed first); with
     ``--keep-serving`` it stays up after the command's work until Ctrl-C."""
     from arena.server.app import start_server
+    from arena.server.event_log import configure_event_log
 
+    configure_event_log(getattr(args, "log_format", "text"))
     try:
         running = start_server(db, host="localhost", port=0, resume=False, http=http_of(args),
                                executor_factory=cluster_factory(getattr(args, "cluster", None)))

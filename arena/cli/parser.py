@@ -131,6 +131,9 @@ def _http_options(parser: argparse.ArgumentParser, *, keep_serving: bool) -> Non
     if keep_serving:
         parser.add_argument("--keep-serving", action="store_true",
                             help="after the season, keep serving until Ctrl-C")
+    parser.add_argument("--log-format", choices=("text", "json"), default="text",
+                        help="the server's event log on stderr (one line per season event "
+                        "and fault): text, or json (one object per line)")
 
 
 def _add_bots(commands: Any) -> None:
