@@ -1,22 +1,29 @@
 """What operators see (issue 10, point 7): ``--json`` writes numbers as JSON numbers
-in a stable key order, and sizes are printed in KiB/MiB."""
+in a stable key order, sizes are printed in KiB/MiB, and ``season run`` says each
+forfeit when it happens and sums the faults up at the end, also when piped."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from arena_helpers import make_bot_folder
+from arena_helpers import REPO_ROOT, make_bot_folder
 from fake_runner import run_fake_series
 from hollywood.arena.v1 import arena_pb2
 
 from arena.cli import main
 from arena.cli.client import ArenaClient
 from arena.cli.output import to_json
+from arena.cli.render import fault_summary
 from arena.core.sizes import human_size
 from arena.server.app import RunningServer, start_server
+
+SAMPLES = REPO_ROOT / "sample_bots"
 
 
 @pytest.fixture
@@ -88,3 +95,43 @@ def test_an_oversized_bot_toml_is_refused_in_kib(
                  "--bots", str(folder), str(folder)])
     assert code == 2
     assert "bot.toml: 68.4 KiB, larger than 64 KiB" in capsys.readouterr().err
+
+
+CRASHING_BOT = "import sys\nsys.stderr.write('boom\\n')\nsys.exit(3)\n"
+
+
+def test_season_run_says_each_forfeit_and_sums_them_up_when_piped(tmp_path: Path) -> None:
+    crashy = make_bot_folder(tmp_path / "bots", "crashy", code=CRASHING_BOT)
+    completed = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "season", "run", "--db", str(tmp_path / "a.db"),
+         "--bots", str(crashy), str(SAMPLES / "greedy"), "--series-per-pair", "2",
+         "--max-hands", "5", "--sandbox", "process", "--no-http", "--log-format", "json"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
+    )  # capture_output: stdout is a pipe, not a terminal
+    assert completed.returncode == 0, completed.stderr
+    out = completed.stdout.splitlines()
+    reason = "crash: the bot exited with code 3 during start-up, before binding its socket"
+    said = [out.index(f"forfeit in 1-{index}: crashy@1.0.0 (seat {index}) before the first "
+                      f"deal, {reason}") for index in (0, 1)]
+    assert max(said) < out.index("Final standings of season 1 (finished)")
+    assert out[-2:] == ["faults: 2 forfeits", "  crashy@1.0.0: 2 (crash 2)"]
+    logged = [json.loads(line) for line in completed.stderr.splitlines()
+              if line.startswith("{")]
+    assert [line["event"] for line in logged] == [
+        "season_created", "season_started", "fault", "fault", "season_finished"]
+    assert {line["reason"] for line in logged if line["event"] == "fault"} == {
+        reason.removeprefix("crash: ")}
+
+
+def test_fault_summary_counts_by_bot_then_kind() -> None:
+    def forfeit(series_id: str, seat: int, kind: str, bots: tuple[str, str]) -> Any:
+        return arena_pb2.SeriesSummary(id=series_id, seat0_bot_id=bots[0],
+                                       seat1_bot_id=bots[1],
+                                       fault=arena_pb2.Fault(kind=kind, seat=seat))
+    forfeits = [forfeit("1-0", 0, "timeout", ("a@1", "b@1")),
+                forfeit("1-1", 1, "crash", ("a@1", "b@1")),
+                forfeit("1-2", 1, "crash", ("b@1", "c@1")),
+                forfeit("1-3", 0, "crash", ("b@1", "c@1"))]
+    assert fault_summary(forfeits) == ["faults: 4 forfeits", "  b@1: 2 (crash 2)",
+                                       "  a@1: 1 (timeout 1)", "  c@1: 1 (crash 1)"]
+    assert fault_summary([]) == ["faults: none"]

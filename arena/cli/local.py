@@ -29,6 +29,7 @@ from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import (
     LIVE_TOP_ROWS,
     LiveSeasonView,
+    fault_summary,
     plain_console,
     print_standings,
     shown,
@@ -218,11 +219,12 @@ def run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
                       f"concurrency {created.config.concurrency}")
     stream = client.stub.WatchSeason(
         arena_pb2.WatchSeasonRequest(season_id=created.id, top=LIVE_TOP_ROWS))
-    if as_json:
+    view = LiveSeasonView(console)
+    if as_json:  # stdout is the JSON answer alone (the event log on stderr has the faults)
         for _ in stream:
             pass
     else:
-        LiveSeasonView(console).follow(stream, transient=True)
+        view.follow(stream, transient=True)
     final = client.stub.GetStandings(arena_pb2.GetStandingsRequest(season_id=created.id))
     season = client.stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=created.id)).season
     if not as_json:
@@ -234,6 +236,8 @@ def run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
         console.print(Text.assemble((f"Final standings of season {season.id}", "bold"),
                                     f" ({status_name(season.status)})"))
         print_standings(console, final.standings)
+        for line in fault_summary(view.forfeits):
+            console.print(line)
         if season.error:
             console.print(f"season stopped: {season.error}", style="red")
     return 0 if status_name(season.status) == "finished" else 1
