@@ -171,6 +171,9 @@ def _add_season(commands: Any) -> None:
     ):
         sub = _client_command(seasons, action, text, handler)
         sub.add_argument("season_id", type=arguments.positive_int, metavar="SEASON")
+        if action == "cancel":
+            sub.add_argument("--no-wait", action="store_true",
+                             help="report at once instead of after the series in flight")
     show = _client_command(seasons, "show", "a season's settings, progress and standings",
                            cmd_season_show)
     show.add_argument("season_id", type=arguments.positive_int, nargs="?", default=0,
