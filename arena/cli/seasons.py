@@ -13,6 +13,7 @@ from arena.cli.client import connect
 from arena.cli.output import print_json, to_json
 from arena.cli.render import LIVE_TOP_ROWS, LiveSeasonView, print_standings, shown, status_name
 from arena.cli.season_options import season_config_message
+from arena.cli.watching import ResilientWatch, say_retry
 
 
 def cmd_season_create(args: argparse.Namespace, console: Console) -> int:
@@ -26,8 +27,8 @@ def cmd_season_create(args: argparse.Namespace, console: Console) -> int:
             console.print(f"season {season.id} created: {season.series_total} series "
                           f"({status_name(season.status)})")
         if args.watch:
-            stream = client.stub.WatchSeason(
-                arena_pb2.WatchSeasonRequest(season_id=season.id, top=LIVE_TOP_ROWS))
+            stream = ResilientWatch(client.stub, arena_pb2.WatchSeasonRequest(
+                season_id=season.id, top=LIVE_TOP_ROWS), on_retry=say_retry)
             LiveSeasonView(console).follow(stream, transient=True)
             print_standings(console, client.stub.GetStandings(
                 arena_pb2.GetStandingsRequest(season_id=season.id)).standings)
