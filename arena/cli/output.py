@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 
@@ -36,7 +36,7 @@ def to_json(message: Message) -> dict[str, Any]:
     return _ordered(message.DESCRIPTOR, data)
 
 
-def _ordered(descriptor: Descriptor, data: dict[str, Any]) -> dict[str, Any]:
+def _ordered(descriptor: Any, data: dict[str, Any]) -> dict[str, Any]:
     ordered: dict[str, Any] = {}
     for field in descriptor.fields:
         if field.name in data:
