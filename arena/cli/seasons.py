@@ -56,8 +56,9 @@ def cmd_season_cancel(args: argparse.Namespace, console: Console) -> int:
                 console.print(f"season {at_cancel.id}: cancel requested; waiting for the "
                               "series in flight to finish (Ctrl-C stops waiting, not the "
                               "cancel)")
-            for _ in client.stub.WatchSeason(  # ends once the season has stopped
-                    arena_pb2.WatchSeasonRequest(season_id=at_cancel.id, top=1)):
+            for _ in ResilientWatch(  # ends once the season has stopped
+                    client.stub, arena_pb2.WatchSeasonRequest(season_id=at_cancel.id, top=1),
+                    on_retry=say_retry):
                 pass
             season = client.stub.GetSeason(
                 arena_pb2.GetSeasonRequest(season_id=at_cancel.id)).season
