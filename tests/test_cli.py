@@ -57,7 +57,7 @@ def test_register_list_create_and_read(server: RunningServer, capsys) -> None:
         "--max-hands", "20", "--set", "undercut_bonus=20", "--seed", "5", "--json"))
     assert code == 0
     season = json.loads(out)
-    assert season["config"]["seed"] == "5" and season["series_total"] == 2
+    assert season["config"]["seed"] == 5 and season["series_total"] == 2
     assert server.manager.wait(int(season["id"]), timeout=60)
     code, out, _ = run(capsys, *remote(server, "standings", "--json"))
     standings = json.loads(out)

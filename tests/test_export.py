@@ -43,7 +43,7 @@ def test_export_writes_results_standings_and_event_logs(
                             "--json"))
     assert server.manager.wait(int(season["id"]), timeout=60)
     target = tmp_path / "out"
-    run(capsys, server, "export", "--season", season["id"], "--to", str(target))
+    run(capsys, server, "export", "--season", str(season["id"]), "--to", str(target))
     with (target / "results.csv").open() as handle:
         results = list(csv.DictReader(handle))
     assert [row["series_id"] for row in results] == [f"{season['id']}-{i}" for i in range(4)]
@@ -51,7 +51,7 @@ def test_export_writes_results_standings_and_event_logs(
     for row, series in zip(results, listed, strict=True):
         assert (row["seat0_bot"], row["seat1_bot"]) == (series["seat0_bot_id"],
                                                         series["seat1_bot_id"])
-        assert row["seed"] == series["seed"]
+        assert int(row["seed"]) == series["seed"]  # CSV text; JSON a number
         winner = series.get("winner_seat", 0)
         assert row["winner_bot"] == ("" if winner == -1 else
                                      (row["seat0_bot"], row["seat1_bot"])[winner])

@@ -5,10 +5,12 @@ new season can be created and played. A failing migration changes nothing."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from arena_helpers import REPO_ROOT, FakeOutcome, make_bot_folder
@@ -21,6 +23,24 @@ from arena.storage import Storage, StorageError
 from arena.storage.migrations import MIGRATIONS, Migration, migrate
 
 FIXTURES = REPO_ROOT / "tests" / "fixtures" / "db"
+
+
+def numbers(data: Any) -> Any:
+    """``data`` with 64-bit integers as numbers: release 1 wrote them as JSON strings
+    (protobuf's JSON form), ``--json`` now writes numbers; the values are the same."""
+    if isinstance(data, dict):
+        return {key: numbers(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [numbers(item) for item in data]
+    if isinstance(data, str) and re.fullmatch(r"-?[0-9]+", data):
+        return int(data)
+    return data
+
+
+def release_1_standings() -> Any:
+    """The standings release 1 showed (tests/fixtures/db/release-1-standings.json),
+    its 64-bit integers as numbers."""
+    return numbers(json.loads((FIXTURES / "release-1-standings.json").read_text()))
 RELEASE_1_BOTS = ("alpha@1.0.0", "random-bravo@1.0.0", "charlie@1.0.0")
 
 
@@ -81,9 +101,9 @@ def test_release_1_database_opens_migrated_with_the_same_plan(
 
 def test_release_1_database_shows_the_standings_that_release_showed(
         server: RunningServer, capsys: pytest.CaptureFixture[str]) -> None:
-    expected = json.loads((FIXTURES / "release-1-standings.json").read_text())
+    expected = release_1_standings()
     shown = json.loads(cli(capsys, server, "standings", "--json", "--season", "1"))
-    assert shown.pop("sequence") == "6"  # new since release 1: the 6 stored results
+    assert shown.pop("sequence") == 6  # new since release 1: the 6 stored results
     # Every field the release showed, unchanged (later releases add fields).
     assert {key: shown[key] for key in expected if key != "rows"} == {
         key: value for key, value in expected.items() if key != "rows"}
@@ -91,7 +111,7 @@ def test_release_1_database_shows_the_standings_that_release_showed(
         shown["rows"], expected["rows"], strict=True)] == expected["rows"]
     recomputed = json.loads(cli(capsys, server, "standings", "--json", "--season", "1",
                                 "--recompute"))
-    assert recomputed.pop("sequence") == "6"
+    assert recomputed.pop("sequence") == 6
     assert {key: recomputed[key] for key in expected if key != "rows"} == {
         key: value for key, value in expected.items() if key != "rows"}
     assert [{key: row[key] for key in old} for row, old in zip(
@@ -107,17 +127,17 @@ def test_release_1_database_creates_and_plays_a_new_season(
     season = json.loads(cli(capsys, server, "season", "create", "--bots", "alpha@2.0.0",
                             "charlie@2.0.0", "--sandbox", "process", "--seed", "3",
                             "--json"))
-    assert season["id"] == "2"  # int64 in JSON: a string
+    assert season["id"] == 2  # a JSON number, though the field is 64-bit
     assert server.manager.wait(2, timeout=60)
     record = server.storage.get_season(2)
     assert (record.status, record.series_total, record.series_done) == ("finished", 2, 2)
     assert [p.id for p in server.storage.planned_series(2)] == ["2-0", "2-1"]
     standings = json.loads(cli(capsys, server, "standings", "--json"))
-    assert standings["season_id"] == "2"
+    assert standings["season_id"] == 2
     assert sorted(row["series_won"] for row in standings["rows"]) == [1, 1]
-    expected = json.loads((FIXTURES / "release-1-standings.json").read_text())
+    expected = release_1_standings()
     shown = json.loads(cli(capsys, server, "standings", "--json", "--season", "1"))
-    assert shown.pop("sequence") == "6"  # new since release 1: the 6 stored results
+    assert shown.pop("sequence") == 6  # new since release 1: the 6 stored results
     # Every field the release showed, unchanged (later releases add fields).
     assert {key: shown[key] for key in expected if key != "rows"} == {
         key: value for key, value in expected.items() if key != "rows"}

@@ -14,6 +14,10 @@ from arena.core.defaults import AUTH_METADATA_KEY, DEFAULT_DB, DEFAULT_SERVER, t
 
 SERVER_ENV: Final = "ARENA_SERVER"
 TOKEN_ENV: Final = "ARENA_TOKEN"
+CHANNEL_OPTIONS: Final = [("grpc.initial_reconnect_backoff_ms", 200),
+                          ("grpc.max_reconnect_backoff_ms", 2000)]
+"""A restarted server is reached within two seconds (gRPC's own default waits up
+to two minutes between tries); ``arena.cli.watching`` paces the retries."""
 
 
 def default_server() -> str:
@@ -39,7 +43,7 @@ class ArenaClient:
 
     def __init__(self, target: str, token: str | None = None) -> None:
         self.target = target
-        self.channel = grpc.insecure_channel(target)
+        self.channel = grpc.insecure_channel(target, options=CHANNEL_OPTIONS)
         self.stub = arena_pb2_grpc.ArenaServiceStub(self.channel)
         self.token = token
 

@@ -29,12 +29,14 @@ from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import (
     LIVE_TOP_ROWS,
     LiveSeasonView,
+    fault_summary,
     plain_console,
     print_standings,
     shown,
     status_name,
 )
 from arena.cli.season_options import season_config_message
+from arena.cli.watching import unbatched
 from arena.core.defaults import DEFAULT_DB, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
 from arena.core.manifest import BotManifest, ManifestError
 from arena.core.settings import DEFAULT_SANDBOX, ConfigError
@@ -71,7 +73,9 @@ def wait_for_interrupt() -> None:
 
 def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     from arena.server.app import start_server
+    from arena.server.event_log import configure_event_log
 
+    configure_event_log(args.log_format)
     try:
         running = start_server(args.db, host=args.host, port=args.port, http=http_of(args),
                                executor_factory=cluster_factory(args.cluster),
@@ -111,7 +115,9 @@ def embedded(db: Path, args: argparse.Namespace, console: Console) -> Iterator[A
     with the website where ``args`` say (its address printed first); with
     ``--keep-serving`` it stays up after the command's work until Ctrl-C."""
     from arena.server.app import start_server
+    from arena.server.event_log import configure_event_log
 
+    configure_event_log(getattr(args, "log_format", "text"))
     try:
         running = start_server(db, host="localhost", port=0, resume=False, http=http_of(args),
                                executor_factory=cluster_factory(getattr(args, "cluster", None)))
@@ -212,14 +218,14 @@ def run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
                       f"{created.series_total} series, seed {created.config.seed}, "
                       f"sandbox {created.config.sandbox_backend}, "
                       f"concurrency {created.config.concurrency}")
-    stream = client.stub.WatchSeason(
-        arena_pb2.WatchSeasonRequest(season_id=created.id, top=LIVE_TOP_ROWS,
-                                     batch_series_events=True))
-    if as_json:
+    stream = unbatched(client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(
+        season_id=created.id, top=LIVE_TOP_ROWS, batch_series_events=True)))
+    view = LiveSeasonView(console)
+    if as_json:  # stdout is the JSON answer alone (the event log on stderr has the faults)
         for _ in stream:
             pass
     else:
-        LiveSeasonView(console).follow(stream, transient=True)
+        view.follow(stream, transient=True)
     final = client.stub.GetStandings(arena_pb2.GetStandingsRequest(season_id=created.id))
     season = client.stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=created.id)).season
     if not as_json:
@@ -231,6 +237,8 @@ def run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
         console.print(Text.assemble((f"Final standings of season {season.id}", "bold"),
                                     f" ({status_name(season.status)})"))
         print_standings(console, final.standings)
+        for line in fault_summary(view.forfeits):
+            console.print(line)
         if season.error:
             console.print(f"season stopped: {season.error}", style="red")
     return 0 if status_name(season.status) == "finished" else 1

@@ -131,6 +131,9 @@ def _http_options(parser: argparse.ArgumentParser, *, keep_serving: bool) -> Non
     if keep_serving:
         parser.add_argument("--keep-serving", action="store_true",
                             help="after the season, keep serving until Ctrl-C")
+    parser.add_argument("--log-format", choices=("text", "json"), default="text",
+                        help="the server's event log on stderr (one line per season event "
+                        "and fault): text, or json (one object per line)")
 
 
 def _add_bots(commands: Any) -> None:
@@ -168,6 +171,9 @@ def _add_season(commands: Any) -> None:
     ):
         sub = _client_command(seasons, action, text, handler)
         sub.add_argument("season_id", type=arguments.positive_int, metavar="SEASON")
+        if action == "cancel":
+            sub.add_argument("--no-wait", action="store_true",
+                             help="report at once instead of after the series in flight")
     show = _client_command(seasons, "show", "a season's settings, progress and standings",
                            cmd_season_show)
     show.add_argument("season_id", type=arguments.positive_int, nargs="?", default=0,

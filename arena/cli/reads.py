@@ -15,6 +15,7 @@ from arena.cli.client import connect
 from arena.cli.output import print_json, to_json
 from arena.cli.render import LiveSeasonView, describe_series, print_standings, shown
 from arena.cli.render_statistics import los_table
+from arena.cli.watching import ResilientWatch, say_retry
 from arena.server.story import NO_HAND_PLAYED
 
 
@@ -48,11 +49,10 @@ def _next_page_hint(console: Console, args: argparse.Namespace, command: str,
 
 
 def cmd_watch(args: argparse.Namespace, console: Console) -> int:
+    """Follow a season live; across server restarts (``arena.cli.watching``)."""
     with connect(args) as client:
-        stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(
-            season_id=args.season, top=args.top, bot_ids=args.bot,
-            # --json prints a line per series event, as it always has.
-            batch_series_events=not args.json))
+        stream = ResilientWatch(client.stub, arena_pb2.WatchSeasonRequest(
+            season_id=args.season, top=args.top, bot_ids=args.bot), on_retry=say_retry)
         if args.json:
             for message in stream:  # one JSON object per line, as they arrive
                 print(json.dumps(to_json(message)), flush=True)

@@ -9,8 +9,8 @@ move the cursor, reorder a line or be taken for ``rich`` markup."""
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterable
+from collections import Counter, deque
+from collections.abc import Iterable, Sequence
 from typing import Any, Final, TypeVar
 
 from google.protobuf.descriptor import FieldDescriptor
@@ -25,9 +25,11 @@ from rich.text import Text
 
 from arena.cli.render_statistics import TIED_NOTE, elo_cell, statistics_parts, tied_cell
 from arena.core.ordering import ORDERING_RULE
-from arena.core.text import neutralise
+from arena.core.text import bounded, neutralise
 
 RECENT_SERIES: Final = 6
+MAX_REASON_CHARS: Final = 300
+"""How much of a fault's message a forfeit line quotes."""
 LIVE_TOP_ROWS: Final = 20
 """Standings rows a live view shows (plus the rows of bots the user names)."""
 CROSSTABLE_MAX_BOTS: Final = 16
@@ -182,8 +184,32 @@ def describe_series(series: arena_pb2.SeriesSummary) -> str:
     return f"{series.id} {bots[0]} drew {bots[1]} {games} ({series.hands_played} hands{capped})"
 
 
-def describe_start(started: arena_pb2.SeriesStarted) -> str:
-    return f"{started.series_id} started: {started.seat0_bot_id} vs {started.seat1_bot_id}"
+def forfeit_line(series: arena_pb2.SeriesSummary) -> str:
+    """What a forfeit was and why, e.g. ``forfeit in 1-3: crashy@1 (seat 0), crash: ...``."""
+    series = shown(series)
+    fault = series.fault
+    bot = (series.seat0_bot_id, series.seat1_bot_id)[1 if fault.seat == 1 else 0]
+    where = (f" at hand {fault.hand_number}, decision {fault.decision_number}"
+             if fault.hand_number else " before the first deal")
+    return (f"forfeit in {series.id}: {bot} (seat {fault.seat}){where}, {fault.kind}: "
+            f"{bounded(fault.message, MAX_REASON_CHARS)}")
+
+
+def fault_summary(forfeits: Sequence[arena_pb2.SeriesSummary]) -> list[str]:
+    """The forfeits of a season by bot and kind, most first, e.g.
+    ``["faults: 3 forfeits", "  crashy@1: 2 (crash 2)", ...]``."""
+    if not forfeits:
+        return ["faults: none"]
+    by_bot: dict[str, Counter[str]] = {}
+    for series in map(shown, forfeits):
+        bot = (series.seat0_bot_id, series.seat1_bot_id)[1 if series.fault.seat == 1 else 0]
+        by_bot.setdefault(bot, Counter())[series.fault.kind] += 1
+    lines = [f"faults: {len(forfeits)} forfeit{'s' if len(forfeits) != 1 else ''}"]
+    for bot, kinds in sorted(by_bot.items(), key=lambda item: (-item[1].total(), item[0])):
+        detail = ", ".join(f"{kind} {count}" for kind, count in
+                           sorted(kinds.items(), key=lambda item: (-item[1], item[0])))
+        lines.append(f"  {bot}: {kinds.total()} ({detail})")
+    return lines
 
 
 class LiveSeasonView:
@@ -200,6 +226,7 @@ class LiveSeasonView:
         self.recent: deque[str] = deque(maxlen=RECENT_SERIES)
         self.standings: arena_pb2.Standings | None = None
         self.status = "unknown"
+        self.forfeits: list[arena_pb2.SeriesSummary] = []
 
     def _render(self) -> RenderableType:
         parts: list[RenderableType] = [self.progress]
@@ -226,14 +253,15 @@ class LiveSeasonView:
                 if event == "standings":
                     self.standings = message.standings
                 elif event == "series_finished":
-                    self.recent.append(describe_series(message.series_finished.series))
+                    series = message.series_finished.series
+                    self.recent.append(describe_series(series))
+                    if series.HasField("fault"):  # said at once, kept above the view
+                        self.forfeits.append(series)
+                        live.console.print(forfeit_line(series), soft_wrap=True)
                 elif event == "series_started":
-                    self.recent.append(describe_start(message.series_started))
-                elif event == "series_events":
-                    self.recent.extend(
-                        describe_series(item.finished.series)
-                        if item.WhichOneof("event") == "finished"
-                        else describe_start(item.started)
-                        for item in message.series_events.events[-RECENT_SERIES:])
+                    started = message.series_started
+                    self.recent.append(
+                        f"{started.series_id} started: {started.seat0_bot_id} vs "
+                        f"{started.seat1_bot_id}")
                 live.update(self._render())
         return self.standings

@@ -13,6 +13,7 @@ from arena.cli.client import connect
 from arena.cli.output import print_json, to_json
 from arena.cli.render import LIVE_TOP_ROWS, LiveSeasonView, print_standings, shown, status_name
 from arena.cli.season_options import season_config_message
+from arena.cli.watching import ResilientWatch, say_retry
 
 
 def cmd_season_create(args: argparse.Namespace, console: Console) -> int:
@@ -26,9 +27,8 @@ def cmd_season_create(args: argparse.Namespace, console: Console) -> int:
             console.print(f"season {season.id} created: {season.series_total} series "
                           f"({status_name(season.status)})")
         if args.watch:
-            stream = client.stub.WatchSeason(
-                arena_pb2.WatchSeasonRequest(season_id=season.id, top=LIVE_TOP_ROWS,
-                                             batch_series_events=True))
+            stream = ResilientWatch(client.stub, arena_pb2.WatchSeasonRequest(
+                season_id=season.id, top=LIVE_TOP_ROWS), on_retry=say_retry)
             LiveSeasonView(console).follow(stream, transient=True)
             print_standings(console, client.stub.GetStandings(
                 arena_pb2.GetStandingsRequest(season_id=season.id)).standings)
@@ -44,11 +44,44 @@ def cmd_season_start(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_season_cancel(args: argparse.Namespace, console: Console) -> int:
+    """Cancel, wait for the series in flight to finish (they are stored), then say
+    where the season stands: its status, series finished and planned, and how many
+    of the series running at the cancel finished."""
     with connect(args) as client:
-        season = client.stub.CancelSeason(
+        at_cancel = client.stub.CancelSeason(
             arena_pb2.CancelSeasonRequest(season_id=args.season_id), metadata=client.auth).season
-    _print_season_change(season, args.json, console)
+        season = at_cancel
+        if status_name(at_cancel.status) == "running" and not args.no_wait:
+            if not args.json:
+                console.print(f"season {at_cancel.id}: cancel requested; waiting for the "
+                              "series in flight to finish (Ctrl-C stops waiting, not the "
+                              "cancel)")
+            for _ in ResilientWatch(  # ends once the season has stopped
+                    client.stub, arena_pb2.WatchSeasonRequest(season_id=at_cancel.id, top=1),
+                    on_retry=say_retry):
+                pass
+            season = client.stub.GetSeason(
+                arena_pb2.GetSeasonRequest(season_id=at_cancel.id)).season
+    if args.json:
+        print_json(to_json(season))
+    else:
+        console.print(cancel_report(at_cancel, season), soft_wrap=True)
     return 0
+
+
+def cancel_report(at_cancel: arena_pb2.Season, season: arena_pb2.Season) -> str:
+    """E.g. ``season 3 cancelled: 5/12 series finished, 7 not played; the series in
+    flight at the cancel finished and were stored (2)``."""
+    status = status_name(season.status)
+    text = (f"season {season.id} {status}: {season.series_done}/{season.series_total} "
+            f"series finished, {season.series_total - season.series_done} not played")
+    if status == "running":  # --no-wait, or a cancel that does not end the season
+        return text + "; the series in flight finish and are stored, then it ends cancelled"
+    finished_in_flight = season.series_done - at_cancel.series_done
+    if status_name(at_cancel.status) != "running":
+        return text + "; no series was running"
+    return text + (f"; {finished_in_flight} series in flight at the cancel finished and "
+                   f"{'was' if finished_in_flight == 1 else 'were'} stored")
 
 
 def _print_season_change(season: arena_pb2.Season, as_json: bool, console: Console) -> None:

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from arena.core.sizes import human_size
+
 MANIFEST_NAME = "bot.toml"
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
 VERSION_PATTERN = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}")
@@ -69,7 +71,8 @@ class BotManifest:
             raise ManifestError(f"{path}: missing (every bot folder needs a {MANIFEST_NAME})")
         raw = path.read_bytes()
         if len(raw) > MAX_MANIFEST_BYTES:
-            raise ManifestError(f"{path}: {len(raw)} bytes, larger than {MAX_MANIFEST_BYTES}")
+            raise ManifestError(f"{path}: {human_size(len(raw))}, larger than "
+                                f"{human_size(MAX_MANIFEST_BYTES)}")
         try:
             data = tomllib.loads(raw.decode("utf-8"))
         except UnicodeDecodeError as error:

@@ -52,7 +52,12 @@ class SeasonManager:
                                       name=f"season-{season_id}", daemon=True)
             self._threads[season_id] = thread
             self._cancels[season_id] = cancel
+            self.starting(season_id)
             thread.start()
+
+    def starting(self, season_id: int) -> None:
+        """Called as a season is about to start playing, before any of its series
+        (a subclass may log it)."""
 
     def _run(self, season_id: int, cancel: threading.Event) -> None:
         # The executor (e.g. over a Docker sandbox, which may first build the base

@@ -33,8 +33,8 @@ from arena.execution import ExecutorFactory, RunnerFactory, RunSeries, local_exe
 from arena.match.runner import run_series
 from arena.sandbox import registry as sandbox_registry
 from arena.sandbox.base import Sandbox
-from arena.season.events import EventHub
 from arena.season.manager import SeasonManager
+from arena.server.event_log import LoggingHub, LoggingSeasonManager
 from arena.server.exclusive import (
     DatabaseLock,
     ServerConflictError,
@@ -161,8 +161,8 @@ def _start(
     storage = Storage(db_path)
     token_path = token_path_for(db_path)
     token = ensure_admin_token(token_path)
-    hub = EventHub()
-    manager = SeasonManager(storage, executors, hub)
+    hub = LoggingHub(storage)  # the operator's log: one line per season event and fault
+    manager = LoggingSeasonManager(storage, executors, hub)
     service = ArenaService(storage, manager, hub, token, max_season_bots=max_season_bots)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=listening.max_workers,

@@ -127,6 +127,7 @@ def series_message(
     message.capped = result.capped
     message.wall_seconds = result.wall_seconds
     message.think_seconds.extend(result.think_seconds)
+    message.stored_seq = result.stored_seq
     if result.fault is not None:
         message.fault.CopyFrom(fault_message(result.fault))
     return message

@@ -36,6 +36,7 @@ from arena.server.convert import (
     season_message,
     series_message,
 )
+from arena.server.event_log import season_created
 from arena.server.story import series_story
 from arena.server.validation import check_season_request, inspect_bot_folder
 from arena.server.watch import StandingsMessages, WatchMessages, WatchStream
@@ -188,6 +189,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             profile=config.profile().to_dict(), bot_ids=ids,
             plan=[pairing.as_row() for pairing in first_round],
         )
+        season_created(season)
         if not request.hold:
             self.manager.start(season.id)
             season = self.storage.get_season(season.id)

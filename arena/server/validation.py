@@ -14,6 +14,7 @@ from hollywood.arena.v1 import arena_pb2
 from arena.core.defaults import DEFAULT_MAX_SEASON_BOTS
 from arena.core.manifest import BotManifest, ManifestError, iter_bot_files
 from arena.core.settings import ConfigError, SeasonConfig
+from arena.core.sizes import human_size
 from arena.sandbox import registry as sandbox_registry
 from arena.season.formats import SprtMatch, format_for, format_name
 from arena.server.convert import config_from_message
@@ -49,7 +50,8 @@ def inspect_bot_folder(folder: Path) -> BotFolder:
             raise ManifestError(f"{folder}: {len(files)} files, more than {MAX_BOT_FILES}")
         size = sum(path.stat().st_size for _, path in files)
         if size > MAX_BOT_BYTES:
-            raise ManifestError(f"{folder}: {size} bytes of files, more than {MAX_BOT_BYTES}")
+            raise ManifestError(f"{folder}: {human_size(size)} of files, more than "
+                                f"{human_size(MAX_BOT_BYTES)}")
         fingerprint = manifest.content_hash(folder)
     except OSError as error:  # unreadable file, vanished folder
         raise ManifestError(f"cannot read the bot folder {folder}: {error}") from None
