@@ -153,7 +153,8 @@ def test_an_oversized_reply_is_rejected(socket_dir: str) -> None:
     huge = [bot_pb2.Meld(cards=["As" * 1000]) for _ in range(40)]  # about 80 KB
     fault = fault_of(socket_dir, reply(kind=bot_pb2.ACTION_KIND_KNOCK, card="Kd", melds=huge))
     assert fault.kind is FaultKind.OVERSIZED
-    assert f"larger than the {MAX_REPLY_BYTES} bytes allowed" in fault.message
+    assert MAX_REPLY_BYTES == 64 * 1024
+    assert "larger than the 64 KiB allowed" in fault.message
 
 
 def test_a_reply_that_is_not_a_decide_response_is_malformed(socket_dir: str) -> None:

@@ -20,6 +20,7 @@ from google.protobuf.message import Message
 from hollywood.bot.v1 import bot_pb2, bot_pb2_grpc
 
 from arena.core.faults import BotFault, FaultKind
+from arena.core.sizes import human_size
 from arena.match import protocol
 from engine.actions import Action
 
@@ -198,7 +199,8 @@ def fault_from_rpc_error(
     if code is grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in details:
         return BotFault(
             FaultKind.OVERSIZED,
-            f"the {method} reply is larger than the {MAX_REPLY_BYTES} bytes allowed ({details})",
+            f"the {method} reply is larger than the {human_size(MAX_REPLY_BYTES)} allowed "
+            f"({details})",
         )
     if code is grpc.StatusCode.INTERNAL and ("deserializ" in details or "parse" in details):
         return BotFault(FaultKind.MALFORMED, f"the {method} reply could not be decoded ({details})")
