@@ -5,17 +5,48 @@ and the SPRT state."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterable
+
 from hollywood.arena.v1 import arena_pb2
 
 from arena.season.season_statistics import SeasonStatistics
+from arena.season.statistics.bradley_terry import BradleyTerryFit
 
 
-def add_statistics(message: arena_pb2.Standings, stats: SeasonStatistics) -> None:
-    """Fill ``message``'s statistics fields and put its rows in the format's order."""
+class LosCells:
+    """The likelihood-of-superiority cells of a fit, built once per fit (a 200-bot
+    field has 39,800) and handed out by bot."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._fit: BradleyTerryFit | None = None
+        self._by_bot: dict[str, list[arena_pb2.LosCell]] = {}
+
+    def of(self, rating: BradleyTerryFit, bots: Iterable[str]) -> list[arena_pb2.LosCell]:
+        """The cells of ``bots`` against every other bot of the fit."""
+        with self._lock:
+            if rating is not self._fit:
+                self._by_bot = {
+                    bot: [arena_pb2.LosCell(bot_id=bot, opponent_id=other, los=value)
+                          for other, value in others.items()]
+                    for bot, others in rating.los_matrix().items()}
+                self._fit = rating
+            by_bot = self._by_bot
+        return [cell for bot in bots for cell in by_bot.get(bot, ())]
+
+
+def add_statistics(message: arena_pb2.Standings, stats: SeasonStatistics,
+                   los: LosCells) -> None:
+    """Fill ``message``'s statistics fields and put its rows in the format's order.
+    ``message`` may hold some of the table's rows only (a page, a live view's top
+    rows): each keeps its rank in the whole table."""
+    position = {bot: rank for rank, bot in enumerate(stats.order, start=1)}
     rows = {row.bot_id: row for row in message.rows}
-    ordered = [rows[bot] for bot in stats.order if bot in rows]
-    for rank, row in enumerate(ordered, start=1):
-        row.rank = rank
+    ordered = sorted((row for row in message.rows if row.bot_id in position),
+                     key=lambda row: position[row.bot_id])
+    for row in ordered:
+        row.rank = position[row.bot_id]
         row.bt_elo = stats.rating.elo[stats.rating.index(row.bot_id)]
         row.bt_elo_low, row.bt_elo_high = stats.rating.interval(row.bot_id)
         row.tied_with_next = stats.tied_with_next.get(row.bot_id, False)
@@ -33,9 +64,7 @@ def add_statistics(message: arena_pb2.Standings, stats: SeasonStatistics) -> Non
         left = stats.progress.seconds_left
         message.seconds_left = -1.0 if left is None else left
         message.series_expected = stats.progress.series_expected or 0
-    message.los.extend(arena_pb2.LosCell(bot_id=bot, opponent_id=other, los=value)
-                       for bot, others in stats.los_matrix().items()
-                       for other, value in others.items())
+    message.los.extend(los.of(stats.rating, rows))
     if stats.bracket is not None:
         for ties in stats.bracket.rounds:
             message.bracket.extend(arena_pb2.KnockoutTie(

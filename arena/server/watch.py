@@ -23,8 +23,8 @@ from arena.season.standings_live import StandingsBoard, StandingsSnapshot
 from arena.season.statistics_live import LiveStatistics
 from arena.server import pages
 from arena.server.convert import STATUS_TO_PROTO, series_message, standings_message
-from arena.server.statistics_convert import add_statistics
-from arena.storage import Storage
+from arena.server.statistics_convert import LosCells, add_statistics
+from arena.storage import SeasonRecord, Storage
 
 M = TypeVar("M", bound=Message)
 
@@ -49,24 +49,14 @@ class StandingsMessages:
         # Per season: the last whole message and what it was built from (sequence,
         # status, progress).
         self._whole: dict[int, tuple[tuple[int, int, int, int], arena_pb2.Standings]] = {}
+        self._los: dict[int, LosCells] = {}
 
     def part(self, snapshot: StandingsSnapshot, table: Standings) -> arena_pb2.Standings:
-        """``table`` (a cut of the snapshot's standings) as a message: the rows of the
-        whole message (ranks and statistics as in the whole table) for its bots."""
-        whole = self.whole(snapshot)
-        wanted = [row.bot_id for row in table.rows]
-        kept = set(wanted)
-        by_id = {row.bot_id: row for row in whole.rows}
-        message = arena_pb2.Standings()
-        message.CopyFrom(whole)
-        del message.rows[:]
-        message.rows.extend(by_id[bot] for bot in wanted if bot in by_id)
-        del message.crosstable[:]
-        if table.crosstable:
-            message.crosstable.extend(cell for cell in whole.crosstable if cell.bot_id in kept)
-        del message.los[:]
-        message.los.extend(cell for cell in whole.los if cell.bot_id in kept)
-        return message
+        """``table`` (a cut of the snapshot's standings: some rows, the crosstable of
+        those or none) as a message: ranks and statistics as in the whole table, the
+        likelihoods of superiority of its bots. Built without the whole message (a
+        200-bot table has 40,000 crosstable and 40,000 LOS cells)."""
+        return self._message(self.storage.get_season(snapshot.season_id), snapshot, table)
 
     def whole(self, snapshot: StandingsSnapshot) -> arena_pb2.Standings:
         """The snapshot's whole standings as a message (built once per change)."""
@@ -77,13 +67,21 @@ class StandingsMessages:
             cached = self._whole.get(snapshot.season_id)
             if cached is not None and cached[0] == key:
                 return cached[1]
-            message = standings_message(season, snapshot.standings)
-            message.sequence = snapshot.sequence
-            # Bradley-Terry Elo with intervals, ties, the format's order, bracket,
-            # SPRT, pace: over the results the table counts.
-            add_statistics(message, self.statistics.statistics(season, snapshot))
+        message = self._message(season, snapshot, snapshot.standings)
+        with self._lock:
             self._whole[snapshot.season_id] = (key, message)
-            return message
+        return message
+
+    def _message(self, season: SeasonRecord, snapshot: StandingsSnapshot,
+                 table: Standings) -> arena_pb2.Standings:
+        message = standings_message(season, table)
+        message.sequence = snapshot.sequence
+        # Bradley-Terry Elo with intervals, ties, the format's order, bracket, SPRT,
+        # pace: over the results the snapshot counts.
+        with self._lock:
+            los = self._los.setdefault(season.id, LosCells())
+        add_statistics(message, self.statistics.statistics(season, snapshot), los)
+        return message
 
 
 class WatchMessages:
@@ -93,12 +91,18 @@ class WatchMessages:
     KEPT: Final = 512
 
     def __init__(self, storage: Storage, board: StandingsBoard,
-                 standings: StandingsMessages) -> None:
+                 standings: StandingsMessages, *, reuse_s: float = STANDINGS_INTERVAL_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.storage = storage
         self.board = board
         self.standings_messages = standings
+        self.reuse_s = reuse_s
+        self.clock = clock
         self._lock = threading.Lock()
         self._kept: OrderedDict[Hashable, Message] = OrderedDict()
+        # Per view (season, top, bots): when its latest standings message was built.
+        self._recent: dict[tuple[int, int, tuple[str, ...]],
+                           tuple[float, arena_pb2.WatchSeasonResponse]] = {}
 
     def _shared(self, key: Hashable, build: Callable[[], M]) -> M:
         with self._lock:
@@ -153,7 +157,18 @@ class WatchMessages:
     def standings(self, season_id: int, top: int, bots: tuple[str, ...], *,
                   fresh: bool = False) -> arena_pb2.WatchSeasonResponse:
         """The latest published standings cut to the stream's rows; ``fresh``
-        builds it anew (a status change publishes no new sequence)."""
+        builds it anew (a status change publishes no new sequence). Otherwise a
+        message built for the same rows less than ``reuse_s`` ago is sent again even
+        if results were stored since: however many streams watch a season that
+        stores hundreds of results a second, each view is built a few times a
+        second (a stream's standings are at most that much behind; its final
+        standings are always fresh)."""
+        view = (season_id, top, bots)
+        if not fresh:
+            with self._lock:
+                recent = self._recent.get(view)
+            if recent is not None and self.clock() < recent[0] + self.reuse_s:
+                return recent[1]
         snapshot = self.board.latest(season_id)
 
         def build() -> arena_pb2.WatchSeasonResponse:
@@ -167,7 +182,12 @@ class WatchMessages:
             return message
         if fresh:
             return build()
-        return self._shared(("standings", season_id, snapshot.sequence, top, bots), build)
+        message = self._shared(("standings", season_id, snapshot.sequence, top, bots), build)
+        with self._lock:
+            self._recent[view] = (self.clock(), message)
+            while len(self._recent) > self.KEPT:
+                self._recent.pop(next(iter(self._recent)))
+        return message
 
 
 class WatchStream:
