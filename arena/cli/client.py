@@ -4,34 +4,22 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Final
 
 import grpc
-from hollywood.arena.v1 import arena_pb2_grpc
+from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
-from arena.core.defaults import AUTH_METADATA_KEY, DEFAULT_DB, DEFAULT_SERVER, token_path_for
+from arena.cli.credentials import Credentials, find_credentials
+from arena.core.defaults import AUTH_METADATA_KEY, DEFAULT_SERVER
 
 SERVER_ENV: Final = "ARENA_SERVER"
-TOKEN_ENV: Final = "ARENA_TOKEN"
+UPLOAD_CHUNK_BYTES: Final = 1024 * 1024
+"""The largest chunk SubmitBot accepts."""
 
 
 def default_server() -> str:
     return os.environ.get(SERVER_ENV, DEFAULT_SERVER)
-
-
-def find_token(explicit: str | None, token_file: Path | None) -> str | None:
-    """The admin token: ``explicit``, else ``$ARENA_TOKEN``, else the token file
-    (default: the one next to the default database). None if there is none."""
-    if explicit:
-        return explicit.strip()
-    if os.environ.get(TOKEN_ENV):
-        return os.environ[TOKEN_ENV].strip()
-    path = token_file or token_path_for(DEFAULT_DB)
-    try:
-        return path.read_text().strip() or None
-    except OSError:
-        return None
 
 
 class ArenaClient:
@@ -49,6 +37,20 @@ class ArenaClient:
         UNAUTHENTICATED)."""
         return ((AUTH_METADATA_KEY, f"Bearer {self.token}"),) if self.token else ()
 
+    def submit(self, archive: bytes, *, compression: str = "gzip", replace: bool = False
+               ) -> arena_pb2.SubmitBotResponse:
+        """Upload a bot archive (a tar, gzip or zstd) in chunks of at most 1 MiB."""
+        def requests() -> Iterator[arena_pb2.SubmitBotRequest]:
+            yield arena_pb2.SubmitBotRequest(header=arena_pb2.SubmitBotHeader(
+                compression=compression, replace=replace))
+            view = memoryview(archive)
+            for start in range(0, len(archive), UPLOAD_CHUNK_BYTES):
+                yield arena_pb2.SubmitBotRequest(
+                    chunk=bytes(view[start:start + UPLOAD_CHUNK_BYTES]))
+        response: arena_pb2.SubmitBotResponse = self.stub.SubmitBot(
+            requests(), metadata=self.auth)
+        return response
+
     def close(self) -> None:
         self.channel.close()
 
@@ -59,7 +61,14 @@ class ArenaClient:
         self.close()
 
 
+def credentials_of(args: argparse.Namespace) -> Credentials:
+    """The token a command's options (``--token``, ``--token-file``) and the
+    environment give for its server (see ``arena.cli.credentials``)."""
+    return find_credentials(getattr(args, "server", None) or default_server(),
+                            getattr(args, "token", None), getattr(args, "token_file", None))
+
+
 def connect(args: argparse.Namespace) -> ArenaClient:
     """The client of the server and token that a command's ``--server``, ``--token``
     and ``--token-file`` name (each with its default)."""
-    return ArenaClient(args.server or default_server(), find_token(args.token, args.token_file))
+    return ArenaClient(args.server or default_server(), credentials_of(args).token)
