@@ -50,12 +50,13 @@ def upload_all(client: ArenaClient, folders: Sequence[Path]) -> list[arena_pb2.S
 
 
 def bot_folders(paths: Sequence[Path], console: Console) -> list[Path]:
-    """The paths to register: given several (e.g. ``sample_bots/*``), those without a
-    ``bot.toml`` are skipped with a note; one path is taken as it is (its problem is
-    reported by the check)."""
+    """The paths to register: given several (e.g. ``sample_bots/*``), folders without
+    a ``bot.toml`` are skipped with a note; one path, or a path that is no folder at
+    all, is kept (the check reports its problem)."""
     if len(paths) == 1:
         return list(paths)
-    kept = [path for path in paths if (path / MANIFEST_NAME).is_file()]
+    kept = [path for path in paths
+            if not path.is_dir() or (path / MANIFEST_NAME).is_file()]
     for path in paths:
         if path not in kept:
             console.print(f"skipped {path}: no {MANIFEST_NAME}", soft_wrap=True)
