@@ -11,6 +11,7 @@ import grpc
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.cli.credentials import Credentials, find_credentials
+from arena.cli.output import CliError
 from arena.core.defaults import AUTH_METADATA_KEY, DEFAULT_SERVER
 
 SERVER_ENV: Final = "ARENA_SERVER"
@@ -25,16 +26,21 @@ def default_server() -> str:
 class ArenaClient:
     """The API stub plus the admin token's metadata for mutating calls."""
 
-    def __init__(self, target: str, token: str | None = None) -> None:
+    def __init__(self, target: str, token: str | None = None,
+                 token_problem: CliError | None = None) -> None:
         self.target = target
         self.channel = grpc.insecure_channel(target)
         self.stub = arena_pb2_grpc.ArenaServiceStub(self.channel)
         self.token = token
+        self._token_problem = token_problem
+        """Why the token could not be read: raised when a call needs it (reads do not)."""
 
     @property
     def auth(self) -> tuple[tuple[str, str], ...]:
         """Metadata for a mutating call (empty without a token: the server then says
         UNAUTHENTICATED)."""
+        if self._token_problem is not None:
+            raise self._token_problem
         return ((AUTH_METADATA_KEY, f"Bearer {self.token}"),) if self.token else ()
 
     def submit(self, archive: bytes, *, compression: str = "gzip", replace: bool = False
@@ -71,4 +77,8 @@ def credentials_of(args: argparse.Namespace) -> Credentials:
 def connect(args: argparse.Namespace) -> ArenaClient:
     """The client of the server and token that a command's ``--server``, ``--token``
     and ``--token-file`` name (each with its default)."""
-    return ArenaClient(args.server or default_server(), credentials_of(args).token)
+    target = args.server or default_server()
+    try:
+        return ArenaClient(target, credentials_of(args).token)
+    except CliError as problem:  # e.g. a credentials file others may read
+        return ArenaClient(target, None, problem)
