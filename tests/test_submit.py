@@ -25,7 +25,8 @@ from arena.server.uploads import UploadLimits
 from arena.storage.submissions import bundles_dir
 
 SAMPLES = REPO_ROOT / "sample_bots"
-GOOD_TOML = b'name = "tiny"\nversion = "1.0.0"\nlanguage = "python"\n[run]\ncommand = ["python3", "-m", "tiny"]\n'
+GOOD_TOML = (b'name = "tiny"\nversion = "1.0.0"\nlanguage = "python"\n'
+             b'[run]\ncommand = ["python3", "-m", "tiny"]\n')
 DOCKERFILE = b"FROM python:3.11-slim\n"
 
 
