@@ -8,6 +8,7 @@ import io
 import json
 import random
 import tarfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import zstandard
 from arena_helpers import REPO_ROOT, make_bot_folder
 from fake_runner import run_fake_series
 from hollywood.arena.v1 import arena_pb2
+from polling import wait_until
 
 from arena.cli import main
 from arena.cli.client import ArenaClient
@@ -276,3 +278,30 @@ def test_arenaignore_leaves_listed_files_out(
     [bot] = server.storage.list_bots()
     assert sorted(p.name for p in bot.folder.iterdir()) == [
         ".arenaignore", "Dockerfile", "bot.toml", "tidy.py"]
+
+
+def test_uploads_beyond_the_concurrent_limit_are_refused_at_once(tmp_path: Path) -> None:
+    running = start(tmp_path, UploadLimits(concurrent=1))
+    release = threading.Event()
+
+    def slow() -> Iterator[arena_pb2.SubmitBotRequest]:
+        yield arena_pb2.SubmitBotRequest(header=arena_pb2.SubmitBotHeader(compression="gzip"))
+        release.wait(timeout=60)
+        yield arena_pb2.SubmitBotRequest(chunk=good())
+
+    try:
+        with ArenaClient(running.address, running.token) as client:
+            first = client.stub.SubmitBot.future(slow(), metadata=client.auth)
+            wait_until(lambda: running.service.upload_slots.in_use == 1,
+                       what="the first upload to hold the only slot")
+            with pytest.raises(grpc.RpcError) as caught:
+                submit(running, good())
+            error = caught.value
+            assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "receiving 1 uploads, its limit at once" in error.details()
+            release.set()
+            assert first.result(timeout=60).bot.id == "tiny@1.0.0"
+        assert running.service.upload_slots.in_use == 0
+    finally:
+        release.set()
+        running.stop(grace=None)

@@ -13,7 +13,7 @@ from hollywood.arena.v1 import arena_pb2
 
 from arena.server.auth import Authenticator
 from arena.server.convert import bot_message
-from arena.server.uploads import UploadLimits, receive_upload
+from arena.server.uploads import UploadLimits, UploadSlots, receive_upload
 from arena.storage import BotRecord, Storage
 from arena.storage.authors import Author, add_author, list_authors, revoke_author
 from arena.storage.submissions import bundles_dir, store_submission, version_states
@@ -45,6 +45,7 @@ class AccountsMixin:
     storage: Storage
     auth: Authenticator
     upload_limits: UploadLimits
+    upload_slots: UploadSlots
 
     if TYPE_CHECKING:
         def _call(self, context: grpc.ServicerContext, body: Callable[[], Response], *,
@@ -58,7 +59,8 @@ class AccountsMixin:
 
         def body() -> arena_pb2.SubmitBotResponse:
             work_root = bundles_dir(self.storage) / ".incoming"
-            with receive_upload(request_iterator, work_root, self.upload_limits) as (
+            with self.upload_slots.slot(), receive_upload(
+                    request_iterator, work_root, self.upload_limits) as (
                     submission, header, totals):
                 record, created, replaced = store_submission(
                     self.storage, submission, submitter=caller.author, replace=header.replace)

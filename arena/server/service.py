@@ -38,7 +38,7 @@ from arena.server.convert import (
     series_message,
 )
 from arena.server.story import series_story
-from arena.server.uploads import UploadLimits, UploadRefused
+from arena.server.uploads import UploadLimits, UploadRefused, UploadSlots
 from arena.server.validation import check_season_request, inspect_bot_folder
 from arena.server.watch import StandingsMessages, WatchMessages, WatchStream
 from arena.storage import ConflictError, NotFoundError, Storage
@@ -84,6 +84,7 @@ class ArenaService(AccountsMixin, arena_pb2_grpc.ArenaServiceServicer):
         self.hub = hub
         self.auth = Authenticator(storage, token)
         self.upload_limits = upload_limits or UploadLimits()
+        self.upload_slots = UploadSlots(self.upload_limits.concurrent)
         self._register_lock = threading.Lock()
         self.max_season_bots = max_season_bots
         self.messages = StandingsMessages(storage)

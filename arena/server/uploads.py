@@ -17,6 +17,7 @@ import shutil
 import stat
 import tarfile
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,11 +39,36 @@ _COPY_BYTES: Final = 256 * 1024
 
 @dataclass(frozen=True)
 class UploadLimits:
-    """What one upload may hold."""
+    """What one upload may hold, and how many the server receives at once (each
+    holds a thread of the server's pool while it streams)."""
 
     compressed_bytes: int = 20 * MIB
     unpacked_bytes: int = 100 * MIB
     entries: int = 5000
+    concurrent: int = 4
+
+
+class UploadSlots:
+    """At most ``limit`` uploads at once; one more is refused at once with
+    RESOURCE_EXHAUSTED rather than queued behind a slow client."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._lock = threading.Lock()
+        self.in_use = 0
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        with self._lock:
+            if self.in_use >= self._limit:
+                raise _too_big(f"the server is receiving {self._limit} uploads, its limit "
+                               "at once: try again shortly")
+            self.in_use += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.in_use -= 1
 
 
 class UploadRefused(Exception):
