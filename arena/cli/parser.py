@@ -92,8 +92,11 @@ def _latest_season_option(parser: argparse.ArgumentParser) -> argparse.ArgumentP
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # No abbreviations at the top: it sees every argument, and `export --to` would
+    # otherwise be taken for an abbreviation of its --token.
     parser = argparse.ArgumentParser(
-        prog="arena", description="Hollywood Gin Arena: bots, league seasons, live standings.")
+        prog="arena", description="Hollywood Gin Arena: bots, league seasons, live standings.",
+        allow_abbrev=False)
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     _client_options(parser, top_level=True)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
