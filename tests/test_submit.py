@@ -305,3 +305,21 @@ def test_uploads_beyond_the_concurrent_limit_are_refused_at_once(tmp_path: Path)
     finally:
         release.set()
         running.stop(grace=None)
+
+
+def test_a_version_that_has_played_cannot_be_replaced(server: RunningServer) -> None:
+    submit(server, good())
+    other = good(toml=GOOD_TOML.replace(b'"tiny"', b'"other"', 1))
+    submit(server, other)
+    with ArenaClient(server.address, server.token) as client:
+        season = client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
+            bots=["tiny", "other"], config=arena_pb2.SeasonConfig(
+                series_per_pair=2, max_hands=3, sandbox_backend="process")),
+            metadata=client.auth).season
+    assert server.manager.wait(season.id, timeout=60)
+    before = server.storage.get_bot("tiny@1.0.0")
+    with pytest.raises(grpc.RpcError) as caught:
+        submit(server, good(member("extra.py", b"x = 1\n")), replace=True)
+    assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "tiny@1.0.0 has played season series" in caught.value.details()
+    assert server.storage.get_bot("tiny@1.0.0") == before

@@ -30,11 +30,6 @@ class Caller:
     def is_admin(self) -> bool:
         return self.author == ADMIN_OWNER
 
-    @property
-    def owner_name(self) -> str:
-        """The name bot names are claimed under (``ADMIN_OWNER`` for the admin)."""
-        return self.author
-
 
 ADMIN = Caller(ADMIN_OWNER)
 
