@@ -66,6 +66,12 @@ class _Abort(Exception):
         self.message = message
 
 
+def _status_set(context: grpc.ServicerContext) -> bool:
+    """Whether the call already has its status (``code()`` is missing from the stubs)."""
+    code: Callable[[], object] = getattr(context, "code", lambda: None)
+    return code() is not None
+
+
 def _invalid(message: str) -> _Abort:
     return _Abort(grpc.StatusCode.INVALID_ARGUMENT, message)
 
@@ -118,7 +124,9 @@ class ArenaService(AccountsMixin, arena_pb2_grpc.ArenaServiceServicer):
         except (ConfigError, ManifestError, AuthorError, pages.PageError) as error:
             code, message = grpc.StatusCode.INVALID_ARGUMENT, str(error)
         except Exception as error:  # a bug or e.g. a locked database: say so, keep serving
-            if isinstance(error, grpc.RpcError):  # an abort raised by a nested call
+            # An abort raised by a nested call, or by the interceptor decoding a
+            # streamed request message: the call already has its status.
+            if isinstance(error, grpc.RpcError) or _status_set(context):
                 raise
             log.exception("internal error")
             code = grpc.StatusCode.INTERNAL
