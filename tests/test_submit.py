@@ -58,7 +58,7 @@ def archive(*members: tuple[tarfile.TarInfo, bytes], mode: str = "w:gz") -> byte
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode=mode) as tar:  # type: ignore[call-overload]
         for info, data in members:
-            tar.addfile(info, io.BytesIO(data) if info.isfile() else None)
+            tar.addfile(info, io.BytesIO(data) if info.size else None)
     return buffer.getvalue()
 
 
@@ -323,3 +323,18 @@ def test_a_version_that_has_played_cannot_be_replaced(server: RunningServer) -> 
     assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert "tiny@1.0.0 has played season series" in caught.value.details()
     assert server.storage.get_bot("tiny@1.0.0") == before
+
+
+def test_a_decompression_bomb_in_a_header_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    # A pax header is read whole by tar: 8 MiB of it, compressed to a few KiB.
+    bomb = member("bomb", b"1" * (8 * 1024 * 1024))
+    bomb[0].type = tarfile.XHDTYPE
+    bomb[0].size = len(bomb[1])
+    running = start(tmp_path, UploadLimits(unpacked_bytes=10_000, entries=5))
+    try:
+        error = refused(running, good(bomb))
+        assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "the archive unpacks to more than 10000 bytes (its tar stream is over" in (
+            error.details())
+    finally:
+        running.stop(grace=None)

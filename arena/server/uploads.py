@@ -11,6 +11,7 @@ its gRPC status code and a message naming the file or the limit.
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import shutil
@@ -22,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO, Final
+from typing import IO, Final, cast
 
 import grpc
 import zstandard
@@ -171,15 +172,44 @@ def receive_upload(
         shutil.rmtree(staging, ignore_errors=True)
 
 
+class _BoundedReader(io.RawIOBase):
+    """The decompressed tar stream, refused once it is longer than the files' limit
+    allows (plus the headers of ``limits.entries`` entries): a decompression bomb
+    hidden in a header (tar reads a pax header whole) never fills the memory."""
+
+    def __init__(self, stream: IO[bytes], limits: UploadLimits) -> None:
+        self._stream = stream
+        self._limits = limits
+        self._allowed = limits.unpacked_bytes + limits.entries * _HEADER_ALLOWANCE + MIB
+        self._read = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        data = self._stream.read(len(buffer))
+        self._read += len(data)
+        if self._read > self._allowed:
+            raise _too_big(f"the archive unpacks to more than "
+                           f"{_size(self._limits.unpacked_bytes)} (its tar stream is over "
+                           f"{self._allowed} bytes)")
+        buffer[:len(data)] = data
+        return len(data)
+
+
+_HEADER_ALLOWANCE: Final = 2048
+"""Tar bytes per entry besides its data: a 512-byte header, padding, a pax record."""
+
+
 def _unpack(reader: IO[bytes], compression: str, into: Path, limits: UploadLimits,
             totals: UploadTotals) -> None:
     try:
         if compression == "zstd":
             stream: IO[bytes] = zstandard.ZstdDecompressor().stream_reader(reader)
         else:
-            stream = reader
-        mode = "r|gz" if compression == "gzip" else "r|"
-        with tarfile.open(fileobj=stream, mode=mode) as tar:  # type: ignore[call-overload]
+            stream = cast("IO[bytes]", gzip.GzipFile(fileobj=reader, mode="rb"))
+        bounded = io.BufferedReader(_BoundedReader(stream, limits), MIB)
+        with tarfile.open(fileobj=bounded, mode="r|") as tar:
             for member in tar:
                 _check_member(member, limits, totals)
                 _extract(tar, member, into)
