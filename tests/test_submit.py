@@ -338,3 +338,18 @@ def test_a_decompression_bomb_in_a_header_is_refused_before_it_is_read(tmp_path:
             error.details())
     finally:
         running.stop(grace=None)
+
+
+def test_register_bot_of_a_server_folder_is_the_admins_upload_of_it(
+        server: RunningServer, tmp_path: Path) -> None:
+    with ArenaClient(server.address, server.token) as client:
+        loose = make_bot_folder(tmp_path, "loose", version="1.0")
+        with pytest.raises(grpc.RpcError) as caught:
+            client.stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(loose)),
+                                    metadata=client.auth)
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "version '1.0' must be MAJOR.MINOR.PATCH" in caught.value.details()
+        response = client.stub.RegisterBot(
+            arena_pb2.RegisterBotRequest(folder=str(SAMPLES / "greedy")), metadata=client.auth)
+    assert response.created and response.bot.status == "active" and not response.bot.owner
+    assert (bundles_dir(server.storage) / f"{response.bot.content_hash}.tar.gz").is_file()

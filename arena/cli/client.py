@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterator
 from typing import Final
 
 import grpc
@@ -13,10 +12,9 @@ from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 from arena.cli.credentials import Credentials, find_credentials
 from arena.cli.output import CliError
 from arena.core.defaults import AUTH_METADATA_KEY, DEFAULT_SERVER
+from arena.core.upload_messages import upload_messages
 
 SERVER_ENV: Final = "ARENA_SERVER"
-UPLOAD_CHUNK_BYTES: Final = 1024 * 1024
-"""The largest chunk SubmitBot accepts."""
 
 
 def default_server() -> str:
@@ -46,15 +44,9 @@ class ArenaClient:
     def submit(self, archive: bytes, *, compression: str = "gzip", replace: bool = False
                ) -> arena_pb2.SubmitBotResponse:
         """Upload a bot archive (a tar, gzip or zstd) in chunks of at most 1 MiB."""
-        def requests() -> Iterator[arena_pb2.SubmitBotRequest]:
-            yield arena_pb2.SubmitBotRequest(header=arena_pb2.SubmitBotHeader(
-                compression=compression, replace=replace))
-            view = memoryview(archive)
-            for start in range(0, len(archive), UPLOAD_CHUNK_BYTES):
-                yield arena_pb2.SubmitBotRequest(
-                    chunk=bytes(view[start:start + UPLOAD_CHUNK_BYTES]))
         response: arena_pb2.SubmitBotResponse = self.stub.SubmitBot(
-            requests(), metadata=self.auth)
+            upload_messages(archive, compression=compression, replace=replace),
+            metadata=self.auth)
         return response
 
     def close(self) -> None:

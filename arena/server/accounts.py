@@ -1,19 +1,25 @@
 """The ``ArenaService`` methods of accounts and uploads: ``SubmitBot`` (authors and
-the admin) and ``AddAuthor`` / ``ListAuthors`` / ``RevokeAuthor`` (the admin only).
-A mixin of ``arena.server.service.ArenaService``, which supplies ``_call``,
-``storage`` and ``auth``."""
+the admin; ``RegisterBot`` of a folder on the server's disk goes the same way) and
+``AddAuthor`` / ``ListAuthors`` / ``RevokeAuthor`` (the admin only). A mixin of
+``arena.server.service.ArenaService``, which supplies ``_call``, ``storage`` and
+``auth``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 import grpc
 from hollywood.arena.v1 import arena_pb2
 
-from arena.server.auth import Authenticator
+from arena.core.manifest import ManifestError, submission_problem
+from arena.core.upload_messages import upload_messages
+from arena.execution.bundles import bundle_of
+from arena.server.auth import ADMIN, Authenticator, Caller
 from arena.server.convert import bot_message
-from arena.server.uploads import UploadLimits, UploadSlots, receive_upload
+from arena.server.uploads import UploadLimits, UploadSlots, UploadTotals, receive_upload
+from arena.server.validation import inspect_bot_folder
 from arena.storage import BotRecord, Storage
 from arena.storage.authors import Author, add_author, list_authors, revoke_author
 from arena.storage.submissions import bundles_dir, store_submission, version_states
@@ -39,6 +45,10 @@ def bots_with_states(storage: Storage, bots: list[BotRecord]) -> list[arena_pb2.
     return messages
 
 
+class CannotStoreError(OSError):
+    """The server could not store an upload (its disk, not the upload)."""
+
+
 class AccountsMixin:
     """Uploads and authors (see the module's docstring)."""
 
@@ -58,18 +68,44 @@ class AccountsMixin:
         caller = self.auth.caller(context)
 
         def body() -> arena_pb2.SubmitBotResponse:
-            work_root = bundles_dir(self.storage) / ".incoming"
-            with self.upload_slots.slot(), receive_upload(
-                    request_iterator, work_root, self.upload_limits) as (
-                    submission, header, totals):
-                record, created, replaced = store_submission(
-                    self.storage, submission, submitter=caller.author, replace=header.replace)
+            record, created, replaced, totals = self._receive(request_iterator, caller)
             [bot] = bots_with_states(self.storage, [record])
             return arena_pb2.SubmitBotResponse(
                 bot=bot, created=created, replaced=replaced,
                 compressed_bytes=totals.compressed, unpacked_bytes=totals.unpacked,
                 entries=totals.entries)
         return self._call(context, body)
+
+    def _receive(self, requests: Iterator[arena_pb2.SubmitBotRequest], caller: Caller
+                 ) -> tuple[BotRecord, bool, bool, UploadTotals]:
+        work_root = bundles_dir(self.storage) / ".incoming"
+        with self.upload_slots.slot(), receive_upload(
+                requests, work_root, self.upload_limits) as (submission, header, totals):
+            try:
+                record, created, replaced = store_submission(
+                    self.storage, submission, submitter=caller.author,
+                    replace=header.replace)
+            except OSError as error:  # e.g. a full disk: nothing was stored
+                raise CannotStoreError(f"cannot store the bot's files: {error}") from None
+        return record, created, replaced, totals
+
+    def register_from_disk(self, folder: Path) -> tuple[BotRecord, bool]:
+        """``RegisterBot`` (admin only): a folder on the server's own disk, registered
+        as the admin's upload of it (the same checks and storage as ``SubmitBot``)."""
+        bot = inspect_bot_folder(folder)
+        problem = submission_problem(bot.manifest)
+        if problem is not None:
+            raise ManifestError(f"{bot.folder}: {problem}")
+        try:
+            archive = bundle_of(bot.folder).archive
+        except OSError as error:  # unreadable file, vanished folder
+            raise ManifestError(f"cannot read the bot folder {bot.folder}: {error}") from None
+        try:
+            record, created, _, _ = self._receive(upload_messages(archive), ADMIN)
+        except CannotStoreError as error:
+            raise ManifestError(f"cannot read or copy the bot folder {bot.folder}: "
+                                f"{error}") from None
+        return record, created
 
     def AddAuthor(
         self, request: arena_pb2.AddAuthorRequest, context: grpc.ServicerContext

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final, TypeVar
@@ -33,13 +32,12 @@ from arena.server import pages
 from arena.server.accounts import AccountsMixin, bots_with_states
 from arena.server.auth import Authenticator
 from arena.server.convert import (
-    bot_message,
     season_message,
     series_message,
 )
 from arena.server.story import series_story
 from arena.server.uploads import UploadLimits, UploadRefused, UploadSlots
-from arena.server.validation import check_season_request, inspect_bot_folder
+from arena.server.validation import check_season_request
 from arena.server.watch import StandingsMessages, WatchMessages, WatchStream
 from arena.storage import ConflictError, NotFoundError, Storage
 from arena.storage.authors import AuthorError
@@ -91,7 +89,6 @@ class ArenaService(AccountsMixin, arena_pb2_grpc.ArenaServiceServicer):
         self.auth = Authenticator(storage, token)
         self.upload_limits = upload_limits or UploadLimits()
         self.upload_slots = UploadSlots(self.upload_limits.concurrent)
-        self._register_lock = threading.Lock()
         self.max_season_bots = max_season_bots
         self.messages = StandingsMessages(storage)
         self.watch_messages = WatchMessages(storage, self.board, self.messages)
@@ -153,18 +150,9 @@ class ArenaService(AccountsMixin, arena_pb2_grpc.ArenaServiceServicer):
     def _register(self, request: arena_pb2.RegisterBotRequest) -> arena_pb2.RegisterBotResponse:
         if not request.folder.strip():
             raise _invalid("folder is required: the path of a bot folder holding bot.toml")
-        bot = inspect_bot_folder(Path(request.folder))
-        try:
-            with self._register_lock:
-                record, created = self.storage.register_bot(
-                    name=bot.manifest.name, version=bot.manifest.version,
-                    language=bot.manifest.language, author=bot.manifest.author,
-                    description=bot.manifest.description, content_hash=bot.content_hash,
-                    source_folder=bot.folder, files=bot.files,
-                )
-        except OSError as error:  # unreadable file, vanished folder, disk full
-            raise _invalid(f"cannot read or copy the bot folder {bot.folder}: {error}") from None
-        return arena_pb2.RegisterBotResponse(bot=bot_message(record), created=created)
+        record, created = self.register_from_disk(Path(request.folder))
+        [bot] = bots_with_states(self.storage, [record])
+        return arena_pb2.RegisterBotResponse(bot=bot, created=created)
 
     def ListBots(
         self, request: arena_pb2.ListBotsRequest, context: grpc.ServicerContext

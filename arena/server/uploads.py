@@ -30,10 +30,11 @@ import zstandard
 from hollywood.arena.v1 import arena_pb2
 
 from arena.core.manifest import BotManifest, ManifestError, content_hash, submission_problem
+from arena.core.upload_messages import CHUNK_BYTES
 from arena.storage.submissions import Submission
 
 MIB: Final = 1024 * 1024
-MAX_CHUNK_BYTES: Final = MIB
+MAX_CHUNK_BYTES: Final = CHUNK_BYTES
 COMPRESSIONS: Final = {"gzip": ".tar.gz", "zstd": ".tar.zst"}
 _COPY_BYTES: Final = 256 * 1024
 

@@ -32,7 +32,7 @@ VERSION_STATUSES: Final = ("received", "building", "validating", "active", "reje
 ADMIN_OWNER: Final = ""
 
 
-class NameTakenError(PermissionError):
+class NameTakenError(Exception):
     """The bot name belongs to another author."""
 
 
@@ -103,9 +103,9 @@ def store_submission(
                     return _bot(row), False, False
                 if not replace:
                     raise ConflictError(
-                        f"bot {bot_id} is already registered with other code: bump the "
-                        "version in bot.toml (or replace it with --replace while it has "
-                        "not played)")
+                        f"bot {bot_id} is already registered with different content: bump "
+                        "the version in bot.toml (or replace it with --replace while it "
+                        "has not played)")
                 if _has_played(db, bot_id):
                     raise ReplaceRefusedError(
                         f"bot {bot_id} has played season series: its code cannot be "
