@@ -353,3 +353,18 @@ def test_register_bot_of_a_server_folder_is_the_admins_upload_of_it(
             arena_pb2.RegisterBotRequest(folder=str(SAMPLES / "greedy")), metadata=client.auth)
     assert response.created and response.bot.status == "active" and not response.bot.owner
     assert (bundles_dir(server.storage) / f"{response.bot.content_hash}.tar.gz").is_file()
+
+
+def test_author_commands_refuse_bad_names_duplicates_and_unknown_authors(
+        server: RunningServer, capsys: pytest.CaptureFixture[str]) -> None:
+    admin = ("--server", server.address, "--token-file", str(server.token_path))
+    add_author(server, capsys, "dora")
+    for argv, fragment in ((["authors", "add", "dora"], "author dora exists already"),
+                           (["authors", "add", "Dora Bad"], "author name 'Dora Bad' must match"),
+                           (["authors", "revoke", "nobody"], "no author 'nobody'")):
+        code, _, err = run(capsys, *argv, *admin)
+        assert code == 2 and fragment in err, (argv, err)
+    run(capsys, "authors", "revoke", "dora", *admin)
+    fresh = add_author(server, capsys, "dora")  # a revoked author may get a new token
+    with ArenaClient(server.address, fresh) as client:
+        assert client.submit(good()).bot.owner == "dora"
