@@ -83,10 +83,16 @@ def test_register_list_create_and_read(server: RunningServer, capsys) -> None:
 def test_mutation_without_token_is_refused(server: RunningServer, capsys,
                                            monkeypatch, tmp_path: Path) -> None:
     monkeypatch.delenv("ARENA_TOKEN", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.chdir(tmp_path)  # no .arena/admin.token here
+    code, _, err = run(capsys, "bots", "register", str(SAMPLES / "random"), "--server",
+                       server.address)
+    assert code == 2 and "admin token" in err and "UNAUTHENTICATED" in err
+    assert "token used: no token" in err and "arena login --server" in err
+    assert server.storage.count_rows()["bots"] == 0
     code, _, err = run(capsys, "bots", "register", str(SAMPLES / "random"), "--server",
                        server.address, "--token-file", str(tmp_path / "missing"))
-    assert code == 2 and "admin token" in err and "UNAUTHENTICATED" in err
-    assert server.storage.count_rows()["bots"] == 0
+    assert code == 2 and f"cannot read the token file {tmp_path / 'missing'}" in err
 
 
 @pytest.mark.parametrize(

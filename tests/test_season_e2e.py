@@ -15,6 +15,7 @@ from hollywood.arena.v1 import arena_pb2
 
 from arena.cli.client import ArenaClient
 from arena.cli.local import sample_bot_folders
+from arena.cli.submit import upload
 from arena.sandbox.docker import OWNER_LABEL
 from arena.server.app import RunningServer, start_server
 from engine import Series
@@ -33,8 +34,9 @@ def test_docker_season_through_the_api(server: RunningServer, docker_client: Any
     folders = sample_bot_folders()
     assert len(folders) >= 2, "the sample bots are missing"
     with ArenaClient(server.address, server.token) as client:
-        ids = [client.stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(folder)),
-                                       metadata=client.auth).bot.id for folder in folders]
+        # Uploaded as `arena bots register` does: the images are built from the
+        # server's unpacked copies of the bundles.
+        ids = [upload(client, folder).bot.id for folder in folders]
         season = client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
             bots=ids, config=arena_pb2.SeasonConfig(
                 sandbox_backend="docker", series_per_pair=2, max_hands=8,

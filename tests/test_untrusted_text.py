@@ -66,21 +66,26 @@ def cli(capsys: pytest.CaptureFixture[str], server: RunningServer,
     return code, captured.out, captured.err
 
 
-def nasty_bot(root: Path) -> Path:
+def nasty_bot(root: Path, author: str, description: str) -> Path:
     folder = make_bot_folder(root, "nasty-random", code="")
     manifest = (folder / "bot.toml").read_text()
     (folder / "bot.toml").write_text(
         manifest.replace('language = "python"\n', 'language = "python"\n'
-                         f'author = {json.dumps(NASTY)}\n'
-                         f'description = {json.dumps(NASTY * 3)}\n'))
+                         f'author = {json.dumps(author)}\n'
+                         f'description = {json.dumps(description)}\n'))
     return folder
 
 
 def store_nasty_texts(server: RunningServer, capsys: pytest.CaptureFixture[str],
                       tmp_path: Path) -> int:
     """Every write path, with the worst text each accepts; returns a season id."""
+    # An upload with hidden characters in its display texts is refused...
+    code, _, err = cli(capsys, server, "bots", "register",
+                       str(nasty_bot(tmp_path / "refused", NASTY, "")))
+    assert code == 2 and "author contains" in err
+    # ...so they are stored raw below, as an older database may hold them.
     assert cli(capsys, server, "bots", "register", str(SAMPLES / "greedy"),
-               str(nasty_bot(tmp_path)))[0] == 0
+               str(nasty_bot(tmp_path, "[bold]markup[/bold]", "plain")))[0] == 0
     # Identifiers with hidden characters are refused, not stored.
     for bad in ("1.0\u202e", "1\x00", "1 0"):
         folder = make_bot_folder(tmp_path / "bad", "lookalike", version="1")
@@ -113,6 +118,8 @@ def store_nasty_texts(server: RunningServer, capsys: pytest.CaptureFixture[str],
                    (json.dumps(fault), f"{season_id}-0"))
         db.execute("UPDATE seasons SET name=? WHERE id=?", (NASTY, season_id))
         db.execute("UPDATE bots SET author=? WHERE name='greedy'", (NASTY,))
+        db.execute("UPDATE bots SET author=?, description=? WHERE name='nasty-random'",
+                   (NASTY, NASTY * 3))
     return season_id
 
 

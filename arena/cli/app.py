@@ -8,6 +8,7 @@ command quietly (exit 1, no traceback).
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import sys
@@ -16,7 +17,7 @@ from typing import Final
 
 import grpc
 
-from arena.cli.client import default_server
+from arena.cli.client import credentials_of, default_server
 from arena.cli.output import CliError
 from arena.cli.parser import Handler, build_parser
 from arena.cli.render import plain_console
@@ -26,8 +27,23 @@ from arena.core.text import neutralise
 USAGE_ERRORS: Final = frozenset({
     grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND,
     grpc.StatusCode.ALREADY_EXISTS, grpc.StatusCode.FAILED_PRECONDITION,
-    grpc.StatusCode.UNAUTHENTICATED,
+    grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
 })
+
+
+def _token_hint(args: argparse.Namespace, code: grpc.StatusCode | None) -> str:
+    """For an authentication error: which token was sent, and what to do next."""
+    if code not in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+        return ""
+    try:
+        credentials = credentials_of(args)
+    except CliError:
+        return ""
+    hint = f"\n  token used: {credentials.source}"
+    if code == grpc.StatusCode.UNAUTHENTICATED or credentials.token is None:
+        hint += f"\n  next: {credentials.advice}"
+    return hint
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -58,7 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 markup=False, highlight=False, soft_wrap=True)
             return 1
         name = code.name if code is not None else "ERROR"
-        error_console.print(f"error: {neutralise(details or '')} ({name})", soft_wrap=True)
+        error_console.print(f"error: {neutralise(details or '')} ({name})"
+                            + _token_hint(args, code), soft_wrap=True)
         return 2 if code in USAGE_ERRORS else 1
     except BrokenPipeError:  # the reader went away (`arena series list | head`): end quietly
         devnull = os.open(os.devnull, os.O_WRONLY)

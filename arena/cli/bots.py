@@ -1,5 +1,6 @@
 """``arena bots register`` and ``arena bots list``, and the all-or-nothing check of
-bot folders before registration that ``season run`` and ``demo`` share."""
+bot folders before registration that ``season run`` and ``demo`` share. Folders
+are registered by uploading them (``arena.cli.submit``)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from rich.table import Table
 from arena.cli.client import ArenaClient, connect
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import shown
-from arena.core.manifest import ManifestError
+from arena.cli.submit import bot_folders, describe, upload
+from arena.core.manifest import ManifestError, submission_problem
 
 if TYPE_CHECKING:
     from arena.server.validation import BotFolder
@@ -33,9 +35,13 @@ def check_folders(client: ArenaClient, folders: Sequence[Path]) -> list[BotFolde
     checked = []
     for folder in folders:
         try:
-            checked.append(inspect_bot_folder(folder))
+            bot = inspect_bot_folder(folder)
         except ManifestError as error:
             raise CliError(str(error)) from None
+        problem = submission_problem(bot.manifest)
+        if problem is not None:
+            raise CliError(f"{bot.folder}: {problem}")
+        checked.append(bot)
     registered = {bot.id: bot.content_hash
                   for bot in client.stub.ListBots(arena_pb2.ListBotsRequest()).bots}
     seen: dict[str, BotFolder] = {}
@@ -52,23 +58,20 @@ def check_folders(client: ArenaClient, folders: Sequence[Path]) -> list[BotFolde
 
 
 def register_folders(client: ArenaClient, folders: Sequence[BotFolder]
-                     ) -> list[arena_pb2.RegisterBotResponse]:
-    return [client.stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(bot.folder)),
-                                    metadata=client.auth)
-            for bot in folders]
+                     ) -> list[arena_pb2.SubmitBotResponse]:
+    """Upload each checked folder."""
+    return [upload(client, bot.folder) for bot in folders]
 
 
 def cmd_bots_register(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
         results = []
-        # All or nothing: every folder is checked before the first is registered.
-        for bot in check_folders(client, args.folders):
-            response = client.stub.RegisterBot(
-                arena_pb2.RegisterBotRequest(folder=str(bot.folder)), metadata=client.auth)
+        # All or nothing: every folder is checked before the first is uploaded.
+        for bot in check_folders(client, bot_folders(args.folders, console)):
+            response = upload(client, bot.folder)
             results.append(response)
             if not args.json:
-                state = "registered" if response.created else "already registered (identical)"
-                console.print(f"{shown(response.bot).id} {state}")
+                console.print(describe(response), soft_wrap=True)
     if args.json:
         print_json([to_json(result) for result in results])
     return 0
@@ -81,9 +84,14 @@ def cmd_bots_list(args: argparse.Namespace, console: Console) -> int:
         print_json([to_json(bot) for bot in bots])
         return 0
     table = Table(title="Registered bots")
-    for header in ("id", "language", "author", "registered", "content"):
+    for header in ("id", "language", "author", "owner", "registered", "content"):
         table.add_column(header)
+    table.columns[0].no_wrap = True
     for bot in map(shown, bots):
-        table.add_row(bot.id, bot.language, bot.author, bot.registered_at, bot.content_hash[:12])
+        owner = bot.owner or "admin"
+        if bot.status not in ("", "active"):
+            owner += f" ({bot.status})"
+        table.add_row(bot.id, bot.language, bot.author, owner, bot.registered_at,
+                      bot.content_hash[:12])
     console.print(table)
     return 0

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 from typing import Final
 
 import grpc
-from hollywood.arena.v1 import arena_pb2_grpc
+from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
-from arena.core.defaults import AUTH_METADATA_KEY, DEFAULT_DB, DEFAULT_SERVER, token_path_for
+from arena.cli.credentials import Credentials, find_credentials
+from arena.cli.output import CliError
+from arena.core.defaults import AUTH_METADATA_KEY, DEFAULT_SERVER
+from arena.core.upload_messages import upload_messages
 
 SERVER_ENV: Final = "ARENA_SERVER"
-TOKEN_ENV: Final = "ARENA_TOKEN"
 CHANNEL_OPTIONS: Final = [("grpc.initial_reconnect_backoff_ms", 200),
                           ("grpc.max_reconnect_backoff_ms", 2000)]
 """A restarted server is reached within two seconds (gRPC's own default waits up
@@ -24,34 +25,33 @@ def default_server() -> str:
     return os.environ.get(SERVER_ENV, DEFAULT_SERVER)
 
 
-def find_token(explicit: str | None, token_file: Path | None) -> str | None:
-    """The admin token: ``explicit``, else ``$ARENA_TOKEN``, else the token file
-    (default: the one next to the default database). None if there is none."""
-    if explicit:
-        return explicit.strip()
-    if os.environ.get(TOKEN_ENV):
-        return os.environ[TOKEN_ENV].strip()
-    path = token_file or token_path_for(DEFAULT_DB)
-    try:
-        return path.read_text().strip() or None
-    except OSError:
-        return None
-
-
 class ArenaClient:
     """The API stub plus the admin token's metadata for mutating calls."""
 
-    def __init__(self, target: str, token: str | None = None) -> None:
+    def __init__(self, target: str, token: str | None = None,
+                 token_problem: CliError | None = None) -> None:
         self.target = target
         self.channel = grpc.insecure_channel(target, options=CHANNEL_OPTIONS)
         self.stub = arena_pb2_grpc.ArenaServiceStub(self.channel)
         self.token = token
+        self._token_problem = token_problem
+        """Why the token could not be read: raised when a call needs it (reads do not)."""
 
     @property
     def auth(self) -> tuple[tuple[str, str], ...]:
         """Metadata for a mutating call (empty without a token: the server then says
         UNAUTHENTICATED)."""
+        if self._token_problem is not None:
+            raise self._token_problem
         return ((AUTH_METADATA_KEY, f"Bearer {self.token}"),) if self.token else ()
+
+    def submit(self, archive: bytes, *, compression: str = "gzip", replace: bool = False
+               ) -> arena_pb2.SubmitBotResponse:
+        """Upload a bot archive (a tar, gzip or zstd) in chunks of at most 1 MiB."""
+        response: arena_pb2.SubmitBotResponse = self.stub.SubmitBot(
+            upload_messages(archive, compression=compression, replace=replace),
+            metadata=self.auth)
+        return response
 
     def close(self) -> None:
         self.channel.close()
@@ -63,7 +63,18 @@ class ArenaClient:
         self.close()
 
 
+def credentials_of(args: argparse.Namespace) -> Credentials:
+    """The token a command's options (``--token``, ``--token-file``) and the
+    environment give for its server (see ``arena.cli.credentials``)."""
+    return find_credentials(getattr(args, "server", None) or default_server(),
+                            getattr(args, "token", None), getattr(args, "token_file", None))
+
+
 def connect(args: argparse.Namespace) -> ArenaClient:
     """The client of the server and token that a command's ``--server``, ``--token``
     and ``--token-file`` name (each with its default)."""
-    return ArenaClient(args.server or default_server(), find_token(args.token, args.token_file))
+    target = args.server or default_server()
+    try:
+        return ArenaClient(target, credentials_of(args).token)
+    except CliError as problem:  # e.g. a credentials file others may read
+        return ArenaClient(target, None, problem)

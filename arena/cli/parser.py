@@ -17,6 +17,7 @@ from typing import Any
 
 from rich.console import Console
 
+from arena.cli.authors import cmd_authors_add, cmd_authors_list, cmd_authors_revoke, cmd_login
 from arena.cli.bots import cmd_bots_list, cmd_bots_register
 from arena.cli.cluster import add_cluster_commands
 from arena.cli.export import cmd_export
@@ -37,6 +38,7 @@ from arena.cli.seasons import (
     cmd_season_show,
     cmd_season_start,
 )
+from arena.cli.submit import cmd_submit
 from arena.core import arguments
 from arena.core.defaults import (
     DEFAULT_DB,
@@ -49,13 +51,18 @@ from arena.core.defaults import (
 Handler = Callable[[argparse.Namespace, Console], int]
 
 
-def _client_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--server", default=None,
+def _client_options(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
+    """``--server``, ``--token`` and ``--token-file``, accepted before the command
+    (``top_level``) and after it; given after it, they win (SUPPRESS: a command that
+    does not repeat them keeps the value given before it)."""
+    default = None if top_level else argparse.SUPPRESS
+    parser.add_argument("--server", default=default,
                         help="arena server HOST:PORT (default $ARENA_SERVER or localhost:50551)")
-    parser.add_argument("--token", default=None,
-                        help="admin token (default $ARENA_TOKEN, else --token-file)")
-    parser.add_argument("--token-file", type=Path, default=None,
-                        help="file holding the admin token (default .arena/admin.token)")
+    parser.add_argument("--token", default=default,
+                        help="token (admin's or an author's); else --token-file, "
+                             "$ARENA_TOKEN, the credentials file (`arena login`)")
+    parser.add_argument("--token-file", type=Path, default=default,
+                        help="file holding the token")
 
 
 def _json_option(parser: argparse.ArgumentParser) -> None:
@@ -85,12 +92,17 @@ def _latest_season_option(parser: argparse.ArgumentParser) -> argparse.ArgumentP
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # No abbreviations at the top: it sees every argument, and `export --to` would
+    # otherwise be taken for an abbreviation of its --token.
     parser = argparse.ArgumentParser(
-        prog="arena", description="Hollywood Gin Arena: bots, league seasons, live standings.")
+        prog="arena", description="Hollywood Gin Arena: bots, league seasons, live standings.",
+        allow_abbrev=False)
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    _client_options(parser, top_level=True)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_serve(commands)
     _add_bots(commands)
+    _add_accounts(commands)
     _add_season(commands)
     _add_reads(commands)
     _add_images(commands)
@@ -143,6 +155,26 @@ def _add_bots(commands: Any) -> None:
                                cmd_bots_register)
     register.add_argument("folders", nargs="+", type=Path, metavar="PATH")
     _client_command(bots, "list", "list registered bot versions", cmd_bots_list)
+
+
+def _add_accounts(commands: Any) -> None:
+    submit = _client_command(commands, "submit", "upload a bot folder to a server (an "
+                             "author's or the admin's token)", cmd_submit)
+    submit.add_argument("folder", type=Path, metavar="FOLDER")
+    submit.add_argument("--replace", action="store_true",
+                        help="replace the code of this version (only if it has not played)")
+    login = commands.add_parser("login", help="store a token for a server in your "
+                                "credentials file (~/.config/hollywood-arena/credentials)")
+    _client_options(login)
+    login.set_defaults(handler=cmd_login)
+    authors = commands.add_parser("authors", help="bot authors and their tokens (admin)")
+    actions = authors.add_subparsers(dest="authors_command", required=True, metavar="ACTION")
+    add = _client_command(actions, "add", "create an author; prints its token once",
+                          cmd_authors_add)
+    add.add_argument("name", metavar="NAME")
+    _client_command(actions, "list", "list authors", cmd_authors_list)
+    revoke = _client_command(actions, "revoke", "revoke an author's token", cmd_authors_revoke)
+    revoke.add_argument("name", metavar="NAME")
 
 
 def _add_season(commands: Any) -> None:

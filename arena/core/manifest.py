@@ -8,6 +8,7 @@ when something in the folder changed.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import os
 import re
@@ -18,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from arena.core.sizes import human_size
+from arena.core.text import first_forbidden
 
 MANIFEST_NAME = "bot.toml"
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
@@ -28,13 +30,21 @@ MAX_FIELD_CHARS = 200
 MAX_DESCRIPTION_CHARS = 2000
 SDK_CLASS_PATTERN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):([A-Za-z_][A-Za-z0-9_]*)")
 
-# Never part of a bot's identity (and never copied into its image build context).
-# node_modules is a local `npm ci` install (full of .bin symlinks): the bot's
-# Dockerfile installs its packages from package-lock.json, like pip for Python bots.
+# Never part of a bot's identity (never uploaded, never copied into its image build
+# context): version control, caches, and node_modules, a local `npm ci` install (full
+# of .bin symlinks) that the bot's Dockerfile installs from package-lock.json, like
+# pip for Python bots. A bot folder's ``.arenaignore`` adds its own patterns.
 IGNORED_NAMES = frozenset(
-    {".git", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "node_modules"}
+    {".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+     "node_modules"}
 )
 IGNORED_SUFFIXES = (".pyc", ".pyo")
+IGNORE_FILE = ".arenaignore"
+RELEASE_VERSION_PATTERN = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
+                                     r"(-[0-9A-Za-z][0-9A-Za-z.-]*)?")
+"""The version form an uploaded bot must use (``MAJOR.MINOR.PATCH[-suffix]``): a
+subset of ``VERSION_PATTERN``, which versions registered before uploads may use."""
+MAX_SUBMITTED_TEXT_CHARS = 200
 
 _TOP_LEVEL_KEYS = frozenset(
     {"name", "version", "language", "author", "description", "run", "build"}
@@ -197,14 +207,52 @@ def content_hash(folder: Path | str) -> str:
     return digest.hexdigest()
 
 
+def submission_problem(manifest: BotManifest) -> str | None:
+    """What stops ``manifest`` from being uploaded beyond ``BotManifest.load``'s own
+    checks (a release version, short display texts without hidden characters), or
+    ``None``. The name rule is ``NAME_PATTERN`` for every bot."""
+    if not RELEASE_VERSION_PATTERN.fullmatch(manifest.version):
+        return (f"bot.toml: version {manifest.version!r} must be MAJOR.MINOR.PATCH with an "
+                "optional -suffix (e.g. 1.0.0 or 2.1.0-beta.1)")
+    for field, value in (("author", manifest.author), ("description", manifest.description)):
+        if len(value) > MAX_SUBMITTED_TEXT_CHARS:
+            return (f"bot.toml: {field} is {len(value)} characters, at most "
+                    f"{MAX_SUBMITTED_TEXT_CHARS} allowed")
+        problem = first_forbidden(value, multiline=False)
+        if problem is not None:
+            return f"bot.toml: {field} contains {problem}, which is not allowed"
+    return None
+
+
+def ignore_patterns(folder: Path) -> tuple[str, ...]:
+    """The patterns of ``folder``'s ``.arenaignore`` (one per line, ``#`` comments,
+    shell wildcards matched against the relative path and the file or folder name; a
+    trailing ``/`` is allowed)."""
+    path = folder / IGNORE_FILE
+    if not path.is_file():
+        return ()
+    lines = (line.strip() for line in path.read_text(errors="replace").splitlines())
+    return tuple(line.rstrip("/") for line in lines if line and not line.startswith("#"))
+
+
+def _ignored(relative: str, patterns: tuple[str, ...]) -> bool:
+    name = relative.rpartition("/")[2]
+    return any(fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(name, pattern)
+               for pattern in patterns)
+
+
 def iter_bot_files(folder: Path) -> Iterator[tuple[str, Path]]:
-    """(posix relative path, path) of every regular file in ``folder``, sorted.
+    """(posix relative path, path) of every regular file in ``folder``, sorted,
+    without ``IGNORED_NAMES`` and what its ``.arenaignore`` lists.
 
     Raises ``ManifestError`` for a symbolic link: a bot's files are copied into its
     image, and a link could pull in a file from outside the folder."""
+    patterns = ignore_patterns(folder)
     for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d not in IGNORED_NAMES)
         root_path = Path(root)
+        prefix = "" if root_path == folder else root_path.relative_to(folder).as_posix() + "/"
+        dirs[:] = sorted(d for d in dirs
+                         if d not in IGNORED_NAMES and not _ignored(prefix + d, patterns))
         for directory in dirs:
             if (root_path / directory).is_symlink():
                 raise ManifestError(
@@ -212,6 +260,8 @@ def iter_bot_files(folder: Path) -> Iterator[tuple[str, Path]]:
                 )
         for name in sorted(files):
             if name in IGNORED_NAMES or name.endswith(IGNORED_SUFFIXES):
+                continue
+            if _ignored(prefix + name, patterns):
                 continue
             path = root_path / name
             if path.is_symlink():

@@ -45,6 +45,7 @@ from arena.server.interceptors import DecodeRequestsInterceptor
 from arena.server.service import MUTATING_METHODS, SERVICE_NAME, ArenaService
 from arena.server.stream_limits import StreamLimitInterceptor, StreamSlots
 from arena.server.tokens import ensure_admin_token
+from arena.server.uploads import UploadLimits
 from arena.storage import Storage
 from arena.web.serve import WebServer, start_web
 
@@ -115,6 +116,7 @@ def start_server(
     max_streams_per_client: int = MAX_STREAMS_PER_CLIENT,
     http: tuple[str, int] | None = None,
     max_season_bots: int = DEFAULT_MAX_SEASON_BOTS,
+    upload_limits: UploadLimits | None = None,
 ) -> RunningServer:
     """Open the database, start serving on ``host:port`` (port 0 = any free port),
     the website on ``http`` (host, port) if given, and resume interrupted seasons.
@@ -132,7 +134,8 @@ def start_server(
         listening = _Listening(host, port, max_workers, slots, http)
         executors = executor_factory or local_executor_factory(
             runner_factory or sandbox_runner_factory)
-        return _start(db_path, database_lock, listening, executors, resume, max_season_bots)
+        return _start(db_path, database_lock, listening, executors, resume, max_season_bots,
+                      upload_limits)
     except BaseException:
         database_lock.release()
         raise
@@ -156,6 +159,7 @@ def _start(
     executors: ExecutorFactory,
     resume: bool,
     max_season_bots: int,
+    upload_limits: UploadLimits | None,
 ) -> RunningServer:
     host, port, http = listening.host, listening.port, listening.http
     storage = Storage(db_path)
@@ -163,12 +167,13 @@ def _start(
     token = ensure_admin_token(token_path)
     hub = LoggingHub(storage)  # the operator's log: one line per season event and fault
     manager = LoggingSeasonManager(storage, executors, hub)
-    service = ArenaService(storage, manager, hub, token, max_season_bots=max_season_bots)
+    service = ArenaService(storage, manager, hub, token, max_season_bots=max_season_bots,
+                           upload_limits=upload_limits)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=listening.max_workers,
                                    thread_name_prefix="arena-rpc"),
         interceptors=[StreamLimitInterceptor(listening.slots),
-                      DecodeRequestsInterceptor(service.authorize, MUTATING_METHODS)],
+                      DecodeRequestsInterceptor(service.auth.check, MUTATING_METHODS)],
         # gRPC sets SO_REUSEPORT by default: a second server on the port would bind
         # and share the clients at random.
         options=[("grpc.so_reuseport", 0)])

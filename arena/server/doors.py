@@ -75,7 +75,15 @@ class Nested:
     """A message field, checked by its own message's table."""
 
 
-Rule = Id | Text | Scalar | Items | Entries | Nested
+@dataclass(frozen=True)
+class Blob:
+    """A bytes field of at most ``max_bytes`` bytes (its content is the business of
+    the code that reads it)."""
+
+    max_bytes: int
+
+
+Rule = Id | Text | Scalar | Items | Entries | Nested | Blob
 
 NAME: Final = Text(200)
 BOT_REFERENCE: Final = Text(120)
@@ -135,6 +143,11 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
         "page_token": PAGE_TOKEN,
     },
     "hollywood.arena.v1.GetSeriesRequest": {"series_id": Text(64)},
+    "hollywood.arena.v1.SubmitBotRequest": {"header": Nested(), "chunk": Blob(1024 * 1024)},
+    "hollywood.arena.v1.SubmitBotHeader": {"compression": Text(16), "replace": Scalar()},
+    "hollywood.arena.v1.AddAuthorRequest": {"name": Text(32)},
+    "hollywood.arena.v1.ListAuthorsRequest": {},
+    "hollywood.arena.v1.RevokeAuthorRequest": {"name": Text(32)},
 }
 
 # A field with no entry in RULES still gets the strictest reading of its type.
@@ -214,6 +227,11 @@ def _value_violations(
             yield f"{path}: {quote(value)} is not a finite number"
         return
     if isinstance(value, bool):
+        return
+    if isinstance(value, bytes):
+        limit = rule.max_bytes if isinstance(rule, Blob) else 0
+        if len(value) > limit:
+            yield f"{path}: {len(value)} bytes, at most {limit} allowed"
         return
     if isinstance(value, int):
         if isinstance(rule, Scalar):

@@ -8,11 +8,9 @@ changes nothing. (The server is started by ``arena.server.app.start_server``.)
 
 from __future__ import annotations
 
-import hmac
 import json
 import logging
 import secrets
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final, TypeVar
@@ -20,7 +18,7 @@ from typing import Final, TypeVar
 import grpc
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
-from arena.core.defaults import AUTH_METADATA_KEY, DEFAULT_MAX_SEASON_BOTS
+from arena.core.defaults import DEFAULT_MAX_SEASON_BOTS
 from arena.core.manifest import BotManifest, ManifestError
 from arena.core.settings import ConfigError
 from arena.core.status import SeasonStatus
@@ -31,16 +29,20 @@ from arena.season.manager import SeasonManager
 from arena.season.seeding import current_ratings, seed_order
 from arena.season.standings_live import StandingsBoard
 from arena.server import pages
+from arena.server.accounts import AccountsMixin, bots_with_states
+from arena.server.auth import Authenticator
 from arena.server.convert import (
-    bot_message,
     season_message,
     series_message,
 )
 from arena.server.event_log import season_created
 from arena.server.story import series_story
-from arena.server.validation import check_season_request, inspect_bot_folder
+from arena.server.uploads import UploadLimits, UploadRefused, UploadSlots
+from arena.server.validation import check_season_request
 from arena.server.watch import StandingsMessages, WatchMessages, WatchStream
 from arena.storage import ConflictError, NotFoundError, Storage
+from arena.storage.authors import AuthorError
+from arena.storage.submissions import NameTakenError, ReplaceRefusedError
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +50,8 @@ MAX_STATUS_CHARS: Final = 1000
 SERVICE_NAME: Final = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
 MUTATING_METHODS: Final = frozenset(
     f"/{SERVICE_NAME}/{name}"
-    for name in ("RegisterBot", "CreateSeason", "StartSeason", "CancelSeason"))
+    for name in ("RegisterBot", "CreateSeason", "StartSeason", "CancelSeason", "SubmitBot",
+                 "AddAuthor", "ListAuthors", "RevokeAuthor"))
 
 Response = TypeVar("Response")
 
@@ -62,23 +65,31 @@ class _Abort(Exception):
         self.message = message
 
 
+def _status_set(context: grpc.ServicerContext) -> bool:
+    """Whether the call already has its status (``code()`` is missing from the stubs)."""
+    code: Callable[[], object] = getattr(context, "code", lambda: None)
+    return code() is not None
+
+
 def _invalid(message: str) -> _Abort:
     return _Abort(grpc.StatusCode.INVALID_ARGUMENT, message)
 
 
-class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
-    """The ``ArenaService`` implementation."""
+class ArenaService(AccountsMixin, arena_pb2_grpc.ArenaServiceServicer):
+    """The ``ArenaService`` implementation (uploads and authors in ``AccountsMixin``)."""
 
     def __init__(
         self, storage: Storage, manager: SeasonManager, hub: EventHub, token: str,
         *, max_season_bots: int = DEFAULT_MAX_SEASON_BOTS,
+        upload_limits: UploadLimits | None = None,
     ) -> None:
         self.storage = storage
         self.manager = manager
         self.board: StandingsBoard = manager.board
         self.hub = hub
-        self._token = token
-        self._register_lock = threading.Lock()
+        self.auth = Authenticator(storage, token)
+        self.upload_limits = upload_limits or UploadLimits()
+        self.upload_slots = UploadSlots(self.upload_limits.concurrent)
         self.max_season_bots = max_season_bots
         self.messages = StandingsMessages(storage)
         self.watch_messages = WatchMessages(storage, self.board, self.messages)
@@ -100,12 +111,20 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             code, message = abort.code, abort.message
         except NotFoundError as error:
             code, message = grpc.StatusCode.NOT_FOUND, str(error.args[0])
+        except UploadRefused as refused:
+            code, message = refused.code, refused.message
         except ConflictError as error:
             code, message = grpc.StatusCode.ALREADY_EXISTS, str(error)
-        except (ConfigError, ManifestError, pages.PageError) as error:
+        except NameTakenError as error:
+            code, message = grpc.StatusCode.PERMISSION_DENIED, str(error)
+        except ReplaceRefusedError as error:
+            code, message = grpc.StatusCode.FAILED_PRECONDITION, str(error)
+        except (ConfigError, ManifestError, AuthorError, pages.PageError) as error:
             code, message = grpc.StatusCode.INVALID_ARGUMENT, str(error)
         except Exception as error:  # a bug or e.g. a locked database: say so, keep serving
-            if isinstance(error, grpc.RpcError):  # an abort raised by a nested call
+            # An abort raised by a nested call, or by the interceptor decoding a
+            # streamed request message: the call already has its status.
+            if isinstance(error, grpc.RpcError) or _status_set(context):
                 raise
             log.exception("internal error")
             code = grpc.StatusCode.INTERNAL
@@ -115,21 +134,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         raise AssertionError("unreachable: context.abort raises")
 
     def authorize(self, context: grpc.ServicerContext) -> None:
-        """Abort with UNAUTHENTICATED unless the call carries the admin token."""
-        presented = ""
-        for key, value in context.invocation_metadata():
-            if key == AUTH_METADATA_KEY:
-                presented = value if isinstance(value, str) else value.decode(errors="replace")
-        scheme, _, token = presented.partition(" ")
-        if scheme.lower() != "bearer" or not token:
-            context.abort(
-                grpc.StatusCode.UNAUTHENTICATED,
-                "this call changes the arena and needs the admin token: send metadata "
-                "'authorization: Bearer <token>' (the token is in admin.token next to the "
-                "server's database)",
-            )
-        if not hmac.compare_digest(token.strip().encode(), self._token.encode()):
-            context.abort(grpc.StatusCode.UNAUTHENTICATED, "wrong admin token")
+        """Abort unless the call carries the admin token (UNAUTHENTICATED without a
+        valid token, PERMISSION_DENIED for an author's)."""
+        self.auth.admin(context)
 
     def _season_id(self, requested: int) -> int:
         return requested if requested else self.storage.latest_season_id()
@@ -144,24 +151,15 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     def _register(self, request: arena_pb2.RegisterBotRequest) -> arena_pb2.RegisterBotResponse:
         if not request.folder.strip():
             raise _invalid("folder is required: the path of a bot folder holding bot.toml")
-        bot = inspect_bot_folder(Path(request.folder))
-        try:
-            with self._register_lock:
-                record, created = self.storage.register_bot(
-                    name=bot.manifest.name, version=bot.manifest.version,
-                    language=bot.manifest.language, author=bot.manifest.author,
-                    description=bot.manifest.description, content_hash=bot.content_hash,
-                    source_folder=bot.folder, files=bot.files,
-                )
-        except OSError as error:  # unreadable file, vanished folder, disk full
-            raise _invalid(f"cannot read or copy the bot folder {bot.folder}: {error}") from None
-        return arena_pb2.RegisterBotResponse(bot=bot_message(record), created=created)
+        record, created = self.register_from_disk(Path(request.folder))
+        [bot] = bots_with_states(self.storage, [record])
+        return arena_pb2.RegisterBotResponse(bot=bot, created=created)
 
     def ListBots(
         self, request: arena_pb2.ListBotsRequest, context: grpc.ServicerContext
     ) -> arena_pb2.ListBotsResponse:
         return self._call(context, lambda: arena_pb2.ListBotsResponse(
-            bots=[bot_message(bot) for bot in self.storage.list_bots()]))
+            bots=bots_with_states(self.storage, self.storage.list_bots())))
 
     # -- seasons
 

@@ -18,9 +18,11 @@ from arena.core.sizes import human_size
 from arena.sandbox import registry as sandbox_registry
 from arena.season.formats import SprtMatch, format_for, format_name
 from arena.server.convert import config_from_message
+from arena.server.uploads import UploadLimits
 
-MAX_BOT_FILES: Final = 2000
-MAX_BOT_BYTES: Final = 50 * 1024 * 1024
+# A folder is checked against what its upload may hold (arena.server.uploads).
+MAX_BOT_FILES: Final = UploadLimits().entries
+MAX_BOT_BYTES: Final = UploadLimits().unpacked_bytes
 MAX_PLANNED_SERIES: Final = 100_000
 
 

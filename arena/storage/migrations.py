@@ -140,6 +140,32 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
 ) AS numbered WHERE numbered.sid = series_results.series_id""",
         "CREATE UNIQUE INDEX series_results_by_seq ON series_results(season_id, stored_seq)",
     )),
+    Migration(4, "bot authors, bot name owners, and each version's upload and status", (
+        """CREATE TABLE authors (
+    name TEXT PRIMARY KEY,
+    token_salt BLOB NOT NULL,
+    token_hash BLOB NOT NULL,            -- scrypt of the token's secret, never the token
+    created_at TEXT NOT NULL,
+    revoked_at TEXT NOT NULL DEFAULT ''  -- '' = the token works
+)""",
+        """CREATE TABLE bot_names (
+    name TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,                 -- an author's name; '' = the arena's admin
+    claimed_at TEXT NOT NULL
+)""",
+        # Names registered before accounts existed belong to the admin.
+        """INSERT INTO bot_names (name, owner, claimed_at)
+    SELECT name, '', MIN(registered_at) FROM bots GROUP BY name""",
+        """CREATE TABLE bot_versions (
+    bot_id TEXT PRIMARY KEY REFERENCES bots(id),
+    submitted_by TEXT NOT NULL,          -- author name; '' = the admin
+    bundle TEXT NOT NULL,                -- file name of the uploaded archive
+    status TEXT NOT NULL,                -- received, building, validating, active, rejected
+    status_detail TEXT NOT NULL DEFAULT '',
+    status_changed_at TEXT NOT NULL,
+    replaced INTEGER NOT NULL DEFAULT 0  -- times its code was replaced before playing
+)""",
+    )),
 )
 SCHEMA_VERSION: Final = MIGRATIONS[-1].version
 """The version this arena writes."""

@@ -1,0 +1,122 @@
+"""Where the client's token comes from, in this order: ``--token``, ``--token-file``,
+``$ARENA_TOKEN``, the server's entry in the credentials file
+(``$XDG_CONFIG_HOME/hollywood-arena/credentials``, else
+``~/.config/hollywood-arena/credentials``; written by ``arena login``, mode 0600),
+and last, for a server on this machine, the admin token next to the default
+database (``.arena/admin.token``). Each ``Credentials`` knows its source, so an
+authentication error can say which token was used and what to do next.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from arena.cli.output import CliError
+from arena.core.defaults import DEFAULT_DB, token_path_for
+
+TOKEN_ENV: Final = "ARENA_TOKEN"
+CONFIG_DIR_NAME: Final = "hollywood-arena"
+CREDENTIALS_NAME: Final = "credentials"
+
+
+def credentials_path() -> Path:
+    """The user's credentials file (it may not exist)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / CONFIG_DIR_NAME / CREDENTIALS_NAME
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """A token (``None``: none found) and where it came from."""
+
+    token: str | None
+    source: str
+    """E.g. "--token", "--token-file t.txt", "$ARENA_TOKEN"."""
+    advice: str
+    """What to do when the server refuses it."""
+
+
+def find_credentials(server: str, token: str | None, token_file: Path | None) -> Credentials:
+    """The token for ``server`` from the first source that has one (see the module)."""
+    login = f"`arena login --server {server} --token-file FILE`"
+    if token:
+        return Credentials(token.strip(), "--token",
+                           "pass a valid token with --token (or drop it to use other sources)")
+    if token_file is not None:
+        return Credentials(_read_token_file(token_file), f"--token-file {token_file}",
+                           f"put a valid token in {token_file}")
+    if os.environ.get(TOKEN_ENV, "").strip():
+        return Credentials(os.environ[TOKEN_ENV].strip(), f"${TOKEN_ENV}",
+                           f"set {TOKEN_ENV} to a valid token, or unset it to use {login}")
+    path = credentials_path()
+    stored = read_credentials(path).get(server)
+    if stored:
+        return Credentials(stored, f"the credentials file {path} (entry [{server}])",
+                           f"store a valid token with {login}")
+    local = token_path_for(DEFAULT_DB)
+    if local.is_file():
+        try:
+            found = local.read_text().strip() or None
+        except OSError:
+            found = None
+        if found:
+            return Credentials(found, f"the local admin token file {local}",
+                               f"give a token with --token-file FILE or {login}")
+    return Credentials(None, "no token (none of --token, --token-file, "
+                       f"${TOKEN_ENV}, {path} had one)",
+                       f"give a token: --token-file FILE, ${TOKEN_ENV}, or {login} once")
+
+
+def _read_token_file(path: Path) -> str:
+    try:
+        token = path.expanduser().read_text().strip()
+    except OSError as error:
+        raise CliError(f"cannot read the token file {path}: {error.strerror or error}") from None
+    if not token:
+        raise CliError(f"the token file {path} is empty")
+    return token
+
+
+def read_credentials(path: Path) -> dict[str, str]:
+    """Server -> token from the credentials file (empty if there is none). Refuses a
+    file that others may read: it holds secrets."""
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return {}
+    except OSError as error:
+        raise CliError(f"cannot read the credentials file {path}: {error}") from None
+    if mode & 0o077:
+        raise CliError(f"the credentials file {path} may be read by others (mode {mode:04o}): "
+                       f"it holds tokens, so it is not used; run `chmod 600 {path}`")
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(path.read_text(), source=str(path))
+    except (OSError, configparser.Error) as error:
+        raise CliError(f"cannot read the credentials file {path}: {error}") from None
+    return {section: parser[section].get("token", "").strip() for section in parser.sections()}
+
+
+def store_credentials(path: Path, server: str, token: str) -> None:
+    """Write ``server``'s token into the credentials file (created with mode 0600,
+    its folder 0700; other servers' entries kept), replacing the file atomically."""
+    entries = read_credentials(path)
+    entries[server] = token
+    parser = configparser.ConfigParser(interpolation=None)
+    for name, value in sorted(entries.items()):
+        parser[name] = {"token": value}
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(prefix=".credentials-", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "w") as handle:  # mkstemp's file is mode 0600
+            parser.write(handle)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,134 @@
+"""The ``ArenaService`` methods of accounts and uploads: ``SubmitBot`` (authors and
+the admin; ``RegisterBot`` of a folder on the server's disk goes the same way) and
+``AddAuthor`` / ``ListAuthors`` / ``RevokeAuthor`` (the admin only). A mixin of
+``arena.server.service.ArenaService``, which supplies ``_call``, ``storage`` and
+``auth``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+import grpc
+from hollywood.arena.v1 import arena_pb2
+
+from arena.core.manifest import ManifestError, submission_problem
+from arena.core.upload_messages import upload_messages
+from arena.execution.bundles import bundle_of
+from arena.server.auth import ADMIN, Authenticator, Caller
+from arena.server.convert import bot_message
+from arena.server.uploads import UploadLimits, UploadSlots, UploadTotals, receive_upload
+from arena.server.validation import inspect_bot_folder
+from arena.storage import BotRecord, Storage
+from arena.storage.authors import Author, add_author, list_authors, revoke_author
+from arena.storage.submissions import bundles_dir, store_submission, version_states
+
+Response = TypeVar("Response")
+
+
+def author_message(author: Author) -> arena_pb2.Author:
+    return arena_pb2.Author(name=author.name, created_at=author.created_at,
+                            revoked_at=author.revoked_at, bot_names=author.bot_names)
+
+
+def bots_with_states(storage: Storage, bots: list[BotRecord]) -> list[arena_pb2.Bot]:
+    """``bots`` as messages with their owner and status."""
+    states = version_states(storage)
+    messages = []
+    for bot in bots:
+        message = bot_message(bot)
+        state = states.get(bot.id)
+        if state is not None:
+            message.owner, message.status = state.owner, state.status
+        messages.append(message)
+    return messages
+
+
+class CannotStoreError(OSError):
+    """The server could not store an upload (its disk, not the upload)."""
+
+
+class AccountsMixin:
+    """Uploads and authors (see the module's docstring)."""
+
+    storage: Storage
+    auth: Authenticator
+    upload_limits: UploadLimits
+    upload_slots: UploadSlots
+
+    if TYPE_CHECKING:
+        def _call(self, context: grpc.ServicerContext, body: Callable[[], Response], *,
+                  mutating: bool = False) -> Response: ...
+
+    def SubmitBot(
+        self, request_iterator: Iterator[arena_pb2.SubmitBotRequest],
+        context: grpc.ServicerContext,
+    ) -> arena_pb2.SubmitBotResponse:
+        caller = self.auth.caller(context)
+
+        def body() -> arena_pb2.SubmitBotResponse:
+            record, created, replaced, totals = self._receive(request_iterator, caller)
+            [bot] = bots_with_states(self.storage, [record])
+            return arena_pb2.SubmitBotResponse(
+                bot=bot, created=created, replaced=replaced,
+                compressed_bytes=totals.compressed, unpacked_bytes=totals.unpacked,
+                entries=totals.entries)
+        return self._call(context, body)
+
+    def _receive(self, requests: Iterator[arena_pb2.SubmitBotRequest], caller: Caller
+                 ) -> tuple[BotRecord, bool, bool, UploadTotals]:
+        work_root = bundles_dir(self.storage) / ".incoming"
+        with self.upload_slots.slot(), receive_upload(
+                requests, work_root, self.upload_limits) as (submission, header, totals):
+            try:
+                record, created, replaced = store_submission(
+                    self.storage, submission, submitter=caller.author,
+                    replace=header.replace)
+            except OSError as error:  # e.g. a full disk: nothing was stored
+                raise CannotStoreError(f"cannot store the bot's files: {error}") from None
+        return record, created, replaced, totals
+
+    def register_from_disk(self, folder: Path) -> tuple[BotRecord, bool]:
+        """``RegisterBot`` (admin only): a folder on the server's own disk, registered
+        as the admin's upload of it (the same checks and storage as ``SubmitBot``)."""
+        bot = inspect_bot_folder(folder)
+        problem = submission_problem(bot.manifest)
+        if problem is not None:
+            raise ManifestError(f"{bot.folder}: {problem}")
+        try:
+            archive = bundle_of(bot.folder).archive
+        except OSError as error:  # unreadable file, vanished folder
+            raise ManifestError(f"cannot read the bot folder {bot.folder}: {error}") from None
+        try:
+            record, created, _, _ = self._receive(upload_messages(archive), ADMIN)
+        except CannotStoreError as error:
+            raise ManifestError(f"cannot read or copy the bot folder {bot.folder}: "
+                                f"{error}") from None
+        return record, created
+
+    def AddAuthor(
+        self, request: arena_pb2.AddAuthorRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.AddAuthorResponse:
+        def body() -> arena_pb2.AddAuthorResponse:
+            author, token = add_author(self.storage, request.name.strip())
+            return arena_pb2.AddAuthorResponse(author=author_message(author), token=token)
+        return self._admin_call(context, body)
+
+    def ListAuthors(
+        self, request: arena_pb2.ListAuthorsRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.ListAuthorsResponse:
+        return self._admin_call(context, lambda: arena_pb2.ListAuthorsResponse(
+            authors=[author_message(author) for author in list_authors(self.storage)]))
+
+    def RevokeAuthor(
+        self, request: arena_pb2.RevokeAuthorRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.RevokeAuthorResponse:
+        return self._admin_call(context, lambda: arena_pb2.RevokeAuthorResponse(
+            author=author_message(revoke_author(self.storage, request.name.strip()))))
+
+    def _admin_call(self, context: grpc.ServicerContext, body: Callable[[], Response]
+                    ) -> Response:
+        self.auth.admin(context)
+        return self._call(context, body)
+

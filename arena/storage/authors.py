@@ -1,0 +1,133 @@
+"""Bot authors and their tokens.
+
+A token is ``<author>.<secret>``: the author's name says which row to check, and
+only a salted scrypt hash of the secret is stored, compared in constant time. A
+revoked author's token fails from the next call on (nothing is cached).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from typing import Final
+
+from arena.core.manifest import NAME_PATTERN
+from arena.storage.records import ConflictError, NotFoundError, utc_now
+from arena.storage.store import Storage
+
+TOKEN_SEPARATOR: Final = "."
+"""Between the author's name and the secret; neither a name nor a
+``secrets.token_urlsafe`` secret (nor the admin token) ever holds one."""
+_SALT_BYTES: Final = 16
+# scrypt's cost: about 16 MiB and a few tens of milliseconds per check.
+_SCRYPT_N: Final = 2**14
+_SCRYPT_R: Final = 8
+_SCRYPT_P: Final = 1
+_HASH_BYTES: Final = 32
+
+
+@dataclass(frozen=True)
+class Author:
+    """An author as stored (never its token)."""
+
+    name: str
+    created_at: str
+    revoked_at: str
+    bot_names: int
+
+    @property
+    def active(self) -> bool:
+        return not self.revoked_at
+
+
+class AuthorError(ValueError):
+    """An author name that is not valid."""
+
+
+def is_author_token(token: str) -> bool:
+    """Whether ``token`` has the form of an author's token (else it can only be the
+    admin's)."""
+    return TOKEN_SEPARATOR in token
+
+
+def _hash(secret: str, salt: bytes) -> bytes:
+    return hashlib.scrypt(secret.encode(), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R,
+                          p=_SCRYPT_P, dklen=_HASH_BYTES)
+
+
+def add_author(storage: Storage, name: str) -> tuple[Author, str]:
+    """Create author ``name`` (or give a revoked one a new token); returns the author
+    and its token, which is not kept. ``ConflictError`` if ``name`` is an active
+    author, ``AuthorError`` if it is not a valid name."""
+    if not NAME_PATTERN.fullmatch(name):
+        raise AuthorError(f"author name {name!r} must match [a-z0-9][a-z0-9-]{{0,31}} "
+                          "(lower-case letters, digits and '-', at most 32 characters)")
+    secret = secrets.token_urlsafe(32)
+    salt = secrets.token_bytes(_SALT_BYTES)
+    digest = _hash(secret, salt)
+    with storage.transaction() as db:
+        row = db.execute("SELECT revoked_at FROM authors WHERE name=?", (name,)).fetchone()
+        if row is not None and not row["revoked_at"]:
+            raise ConflictError(f"author {name} exists already (revoke it first with "
+                                f"`arena authors revoke {name}` to give it a new token)")
+        db.execute("INSERT OR REPLACE INTO authors (name, token_salt, token_hash, created_at, "
+                   "revoked_at) VALUES (?,?,?,?,'')", (name, salt, digest, utc_now()))
+    return get_author(storage, name), f"{name}{TOKEN_SEPARATOR}{secret}"
+
+
+def revoke_author(storage: Storage, name: str) -> Author:
+    """Revoke ``name``'s token (``NotFoundError`` for an unknown author); revoking a
+    revoked author changes nothing."""
+    with storage.transaction() as db:
+        db.execute("UPDATE authors SET revoked_at=? WHERE name=? AND revoked_at=''",
+                   (utc_now(), name))
+    return get_author(storage, name)
+
+
+def list_authors(storage: Storage) -> list[Author]:
+    with storage.transaction() as db:
+        rows = db.execute(_SELECT + " ORDER BY a.created_at, a.name").fetchall()
+    return [Author(row["name"], row["created_at"], row["revoked_at"], row["owned"])
+            for row in rows]
+
+
+def get_author(storage: Storage, name: str) -> Author:
+    with storage.transaction() as db:
+        row = db.execute(_SELECT + " WHERE a.name=?", (name,)).fetchone()
+    if row is None:
+        raise NotFoundError(f"no author {name!r} (see `arena authors list`)")
+    return Author(row["name"], row["created_at"], row["revoked_at"], row["owned"])
+
+
+_SELECT: Final = ("SELECT a.name, a.created_at, a.revoked_at, "
+                  "(SELECT COUNT(*) FROM bot_names n WHERE n.owner = a.name) AS owned "
+                  "FROM authors a")
+
+
+@dataclass(frozen=True)
+class TokenCheck:
+    """The outcome of checking an author token: the author, or why it failed."""
+
+    author: str | None
+    problem: str
+
+
+def check_author_token(storage: Storage, token: str) -> TokenCheck:
+    """Which author ``token`` belongs to, or why it is refused (unknown author,
+    revoked, wrong secret)."""
+    name, _, secret = token.partition(TOKEN_SEPARATOR)
+    with storage.transaction() as db:
+        row = db.execute("SELECT token_salt, token_hash, revoked_at FROM authors WHERE name=?",
+                         (name,)).fetchone()
+    if row is None or not NAME_PATTERN.fullmatch(name):
+        _hash(secret, bytes(_SALT_BYTES))  # as slow as a known name: timing tells nothing
+        return TokenCheck(None, "the token names no known author")
+    if not hmac.compare_digest(_hash(secret, bytes(row["token_salt"])),
+                               bytes(row["token_hash"])):
+        return TokenCheck(None, f"wrong token for author {name}")
+    if row["revoked_at"]:
+        return TokenCheck(None, f"the token of author {name} was revoked at "
+                                f"{row['revoked_at']}")
+    return TokenCheck(name, "")
