@@ -9,10 +9,13 @@ it counts, but two inputs are not rebuilt from scratch each time:
   reread 40,000 rows;
 * the Bradley-Terry fit (a solve over the whole field, tens of milliseconds at 200
   bots, and its 39,800-cell likelihood-of-superiority matrix) is refitted when the
-  results it counts have grown by ``REFIT_GROWTH`` (2 %) or the season has ended,
-  so refits are spread geometrically: their cost per stored series stays flat.
+  results it counts have grown by ``REFIT_GROWTH`` (2 %) and by at least as many
+  results as the season has bots, or when the season has ended. Refits are spread
+  geometrically, and never closer than a result per bot (a fit's cost grows with
+  the field, so does the gap): their cost per stored series stays flat and small.
   Between refits a table shows the latest fit: its Elo and tied marks lag the table
-  by at most 2 % of the results; the final table's are exact.
+  by at most 2 % of the results (or one result per bot, early on); the final
+  table's are exact.
 
 Everything else (row order, Swiss scores, bracket, SPRT state, pace) is computed
 from the table's own results every time.
@@ -70,6 +73,7 @@ class LiveStatistics:
             results = inputs.results[:snapshot.sequence]
             rating = inputs.rating
             if rating is None or self._refit_due(inputs.rated, len(results),
+                                                 len(season.bot_ids),
                                                  season.status.is_terminal):
                 rating = rating_fit(season.bot_ids, results)
                 self.fits += 1
@@ -79,10 +83,11 @@ class LiveStatistics:
         planned = self.storage.planned_series(season.id) if name in PLAN_FORMATS else []
         return season_statistics(season, planned, results, snapshot.standings, rating=rating)
 
-    def _refit_due(self, rated: int, counted: int, final: bool) -> bool:
+    def _refit_due(self, rated: int, counted: int, bots: int, final: bool) -> bool:
         if counted == rated:
             return False
-        return final or counted < rated or counted > rated * (1 + self.refit_growth)
+        return final or counted < rated or (counted > rated * (1 + self.refit_growth)
+                                            and counted - rated >= bots)
 
     def forget(self, season_id: int) -> None:
         """Drop a season's kept inputs (e.g. after its results were recomputed)."""

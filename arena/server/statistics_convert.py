@@ -15,25 +15,30 @@ from arena.season.statistics.bradley_terry import BradleyTerryFit
 
 
 class LosCells:
-    """The likelihood-of-superiority cells of a fit, built once per fit (a 200-bot
-    field has 39,800) and handed out by bot."""
+    """The likelihood-of-superiority cells of a fit by bot, each bot's built the
+    first time it is asked for (a 200-bot field has 39,800; a live view shows 20
+    bots' worth)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._fit: BradleyTerryFit | None = None
+        self._matrix: dict[str, dict[str, float]] = {}
         self._by_bot: dict[str, list[arena_pb2.LosCell]] = {}
 
     def of(self, rating: BradleyTerryFit, bots: Iterable[str]) -> list[arena_pb2.LosCell]:
         """The cells of ``bots`` against every other bot of the fit."""
+        cells: list[arena_pb2.LosCell] = []
         with self._lock:
             if rating is not self._fit:
-                self._by_bot = {
-                    bot: [arena_pb2.LosCell(bot_id=bot, opponent_id=other, los=value)
-                          for other, value in others.items()]
-                    for bot, others in rating.los_matrix().items()}
-                self._fit = rating
-            by_bot = self._by_bot
-        return [cell for bot in bots for cell in by_bot.get(bot, ())]
+                self._matrix, self._by_bot, self._fit = rating.los_matrix(), {}, rating
+            for bot in bots:
+                built = self._by_bot.get(bot)
+                if built is None:
+                    built = self._by_bot[bot] = [
+                        arena_pb2.LosCell(bot_id=bot, opponent_id=other, los=value)
+                        for other, value in self._matrix.get(bot, {}).items()]
+                cells.extend(built)
+        return cells
 
 
 def add_statistics(message: arena_pb2.Standings, stats: SeasonStatistics,
