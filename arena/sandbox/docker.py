@@ -34,6 +34,7 @@ from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import ManifestError, content_hash
 from arena.sandbox.base import SandboxError, wait_for_socket
 from arena.sandbox.base_image import BASE_IMAGE_TAG, BaseImageError
+from arena.sandbox.build_guard import BUILDS, BuildMemory
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 from arena.sandbox.docker_owner import (
     ARENA_LABEL,
@@ -109,12 +110,14 @@ class DockerSandbox:
         prepare_base: bool = True,
         remove_leftovers: bool = True,
         instance_id: str | None = None,
+        builds: BuildMemory = BUILDS,
     ) -> None:
         self.client = client or docker_client()
         self.config = config
         self.base_image = base_image
         self.instance_id = instance_id or uuid.uuid4().hex[:16]
         """Labels everything this sandbox creates; ``remove_own`` removes only that."""
+        self._builds = builds
         self._prepare_base = prepare_base
         self._base_ready = False
         self._images: dict[tuple[str, str], str] = {}
@@ -149,7 +152,8 @@ class DockerSandbox:
         self._ensure_base()
         try:
             image = build_bot_image(bot.folder, bot.manifest, client=self.client,
-                                    base_image=self.base_image, config=self.config)
+                                    base_image=self.base_image, config=self.config,
+                                    memory=self._builds)
         except (ImageBuildError, ManifestError) as error:
             log_text = error.log if isinstance(error, ImageBuildError) else ""
             raise BotFault(FaultKind.STARTUP, f"the bot's image did not build: {error}",
