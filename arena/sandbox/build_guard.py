@@ -63,7 +63,9 @@ class LogTail:
         self.dropped = 0
 
     def add(self, text: str) -> None:
-        text = text[-self.limit:]
+        if len(text) > self.limit:
+            self.dropped += len(text) - self.limit
+            text = text[-self.limit:]
         self._parts.append(text)
         self._size += len(text)
         while self._size > self.limit:

@@ -117,7 +117,11 @@ def check_dockerfile(
     known: dict[str, str] = {}
 
     def check_image(line: int, what: str, image: str) -> None:
-        if "$" in image or not image:
+        if not image:
+            raise DockerfileRefused(f"Dockerfile line {line}: {what} names no image once its "
+                                    "variables are filled in (declare ARG BASE_IMAGE before "
+                                    "the first FROM)")
+        if "$" in image:
             raise DockerfileRefused(f"Dockerfile line {line}: {what} names an image that "
                                     f"cannot be told before building ({image!r})")
         if (image.lower() in stages or image in allowed_images or image == "scratch"
