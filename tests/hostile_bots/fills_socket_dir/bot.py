@@ -3,6 +3,7 @@ directory in older arenas: the bot stored data on the arena's disk). It prints
 ``PROBE socket-dir wrote N bytes (...)`` on stderr, then serves and forfeits at its
 first decision (an illegal discard) so the arena records that stderr."""
 
+import contextlib
 import os
 import sys
 
@@ -23,10 +24,8 @@ def fill() -> None:
                 file.flush()
     except OSError as error:
         outcome = f"stopped: {error.strerror}"
-    try:  # what the file really holds (a short write may have counted too much)
+    with contextlib.suppress(OSError):  # what the file holds (a short write counted more)
         written = os.path.getsize(os.path.join(SOCKET_DIR, "filler.bin"))
-    except OSError:
-        pass
     print(f"PROBE socket-dir wrote {written} bytes ({outcome})", file=sys.stderr, flush=True)
 
 
