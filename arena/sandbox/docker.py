@@ -77,6 +77,9 @@ def _stop_every_sandbox() -> None:
     """Last line of defence: no container outlives the arena process."""
     for sandbox in list(_LIVE_SANDBOXES):
         sandbox.stop_all()
+        with contextlib.suppress(SandboxError, docker.errors.DockerException,
+                                 requests.exceptions.RequestException):
+            remove_instance(sandbox.client, sandbox.instance_id)
 
 
 def docker_client() -> Any:

@@ -192,7 +192,8 @@ def build_bot_image(
                 raise ImageBuildError(f"{remembered} (remembered from an earlier build of "
                                       "the same files; change the bot to build it again)")
             try:
-                label = _check_and_label(client, context_path, manifest, base_image)
+                label = _check_and_label(client, context_path, manifest, base_image,
+                                         base_is_local=base_id is not None)
                 log_path = log_dir / f"{manifest.name}-{content_hash[:16]}.log"
                 image_id = _run_build(client, context_path, manifest, tag, content_hash,
                                       base_image, config, log_path, label)
@@ -204,7 +205,8 @@ def build_bot_image(
     return BotImage(tag, image_id, content_hash, built=True, seconds=time.monotonic() - started)
 
 
-def _check_and_label(client: Any, context: Path, manifest: BotManifest, base_image: str) -> str:
+def _check_and_label(client: Any, context: Path, manifest: BotManifest, base_image: str,
+                     *, base_is_local: bool) -> str:
     """Refuse a Dockerfile that would fetch anything; label its stages for this build.
     Returns the label (``key=value``) every step container of this build carries."""
     dockerfile = context / manifest.dockerfile
@@ -215,7 +217,7 @@ def _check_and_label(client: Any, context: Path, manifest: BotManifest, base_ima
                               f"{manifest.dockerfile}: {error}", bot_caused=True) from None
     try:
         check_dockerfile(text, build_args={"BASE_IMAGE": base_image},
-                         allowed_images=frozenset({base_image}),
+                         allowed_images=frozenset({base_image} if base_is_local else ()),
                          image_is_local=lambda name: _image_id(client, name) is not None)
     except DockerfileRefused as refused:
         raise ImageBuildError(f"building {manifest.name} refused: {refused}",
