@@ -181,3 +181,21 @@ def test_an_image_over_the_size_limit_is_refused_and_removed(
                         log_dir=tmp_path / "logs", memory=BuildMemory(),
                         config=SandboxConfig(max_image_bytes=1 * MIB))
     assert docker_client.images.list(filters={"label": f"hollywood.bot.name={name}"}) == []
+
+
+@pytest.mark.docker
+def test_a_build_cannot_start_from_another_bots_image(
+    tmp_path: Path, docker_client: Any, base_image: str
+) -> None:
+    victim = build_bot_image(tiny_bot(tmp_path, name=f"victim-{uuid.uuid4().hex[:8]}"),
+                             client=docker_client, base_image=base_image,
+                             log_dir=tmp_path / "logs", memory=BuildMemory())
+    try:
+        thief = tiny_bot(tmp_path, f"FROM {victim.tag}\nCOPY bot.toml /x\n", name="thief")
+        with pytest.raises(ImageBuildError) as caught:
+            build_bot_image(thief, client=docker_client, base_image=base_image,
+                            log_dir=tmp_path / "logs", memory=BuildMemory())
+        assert f"Dockerfile line 1: FROM {victim.tag} is not an image on this machine" in str(
+            caught.value)
+    finally:
+        docker_client.images.remove(victim.tag, force=True)

@@ -130,7 +130,8 @@ def check_dockerfile(
         if not image_is_local(image):
             raise DockerfileRefused(
                 f"Dockerfile line {line}: {what} {image} is not an image on this machine, "
-                "and builds never pull one; start from ${BASE_IMAGE} (the arena's base image)")
+                "and builds never pull one (nor start from another bot's image); start "
+                "from ${BASE_IMAGE} (the arena's base image)")
 
     for step in instructions(text):
         where = f"Dockerfile line {step.line}"

@@ -218,7 +218,7 @@ def _check_and_label(client: Any, context: Path, manifest: BotManifest, base_ima
     try:
         check_dockerfile(text, build_args={"BASE_IMAGE": base_image},
                          allowed_images=frozenset({base_image} if base_is_local else ()),
-                         image_is_local=lambda name: _image_id(client, name) is not None)
+                         image_is_local=lambda name: _usable_base(client, name))
     except DockerfileRefused as refused:
         raise ImageBuildError(f"building {manifest.name} refused: {refused}",
                               bot_caused=True) from None
@@ -242,21 +242,26 @@ def _remove_older_images(client: Any, bot_name: str, keep: str) -> None:
 
 
 def _image_id(client: Any, name: str) -> str | None:
+    image = _existing(client, name)
+    return None if image is None else str(image.id)
+
+
+def _usable_base(client: Any, name: str) -> bool:
+    """Whether a build may start from (or copy out of) the local image ``name``: it is
+    on this machine and is not a bot's image (which holds that bot's code)."""
+    image = _existing(client, name)
+    return image is not None and HASH_LABEL not in (image.labels or {})
+
+
+def _existing(client: Any, tag: str) -> Any | None:
     try:
-        return str(client.images.get(name).id)
+        return client.images.get(tag)
     except (docker.errors.ImageNotFound, docker.errors.NullResource):
         return None
     except docker.errors.APIError as error:
         if error.is_client_error():  # an invalid reference is no local image either
             return None
         raise
-
-
-def _existing(client: Any, tag: str) -> Any | None:
-    try:
-        return client.images.get(tag)
-    except docker.errors.ImageNotFound:
-        return None
 
 
 def _run_build(
