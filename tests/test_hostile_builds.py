@@ -72,7 +72,7 @@ def test_an_endless_build_is_stopped_removed_and_remembered(
 def test_an_honest_series_is_not_charged_for_another_bots_build(
     docker_client: Any, base_image: str
 ) -> None:
-    sandbox = sandbox_with(docker_client, base_image, build_timeout_s=12)
+    sandbox = sandbox_with(docker_client, base_image, build_timeout_s=15)
     honest = (BotRef.from_folder(SAMPLE_BOTS / "random"),
               BotRef.from_folder(SAMPLE_BOTS / "greedy"))
     for bot in honest:
@@ -91,13 +91,13 @@ def test_an_honest_series_is_not_charged_for_another_bots_build(
         wait_until(lambda: endless_build_containers(docker_client),
                    what="the endless build's step to run", bound_s=60)
         # While that build runs (and holds its image's lock), the honest bots start
-        # on a 2 s clock: their start must not wait for it.
-        outcome = series(sandbox, *honest, "honest-meanwhile", startup_s=2.0)
+        # on a 5 s clock: their start must not wait for it.
+        outcome = series(sandbox, *honest, "honest-meanwhile", startup_s=5.0)
         assert endless_build_containers(docker_client), "the build ended too early to tell"
         assert outcome.fault is None, outcome.fault
         assert outcome.hands_played >= 1
     finally:
         builder.join()
-    assert len(build_failed) == 1 and "longer than its 12 s limit" in str(build_failed[0])
+    assert len(build_failed) == 1 and "longer than its 15 s limit" in str(build_failed[0])
     assert endless_build_containers(docker_client) == []
     assert arena_leftovers(docker_client) == []
