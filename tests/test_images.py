@@ -197,5 +197,11 @@ def test_a_build_cannot_start_from_another_bots_image(
                             log_dir=tmp_path / "logs", memory=BuildMemory())
         assert f"Dockerfile line 1: FROM {victim.tag} is not an image on this machine" in str(
             caught.value)
+        # Nor by id, not even the base image's: an id could reach another build's layers.
+        short_id = docker_client.images.get(base_image).id.removeprefix("sha256:")[:12]
+        by_id = tiny_bot(tmp_path, f"FROM {short_id}\nCOPY bot.toml /x\n", name="by-id")
+        with pytest.raises(ImageBuildError, match=f"FROM {short_id} is not an image on this"):
+            build_bot_image(by_id, client=docker_client, base_image=base_image,
+                            log_dir=tmp_path / "logs", memory=BuildMemory())
     finally:
         docker_client.images.remove(victim.tag, force=True)

@@ -1,5 +1,5 @@
 """What image builds share inside one arena process: one lock per image, the failed
-builds remembered, and a bounded log.
+builds remembered, a bounded log, and removing a stopped build's step containers.
 
 A build holds only the lock of the image it makes (its content hash), so a slow or
 endless build of one bot never holds up another bot's build or start. A build that
@@ -11,10 +11,18 @@ built afresh.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import threading
+import time
 from collections import OrderedDict, deque
+from typing import Any
 
-__all__ = ["BUILDS", "BuildMemory", "LogTail"]
+import docker.errors  # type: ignore[import-untyped]
+
+__all__ = ["BUILDS", "BuildMemory", "LogTail", "remove_build_containers"]
+
+log = logging.getLogger(__name__)
 
 
 class BuildMemory:
@@ -86,3 +94,24 @@ class LogTail:
         if self.dropped:
             return f"[{self.dropped} earlier characters of the build log dropped]\n{kept}"
         return kept
+
+
+def remove_build_containers(client: Any, label: str, bound_s: float = 5.0) -> None:
+    """Remove the build's step containers now; a step dockerd was still creating
+    while the build was cancelled is caught by looking again, for at most ``bound_s``."""
+    give_up_at = time.monotonic() + bound_s
+    while True:
+        try:
+            found = client.api.containers(all=True, filters={"label": label})
+        except docker.errors.DockerException as error:
+            log.warning("could not list the build's containers: %s", error)
+            return
+        if not found:
+            return
+        for container in found:
+            with contextlib.suppress(docker.errors.DockerException):
+                client.api.remove_container(container["Id"], force=True)
+        if time.monotonic() >= give_up_at:
+            log.warning("a build's step container could not be removed (%s)", label)
+            return
+        time.sleep(0.05)

@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -43,7 +44,7 @@ import urllib3.exceptions
 from arena.core import arguments
 from arena.core.manifest import BotManifest, ManifestError, iter_bot_files
 from arena.sandbox.base_image import BASE_IMAGE_TAG, BaseImage, BaseImageError, prepare_base_image
-from arena.sandbox.build_guard import BUILDS, BuildMemory, LogTail
+from arena.sandbox.build_guard import BUILDS, BuildMemory, LogTail, remove_build_containers
 from arena.sandbox.config import DEFAULT_CONFIG, MIB, SandboxConfig
 from arena.sandbox.dockerfile_check import DockerfileRefused, check_dockerfile, with_build_label
 
@@ -61,6 +62,7 @@ BUILD_NETWORK = "none"
 needs, and an untrusted Dockerfile must not reach out while it builds."""
 HASH_LABEL = "hollywood.bot.content-hash"
 BUILD_RUN_LABEL = "hollywood.build.run"
+_IMAGE_ID = re.compile(r"(sha256:)?[0-9a-f]{1,64}")
 LOG_TAIL_LINES = 40
 
 __all__ = [
@@ -248,9 +250,12 @@ def _image_id(client: Any, name: str) -> str | None:
 
 def _usable_base(client: Any, name: str) -> bool:
     """Whether a build may start from (or copy out of) the local image ``name``: it is
-    on this machine and is not a bot's image (which holds that bot's code)."""
+    on this machine under a name (not an id, which could reach another build's layers)
+    and is not a bot's image (which holds that bot's code)."""
+    if _IMAGE_ID.fullmatch(name):
+        return False
     image = _existing(client, name)
-    return image is not None and HASH_LABEL not in (image.labels or {})
+    return image is not None and bool(image.tags) and HASH_LABEL not in (image.labels or {})
 
 
 def _existing(client: Any, tag: str) -> Any | None:
@@ -314,7 +319,7 @@ def _run_build(
         bot_caused = api_error.is_client_error()
     finally:
         api.close()
-        _remove_build_containers(client, label)
+        remove_build_containers(client, label)
     log_text = tail.text()
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log_path.write_text(log_text)
@@ -334,27 +339,6 @@ def _run_build(
             f"{config.max_image_bytes / MIB:.1f} MiB limit (removed)", log_text, log_path,
             bot_caused=True)
     return str(image.id)
-
-
-def _remove_build_containers(client: Any, label: str, bound_s: float = 5.0) -> None:
-    """Remove the build's step containers now; a step dockerd was still creating
-    while the build was cancelled is caught by looking again, for at most ``bound_s``."""
-    give_up_at = time.monotonic() + bound_s
-    while True:
-        try:
-            found = client.api.containers(all=True, filters={"label": label})
-        except docker.errors.DockerException as error:
-            log.warning("could not list the build's containers: %s", error)
-            return
-        if not found:
-            return
-        for container in found:
-            with contextlib.suppress(docker.errors.DockerException):
-                client.api.remove_container(container["Id"], force=True)
-        if time.monotonic() >= give_up_at:
-            log.warning("a build's step container could not be removed (%s)", label)
-            return
-        time.sleep(0.05)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
