@@ -39,9 +39,6 @@ from arena.cli.seasons import (
     cmd_season_start,
 )
 from arena.core import arguments
-from arena.core.limits import TimeLimits
-from arena.core.settings import DEFAULT_SANDBOX
-from arena.sandbox import registry
 from arena.core.defaults import (
     DEFAULT_DB,
     DEFAULT_HOST,
@@ -49,6 +46,9 @@ from arena.core.defaults import (
     DEFAULT_MAX_SEASON_BOTS,
     DEFAULT_PORT,
 )
+from arena.core.limits import TimeLimits
+from arena.core.settings import DEFAULT_SANDBOX
+from arena.sandbox import registry
 
 Handler = Callable[[argparse.Namespace, Console], int]
 

@@ -117,7 +117,7 @@ def outcome_lines(outcome: SeriesOutcome, mirror: Series, names: Sequence[str]) 
     lines = [f"series {outcome.series_id}: {winner} (games {outcome.games_won[0]}-"
              f"{outcome.games_won[1]}, points {outcome.points[0]}-{outcome.points[1]}, "
              f"{outcome.hands_played} hands{', hand cap reached' if outcome.capped else ''})",
-             "final " + sheet_line(mirror.sheet.to_dict(), names).replace("sheet after", "sheet", 1)]
+             sheet_line(mirror.sheet.to_dict(), names).replace("sheet after", "final sheet", 1)]
     if outcome.fault is not None:
         fault = outcome.fault
         who = names[fault.seat] if fault.seat in (0, 1) else "a bot"
@@ -157,8 +157,10 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
         raise CliError(str(error)) from None
     names = seat_names(players)
     specs = series_specs(players, args.series, args.seed, profile, args.max_hands, limits)
-    console.print(f"arena play: {names[0]} ({players[0].reference}) vs {names[1]} "
-                  f"({players[1].reference}); {len(specs)} series, profile {profile.name}, "
+    shown = [name if name == player.reference else f"{name} ({player.reference})"
+             for name, player in zip(names, players, strict=True)]
+    console.print(f"arena play: {shown[0]} vs {shown[1]}; {len(specs)} series, "
+                  f"profile {profile.name}, "
                   f"at most {args.max_hands} hands each, seed {args.seed}, "
                   f"sandbox {args.sandbox}", markup=False, highlight=False)
     addresses = {player.bot: player.address for player in players if player.address}
