@@ -403,6 +403,7 @@ def test_sample_bots_leave_out_a_compiled_bot_until_it_is_built(tmp_path: Path) 
         (tmp_path / name).mkdir()
         (tmp_path / name / "bot.toml").write_text(
             f'name = "{name}"\nversion = "1.0.0"\nlanguage = "x"\n[run]\ncommand = {command}\n')
+        (tmp_path / name / "Dockerfile").write_text("FROM scratch\n")
     assert sample_bot_folders(tmp_path) == [tmp_path / "scripted"]
     assert unbuilt_sample_bots(tmp_path) == [tmp_path / "compiled"]
     (tmp_path / "compiled" / "bin").mkdir()
