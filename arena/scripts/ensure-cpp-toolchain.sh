@@ -2,7 +2,7 @@
 # Make sure the C++ toolchain of the compiled sample bot (sample_bots/cpp-greedy) is
 # installed; install Debian's packages if we can.
 #
-# Called by `make cpp-toolchain` and by the tests that build sample_bots/cpp-greedy (not by
+# Called by `make cpp-bot` and by the tests that build sample_bots/cpp-greedy (not by
 # `make setup`: only those tests need it, and it is a few hundred MB of packages). Like
 # ensure-chromium.sh it never silently succeeds without the tools: any failure prints what
 # went wrong and exits non-zero.
