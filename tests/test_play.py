@@ -59,9 +59,10 @@ def greedy_by_hand(tmp_path: Path) -> Iterator[int]:
         process.wait()
 
 
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
+def arena(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=REPO,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **(env or {})})
 
 
 def test_play_against_a_hand_started_tcp_bot_prints_every_hand(greedy_by_hand: int) -> None:
@@ -147,3 +148,14 @@ def test_nothing_listening_is_a_startup_fault_saying_how_to_start_the_bot() -> N
     assert f"nothing accepts connections at localhost:{port}" in raised.value.message
     assert f"HOLLYWOOD_BOT_ADDRESS=localhost:{port}" in raised.value.message
     assert bot.stderr_tail() == "" and bot.fault_if_dead() is None
+
+
+def test_two_hand_started_bots_need_no_sandbox(greedy_by_hand: int) -> None:
+    """Both seats by hand (one process serving both, one series at a time): the
+    sandbox named is never created, so not even Docker is needed."""
+    tcp = f"tcp:localhost:{greedy_by_hand}"
+    no_docker = {"DOCKER_HOST": "unix:///nonexistent/docker.sock"}
+    played = arena("play", tcp, tcp, "--sandbox", "docker", "--max-hands", "2",
+                   "--startup-seconds", "5", env=no_docker)
+    assert played.returncode == 0, played.stdout[-2000:] + played.stderr[-2000:]
+    assert f"{tcp} (A) won" in played.stdout and "sandbox docker" in played.stdout

@@ -165,10 +165,11 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
                   f"sandbox {args.sandbox}", markup=False, highlight=False)
     addresses = {player.bot: player.address for player in players if player.address}
     try:
-        sandbox = WithHandStartedBots(registry.create(args.sandbox), addresses)
+        inner = None if all(player.address for player in players) else registry.create(
+            args.sandbox)
+        sandbox = WithHandStartedBots(inner, addresses)
     except Exception as error:  # e.g. Docker is not there
-        raise CliError(f"cannot use the {args.sandbox} sandbox: {error} (try --sandbox "
-                       "process)", code=1) from None
+        raise CliError(f"cannot use the {args.sandbox} sandbox: {error}", code=1) from None
     wins = [0, 0]
     faults = 0
     try:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import BotManifest
+from arena.sandbox.base import SandboxError
 
 if TYPE_CHECKING:
     from arena.core.series import BotRef
@@ -113,20 +114,28 @@ class HandStartedBot:
 
 
 class WithHandStartedBots:
-    """``inner`` with the bots of ``addresses`` connected to rather than started."""
+    """``inner`` with the bots of ``addresses`` connected to rather than started
+    (``inner`` None: every bot is hand-started, no sandbox is needed)."""
 
-    def __init__(self, inner: Sandbox, addresses: Mapping[BotRef, TcpAddress]) -> None:
+    def __init__(self, inner: Sandbox | None, addresses: Mapping[BotRef, TcpAddress]) -> None:
         self.inner = inner
         self.addresses = dict(addresses)
-        self.name = inner.name
-        self.description = f"{inner.description}; hand-started bots over TCP"
+        self.name = inner.name if inner is not None else "none"
+        self.description = (f"{inner.description}; " if inner is not None else "") + (
+            "hand-started bots over TCP")
+
+    def _sandbox(self, bot: BotRef) -> Sandbox:
+        if self.inner is None:
+            raise SandboxError(f"{bot.name}@{bot.version} is not hand-started, and no "
+                               "sandbox was given to start it")
+        return self.inner
 
     def prepare(self, bot: BotRef) -> None:
         if bot not in self.addresses:
-            self.inner.prepare(bot)
+            self._sandbox(bot).prepare(bot)
 
     def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> RunningBot:
         address = self.addresses.get(bot)
         if address is not None:
             return HandStartedBot(address)
-        return self.inner.start(bot, series_id=series_id, seat=seat)
+        return self._sandbox(bot).start(bot, series_id=series_id, seat=seat)
