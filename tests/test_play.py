@@ -159,3 +159,26 @@ def test_two_hand_started_bots_need_no_sandbox(greedy_by_hand: int) -> None:
                    "--startup-seconds", "5", env=no_docker)
     assert played.returncode == 0, played.stdout[-2000:] + played.stderr[-2000:]
     assert f"{tcp} (A) won" in played.stdout and "sandbox docker" in played.stdout
+
+
+def test_a_registered_bot_plays_from_its_registered_copy(tmp_path: Path) -> None:
+    from arena.core.manifest import content_hash, iter_bot_files
+    from arena.storage.store import Storage
+
+    db = tmp_path / "arena.db"
+    storage = Storage(db)
+    storage.register_bot(name="greedy", version="1.0.0", language="python", author="",
+                         description="", content_hash=content_hash(GREEDY),
+                         source_folder=GREEDY, files=list(iter_bot_files(GREEDY)))
+    storage.close()
+    player = resolve_player("greedy", db)
+    assert player.bot.name == "greedy" and player.address is None
+    assert player.bot.folder == tmp_path / "arena.bots" / "greedy-1"
+    assert resolve_player("greedy@1.0.0", db).bot.folder == player.bot.folder
+    played = arena("play", "greedy", str(REPO / "sample_bots" / "random"), "--db", str(db),
+                   "--sandbox", "process", "--max-hands", "1")
+    assert played.returncode == 0, played.stdout[-2000:] + played.stderr[-2000:]
+    assert "─ hand 1 ─" in played.stdout
+    unknown = arena("play", "greedie", str(GREEDY), "--db", str(db), "--sandbox", "process")
+    assert unknown.returncode == 2
+    assert "unknown bot 'greedie'; did you mean 'greedy'?" in unknown.stderr
