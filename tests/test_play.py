@@ -182,3 +182,15 @@ def test_a_registered_bot_plays_from_its_registered_copy(tmp_path: Path) -> None
     unknown = arena("play", "greedie", str(GREEDY), "--db", str(db), "--sandbox", "process")
     assert unknown.returncode == 2
     assert "unknown bot 'greedie'; did you mean 'greedy'?" in unknown.stderr
+
+
+def test_a_fault_is_shown_and_makes_the_exit_status_1() -> None:
+    played = arena("play", str(GREEDY), str(REPO / "tests" / "hostile_bots" / "illegal_card"),
+                   "--sandbox", "process", "--max-hands", "3")
+    assert played.returncode == 1, played.stdout[-2000:] + played.stderr[-2000:]
+    # The hostile bot answers its first decision, in hand 1, with a card it does not hold.
+    assert re.search(r"FAULT \(hand 1, decision [12]\): hostile-illegal-card: illegal_action: ",
+                     played.stdout), played.stdout
+    assert "forfeit: hostile-illegal-card: illegal_action: " in played.stdout
+    assert "greedy won 1, hostile-illegal-card won 0, drawn 0 of 1 series; 1 forfeited by a fault" \
+        in played.stdout

@@ -103,12 +103,15 @@ class HandPrinter:
             record = self.mirror.history()[event["hand"] - 1]
             self.console.rule(f"hand {event['hand']}", style="dim")
             for line in hand_lines(record, self.names, with_play=self.show_play):
-                self.console.print(line, markup=False, highlight=False)
+                self.console.print(line, markup=False, highlight=False, soft_wrap=True)
         elif event.get("type") == "fault":
             seat = event.get("seat")
             who = self.names[seat] if seat in (0, 1) else "a bot"
-            self.console.print(f"FAULT: {who}: {event.get('kind')}: {event.get('message')}",
-                               markup=False, highlight=False, style="red")
+            where = (f" (hand {event['hand_number']}, decision {event.get('decision_number')})"
+                     if event.get("hand_number") else " (at start-up)")
+            self.console.print(f"FAULT{where}: {who}: {event.get('kind')}: "
+                               f"{event.get('message')}", markup=False, highlight=False,
+                               style="red", soft_wrap=True)
 
 
 def outcome_lines(outcome: SeriesOutcome, mirror: Series, names: Sequence[str]) -> list[str]:
@@ -162,7 +165,7 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
     console.print(f"arena play: {shown[0]} vs {shown[1]}; {len(specs)} series, "
                   f"profile {profile.name}, "
                   f"at most {args.max_hands} hands each, seed {args.seed}, "
-                  f"sandbox {args.sandbox}", markup=False, highlight=False)
+                  f"sandbox {args.sandbox}", markup=False, highlight=False, soft_wrap=True)
     addresses = {player.bot: player.address for player in players if player.address}
     try:
         inner = None if all(player.address for player in players) else registry.create(
@@ -182,7 +185,7 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
             except SandboxError as error:
                 raise CliError(f"the {args.sandbox} sandbox failed: {error}", code=1) from None
             for line in outcome_lines(outcome, printer.mirror, names):
-                console.print(line, markup=False, highlight=False)
+                console.print(line, markup=False, highlight=False, soft_wrap=True)
             if outcome.winner is not None:
                 wins[outcome.winner] += 1
             faults += outcome.fault is not None
@@ -194,5 +197,5 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
     console.rule("result")
     console.print(f"{names[0]} won {wins[0]}, {names[1]} won {wins[1]}, drawn {draws} "
                   f"of {len(specs)} series; {faults} forfeited by a fault",
-                  markup=False, highlight=False)
+                  markup=False, highlight=False, soft_wrap=True)
     return 1 if faults else 0
