@@ -147,9 +147,7 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
 
     players = [resolve_player(reference, args.db) for reference in (args.bot_a, args.bot_b)]
     try:
-        config = SeasonConfig(profile_name=args.profile, max_hands=args.max_hands,
-                              sandbox=args.sandbox)
-        profile = config.profile()
+        profile = SeasonConfig(profile_name=args.profile).profile()  # its checks, its errors
         backend = registry.backend(args.sandbox)
         for player in players:
             if player.address is None:
