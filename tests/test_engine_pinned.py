@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.actions import Action, ActionParseError
+from engine import FRIENDLY, Card, parse_cards
+from engine.actions import Action, ActionKind, ActionParseError
+from engine.observation import Observation
+from engine.phase import Phase
 from engine.scoresheet import ScoreSheet, ScoreSheetError
 
 
@@ -20,7 +23,7 @@ def test_a_game_score_exactly_at_the_target_has_reached_it() -> None:
     # Exactly 100 in game A wins it (RULES: a game is won on reaching the target).
     sheet = ScoreSheet.from_dict(_sheet([[100, 20, 0], [40, 0, 0]], [0, None, None]))
     assert [sheet.game_winner(game) for game in range(3)] == [0, None, None]
-    with pytest.raises(ScoreSheetError, match="^game I reached the target but has no winner$"):
+    with pytest.raises(ScoreSheetError, match=r"^game I reached the target but has no winner$"):
         ScoreSheet.from_dict(_sheet([[100, 20, 0], [40, 0, 0]], [None, None, None]))
 
 
@@ -37,3 +40,37 @@ def test_unknown_action_text_is_refused_listing_the_actions() -> None:
         "not an action: 'fold' (expected 'draw stock', 'draw discard', 'pass', "
         "'discard <card>' or 'knock <card> [<meld>] ...')"
     )
+
+
+def test_an_observation_as_a_dict_writes_every_card_as_text() -> None:
+    view = Observation(
+        seat=1, hand_number=3, dealer=0, current_player=None, phase=Phase.OVER,
+        hand=tuple(parse_cards("As 2s 3s")), discard_pile=tuple(parse_cards("Kd 9c")),
+        stock_size=17, opponent_hand_size=10, opponent_known_cards=tuple(parse_cards("Th")),
+        taken_card=Card.parse("9c"), banned_discard=None, knock_discard=Card.parse("Qh"),
+        scores=((25, 0, 0), (10, 40, 0)), opened=((True, False, False), (True, True, False)),
+        game_winners=(None, 1, None), hands_won=(1, 2), profile=FRIENDLY, max_hands=50,
+        last_hand_result={"kind": "knock", "laid_off": ("4s",), "seats": {0: 7}},
+    )
+    data = view.to_dict()
+    assert data.pop("profile")["name"] == "friendly"
+    assert data == {
+        "seat": 1, "hand_number": 3, "dealer": 0, "current_player": None, "phase": "over",
+        "hand": ["As", "2s", "3s"], "discard_pile": ["Kd", "9c"], "stock_size": 17,
+        "opponent_hand_size": 10, "opponent_known_cards": ["Th"], "taken_card": "9c",
+        "banned_discard": None, "knock_discard": "Qh",
+        "scores": [[25, 0, 0], [10, 40, 0]], "opened": [[True, False, False], [True, True, False]],
+        "game_winners": [None, 1, None], "hands_won": [1, 2], "max_hands": 50,
+        "last_hand_result": {"kind": "knock", "laid_off": ["4s"], "seats": {"0": 7}},
+    }
+
+
+@pytest.mark.parametrize("melds", [
+    [tuple(parse_cards("As 2s 3s"))],  # a list, not a tuple
+    (tuple(parse_cards("As 2s 3s")), ["9c", "9d", "9h"]),  # a meld that is a list
+    ((Card.parse("As"), "2s", Card.parse("3s")),),  # a tuple holding text
+])
+def test_a_knock_refuses_melds_that_are_not_tuples_of_cards(melds: object) -> None:
+    with pytest.raises(ValueError) as caught:
+        Action(ActionKind.KNOCK, Card.parse("Kd"), melds)  # type: ignore[arg-type]
+    assert str(caught.value) == "melds must be a tuple of tuples of cards"
