@@ -16,7 +16,8 @@ import grpc
 import pytest
 from hollywood.bot.v1 import bot_pb2, bot_pb2_grpc
 
-from arena.match.botclient import BotClient, BotInfo
+from arena.core.faults import FaultKind
+from arena.match.botclient import BotClient, BotInfo, fault_from_rpc_error
 
 # Long enough to outlast any call the arena cuts off, short enough to keep a test
 # that fails (the cut-off missing) quick; the server stops waiting at the end.
@@ -135,3 +136,73 @@ def test_an_unimplemented_notification_is_logged_naming_the_method(
         f"bot at {target}: SeriesEnded notification failed (ignored): "
         "the bot does not implement hollywood.bot.v1.BotService/SeriesEnded",
     ]
+
+
+class FailedCall(grpc.RpcError, grpc.Call):  # type: ignore[misc]
+    """A failed call as grpc raises it: a status code and details."""
+
+    def __init__(self, code: grpc.StatusCode, details: str | None) -> None:
+        self._code, self._details = code, details
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str | None:
+        return self._details
+
+    def initial_metadata(self) -> None:
+        return None
+
+    def trailing_metadata(self) -> None:
+        return None
+
+    def is_active(self) -> bool:
+        return False
+
+    def time_remaining(self) -> None:
+        return None
+
+    def cancel(self) -> bool:
+        return False
+
+    def add_callback(self, callback: Any) -> bool:
+        return False
+
+
+S = grpc.StatusCode
+
+
+@pytest.mark.parametrize(("error", "kind", "message"), [
+    (grpc.RpcError(), FaultKind.CRASH, "the bot failed Decide with status UNKNOWN: "),
+    (FailedCall(S.UNKNOWN, None), FaultKind.CRASH, "the bot failed Decide with status UNKNOWN: "),
+    (FailedCall(S.DEADLINE_EXCEEDED, "Deadline Exceeded"), FaultKind.STARTUP,
+     "no answer to Decide within 0.300 s"),
+    (FailedCall(S.RESOURCE_EXHAUSTED, "Received message larger than max (70000 vs. 65536)"),
+     FaultKind.OVERSIZED, "the Decide reply is larger than the 65536 bytes allowed "
+     "(Received message larger than max (70000 vs. 65536))"),
+    (FailedCall(S.RESOURCE_EXHAUSTED, "quota used up"), FaultKind.CRASH,
+     "the bot failed Decide with status RESOURCE_EXHAUSTED: quota used up"),
+    (FailedCall(S.UNKNOWN, "larger than max"), FaultKind.CRASH,
+     "the bot failed Decide with status UNKNOWN: larger than max"),
+    (FailedCall(S.INTERNAL, "Failed to parse server response"), FaultKind.MALFORMED,
+     "the Decide reply could not be decoded (Failed to parse server response)"),
+    (FailedCall(S.INTERNAL, "Error deserializing response"), FaultKind.MALFORMED,
+     "the Decide reply could not be decoded (Error deserializing response)"),
+    (FailedCall(S.INTERNAL, "stream reset"), FaultKind.CRASH,
+     "the bot failed Decide with status INTERNAL: stream reset"),
+    (FailedCall(S.UNKNOWN, "could not parse my notes"), FaultKind.CRASH,
+     "the bot failed Decide with status UNKNOWN: could not parse my notes"),
+    (FailedCall(S.UNIMPLEMENTED, "Method not found!"), FaultKind.PROTOCOL_MISMATCH,
+     "the bot does not implement hollywood.bot.v1.BotService/Decide"),
+    (FailedCall(S.UNAVAILABLE, "Socket closed"), FaultKind.CRASH,
+     "lost the connection during Decide: Socket closed"),
+    (FailedCall(S.CANCELLED, "Cancelled"), FaultKind.CRASH,
+     "lost the connection during Decide: Cancelled"),
+    (FailedCall(S.PERMISSION_DENIED, "no"), FaultKind.CRASH,
+     "the bot failed Decide with status PERMISSION_DENIED: no"),
+])
+def test_each_failed_call_becomes_the_fault_it_means(
+    error: grpc.RpcError, kind: FaultKind, message: str
+) -> None:
+    fault = fault_from_rpc_error("Decide", error, 0.3, FaultKind.STARTUP)
+    assert (fault.kind, fault.message) == (kind, message)
