@@ -16,7 +16,7 @@ import grpc
 import pytest
 from hollywood.bot.v1 import bot_pb2, bot_pb2_grpc
 
-from arena.core.faults import FaultKind
+from arena.core.faults import BotFault, FaultKind
 from arena.match.botclient import BotClient, BotInfo, fault_from_rpc_error
 
 # Long enough to outlast any call the arena cuts off, short enough to keep a test
@@ -206,3 +206,31 @@ def test_each_failed_call_becomes_the_fault_it_means(
 ) -> None:
     fault = fault_from_rpc_error("Decide", error, 0.3, FaultKind.STARTUP)
     assert (fault.kind, fault.message) == (kind, message)
+
+
+def test_connecting_waits_only_for_the_startup_time_left(
+    socket_dir: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wait for a ready channel is what is left of the startup timeout on the
+    injected clock, and nothing once it is used up."""
+    waits: list[float] = []
+
+    class NeverReady:
+        def __init__(self, channel: object) -> None:
+            pass
+
+        def result(self, timeout: float) -> None:
+            waits.append(timeout)
+            raise grpc.FutureTimeoutError()
+
+    monkeypatch.setattr(grpc, "channel_ready_future", NeverReady)
+    socket_file = f"{socket_dir}/bot.sock"
+    open(socket_file, "w").close()  # the socket "exists"; the channel never becomes ready
+    for readings, expected_wait in (([10.0, 10.5], 1.5), ([10.0, 13.0], 0.0)):
+        with pytest.raises(BotFault) as caught:
+            BotClient.connect(f"unix://{socket_file}", startup_timeout=2.0,
+                              clock=iter(readings).__next__)
+        assert waits.pop() == expected_wait
+        assert caught.value.kind is FaultKind.STARTUP
+        assert caught.value.message == (
+            f"the bot did not accept a connection on unix://{socket_file} within 2.0 s")
