@@ -10,6 +10,7 @@ from typing import Any
 
 from hollywood.bot.v1 import bot_pb2
 
+from arena.core.faults import BotFault, FaultKind
 from arena.core.limits import TimeLimits
 from arena.match.loop import play_match
 from engine import Series
@@ -38,7 +39,16 @@ class RecordingClient:
 
     def series_ended(self, request: Any, timeout: float) -> bool:
         self.notifications.append(("series_ended", request.series_id, timeout))
+        self.series_end = request
         return True
+
+
+class CrashesInHandTwo(RecordingClient):
+    def decide(self, request: bot_pb2.DecideRequest, legal: list[Action],
+               timeout: float) -> Action:
+        if request.hand_number == 2:
+            raise BotFault(FaultKind.CRASH, "gone")
+        return super().decide(request, legal, timeout)
 
 
 def test_requests_carry_the_series_id_profile_numbers_and_times() -> None:
@@ -70,3 +80,20 @@ def test_requests_carry_the_series_id_profile_numbers_and_times() -> None:
     assert result.think_seconds == [0.25 * moves[0], 1.625 * moves[1]]
     assert result.reserve_left == [4.0, 4.0 - 0.125 * moves[1]]
     assert result.wall_seconds == 0.25 * moves[0] + 1.625 * moves[1]
+
+
+def test_after_a_forfeit_both_bots_learn_the_hands_played_and_who_faulted() -> None:
+    clock = [0.0]
+    clients = (RecordingClient(clock, think=0.0), CrashesInHandTwo(clock, think=0.0))
+    result = play_match(clients, Series(seed=3, max_hands=5),  # type: ignore[arg-type]
+                        TimeLimits(decision_s=2.0, reserve_s=1.0), series_id="pinned",
+                        clock=lambda: clock[0])
+    assert result.fault is not None and result.fault.seat == 1 and result.winner == 0
+    assert result.hands_played == 1 and result.series_result is None
+    for seat, client in enumerate(clients):
+        end = client.series_end
+        assert (end.series_id, end.seat, end.hands_played) == ("pinned", seat, 1)
+        assert (end.end, end.fault_seat, end.winner, end.fault_kind) == (
+            bot_pb2.SERIES_END_FORFEIT, 1, 0, "crash")
+        assert client.notifications == [("hand_ended", "pinned", 2.0),
+                                        ("series_ended", "pinned", 2.0)]
