@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from arena_helpers import result
 
-from arena.season.standings import HeadToHead, StandingsState
+from arena.season.standings import HeadToHead, StandingRow, StandingsState
 
 A, B, C = "alpha@1", "beta@1", "gamma@1"
 
@@ -48,3 +48,11 @@ def test_a_published_table_keeps_its_crosstable_when_later_results_arrive() -> N
     assert third.crosstable[A] == {B: HeadToHead(won=1, lost=1), C: HeadToHead(won=1, drawn=1)}
     assert third.crosstable[C] == {A: HeadToHead(lost=1, drawn=1)}
     assert [first.row(bot).series_played for bot in (A, B, C)] == [1, 1, 0]
+
+
+def test_a_row_shows_its_rating_to_four_decimals() -> None:
+    row = StandingRow(A, rating_mu=27.123456, rating_sigma=6.987654)
+    shown = row.to_dict()
+    # mu - 3 sigma = 27.123456 - 20.962962 = 6.160494
+    assert (shown["rating_mu"], shown["rating_sigma"], shown["rating_ordinal"]) == (
+        27.1235, 6.9877, 6.1605)
