@@ -5,9 +5,11 @@ written by hand from RULES.md or from the documented message texts."""
 from __future__ import annotations
 
 import pytest
+from deal_helpers import make_deal
 
-from engine import FRIENDLY, Card, parse_cards
+from engine import CLASSIC, FRIENDLY, Card, Hand, Profile, parse_cards
 from engine.actions import Action, ActionKind, ActionParseError
+from engine.hand_result import HandResult
 from engine.observation import Observation
 from engine.phase import Phase
 from engine.scoresheet import ScoreSheet, ScoreSheetError
@@ -74,3 +76,58 @@ def test_a_knock_refuses_melds_that_are_not_tuples_of_cards(melds: object) -> No
     with pytest.raises(ValueError) as caught:
         Action(ActionKind.KNOCK, Card.parse("Kd"), melds)  # type: ignore[arg-type]
     assert str(caught.value) == "melds must be a tuple of tuples of cards"
+
+
+# Seat 1 draws the 9d and knocks with the Kc: melds As-2s-3s, 4h-5h-6h, 7c-7d-7h and 9
+# deadwood; seat 0 holds no meld and nothing to lay off: 2+3+10+4+5+8+9+10+8+10 = 69.
+KNOCKER_CARDS = "As 2s 3s 4h 5h 6h 7c 7d 7h Kc"
+DEFENDER_CARDS = "2c 3c 5d 8d 9h Jh Js Tc 4d 8s"
+DEFENDER_EXPOSED = {
+    "cards": ["2c", "3c", "Tc", "4d", "5d", "8d", "9h", "Jh", "8s", "Js"],
+    "melds": [],
+    "deadwood_cards": ["2c", "3c", "Tc", "4d", "5d", "8d", "9h", "Jh", "8s", "Js"],
+    "deadwood": 69,
+}
+
+
+def knocked_result(profile: Profile) -> HandResult:
+    hand = Hand(make_deal(DEFENDER_CARDS, KNOCKER_CARDS, "Qd", "9d"), dealer=0, profile=profile)
+    for text in ("pass", "pass", "draw stock", "knock Kc"):
+        hand.apply(Action.parse(text))
+    assert hand.result is not None
+    return hand.result
+
+
+@pytest.mark.parametrize(("profile", "seen_by"), [(FRIENDLY, ["", "Kc"]), (CLASSIC, ["Kc", "Kc"])])
+def test_after_a_knock_each_seat_learns_both_hands_and_the_discard_if_it_may(
+    profile: Profile, seen_by: list[str]
+) -> None:
+    result = knocked_result(profile)
+    for seat in (0, 1):
+        data = result.public_dict(seat)
+        exposed = data.pop("exposed")
+        assert data == {"hand": 1, "dealer": 0, "kind": "knock", "winner": 1, "points": 60,
+                        "knocker": 1, "knock_discard": seen_by[seat] or None, "layoffs": [],
+                        "defender_deadwood_before_layoffs": 69}
+        assert exposed[0] == DEFENDER_EXPOSED
+        assert exposed[1]["cards"] == ["7c", "7d", "9d", "4h", "5h", "6h", "7h", "As", "2s", "3s"]
+        assert sorted(exposed[1]["melds"]) == [["4h", "5h", "6h"], ["7c", "7d", "7h"],
+                                               ["As", "2s", "3s"]]
+        assert (exposed[1]["deadwood_cards"], exposed[1]["deadwood"]) == (["9d"], 9)
+
+
+def test_after_a_dead_hand_nothing_is_exposed() -> None:
+    hand = Hand(make_deal(DEFENDER_CARDS, KNOCKER_CARDS, "Qd"), dealer=1, profile=FRIENDLY)
+    hand.apply(Action.parse("pass"))
+    hand.apply(Action.parse("pass"))
+    while not hand.is_over:
+        hand.apply(Action.parse("draw stock"))
+        hand.apply(Action.parse(f"discard {hand.moves[-1].drawn}"))
+    assert hand.result is not None
+    for seat in (0, 1):
+        assert hand.result.public_dict(seat) == {
+            "hand": 1, "dealer": 1, "kind": "dead", "winner": None, "points": 0,
+            "knocker": None, "knock_discard": None, "exposed": [], "layoffs": [],
+            "defender_deadwood_before_layoffs": None}
+    assert (hand.result.melds(0), hand.result.deadwood_cards(1), hand.result.deadwood(0)) == (
+        (), (), None)
