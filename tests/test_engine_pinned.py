@@ -131,3 +131,9 @@ def test_after_a_dead_hand_nothing_is_exposed() -> None:
             "defender_deadwood_before_layoffs": None}
     assert (hand.result.melds(0), hand.result.deadwood_cards(1), hand.result.deadwood(0)) == (
         (), (), None)
+
+
+def test_an_unknown_kind_in_a_dict_is_named() -> None:
+    with pytest.raises(ActionParseError) as caught:
+        Action.from_dict({"kind": "fold", "card": "Kd"})
+    assert str(caught.value) == "unknown action kind: 'fold'"
