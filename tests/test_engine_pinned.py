@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from deal_helpers import make_deal
 
-from engine import CLASSIC, FRIENDLY, Card, Hand, Profile, parse_cards
+from engine import CLASSIC, FRIENDLY, Card, Hand, Profile, observe, parse_cards
 from engine.actions import Action, ActionKind, ActionParseError
 from engine.hand_result import HandResult
 from engine.observation import Observation
@@ -49,7 +49,8 @@ def test_an_observation_as_a_dict_writes_every_card_as_text() -> None:
         seat=1, hand_number=3, dealer=0, current_player=None, phase=Phase.OVER,
         hand=tuple(parse_cards("As 2s 3s")), discard_pile=tuple(parse_cards("Kd 9c")),
         stock_size=17, opponent_hand_size=10, opponent_known_cards=tuple(parse_cards("Th")),
-        taken_card=Card.parse("9c"), banned_discard=Card.parse("9c"), knock_discard=Card.parse("Qh"),
+        taken_card=Card.parse("9c"), banned_discard=Card.parse("9c"),
+        knock_discard=Card.parse("Qh"),
         scores=((25, 0, 0), (10, 40, 0)), opened=((True, False, False), (True, True, False)),
         game_winners=(None, 1, None), hands_won=(1, 2), profile=FRIENDLY, max_hands=50,
         last_hand_result={"kind": "knock", "laid_off": ("4s",), "seats": {0: 7}},
@@ -137,3 +138,31 @@ def test_an_unknown_kind_in_a_dict_is_named() -> None:
     with pytest.raises(ActionParseError) as caught:
         Action.from_dict({"kind": "fold", "card": "Kd"})
     assert str(caught.value) == "unknown action kind: 'fold'"
+
+
+def test_an_action_kind_must_be_an_action_kind() -> None:
+    with pytest.raises(ValueError) as caught:
+        Action("knock", Card.parse("Kd"))  # type: ignore[arg-type]
+    assert str(caught.value) == "action kind must be an ActionKind, got 'knock'"
+
+
+def fresh_hand() -> Hand:
+    return Hand(make_deal(DEFENDER_CARDS, KNOCKER_CARDS, "Qd"), dealer=0, profile=FRIENDLY)
+
+
+@pytest.mark.parametrize("seat", [2, -1, True])
+def test_only_seats_0_and_1_observe(seat: object) -> None:
+    with pytest.raises(ValueError) as caught:
+        observe(fresh_hand(), seat)  # type: ignore[arg-type]
+    assert str(caught.value) == f"seat must be 0 or 1, got {seat!r}"
+
+
+def test_an_observation_shows_each_seats_own_line_of_the_sheet() -> None:
+    sheet = ScoreSheet(100)
+    sheet.record_win(0, 25)  # seat 0 wins a hand: 25 in game I
+    view = observe(fresh_hand(), 1, sheet)
+    assert view.scores == ((25, 0, 0), (0, 0, 0))
+    assert view.opened == ((True, False, False), (False, False, False))
+    assert view.hands_won == (1, 0)
+    assert view.game_winners == (None, None, None)
+    assert view.max_hands == 200  # the default hand cap (RULES)
