@@ -166,3 +166,11 @@ def test_an_observation_shows_each_seats_own_line_of_the_sheet() -> None:
     assert view.hands_won == (1, 0)
     assert view.game_winners == (None, None, None)
     assert view.max_hands == 200  # the default hand cap (RULES)
+
+
+def test_an_observation_shows_each_games_own_winner() -> None:
+    sheet = ScoreSheet.from_dict({
+        "game_target": 100, "scores": [[100, 0, 0], [30, 100, 0]],
+        "opened": [[True, False, False], [True, True, False]],
+        "game_winners": [0, 1, None], "hands_won": [1, 2]})
+    assert observe(fresh_hand(), 0, sheet).game_winners == (0, 1, None)
