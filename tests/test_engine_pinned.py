@@ -174,3 +174,19 @@ def test_an_observation_shows_each_games_own_winner() -> None:
         "opened": [[True, False, False], [True, True, False]],
         "game_winners": [0, 1, None], "hands_won": [1, 2]})
     assert observe(fresh_hand(), 0, sheet).game_winners == (0, 1, None)
+
+
+def test_a_layoff_is_listed_with_the_meld_it_extends() -> None:
+    # Seat 1 knocks with the Kc (melds As-2s-3s, 4h-5h-6h, 7c-7d-7s; 9d deadwood);
+    # seat 0 lays the 7h off on 4h-5h-6h: deadwood 2+3+5+8+9+10+10+10+4+7 = 68 before,
+    # 61 after, so the knocker scores 61 - 9 = 52.
+    hand = Hand(make_deal("2c 3c 5d 8d 9h Jh Js Tc 4d 7h", "As 2s 3s 4h 5h 6h 7c 7d 7s Kc",
+                          "Qd", "9d"), dealer=0, profile=FRIENDLY)
+    for text in ("pass", "pass", "draw stock", "knock Kc"):
+        hand.apply(Action.parse(text))
+    assert hand.result is not None
+    for data in (hand.result.to_dict(), hand.result.public_dict(0)):
+        melds = data["exposed"][1]["melds"]
+        assert data["layoffs"] == [{"meld_index": melds.index(["4h", "5h", "6h"]), "cards": ["7h"]}]
+        assert data["defender_deadwood_before_layoffs"] == 68
+        assert data["exposed"][0]["deadwood"] == 61 and data["points"] == 52
