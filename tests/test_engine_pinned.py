@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from deal_helpers import make_deal
 
-from engine import CLASSIC, FRIENDLY, Card, Hand, Profile, observe, parse_cards
+from engine import ALL_CARDS, CLASSIC, FRIENDLY, Card, Deal, Hand, Profile, observe, parse_cards
 from engine.actions import Action, ActionKind, ActionParseError
 from engine.hand_result import HandResult
 from engine.observation import Observation
@@ -190,3 +190,14 @@ def test_a_layoff_is_listed_with_the_meld_it_extends() -> None:
         assert data["layoffs"] == [{"meld_index": melds.index(["4h", "5h", "6h"]), "cards": ["7h"]}]
         assert data["defender_deadwood_before_layoffs"] == 68
         assert data["exposed"][0]["deadwood"] == 61 and data["points"] == 52
+
+
+def test_a_deal_of_anything_but_52_distinct_cards_is_refused_saying_why() -> None:
+    deck = list(ALL_CARDS)
+    hands = (tuple(deck[:10]), tuple(deck[10:20]))
+    with pytest.raises(ValueError) as caught:
+        Deal(hands, "Kd", tuple(deck[21:]))  # type: ignore[arg-type]
+    assert str(caught.value) == "a deal must consist of Card values"
+    with pytest.raises(ValueError) as caught:
+        Deal(hands, deck[0], tuple(deck[21:]))  # the first card twice, one card missing
+    assert str(caught.value) == "a deal must hold each of the 52 cards exactly once"
