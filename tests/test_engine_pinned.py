@@ -9,6 +9,7 @@ from deal_helpers import make_deal
 
 from engine import ALL_CARDS, CLASSIC, FRIENDLY, Card, Deal, Hand, Profile, observe, parse_cards
 from engine.actions import Action, ActionKind, ActionParseError
+from engine.dealing import derive_seed
 from engine.hand_result import HandResult
 from engine.observation import Observation
 from engine.phase import Phase
@@ -201,3 +202,9 @@ def test_a_deal_of_anything_but_52_distinct_cards_is_refused_saying_why() -> Non
     with pytest.raises(ValueError) as caught:
         Deal(hands, deck[0], tuple(deck[21:]))  # the first card twice, one card missing
     assert str(caught.value) == "a deal must hold each of the 52 cards exactly once"
+
+
+def test_a_seed_that_is_not_an_int_is_refused_naming_its_type() -> None:
+    with pytest.raises(TypeError) as caught:
+        derive_seed("7", "hand:1")  # type: ignore[arg-type]
+    assert str(caught.value) == "a seed must be an int, got str"
