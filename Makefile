@@ -59,10 +59,13 @@ test-fast: setup
 # Mutation testing (docs/testing.md): too slow for `make test` or CI. Scope and tests
 # are in pyproject.toml [tool.mutmut]; narrow a run with MUTANTS, e.g.
 # `make mutation MUTANTS='engine.settle*'`. Results are kept in mutants/ (git-ignored),
-# so a rerun retests only what changed; the survivors are listed at the end.
+# so a rerun retests only what changed; the survivors are listed at the end. The
+# mutation Hypothesis profile (tests/conftest.py) caps the property tests at a few
+# fixed examples per mutant; the run is niced so it leaves the machine usable.
 MUTANTS ?=
+MUTATION_CHILDREN ?= 2
 mutation: setup
-	$(VENV)/bin/mutmut run --max-children 2 $(MUTANTS)
+	HOLLYWOOD_HYPOTHESIS_PROFILE=mutation nice -n 10 $(VENV)/bin/mutmut run --max-children $(MUTATION_CHILDREN) $(MUTANTS)
 	@echo "== surviving mutants (inspect one with: $(VENV)/bin/mutmut show NAME)"
 	@$(VENV)/bin/mutmut results
 

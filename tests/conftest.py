@@ -14,6 +14,7 @@ from pathlib import Path as _Path
 from typing import Any as _Any
 
 import pytest as _pytest
+from hypothesis import settings as _hypothesis_settings
 
 REPO_ROOT = _Path(__file__).resolve().parent.parent
 HOSTILE_BOTS = REPO_ROOT / "tests" / "hostile_bots"
@@ -90,3 +91,39 @@ def processes() -> _Iterator[list[_subprocess.Popen[bytes]]]:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+# ----------------------------------------------------------------------------------
+# Hypothesis profiles. `make mutation` sets HOLLYWOOD_HYPOTHESIS_PROFILE=mutation: each
+# mutant reruns the tests that cover it, and hundreds of property examples per test
+# (up to 40 s a mutant in melds.py) would make the run hours long. The mutation
+# profile caps every property test at a few examples, the same ones each run
+# (derandomized, no example database), so a mutant's verdict does not depend on luck.
+# The hand-made fixture tests, not the property tests, are what pin the engine there.
+# ----------------------------------------------------------------------------------
+MUTATION_EXAMPLES = 12
+_hypothesis_settings.register_profile(
+    "mutation",
+    max_examples=MUTATION_EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    print_blob=False,
+)
+_HYPOTHESIS_PROFILE = _os.environ.get("HOLLYWOOD_HYPOTHESIS_PROFILE", "")
+if _HYPOTHESIS_PROFILE:
+    _hypothesis_settings.load_profile(_HYPOTHESIS_PROFILE)
+
+
+def pytest_collection_modifyitems(items: list[_pytest.Item]) -> None:
+    """Under the mutation profile, cap the examples a test's own @settings asks for."""
+    if _HYPOTHESIS_PROFILE != "mutation":
+        return
+    for item in items:
+        test = getattr(item, "obj", None)
+        own = getattr(test, "_hypothesis_internal_use_settings", None)
+        if own is not None and own.max_examples > MUTATION_EXAMPLES:
+            # Read by Hypothesis when the test runs, so the cap applies to this run only.
+            test._hypothesis_internal_use_settings = _hypothesis_settings(  # type: ignore[union-attr]
+                own, max_examples=MUTATION_EXAMPLES, deadline=None, derandomize=True, database=None
+            )

@@ -1,0 +1,210 @@
+"""Engine details pinned by hand-made fixtures, one per mutant that the other engine
+tests let through (docs/testing.md, "Mutation testing"). Every expected value is
+written by hand from RULES.md or from the documented message texts."""
+
+from __future__ import annotations
+
+import pytest
+from deal_helpers import make_deal
+
+from engine import ALL_CARDS, CLASSIC, FRIENDLY, Card, Deal, Hand, Profile, observe, parse_cards
+from engine.actions import Action, ActionKind, ActionParseError
+from engine.dealing import derive_seed
+from engine.hand_result import HandResult
+from engine.observation import Observation
+from engine.phase import Phase
+from engine.scoresheet import ScoreSheet, ScoreSheetError
+
+
+def _sheet(scores: list[list[int]], winners: list[int | None]) -> dict[str, object]:
+    return {"game_target": 100, "scores": scores,
+            "opened": [[True, True, False], [True, False, False]],
+            "game_winners": winners, "hands_won": [2, 1]}
+
+
+def test_a_game_score_exactly_at_the_target_has_reached_it() -> None:
+    # Exactly 100 in game A wins it (RULES: a game is won on reaching the target).
+    sheet = ScoreSheet.from_dict(_sheet([[100, 20, 0], [40, 0, 0]], [0, None, None]))
+    assert [sheet.game_winner(game) for game in range(3)] == [0, None, None]
+    with pytest.raises(ScoreSheetError, match=r"^game I reached the target but has no winner$"):
+        ScoreSheet.from_dict(_sheet([[100, 20, 0], [40, 0, 0]], [None, None, None]))
+
+
+def test_an_action_that_is_not_text_is_refused_naming_its_type() -> None:
+    with pytest.raises(ActionParseError) as caught:
+        Action.parse(5)  # type: ignore[arg-type]
+    assert str(caught.value) == "an action must be text, got int"
+
+
+def test_unknown_action_text_is_refused_listing_the_actions() -> None:
+    with pytest.raises(ActionParseError) as caught:
+        Action.parse("fold")
+    assert str(caught.value) == (
+        "not an action: 'fold' (expected 'draw stock', 'draw discard', 'pass', "
+        "'discard <card>' or 'knock <card> [<meld>] ...')"
+    )
+
+
+def test_an_observation_as_a_dict_writes_every_card_as_text() -> None:
+    view = Observation(
+        seat=1, hand_number=3, dealer=0, current_player=None, phase=Phase.OVER,
+        hand=tuple(parse_cards("As 2s 3s")), discard_pile=tuple(parse_cards("Kd 9c")),
+        stock_size=17, opponent_hand_size=10, opponent_known_cards=tuple(parse_cards("Th")),
+        taken_card=Card.parse("9c"), banned_discard=Card.parse("9c"),
+        knock_discard=Card.parse("Qh"),
+        scores=((25, 0, 0), (10, 40, 0)), opened=((True, False, False), (True, True, False)),
+        game_winners=(None, 1, None), hands_won=(1, 2), profile=FRIENDLY, max_hands=50,
+        last_hand_result={"kind": "knock", "laid_off": ("4s",), "seats": {0: 7}},
+    )
+    data = view.to_dict()
+    assert data.pop("profile")["name"] == "friendly"
+    assert data == {
+        "seat": 1, "hand_number": 3, "dealer": 0, "current_player": None, "phase": "over",
+        "hand": ["As", "2s", "3s"], "discard_pile": ["Kd", "9c"], "stock_size": 17,
+        "opponent_hand_size": 10, "opponent_known_cards": ["Th"], "taken_card": "9c",
+        "banned_discard": "9c", "knock_discard": "Qh",
+        "scores": [[25, 0, 0], [10, 40, 0]], "opened": [[True, False, False], [True, True, False]],
+        "game_winners": [None, 1, None], "hands_won": [1, 2], "max_hands": 50,
+        "last_hand_result": {"kind": "knock", "laid_off": ["4s"], "seats": {"0": 7}},
+    }
+
+
+@pytest.mark.parametrize("melds", [
+    [tuple(parse_cards("As 2s 3s"))],  # a list, not a tuple
+    (tuple(parse_cards("As 2s 3s")), ["9c", "9d", "9h"]),  # a meld that is a list
+    ((Card.parse("As"), "2s", Card.parse("3s")),),  # a tuple holding text
+])
+def test_a_knock_refuses_melds_that_are_not_tuples_of_cards(melds: object) -> None:
+    with pytest.raises(ValueError) as caught:
+        Action(ActionKind.KNOCK, Card.parse("Kd"), melds)  # type: ignore[arg-type]
+    assert str(caught.value) == "melds must be a tuple of tuples of cards"
+
+
+# Seat 1 draws the 9d and knocks with the Kc: melds As-2s-3s, 4h-5h-6h, 7c-7d-7h and 9
+# deadwood; seat 0 holds no meld and nothing to lay off: 2+3+10+4+5+8+9+10+8+10 = 69.
+KNOCKER_CARDS = "As 2s 3s 4h 5h 6h 7c 7d 7h Kc"
+DEFENDER_CARDS = "2c 3c 5d 8d 9h Jh Js Tc 4d 8s"
+DEFENDER_EXPOSED = {
+    "cards": ["2c", "3c", "Tc", "4d", "5d", "8d", "9h", "Jh", "8s", "Js"],
+    "melds": [],
+    "deadwood_cards": ["2c", "3c", "Tc", "4d", "5d", "8d", "9h", "Jh", "8s", "Js"],
+    "deadwood": 69,
+}
+
+
+def knocked_result(profile: Profile) -> HandResult:
+    hand = Hand(make_deal(DEFENDER_CARDS, KNOCKER_CARDS, "Qd", "9d"), dealer=0, profile=profile)
+    for text in ("pass", "pass", "draw stock", "knock Kc"):
+        hand.apply(Action.parse(text))
+    assert hand.result is not None
+    return hand.result
+
+
+@pytest.mark.parametrize(("profile", "seen_by"), [(FRIENDLY, ["", "Kc"]), (CLASSIC, ["Kc", "Kc"])])
+def test_after_a_knock_each_seat_learns_both_hands_and_the_discard_if_it_may(
+    profile: Profile, seen_by: list[str]
+) -> None:
+    result = knocked_result(profile)
+    for seat in (0, 1):
+        data = result.public_dict(seat)
+        exposed = data.pop("exposed")
+        assert data == {"hand": 1, "dealer": 0, "kind": "knock", "winner": 1, "points": 60,
+                        "knocker": 1, "knock_discard": seen_by[seat] or None, "layoffs": [],
+                        "defender_deadwood_before_layoffs": 69}
+        assert exposed[0] == DEFENDER_EXPOSED
+        assert exposed[1]["cards"] == ["7c", "7d", "9d", "4h", "5h", "6h", "7h", "As", "2s", "3s"]
+        assert sorted(exposed[1]["melds"]) == [["4h", "5h", "6h"], ["7c", "7d", "7h"],
+                                               ["As", "2s", "3s"]]
+        assert (exposed[1]["deadwood_cards"], exposed[1]["deadwood"]) == (["9d"], 9)
+
+
+def test_after_a_dead_hand_nothing_is_exposed() -> None:
+    hand = Hand(make_deal(DEFENDER_CARDS, KNOCKER_CARDS, "Qd"), dealer=1, profile=FRIENDLY)
+    hand.apply(Action.parse("pass"))
+    hand.apply(Action.parse("pass"))
+    while not hand.is_over:
+        hand.apply(Action.parse("draw stock"))
+        hand.apply(Action.parse(f"discard {hand.moves[-1].drawn}"))
+    assert hand.result is not None
+    for seat in (0, 1):
+        assert hand.result.public_dict(seat) == {
+            "hand": 1, "dealer": 1, "kind": "dead", "winner": None, "points": 0,
+            "knocker": None, "knock_discard": None, "exposed": [], "layoffs": [],
+            "defender_deadwood_before_layoffs": None}
+    assert (hand.result.melds(0), hand.result.deadwood_cards(1), hand.result.deadwood(0)) == (
+        (), (), None)
+
+
+def test_an_unknown_kind_in_a_dict_is_named() -> None:
+    with pytest.raises(ActionParseError) as caught:
+        Action.from_dict({"kind": "fold", "card": "Kd"})
+    assert str(caught.value) == "unknown action kind: 'fold'"
+
+
+def test_an_action_kind_must_be_an_action_kind() -> None:
+    with pytest.raises(ValueError) as caught:
+        Action("knock", Card.parse("Kd"))  # type: ignore[arg-type]
+    assert str(caught.value) == "action kind must be an ActionKind, got 'knock'"
+
+
+def fresh_hand() -> Hand:
+    return Hand(make_deal(DEFENDER_CARDS, KNOCKER_CARDS, "Qd"), dealer=0, profile=FRIENDLY)
+
+
+@pytest.mark.parametrize("seat", [2, -1, True])
+def test_only_seats_0_and_1_observe(seat: object) -> None:
+    with pytest.raises(ValueError) as caught:
+        observe(fresh_hand(), seat)  # type: ignore[arg-type]
+    assert str(caught.value) == f"seat must be 0 or 1, got {seat!r}"
+
+
+def test_an_observation_shows_each_seats_own_line_of_the_sheet() -> None:
+    sheet = ScoreSheet(100)
+    sheet.record_win(0, 25)  # seat 0 wins a hand: 25 in game I
+    view = observe(fresh_hand(), 1, sheet)
+    assert view.scores == ((25, 0, 0), (0, 0, 0))
+    assert view.opened == ((True, False, False), (False, False, False))
+    assert view.hands_won == (1, 0)
+    assert view.game_winners == (None, None, None)
+    assert view.max_hands == 200  # the default hand cap (RULES)
+
+
+def test_an_observation_shows_each_games_own_winner() -> None:
+    sheet = ScoreSheet.from_dict({
+        "game_target": 100, "scores": [[100, 0, 0], [30, 100, 0]],
+        "opened": [[True, False, False], [True, True, False]],
+        "game_winners": [0, 1, None], "hands_won": [1, 2]})
+    assert observe(fresh_hand(), 0, sheet).game_winners == (0, 1, None)
+
+
+def test_a_layoff_is_listed_with_the_meld_it_extends() -> None:
+    # Seat 1 knocks with the Kc (melds As-2s-3s, 4h-5h-6h, 7c-7d-7s; 9d deadwood);
+    # seat 0 lays the 7h off on 4h-5h-6h: deadwood 2+3+5+8+9+10+10+10+4+7 = 68 before,
+    # 61 after, so the knocker scores 61 - 9 = 52.
+    hand = Hand(make_deal("2c 3c 5d 8d 9h Jh Js Tc 4d 7h", "As 2s 3s 4h 5h 6h 7c 7d 7s Kc",
+                          "Qd", "9d"), dealer=0, profile=FRIENDLY)
+    for text in ("pass", "pass", "draw stock", "knock Kc"):
+        hand.apply(Action.parse(text))
+    assert hand.result is not None
+    for data in (hand.result.to_dict(), hand.result.public_dict(0)):
+        melds = data["exposed"][1]["melds"]
+        assert data["layoffs"] == [{"meld_index": melds.index(["4h", "5h", "6h"]), "cards": ["7h"]}]
+        assert data["defender_deadwood_before_layoffs"] == 68
+        assert data["exposed"][0]["deadwood"] == 61 and data["points"] == 52
+
+
+def test_a_deal_of_anything_but_52_distinct_cards_is_refused_saying_why() -> None:
+    deck = list(ALL_CARDS)
+    hands = (tuple(deck[:10]), tuple(deck[10:20]))
+    with pytest.raises(ValueError) as caught:
+        Deal(hands, "Kd", tuple(deck[21:]))  # type: ignore[arg-type]
+    assert str(caught.value) == "a deal must consist of Card values"
+    with pytest.raises(ValueError) as caught:
+        Deal(hands, deck[0], tuple(deck[21:]))  # the first card twice, one card missing
+    assert str(caught.value) == "a deal must hold each of the 52 cards exactly once"
+
+
+def test_a_seed_that_is_not_an_int_is_refused_naming_its_type() -> None:
+    with pytest.raises(TypeError) as caught:
+        derive_seed("7", "hand:1")  # type: ignore[arg-type]
+    assert str(caught.value) == "a seed must be an int, got str"
