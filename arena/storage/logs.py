@@ -12,6 +12,7 @@ later change needs no rewrite of old rows.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -34,10 +35,22 @@ class EncodedLog:
     data: bytes
 
 
+_compressors = threading.local()
+
+
+def _compressor() -> zstandard.ZstdCompressor:
+    """This thread's compressor (a new one per log costs as much as compressing a
+    short log; one must not be used by two threads at once)."""
+    compressor: zstandard.ZstdCompressor | None = getattr(_compressors, "zstd", None)
+    if compressor is None:
+        compressor = _compressors.zstd = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
+    return compressor
+
+
 def encode_json_text(text: str) -> EncodedLog:
     """Compress a log that is already JSON text (a migrated release-1 row)."""
     raw = text.encode()
-    return EncodedLog(ZSTD_JSON, len(raw), zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(raw))
+    return EncodedLog(ZSTD_JSON, len(raw), _compressor().compress(raw))
 
 
 def encode_log(events: list[dict[str, Any]]) -> EncodedLog:
