@@ -13,14 +13,12 @@ from pathlib import Path
 import pytest
 from arena_helpers import REPO_ROOT
 from hollywood.arena.v1 import arena_pb2
-from test_resume import free_port, processes, start_serve, wait_for_series_done, wait_ready
+from test_resume import free_port, start_serve, wait_for_series_done, wait_ready
 
 from arena.cli.client import ArenaClient
 from arena.core.settings import SeasonConfig
 from arena.season.formats import format_for, format_name
 from arena.storage import Storage
-
-__all__ = ["processes"]  # the fixture, shared with test_resume
 
 
 @pytest.mark.parametrize(("config", "kill_after"), [
