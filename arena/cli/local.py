@@ -79,7 +79,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     try:
         running = start_server(args.db, host=args.host, port=args.port, http=http_of(args),
                                executor_factory=cluster_factory(args.cluster),
-                               max_season_bots=args.max_season_bots)
+                               max_season_bots=args.max_season_bots,
+                               vetting_sandbox=args.vet_sandbox)
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     console.print(f"arena serving hollywood.arena.v1 on {running.address} (db {args.db}); "
@@ -119,8 +120,10 @@ def embedded(db: Path, args: argparse.Namespace, console: Console) -> Iterator[A
 
     configure_event_log(getattr(args, "log_format", "text"))
     try:
+        # Folders registered here are vetted in the sandbox the season plays in.
         running = start_server(db, host="localhost", port=0, resume=False, http=http_of(args),
-                               executor_factory=cluster_factory(getattr(args, "cluster", None)))
+                               executor_factory=cluster_factory(getattr(args, "cluster", None)),
+                               vetting_sandbox=getattr(args, "sandbox", None) or DEFAULT_SANDBOX)
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     if getattr(args, "json", False):  # stdout carries the JSON answer alone
