@@ -77,7 +77,7 @@ def cmd_bots_show(args: argparse.Namespace, console: Console) -> int:
         return 0
     for version in versions:
         bot = version.bot
-        console.print(f"[bold]{escape(bot.id)}[/bold]  {escape(bot.status or 'active')}"
+        console.print(f"{escape(bot.id)}  {escape(bot.status or 'active')}"
                       + (f": {escape(neutralise(version.status_detail))}"
                          if version.status_detail else ""), soft_wrap=True)
         console.print(f"  owner {escape(bot.owner or 'admin')}, registered "
@@ -86,7 +86,8 @@ def cmd_bots_show(args: argparse.Namespace, console: Console) -> int:
         console.print(f"  image {escape(version.image_id or '-')}, rating "
                       + (f"{version.rating:.2f}" if version.rated else "-"), soft_wrap=True)
         if version.validation_log:
-            verdict = version.validation_log.splitlines()[-1]
+            verdict = next((line for line in reversed(version.validation_log.splitlines())
+                            if line.startswith(("passed", "rejected"))), "-")
             console.print(f"  validation: {escape(neutralise(verdict))}", soft_wrap=True)
         if version.build_log:
             tail = version.build_log.splitlines()[-5:]
@@ -149,8 +150,8 @@ def cmd_check(args: argparse.Namespace, console: Console) -> int:
     sandbox = args.sandbox or "docker"
 
     def stage(name: str) -> None:
-        console.print(f"[bold]{name}[/bold] {escape(bot.name)} {escape(bot.version)} "
-                      f"({sandbox} sandbox)")
+        console.print(f"{name} {escape(bot.name)} {escape(bot.version)} "
+                      f"({escape(sandbox)} sandbox)", style="bold")
 
     def line(text: str) -> None:
         console.print(escape(neutralise(text, multiline=True)), soft_wrap=True,
@@ -161,9 +162,9 @@ def cmd_check(args: argparse.Namespace, console: Console) -> int:
     except (SandboxError, ConfigError) as error:
         raise CliError(f"the check could not run: {error}", code=2) from None
     if vetting.passed:
-        console.print(f"[green]{escape(bot.name)} {escape(bot.version)} passes: the server "
-                      "would make it active[/green]")
+        console.print(f"{escape(bot.name)} {escape(bot.version)} passes: the server "
+                      "would make it active", style="green")
         return 0
-    console.print(f"[red]{escape(bot.name)} {escape(bot.version)} would be rejected: "
-                  f"{escape(neutralise(vetting.reason))}[/red]", soft_wrap=True)
+    console.print(f"{escape(bot.name)} {escape(bot.version)} would be rejected: "
+                  f"{escape(neutralise(vetting.reason))}", soft_wrap=True, style="red")
     return 1
