@@ -8,12 +8,13 @@ its remaining series without being started, ``bots reactivate``,
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
-import pytest
 import lifecycle_helpers
+import pytest
 from arena_helpers import REPO_ROOT
 from hollywood.arena.v1 import arena_pb2
 from polling import wait_until
@@ -108,7 +109,6 @@ def test_a_version_left_unvetted_by_a_stopped_server_is_vetted_by_the_next(
     client.submit(pack(bot_folder(tmp_path, "delta")))
     client.close()
     first.stop(grace=None)
-    import sqlite3
     with sqlite3.connect(tmp_path / "arena.db") as db:  # as a crash mid-validation leaves it
         db.execute("UPDATE bot_versions SET status='validating'")
     again = start_server(tmp_path / "arena.db", port=0, resume=False, vetting_sandbox="process")

@@ -120,6 +120,7 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
         "tiebreak_pairs": Scalar(),
         "sprt": SETTING_TEXT,
         "max_pairs": Scalar(),
+        "deactivate_after": Scalar(),
     },
     "hollywood.arena.v1.StartSeasonRequest": {"season_id": Id()},
     "hollywood.arena.v1.CancelSeasonRequest": {"season_id": Id()},
