@@ -194,6 +194,15 @@ def test_check_runs_the_servers_validation_locally(
     assert code == 1
     assert "zeta 1.0.0 would be rejected: zeta faulted:" in out
     assert "boom: no strategy yet" in out
+    stale = bot_folder(tmp_path, "eta")  # bot.toml bumped, the code still says 0.9.0
+    code_path = stale / "random_bot.py"
+    code_path.write_text(code_path.read_text().replace(
+        "class RandomBot(hs.Bot):\n", "class RandomBot(hs.Bot):\n    version = \"0.9.0\"\n"))
+    code, out, _ = run(capsys, "check", str(stale), "--sandbox", "process")
+    assert code == 1
+    assert ("would be rejected: the handshake names eta 0.9.0, but bot.toml says eta 1.0.0"
+            in out)
+    assert "hand 1:" not in out  # no series for a bot that misnames itself
 
 
 @pytest.mark.docker
