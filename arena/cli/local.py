@@ -120,10 +120,10 @@ def embedded(db: Path, args: argparse.Namespace, console: Console) -> Iterator[A
 
     configure_event_log(getattr(args, "log_format", "text"))
     try:
-        # Folders registered here are vetted in the sandbox the season plays in.
+        # No vetting: the folders are this machine's own, registered by its admin to
+        # play now (a crashing bot's forfeits included); `arena check` vets one.
         running = start_server(db, host="localhost", port=0, resume=False, http=http_of(args),
-                               executor_factory=cluster_factory(getattr(args, "cluster", None)),
-                               vetting_sandbox=getattr(args, "sandbox", None) or DEFAULT_SANDBOX)
+                               executor_factory=cluster_factory(getattr(args, "cluster", None)))
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     if getattr(args, "json", False):  # stdout carries the JSON answer alone

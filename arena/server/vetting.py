@@ -37,6 +37,7 @@ class VettingWorker:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-vetting")
         self._lock = threading.Lock()
         self._queued: set[str] = set()
+        self._stopping = threading.Event()
 
     def resume(self) -> list[str]:
         """Queue the versions a stopped server left unvetted; returns their ids."""
@@ -56,6 +57,7 @@ class VettingWorker:
     def stop(self) -> None:
         """Stop vetting (a version being vetted is left in its stage: the next
         server vets it again)."""
+        self._stopping.set()
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def _vet(self, bot_id: str) -> None:
@@ -73,6 +75,9 @@ class VettingWorker:
             log.info("bot %s %s%s", bot_id, ACTIVE if vetting.passed else REJECTED,
                      "" if vetting.passed else f": {vetting.reason}")
         except Exception as error:  # the arena's side (e.g. Docker is down): say so
+            if self._stopping.is_set():  # cut short by the stop: the next server vets it
+                log.info("vetting %s stopped with the server", bot_id)
+                return
             log.exception("vetting %s failed on the arena's side", bot_id)
             set_status(self.storage, bot_id, REJECTED,
                        f"the arena could not vet it ({type(error).__name__}: {error}); "
