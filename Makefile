@@ -9,7 +9,7 @@ STUBS_STAMP := proto/gen/.generated
 JS_BOT := sample_bots/js-greedy
 NODE_STAMP := $(JS_BOT)/node_modules/.installed
 
-.PHONY: setup stubs node-modules browser docker-engine run test test-fast fuzz bench mutation lint clean
+.PHONY: setup stubs node-modules browser docker-engine cpp-bot run test test-fast fuzz bench mutation lint clean
 
 setup: $(STAMP) $(STUBS_STAMP) $(NODE_STAMP) browser
 
@@ -39,6 +39,13 @@ browser:
 # Installs and starts a Docker engine when the machine has none (needs root on Debian).
 docker-engine:
 	bash arena/scripts/ensure-docker.sh
+
+# The compiled sample bot (sample_bots/cpp-greedy): Debian's C++ gRPC toolchain (root:
+# apt-get), then its build (bin/ + lib/, git-ignored). Not part of `setup`: only its own
+# tests need it, and they run both steps themselves.
+cpp-bot:
+	bash arena/scripts/ensure-cpp-toolchain.sh
+	sample_bots/cpp-greedy/build.sh
 
 run: setup docker-engine
 	$(VENV)/bin/arena demo

@@ -30,7 +30,10 @@ class LocalBot:
     language: str
 
     def runnable(self) -> bool:
-        """False when the command's program is not installed (e.g. no node)."""
+        """False when the command's program is not installed (e.g. no node) or, for
+        a path relative to the bot folder, not built."""
+        if "/" in self.command[0]:
+            return os.access(self.folder / self.command[0], os.X_OK)
         return shutil.which(self.command[0]) is not None
 
 

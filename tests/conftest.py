@@ -64,6 +64,8 @@ def arena_leftovers(docker_client: _Any | None = None) -> list[str]:
             all=True, filters={"label": f"hollywood.arena.pid={pid}"}
         )
         found += [f"container {c.name}" for c in containers]
+        volumes = docker_client.api.volumes(filters={"label": f"hollywood.arena.pid={pid}"})
+        found += [f"volume {v['Name']}" for v in (volumes or {}).get("Volumes") or []]
     found += [f"dir {p}" for p in _Path("/tmp").glob(f"hw-{pid}-*")]
     found += [f"dir {p}" for p in _Path("/tmp").glob(f"hwp-{pid}-*")]
     for stat in _Path("/proc").glob("[0-9]*/stat"):

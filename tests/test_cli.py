@@ -299,8 +299,10 @@ def test_demo_registers_every_sample_bot_and_plays_a_season(tmp_path: Path) -> N
     assert completed.returncode == 0, completed.stderr[-3000:]
     from arena.core.manifest import BotManifest
 
-    expected = sorted(f"{m.name}@{m.version}" for m in (
-        BotManifest.load(p.parent) for p in SAMPLES.glob("*/bot.toml")))
+    # A compiled sample bot takes part once built (its program is in its folder).
+    expected = sorted(f"{m.name}@{m.version}" for m, folder in (
+        (BotManifest.load(p.parent), p.parent) for p in SAMPLES.glob("*/bot.toml"))
+        if "/" not in m.run_command[0] or (folder / m.run_command[0]).is_file())
     assert len(expected) >= 2
     registered = completed.stdout.split("registered: ", 1)[1].splitlines()[0]
     assert sorted(registered.split(", ")) == expected, registered
@@ -398,3 +400,19 @@ def test_the_thin_client_does_not_load_the_server_stack(module: str) -> None:
 def test_the_import_probe_sees_the_server_stack_when_it_is_loaded() -> None:
     assert {"arena.server.service", "arena.season", "arena.storage", "openskill"} <= set(
         _server_stack_loaded_by("arena.server.service"))
+
+
+def test_sample_bots_leave_out_a_compiled_bot_until_it_is_built(tmp_path: Path) -> None:
+    from arena.cli.local import sample_bot_folders, unbuilt_sample_bots
+
+    for name, command in (("scripted", '["python3", "-m", "bot"]'), ("compiled", '["bin/bot"]')):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "bot.toml").write_text(
+            f'name = "{name}"\nversion = "1.0.0"\nlanguage = "x"\n[run]\ncommand = {command}\n')
+        (tmp_path / name / "Dockerfile").write_text("FROM scratch\n")
+    assert sample_bot_folders(tmp_path) == [tmp_path / "scripted"]
+    assert unbuilt_sample_bots(tmp_path) == [tmp_path / "compiled"]
+    (tmp_path / "compiled" / "bin").mkdir()
+    (tmp_path / "compiled" / "bin" / "bot").write_text("#!/bin/sh\n")
+    assert sample_bot_folders(tmp_path) == [tmp_path / "compiled", tmp_path / "scripted"]
+    assert unbuilt_sample_bots(tmp_path) == []

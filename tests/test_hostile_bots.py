@@ -101,6 +101,29 @@ def _nasty_text(fault: BotFault) -> None:
         assert first_forbidden(text, multiline=True) is None
 
 
+def _refused_at_build(line: int, *words: str) -> Callable[[BotFault], None]:
+    def check(fault: BotFault) -> None:
+        assert fault.hand_number is None
+        assert "image did not build" in fault.message and "refused" in fault.message
+        assert f"Dockerfile line {line}:" in fault.message, fault.message
+        for word in words:
+            assert word in fault.message, fault.message
+    return check
+
+
+def _socket_dir_bounded(fault: BotFault) -> None:
+    probe = re.search(r"PROBE socket-dir wrote (\d+) bytes \((.*)\)", fault.stderr_tail)
+    assert probe is not None, fault.stderr_tail
+    # 8 MiB wanted; the bot's tmpfs holds 64 KiB (SandboxConfig.socket_dir_bytes).
+    assert int(probe.group(1)) <= 64 * 1024, probe.group(0)
+    assert probe.group(2) == "stopped: No space left on device", probe.group(0)
+
+
+def _no_symlink(fault: BotFault) -> None:
+    assert fault.hand_number is None
+    assert "a symbolic link at its socket path bot.sock" in fault.message, fault.message
+
+
 CASES = [
     Case("never_answers", FaultKind.TIMEOUT),
     Case("late_answers", FaultKind.TIMEOUT, _reserve_drained),
@@ -117,6 +140,13 @@ CASES = [
     Case("snoop", FaultKind.ILLEGAL_ACTION, _snoop),
     Case("wrong_protocol", FaultKind.PROTOCOL_MISMATCH, _wrong_protocol),
     Case("nasty_text", FaultKind.CRASH, _nasty_text),
+    Case("fetches_at_build", FaultKind.STARTUP,
+         _refused_at_build(7, "ADD from https://example.com/payload.py")),
+    Case("missing_base", FaultKind.STARTUP,
+         _refused_at_build(3, "FROM registry.example.com/hollywood/never-here:1.0",
+                           "not an image on this machine")),
+    Case("fills_socket_dir", FaultKind.ILLEGAL_ACTION, _socket_dir_bounded),
+    Case("socket_symlink", FaultKind.STARTUP, _no_symlink),
 ]
 
 

@@ -12,6 +12,8 @@ import docker.errors  # type: ignore[import-untyped]
 import pytest
 
 from arena.core.manifest import BotManifest
+from arena.sandbox.build_guard import BuildMemory
+from arena.sandbox.config import MIB, SandboxConfig
 from arena.sandbox.images import ImageBuildError, build_bot_image, stage_build_context
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,7 +76,7 @@ def test_failed_build_shows_the_log_tail(
     folder = tiny_bot(tmp_path, TINY_DOCKERFILE + "COPY no-such-file /x\n", name="broken")
     with pytest.raises(ImageBuildError) as caught:
         build_bot_image(folder, client=docker_client, base_image=base_image,
-                        log_dir=tmp_path / "logs")
+                        log_dir=tmp_path / "logs", memory=BuildMemory())
     error = caught.value
     assert "no-such-file" in str(error)
     assert error.log_path is not None and "no-such-file" in error.log_path.read_text()
@@ -121,3 +123,85 @@ def test_build_steps_have_no_network(tmp_path: Path, docker_client: Any, base_im
     with pytest.raises(ImageBuildError, match="Network is unreachable"):
         build_bot_image(folder, client=docker_client, base_image=base_image,
                         log_dir=tmp_path / "logs")
+
+
+@pytest.mark.docker
+def test_a_failed_build_is_remembered_not_retried(
+    tmp_path: Path, docker_client: Any, base_image: str
+) -> None:
+    folder = tiny_bot(tmp_path, TINY_DOCKERFILE + f"COPY missing-{uuid.uuid4().hex} /x\n",
+                      name="failing")
+    memory = BuildMemory()
+    with pytest.raises(ImageBuildError) as first:
+        build_bot_image(folder, client=docker_client, base_image=base_image,
+                        log_dir=tmp_path / "logs", memory=memory)
+    assert "remembered from" not in str(first.value) and first.value.log_path is not None
+    first.value.log_path.unlink()
+    with pytest.raises(ImageBuildError) as again:
+        build_bot_image(folder, client=docker_client, base_image=base_image,
+                        log_dir=tmp_path / "logs", memory=memory)
+    assert str(again.value).startswith(first.value.reason)
+    assert "remembered from an earlier build of the same files" in str(again.value)
+    assert not first.value.log_path.exists()  # no second build wrote a log
+    (folder / "bot.toml").write_text((folder / "bot.toml").read_text() + "# changed\n")
+    with pytest.raises(ImageBuildError) as changed:  # other files: built (and failing) anew
+        build_bot_image(folder, client=docker_client, base_image=base_image,
+                        log_dir=tmp_path / "logs", memory=memory)
+    assert "remembered from" not in str(changed.value)
+
+
+@pytest.mark.docker
+def test_the_build_log_keeps_only_its_tail(
+    tmp_path: Path, docker_client: Any, base_image: str
+) -> None:
+    nonce = uuid.uuid4().hex
+    folder = tiny_bot(tmp_path, TINY_DOCKERFILE + 'RUN ["python3", "-c", "import sys; '
+                      "[print('x' * 99) for _ in range(3000)]; print('LAST-LINE'); "
+                      f'sys.exit(1)  # {nonce}"]\n', name="chatty")
+    with pytest.raises(ImageBuildError) as caught:
+        build_bot_image(folder, client=docker_client, base_image=base_image,
+                        log_dir=tmp_path / "logs", memory=BuildMemory(),
+                        config=SandboxConfig(build_log_bytes=4096))
+    error = caught.value
+    assert error.log_path is not None
+    header = "earlier characters of the build log dropped]\n"
+    for kept in (error.log, error.log_path.read_text()):
+        assert header in kept and len(kept) <= 4096 + 200  # 300 KB of output, 4 KiB kept
+        assert "LAST-LINE" in kept
+
+
+@pytest.mark.docker
+def test_an_image_over_the_size_limit_is_refused_and_removed(
+    tmp_path: Path, docker_client: Any, base_image: str
+) -> None:
+    name = f"big-{uuid.uuid4().hex[:8]}"
+    folder = tiny_bot(tmp_path, name=name)
+    with pytest.raises(ImageBuildError, match=r"over the 1\.0 MiB limit \(removed\)"):
+        build_bot_image(folder, client=docker_client, base_image=base_image,
+                        log_dir=tmp_path / "logs", memory=BuildMemory(),
+                        config=SandboxConfig(max_image_bytes=1 * MIB))
+    assert docker_client.images.list(filters={"label": f"hollywood.bot.name={name}"}) == []
+
+
+@pytest.mark.docker
+def test_a_build_cannot_start_from_another_bots_image(
+    tmp_path: Path, docker_client: Any, base_image: str
+) -> None:
+    victim = build_bot_image(tiny_bot(tmp_path, name=f"victim-{uuid.uuid4().hex[:8]}"),
+                             client=docker_client, base_image=base_image,
+                             log_dir=tmp_path / "logs", memory=BuildMemory())
+    try:
+        thief = tiny_bot(tmp_path, f"FROM {victim.tag}\nCOPY bot.toml /x\n", name="thief")
+        with pytest.raises(ImageBuildError) as caught:
+            build_bot_image(thief, client=docker_client, base_image=base_image,
+                            log_dir=tmp_path / "logs", memory=BuildMemory())
+        assert f"Dockerfile line 1: FROM {victim.tag} is not an image on this machine" in str(
+            caught.value)
+        # Nor by id, not even the base image's: an id could reach another build's layers.
+        short_id = docker_client.images.get(base_image).id.removeprefix("sha256:")[:12]
+        by_id = tiny_bot(tmp_path, f"FROM {short_id}\nCOPY bot.toml /x\n", name="by-id")
+        with pytest.raises(ImageBuildError, match=f"FROM {short_id} is not an image on this"):
+            build_bot_image(by_id, client=docker_client, base_image=base_image,
+                            log_dir=tmp_path / "logs", memory=BuildMemory())
+    finally:
+        docker_client.images.remove(victim.tag, force=True)

@@ -21,10 +21,12 @@ from arena.sandbox.docker import (
     ARENA_LABEL,
     OWNER_LABEL,
     OWNER_START_LABEL,
+    PID_NAMESPACE_LABEL,
     DockerSandbox,
     _process_start,
     remove_leftovers_of_dead_arenas,
 )
+from arena.sandbox.docker_owner import pid_namespace
 from tests.conftest import SAMPLE_BOTS, arena_leftovers, bot_ref
 
 pytestmark = pytest.mark.docker
@@ -99,30 +101,38 @@ def test_stop_all_removes_everything(docker_client: Any, base_image: str) -> Non
 
 def test_leftovers_of_a_dead_arena_are_removed(docker_client: Any, base_image: str) -> None:
     dead = dead_pid()
+    here = {ARENA_LABEL: "1", PID_NAMESPACE_LABEL: pid_namespace()}
     orphan = docker_client.containers.create(
         base_image, ["python3", "-c", "import time; time.sleep(60)"],
-        labels={ARENA_LABEL: "1", OWNER_LABEL: str(dead)},
+        labels={**here, OWNER_LABEL: str(dead)},
     )
     live = docker_client.containers.create(
         base_image, ["python3", "-c", "pass"],
-        labels={ARENA_LABEL: "1", OWNER_LABEL: str(os.getpid()),
+        labels={**here, OWNER_LABEL: str(os.getpid()),
                 OWNER_START_LABEL: _process_start(os.getpid())},
     )
     reused_pid = docker_client.containers.create(  # pid alive, but another process now
         base_image, ["python3", "-c", "pass"],
-        labels={ARENA_LABEL: "1", OWNER_LABEL: str(os.getpid()), OWNER_START_LABEL: "1"},
+        labels={**here, OWNER_LABEL: str(os.getpid()), OWNER_START_LABEL: "1"},
+    )
+    # An arena in another pid namespace (another machine or container on the same
+    # engine): its pid means nothing here, so its container is never judged dead.
+    elsewhere = docker_client.containers.create(
+        base_image, ["python3", "-c", "pass"],
+        labels={ARENA_LABEL: "1", PID_NAMESPACE_LABEL: "another-boot/pid:[4026531836]",
+                OWNER_LABEL: str(dead)},
     )
     orphan_dir = Path(f"/tmp/hw-{dead}-leftover")
     orphan_dir.mkdir()
     try:
-        assert remove_leftovers_of_dead_arenas(docker_client) >= 1
+        assert remove_leftovers_of_dead_arenas(docker_client) >= 2
         ids = {c.id for c in docker_client.containers.list(all=True)}
-        assert orphan.id not in ids and reused_pid.id not in ids and live.id in ids
+        assert orphan.id not in ids and reused_pid.id not in ids
+        assert live.id in ids and elsewhere.id in ids
         assert not orphan_dir.exists()
     finally:
-        live.remove(force=True)
         left = {c.id for c in docker_client.containers.list(all=True)}
-        for container in (orphan, reused_pid):
+        for container in (orphan, reused_pid, live, elsewhere):
             if container.id in left:
                 container.remove(force=True)
 
@@ -132,7 +142,8 @@ def test_too_long_socket_path_is_an_arena_error(
 ) -> None:
     deep = tmp_path / ("d" * 100)
     deep.mkdir()
-    sandbox = DockerSandbox(docker_client, SandboxConfig(socket_dir_root=str(deep)),
+    config = SandboxConfig(socket_dir_root=str(deep), socket_tmpfs=False)
+    sandbox = DockerSandbox(docker_client, config,
                             base_image=base_image, prepare_base=False)
     with pytest.raises(SandboxError, match="longer than 107 bytes"):
         sandbox.start(bot_ref(SAMPLE_BOTS / "random"))

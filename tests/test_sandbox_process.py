@@ -151,3 +151,40 @@ def _environ_has(pid: int, prefix: bytes) -> bool:
                    for variable in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"))
     except OSError:
         return False
+
+
+def _greedy_started_by_a_script(folder: Path, command: str) -> BotRef:
+    """The greedy sample bot in ``folder``, started by the executable ``bin/start-bot``
+    (as a compiled bot's binary would be), with ``run.command = [command]``."""
+    import shutil
+    import sys
+
+    shutil.copytree(SAMPLE_BOTS / "greedy", folder)
+    (folder / "bin").mkdir()
+    script = folder / "bin" / "start-bot"
+    script.write_text(f"#!/bin/sh\nexec {sys.executable} -m greedy_bot\n")
+    script.chmod(0o755)
+    manifest = (folder / "bot.toml").read_text()
+    (folder / "bot.toml").write_text(
+        manifest.replace('command = ["python3", "-m", "greedy_bot"]', f'command = ["{command}"]'))
+    return bot_ref(folder)
+
+
+def test_a_relative_run_command_is_found_in_the_bot_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bot = _greedy_started_by_a_script(tmp_path / "scripted", "bin/start-bot")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # the arena's own directory must not matter
+    outcome = play(ProcessSandbox(), bot, bot_ref(SAMPLE_BOTS / "random"), "process-relative")
+    assert outcome.fault is None and outcome.hands_played >= 1
+    assert arena_leftovers() == []
+
+
+def test_a_missing_relative_program_is_a_startup_fault_naming_the_folder(tmp_path: Path) -> None:
+    bot = _greedy_started_by_a_script(tmp_path / "unbuilt", "bin/not-built-yet")
+    outcome = play(ProcessSandbox(), bot, bot_ref(SAMPLE_BOTS / "random"), "process-missing")
+    fault = outcome.fault
+    assert fault is not None and (fault.kind, fault.seat) == (FaultKind.STARTUP, 0), fault
+    assert "bin/not-built-yet is not an executable file in the bot folder" in fault.message
+    assert arena_leftovers() == []

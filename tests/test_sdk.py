@@ -259,8 +259,11 @@ def test_serve_shuts_down_on_sigterm_and_removes_its_socket() -> None:
                 assert process.poll() is None and time.monotonic() < give_up
                 time.sleep(0.02)
             with grpc.insecure_channel(f"unix:{socket_path}") as channel:
+                # The socket file appears when it is bound, a moment before the
+                # server listens: wait for the channel to be ready.
                 reply = bot_pb2_grpc.BotServiceStub(channel).Handshake(
-                    bot_pb2.HandshakeRequest(protocol_version=1), timeout=10)
+                    bot_pb2.HandshakeRequest(protocol_version=1), timeout=10,
+                    wait_for_ready=True)
             assert (reply.name, reply.version) == ("random", "1.0.0")
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=10) == 0

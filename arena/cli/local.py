@@ -52,8 +52,28 @@ DEMO_DB: Final = DEFAULT_DB.with_name("demo.db")
 
 
 def sample_bot_folders(root: Path = SAMPLE_BOTS) -> list[Path]:
-    """Every sample bot folder (one with a bot.toml), the SDK excluded, sorted."""
+    """Every sample bot folder (one with a bot.toml), the SDK excluded, sorted, but
+    for compiled bots not built yet (see ``unbuilt``)."""
+    return [folder for folder in _all_sample_bots(root) if not unbuilt(folder)]
+
+
+def unbuilt_sample_bots(root: Path = SAMPLE_BOTS) -> list[Path]:
+    """The sample bots that ``sample_bot_folders`` leaves out until they are built."""
+    return [folder for folder in _all_sample_bots(root) if unbuilt(folder)]
+
+
+def _all_sample_bots(root: Path) -> list[Path]:
     return sorted(path.parent for path in root.glob("*/bot.toml") if path.parent.name != "sdk")
+
+
+def unbuilt(folder: Path) -> bool:
+    """Whether the bot's ``run.command`` names a program in its folder that is not there
+    (a compiled bot before its build, e.g. ``sample_bots/cpp-greedy/build.sh``)."""
+    try:
+        program = BotManifest.load(folder).run_command[0]
+    except ManifestError:
+        return False  # registering it says what is wrong
+    return "/" in program and not program.startswith("/") and not (folder / program).exists()
 
 
 def http_of(args: argparse.Namespace) -> tuple[str, int] | None:
@@ -251,6 +271,9 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     folders = sample_bot_folders()
     if len(folders) < 2:
         raise CliError(f"fewer than two sample bots under {SAMPLE_BOTS}", code=1)
+    for folder in unbuilt_sample_bots():
+        console.print(f"left out {folder.name}: not built yet (see {folder}/README.md)",
+                      markup=False, highlight=False)
     sandbox = args.sandbox or DEFAULT_SANDBOX
     if sandbox == "docker":
         _prepare_images(folders, console)

@@ -4,8 +4,8 @@ handler (``set_defaults(handler=...)``), which ``arena.cli.app`` calls.
 Where each command's handler lives: ``bots`` in ``arena.cli.bots``; ``season
 create | start | cancel | show | list`` in ``arena.cli.seasons``; ``standings``,
 ``watch`` and ``series`` in ``arena.cli.reads``; ``serve``, ``season run``,
-``demo`` and ``images`` in ``arena.cli.local``; ``worker`` and ``cluster`` in
-``arena.cli.cluster``.
+``demo`` and ``images`` in ``arena.cli.local``; ``play`` in ``arena.cli.play``;
+``worker`` and ``cluster`` in ``arena.cli.cluster``.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from arena.cli.local import (
     cmd_season_run,
     cmd_serve,
 )
+from arena.cli.play import cmd_play
 from arena.cli.reads import cmd_series_list, cmd_series_show, cmd_standings, cmd_watch
 from arena.cli.season_options import add_season_options
 from arena.cli.seasons import (
@@ -48,7 +49,9 @@ from arena.core.defaults import (
     DEFAULT_MAX_SEASON_BOTS,
     DEFAULT_PORT,
 )
+from arena.core.limits import TimeLimits
 from arena.core.settings import DEFAULT_SANDBOX
+from arena.sandbox import registry
 
 Handler = Callable[[argparse.Namespace, Console], int]
 
@@ -110,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_images(commands)
     _add_demo(commands)
     _add_match(commands)
+    _add_play(commands)
     export = _client_command(commands, "export", "write a season's (or match's) results, "
                              "standings and event logs to a directory", cmd_export)
     _latest_season_option(export)
@@ -294,6 +298,38 @@ def _add_match(commands: Any) -> None:
     _http_options(match, keep_serving=True)
     _json_option(match)
     match.set_defaults(handler=cmd_match)
+
+
+def _add_play(commands: Any) -> None:
+    play = commands.add_parser(
+        "play", help="two bots (folders, registered names or tcp:HOST:PORT) play series "
+        "on this machine, every hand printed as it is played (nothing is stored)")
+    for name, text in (("bot_a", "the first bot"), ("bot_b", "its opponent")):
+        play.add_argument(name, metavar=name[-1].upper(), help=f"{text}: a bot folder, a "
+                          "registered bot (name or name@version in --db), or tcp:HOST:PORT "
+                          "(a bot you started yourself with HOLLYWOOD_BOT_ADDRESS=HOST:PORT)")
+    play.add_argument("--series", type=arguments.positive_int, default=1, metavar="N",
+                      help="series to play, in duplicate pairs (default 1)")
+    play.add_argument("--show", action="store_true",
+                      help="print each hand's deal and every move too, not only how it ended")
+    play.add_argument("--sandbox", choices=registry.names(), default=DEFAULT_SANDBOX,
+                      help=f"how bots other than tcp: ones run (default {DEFAULT_SANDBOX})")
+    play.add_argument("--seed", type=arguments.seed, default=1, help="first deal seed (1)")
+    play.add_argument("--profile", default="friendly", metavar="NAME",
+                      help="rule profile: friendly (default) or classic")
+    play.add_argument("--max-hands", type=arguments.positive_int, default=200, metavar="N",
+                      help="hand cap per series (200)")
+    defaults = TimeLimits()
+    for option, default, text in (
+            ("--startup-seconds", defaults.startup_s, "bot start-up + handshake limit"),
+            ("--decision-seconds", defaults.decision_s, "per-decision deadline"),
+            ("--reserve-seconds", defaults.reserve_s, "time bank per series")):
+        play.add_argument(option, type=arguments.seconds, default=default, metavar="S",
+                          help=f"{text} ({default:g}; raise them to step through a bot "
+                          "in a debugger)")
+    play.add_argument("--db", type=Path, default=DEFAULT_DB,
+                      help="database holding registered bots (.arena/arena.db)")
+    play.set_defaults(handler=cmd_play)
 
 
 def _add_demo(commands: Any) -> None:

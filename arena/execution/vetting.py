@@ -51,8 +51,9 @@ def vet_bot(
     on_stage: StageSink = _ignore, on_line: LineSink = _ignore,
     sandbox: Sandbox | None = None, limits: TimeLimits | None = None,
 ) -> Vetting:
-    """Build (for ``docker``) and validate ``bot`` in a new sandbox of
-    ``sandbox_name`` (or ``sandbox``, kept open)."""
+    """Build (for ``docker``; ``build_timeout_s`` None = the sandbox configuration's
+    limit) and validate ``bot`` in a new sandbox of ``sandbox_name`` (or ``sandbox``,
+    kept open)."""
     vetting = Vetting(passed=False)
     if sandbox_name == BUILT_SANDBOX:
         on_stage(BUILDING)
@@ -75,7 +76,6 @@ def vet_bot(
 def _build(bot: BotRef, vetting: Vetting, timeout_s: float | None, on_line: LineSink) -> bool:
     # Imported here: the Docker SDK is loaded only where images are built.
     from arena.sandbox.images import (
-        DEFAULT_BUILD_TIMEOUT_S,
         DEFAULT_LOG_DIR,
         BaseImageError,
         ImageBuildError,
@@ -85,11 +85,14 @@ def _build(bot: BotRef, vetting: Vetting, timeout_s: float | None, on_line: Line
 
     try:
         prepare_base()
-        image = build_bot_image(bot.folder, bot.manifest,
-                                timeout_s=timeout_s or DEFAULT_BUILD_TIMEOUT_S)
+        image = build_bot_image(bot.folder, bot.manifest, timeout_s=timeout_s)
     except ImageBuildError as error:
+        # A failure the builder remembers for these files is the bot's too (it is
+        # repeated without its flag); anything else unflagged is the machine's.
+        if not error.bot_caused and "remembered" not in error.reason:
+            raise SandboxError(f"the image could not be built: {error.reason}") from error
         vetting.build_log = error.log
-        vetting.reason = f"the image did not build: {str(error).splitlines()[0]}"
+        vetting.reason = f"the image did not build: {error.reason}"
         for line in error.log.splitlines():
             on_line(line)
         return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +14,8 @@ from arena.core.faults import BotFault, FaultKind
 if TYPE_CHECKING:
     from arena.core.series import BotRef
 
-__all__ = ["RunningBot", "Sandbox", "SandboxError", "pid_alive", "wait_for_socket"]
+__all__ = ["RunningBot", "Sandbox", "SandboxError", "check_socket", "pid_alive",
+           "wait_for_socket"]
 
 
 class SandboxError(RuntimeError):
@@ -86,13 +88,18 @@ def wait_for_socket(
     *,
     status_every_s: float = 0.0,
     poll_s: float = 0.01,
+    seal: Callable[[], None] | None = None,
 ) -> None:
     """Wait until the bot has created ``socket_path``: ``BotFault`` STARTUP after
     ``timeout`` seconds, or the sandbox's verdict (``fault_if_dead``, asked at most
-    every ``status_every_s`` seconds) if the bot died first."""
+    every ``status_every_s`` seconds) if the bot died first.
+
+    Once something is there, ``seal`` (if given) stops the bot from changing the
+    directory; then it must be a Unix socket itself, not a symbolic link (which could
+    lead the arena to any socket of the host) nor anything else: STARTUP otherwise."""
     give_up_at = time.monotonic() + timeout
     next_status_check = time.monotonic() + status_every_s
-    while not socket_path.exists():
+    while not os.path.lexists(socket_path):
         now = time.monotonic()
         if now >= next_status_check:
             next_status_check = now + status_every_s
@@ -104,3 +111,23 @@ def wait_for_socket(
             raise BotFault(FaultKind.STARTUP,
                            f"the bot did not create its socket within {timeout:.1f} s")
         time.sleep(poll_s)
+    if seal is not None:
+        seal()
+    check_socket(socket_path)
+
+
+def check_socket(socket_path: Path) -> None:
+    """``BotFault`` STARTUP unless ``socket_path`` is a Unix socket (never following
+    a link): the arena connects only to a socket the bot created."""
+    try:
+        mode = os.lstat(socket_path).st_mode
+    except OSError as error:
+        raise BotFault(FaultKind.STARTUP,
+                       f"the bot's socket {socket_path.name} vanished: {error}") from None
+    if stat.S_ISSOCK(mode):
+        return
+    what = "a symbolic link" if stat.S_ISLNK(mode) else (
+        "a directory" if stat.S_ISDIR(mode) else "a file")
+    raise BotFault(FaultKind.STARTUP,
+                   f"the bot put {what} at its socket path {socket_path.name}, not a Unix "
+                   "socket; the arena connects only to a socket the bot created")

@@ -43,8 +43,27 @@ class SandboxConfig:
     log_max_bytes: int = 1 * MIB
     """Container log cap (a bot printing without end cannot fill the disk)."""
     socket_dir_root: str = "/tmp"
-    """Host directory for the per-bot socket directories; keep it short (a Unix
-    socket path must stay under 107 bytes)."""
+    """Host directory for the per-bot socket directories when they are not tmpfs
+    volumes; keep it short (a Unix socket path must stay under 107 bytes)."""
+
+    socket_tmpfs: bool = True
+    """Root arena: each bot's socket directory is its own small tmpfs volume (False:
+    a host directory under ``socket_dir_root``, bounded only by the disk)."""
+    socket_dir_bytes: int = 64 * 1024
+    """Size of the per-bot tmpfs that holds the bot's socket (root arena): the bot
+    cannot store more than this on the host through its socket directory."""
+    socket_dir_inodes: int = 16
+    """Files the socket tmpfs may hold (an empty file costs kernel memory too)."""
+
+    # -- Docker image builds (untrusted Dockerfiles)
+    build_timeout_s: float = 300.0
+    """A build running longer is stopped and its step container removed."""
+    build_log_bytes: int = 64 * 1024
+    """How much of a build's log (its tail) is kept, in memory and on disk."""
+    max_image_bytes: int = 1024 * MIB
+    """A bot image larger than this is refused and removed."""
+    build_memory_bytes: int = 1024 * MIB
+    """Memory limit of a build's step containers."""
 
     # -- Process sandbox (weaker)
     address_space_bytes: int = 2048 * MIB

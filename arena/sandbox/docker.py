@@ -1,9 +1,12 @@
 """The Docker sandbox (default): each bot in its own locked-down container.
 
-One container per bot per series, labelled ``hollywood.arena=1`` (plus series, bot,
-seat and the arena's pid), removed on every path. The bot reaches the world only
-through a Unix socket in a fresh per-bot host directory bind-mounted at
-``/run/hollywood``; everything else is closed by the settings of
+One container per bot per series, labelled with its owner (``arena.sandbox.docker_owner``:
+this sandbox's instance id, the arena's pid and pid namespace) plus series, bot and
+seat, removed on every path. The bot reaches the world only through a Unix socket in
+``/run/hollywood``: for a root arena a fresh per-bot tmpfs volume of a few KiB
+(``socket_dir_bytes``: the bot cannot store data on the host through it), otherwise a
+per-bot host directory. The arena connects only to a real socket the bot created
+(``wait_for_socket``). Everything else is closed by the settings of
 ``arena.sandbox.config.SandboxConfig`` (no network, read-only root, small noexec
 ``/tmp``, memory/CPU/pids/file limits, no capabilities, non-root, init).
 """
@@ -15,8 +18,6 @@ import contextlib
 import logging
 import os
 import re
-import shutil
-import tempfile
 import threading
 import time
 import uuid
@@ -31,9 +32,27 @@ import requests.exceptions
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import ManifestError, content_hash
-from arena.sandbox.base import SandboxError, pid_alive, wait_for_socket
+from arena.sandbox.base import SandboxError, wait_for_socket
 from arena.sandbox.base_image import BASE_IMAGE_TAG, BaseImageError
+from arena.sandbox.build_guard import BUILDS, BuildMemory
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
+from arena.sandbox.docker_owner import (
+    ARENA_LABEL,
+    INSTANCE_LABEL,
+    OWNER_LABEL,
+    OWNER_START_LABEL,
+    PID_NAMESPACE_LABEL,
+    owner_labels,
+    remove_instance,
+    remove_leftovers_of_dead_arenas,
+)
+from arena.sandbox.docker_owner import process_start as _process_start
+from arena.sandbox.docker_socket import (
+    SOCKET_MOUNT,
+    SOCKET_NAME,
+    SocketPlace,
+    make_socket_place,
+)
 from arena.sandbox.images import ImageBuildError, build_bot_image
 
 if TYPE_CHECKING:
@@ -41,16 +60,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ARENA_LABEL = "hollywood.arena"
-OWNER_LABEL = "hollywood.arena.pid"
-OWNER_START_LABEL = "hollywood.arena.pid-start"
-SOCKET_MOUNT = "/run/hollywood"
-SOCKET_NAME = "bot.sock"
-SOCKET_DIR_PREFIX = "hw-"
+__all__ = ["ARENA_LABEL", "INSTANCE_LABEL", "OWNER_LABEL", "OWNER_START_LABEL",
+           "PID_NAMESPACE_LABEL", "DockerBot", "DockerSandbox", "_process_start",
+           "docker_client", "remove_leftovers_of_dead_arenas"]
+
 _POLL_S = 0.005
 _STATUS_EVERY_S = 0.1
 _DEAD_STATES = frozenset({"exited", "dead"})
-MAX_SOCKET_PATH = 107
 
 
 _LIVE_SANDBOXES: weakref.WeakSet[DockerSandbox] = weakref.WeakSet()
@@ -61,6 +77,9 @@ def _stop_every_sandbox() -> None:
     """Last line of defence: no container outlives the arena process."""
     for sandbox in list(_LIVE_SANDBOXES):
         sandbox.stop_all()
+        with contextlib.suppress(SandboxError, docker.errors.DockerException,
+                                 requests.exceptions.RequestException):
+            remove_instance(sandbox.client, sandbox.instance_id)
 
 
 def docker_client() -> Any:
@@ -93,14 +112,21 @@ class DockerSandbox:
         base_image: str = BASE_IMAGE_TAG,
         prepare_base: bool = True,
         remove_leftovers: bool = True,
+        instance_id: str | None = None,
+        builds: BuildMemory = BUILDS,
     ) -> None:
         self.client = client or docker_client()
         self.config = config
         self.base_image = base_image
+        self.instance_id = instance_id or uuid.uuid4().hex[:16]
+        """Labels everything this sandbox creates; ``remove_own`` removes only that."""
+        self._builds = builds
         self._prepare_base = prepare_base
         self._base_ready = False
         self._images: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()
+        """Guards the image cache and the running set, never held over a build."""
+        self._base_lock = threading.Lock()
         self._running: set[DockerBot] = set()
         _LIVE_SANDBOXES.add(self)
         if remove_leftovers:
@@ -114,7 +140,9 @@ class DockerSandbox:
 
     def image_for(self, bot: BotRef) -> str:
         """The bot's image tag, building the base and the image when needed (cached by
-        the bot folder's content hash). A failed build is the bot's fault (STARTUP)."""
+        the bot folder's content hash). A failed build is the bot's fault (STARTUP).
+        Only the bot's own image is locked while it builds (``build_bot_image``): a
+        slow build never holds up another bot's build or start."""
         try:
             key = (str(Path(bot.folder).resolve()), content_hash(bot.folder))
         except (ManifestError, OSError) as error:
@@ -122,57 +150,62 @@ class DockerSandbox:
                            f"the bot's folder cannot be built: {error}") from None
         with self._lock:
             cached = self._images.get(key)
-            if cached is not None:
-                return cached
-            if self._prepare_base and not self._base_ready:
-                from arena.sandbox.images import prepare_base
-
-                try:
-                    prepare_base(self.client)
-                except BaseImageError as error:
-                    raise SandboxError(f"cannot prepare the base image: {error}") from error
-                self._base_ready = True
-            try:
-                image = build_bot_image(
-                    bot.folder, bot.manifest, client=self.client, base_image=self.base_image
-                )
-            except (ImageBuildError, ManifestError) as error:
-                log_text = error.log if isinstance(error, ImageBuildError) else ""
-                raise BotFault(FaultKind.STARTUP, f"the bot's image did not build: {error}",
-                               stderr_tail=log_text[-self.config.stderr_tail_bytes:]) from None
-            except docker.errors.DockerException as error:
-                raise SandboxError(f"Docker failed building {bot.name}: {error}") from error
+        if cached is not None:
+            return cached
+        self._ensure_base()
+        try:
+            image = build_bot_image(bot.folder, bot.manifest, client=self.client,
+                                    base_image=self.base_image, config=self.config,
+                                    memory=self._builds)
+        except (ImageBuildError, ManifestError) as error:
+            log_text = error.log if isinstance(error, ImageBuildError) else ""
+            raise BotFault(FaultKind.STARTUP, f"the bot's image did not build: {error}",
+                           stderr_tail=log_text[-self.config.stderr_tail_bytes:]) from None
+        except docker.errors.DockerException as error:
+            raise SandboxError(f"Docker failed building {bot.name}: {error}") from error
+        with self._lock:
             self._images[key] = image.tag
-            return image.tag
+        return image.tag
+
+    def _ensure_base(self) -> None:
+        with self._base_lock:
+            if not self._prepare_base or self._base_ready:
+                return
+            from arena.sandbox.images import prepare_base
+
+            try:
+                prepare_base(self.client)
+            except BaseImageError as error:
+                raise SandboxError(f"cannot prepare the base image: {error}") from error
+            self._base_ready = True
 
     def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> DockerBot:
-        socket_dir = self._make_socket_dir()
         labels = {
-            ARENA_LABEL: "1",
-            OWNER_LABEL: str(os.getpid()),
-            OWNER_START_LABEL: _process_start(os.getpid()),
+            **owner_labels(self.instance_id),
             "hollywood.series": series_id,
             "hollywood.bot": bot.name,
             "hollywood.seat": "" if seat is None else str(seat),
         }
+        place = make_socket_place(self.client, self.config, labels)
         name = _container_name(series_id, seat)
         try:
-            container = self._create(bot, name, labels, socket_dir)
+            container = self._create(bot, name, labels, place)
             container.start()
+            place.check_mounted()
         except docker.errors.DockerException as error:
-            shutil.rmtree(socket_dir, ignore_errors=True)
             _remove_container_by_name(self.client, name)
+            place.remove(self.client)
             raise SandboxError(f"Docker could not start {bot.name}: {error}") from error
         except BaseException:  # a bot fault from the image build, or Ctrl-C
-            shutil.rmtree(socket_dir, ignore_errors=True)
             _remove_container_by_name(self.client, name)
+            place.remove(self.client)
             raise
-        running = DockerBot(self, container, socket_dir)
+        running = DockerBot(self, container, place)
         with self._lock:
             self._running.add(running)
         return running
 
-    def _create(self, bot: BotRef, name: str, labels: dict[str, str], socket_dir: Path) -> Any:
+    def _create(self, bot: BotRef, name: str, labels: dict[str, str], place: SocketPlace) -> Any:
         """Create the container (never pulling). An image removed behind the cache's
         back (e.g. superseded by another arena's rebuild) is rebuilt once."""
         for attempt in (1, 2):
@@ -181,8 +214,7 @@ class DockerSandbox:
                 return self.client.containers.create(
                     image, name=name, labels=labels,
                     environment={"HOLLYWOOD_BOT_SOCKET": f"{SOCKET_MOUNT}/{SOCKET_NAME}"},
-                    volumes={str(socket_dir): {"bind": SOCKET_MOUNT, "mode": "rw"}},
-                    **self._hardening(),
+                    volumes=place.mount(), **self._hardening(),
                 )
             except docker.errors.ImageNotFound:
                 if attempt == 2:
@@ -215,28 +247,18 @@ class DockerSandbox:
             ),
         }
 
-    def _make_socket_dir(self) -> Path:
-        root = self.config.socket_dir_root
-        directory = Path(tempfile.mkdtemp(prefix=f"{SOCKET_DIR_PREFIX}{os.getpid()}-", dir=root))
-        if len(str(directory / SOCKET_NAME)) > MAX_SOCKET_PATH:
-            shutil.rmtree(directory, ignore_errors=True)
-            raise SandboxError(
-                f"socket path {directory / SOCKET_NAME} is longer than {MAX_SOCKET_PATH} bytes; "
-                "set SandboxConfig.socket_dir_root to a shorter directory"
-            )
-        if os.geteuid() == 0:
-            # Root-owned, group = the bot's: the bot can create its socket but, once
-            # the socket exists (see DockerBot.wait_ready), nothing else.
-            os.chown(directory, 0, self.config.uid_gid[1])
-            directory.chmod(0o770)
-        return directory
-
     def stop_all(self) -> None:
         """Stop every bot this sandbox still runs (also called at interpreter exit)."""
         with self._lock:
             running = list(self._running)
         for bot in running:
             bot.stop()
+
+    def remove_own(self) -> int:
+        """Remove every container and volume labelled with this sandbox's instance id
+        (also ones a crashed thread lost track of); other arenas' are left alone."""
+        self.stop_all()
+        return remove_instance(self.client, self.instance_id)
 
     def _forget(self, bot: DockerBot) -> None:
         with self._lock:
@@ -246,11 +268,12 @@ class DockerSandbox:
 class DockerBot:
     """A bot running in a container; see ``arena.sandbox.RunningBot``."""
 
-    def __init__(self, sandbox: DockerSandbox, container: Any, socket_dir: Path) -> None:
+    def __init__(self, sandbox: DockerSandbox, container: Any, place: SocketPlace) -> None:
         self._sandbox = sandbox
         self._container = container
-        self.socket_dir = socket_dir
-        self.socket_path = socket_dir / SOCKET_NAME
+        self._place = place
+        self.socket_dir = place.directory
+        self.socket_path = place.socket_path
         self.container_id: str = container.id
         self._stopped = False
         self._final_tail: str | None = None
@@ -262,9 +285,7 @@ class DockerBot:
 
     def wait_ready(self, timeout: float) -> None:
         wait_for_socket(self.socket_path, timeout, self.fault_if_dead,
-                        status_every_s=_STATUS_EVERY_S, poll_s=_POLL_S)
-        if os.geteuid() == 0:
-            self.socket_dir.chmod(0o750)
+                        status_every_s=_STATUS_EVERY_S, poll_s=_POLL_S, seal=self._place.seal)
 
     def stderr_tail(self) -> str:
         if self._final_tail is not None:
@@ -322,7 +343,7 @@ class DockerBot:
         except docker.errors.DockerException as error:
             log.error("could not remove container %s: %s", self.container_id[:12], error)
         finally:
-            shutil.rmtree(self.socket_dir, ignore_errors=True)
+            self._place.remove(self._sandbox.client)
             self._sandbox._forget(self)
 
 
@@ -335,45 +356,3 @@ def _container_name(series_id: str, seat: int | None) -> str:
 def _remove_container_by_name(client: Any, name: str) -> None:
     with contextlib.suppress(docker.errors.DockerException):
         client.containers.get(name).remove(force=True)
-
-
-def _process_start(pid: int) -> str:
-    """The process's start time in clock ticks since boot ("" if unknown): with the
-    pid it names a process uniquely, even after the pid is reused."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return ""
-
-
-def remove_leftovers_of_dead_arenas(client: Any, socket_dir_root: str = "/tmp") -> int:
-    """Remove arena containers and socket directories whose owning arena process is
-    gone (a crashed or killed run). Containers of live arenas are left alone.
-    Returns how many containers were removed."""
-    removed = 0
-    try:
-        # The plain listing (no inspect per container): a container another arena
-        # removes meanwhile must not fail the listing.
-        containers = client.api.containers(all=True, filters={"label": f"{ARENA_LABEL}=1"})
-    except docker.errors.DockerException as error:
-        raise SandboxError(f"Docker could not list containers: {error}") from error
-    for container in containers:
-        labels = container.get("Labels") or {}
-        owner = labels.get(OWNER_LABEL, "")
-        started = labels.get(OWNER_START_LABEL, "")
-        if (
-            owner.isdigit()
-            and pid_alive(int(owner))
-            and (not started or started == _process_start(int(owner)))
-        ):
-            continue
-        with contextlib.suppress(docker.errors.DockerException):
-            client.api.remove_container(container["Id"], force=True)
-            removed += 1
-    pattern = re.compile(rf"{re.escape(SOCKET_DIR_PREFIX)}(\d+)-")
-    with contextlib.suppress(OSError):
-        for entry in Path(socket_dir_root).iterdir():
-            match = pattern.match(entry.name)
-            if match and entry.is_dir() and not pid_alive(int(match.group(1))):
-                shutil.rmtree(entry, ignore_errors=True)
-    return removed

@@ -94,10 +94,13 @@ class ProcessSandbox:
             "HOLLYWOOD_PROTO_DIR": str(PROTO_DIR),
             "HOLLYWOOD_BOT_SOCKET": str(socket_path),
         }
-        program = shutil.which(command[0], path=environment["PATH"])
+        program = _program(command[0], Path(bot.folder), environment["PATH"])
         if program is None:
             shutil.rmtree(work, ignore_errors=True)
-            raise BotFault(FaultKind.STARTUP, f"cannot run {command}: {command[0]} not found")
+            where = ("in the bot folder" if "/" in command[0] and not command[0].startswith("/")
+                     else "on the PATH" if "/" not in command[0] else "")
+            raise BotFault(FaultKind.STARTUP, f"cannot run {command}: {command[0]} is not an "
+                           f"executable file {where}".rstrip())
         stderr_file = stderr_path.open("wb")
         try:
             process = subprocess.Popen(
@@ -110,6 +113,17 @@ class ProcessSandbox:
             shutil.rmtree(work, ignore_errors=True)
             raise BotFault(FaultKind.STARTUP, f"cannot run {command}: {error}") from None
         return ProcessBot(process, work, socket_path, stderr_file, self.config)
+
+
+def _program(name: str, folder: Path, search_path: str) -> str | None:
+    """The executable ``run.command[0]`` names: a path with a slash is relative to the
+    bot folder (like ``bin/my-bot`` of a compiled bot; the container's working
+    directory is the bot folder too), a bare name is looked up on the PATH."""
+    if "/" not in name:
+        return shutil.which(name, path=search_path)
+    # Links are not resolved: a venv's python finds its venv through its own path.
+    program = os.path.abspath(folder / name)
+    return program if os.path.isfile(program) and os.access(program, os.X_OK) else None
 
 
 def _launcher(config: SandboxConfig) -> list[str]:

@@ -42,16 +42,18 @@ def sheet_line(sheet: dict[str, Any], names: Sequence[str]) -> str:
     return line
 
 
-def hand_lines(record: dict[str, Any], names: Sequence[str]) -> list[str]:
-    """The lines telling one hand of ``Series.history()``."""
+def hand_lines(record: dict[str, Any], names: Sequence[str], *,
+               with_play: bool = True) -> list[str]:
+    """The lines telling one hand of ``Series.history()``; without ``with_play`` only
+    how it ended (no deal, no moves)."""
     deal = record["deal"]
     lines = [
         f"dealer: {names[record['dealer']]}",
         f"deal: {names[0]}: {_cards(deal['hands'][0])}",
         f"      {names[1]}: {_cards(deal['hands'][1])}",
         f"upcard: {deal['upcard']}",
-    ]
-    for move in record["moves"]:
+    ] if with_play else []
+    for move in record["moves"] if with_play else ():
         text = f"{names[move['seat']]}: {move['action']}"
         if move.get("drawn"):
             text += f" ({move['drawn']})"
