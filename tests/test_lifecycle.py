@@ -208,17 +208,21 @@ def test_check_runs_the_servers_validation_locally(
 @pytest.mark.docker
 def test_docker_a_bot_that_fails_to_build_is_rejected_with_its_build_log(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = bot_folder(tmp_path, "broken")
-    (folder / "Dockerfile").write_text(
-        "ARG BASE_IMAGE=hollywood/base:local\nFROM ${BASE_IMAGE}\n"
-        "RUN echo compiling-the-strategy && false\n")
-    code, out, _ = run(capsys, "check", str(folder))
+    def broken(name: str) -> Path:
+        folder = bot_folder(tmp_path, name)
+        (folder / "Dockerfile").write_text(
+            "ARG BASE_IMAGE=hollywood/base:local\nFROM ${BASE_IMAGE}\n"
+            "RUN echo compiling-the-strategy && false\n")
+        return folder
+
+    # Two names: the builder remembers a failed build of the same files (no new log).
+    code, out, _ = run(capsys, "check", str(broken("cracked")))
     assert code == 1
     assert "compiling-the-strategy" in out and "would be rejected: the image did not build" in out
     running = start_server(tmp_path / "arena.db", port=0, resume=False, vetting_sandbox="docker")
     server = ("--server", running.address, "--token", running.token)
     try:
-        code, out, _ = run(capsys, "submit", str(folder), *server)
+        code, out, _ = run(capsys, "submit", str(broken("broken")), *server)
         assert code == 1 and "broken@1.0.0: building" in out
         assert "broken@1.0.0 rejected: the image did not build" in out
         code, out, _ = run(capsys, "bots", "logs", "broken@1.0.0", "--build", *server)

@@ -91,7 +91,7 @@ def _build(bot: BotRef, vetting: Vetting, timeout_s: float | None, on_line: Line
         # repeated without its flag); anything else unflagged is the machine's.
         if not error.bot_caused and "remembered" not in error.reason:
             raise SandboxError(f"the image could not be built: {error.reason}") from error
-        vetting.build_log = error.log
+        vetting.build_log = error.log or error.reason  # a remembered failure has no log
         vetting.reason = f"the image did not build: {error.reason}"
         for line in error.log.splitlines():
             on_line(line)
