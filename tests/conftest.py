@@ -8,6 +8,7 @@ from __future__ import annotations
 # they fail, saying how to start one (`make docker-engine`).
 # ----------------------------------------------------------------------------------
 import os as _os
+import subprocess as _subprocess
 from collections.abc import Iterator as _Iterator
 from pathlib import Path as _Path
 from typing import Any as _Any
@@ -78,3 +79,14 @@ def arena_leftovers(docker_client: _Any | None = None) -> list[str]:
         if fields[1] == pid and fields[0] != "Z" and fields[3] == stat.parent.name:
             found.append(f"child process {stat.parent.name}")
     return found
+
+
+@_pytest.fixture
+def processes() -> _Iterator[list[_subprocess.Popen[bytes]]]:
+    """Processes a test starts (e.g. ``arena serve``): killed at its end if alive."""
+    started: list[_subprocess.Popen[bytes]] = []
+    yield started
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -10,11 +10,18 @@ add time. (Real bots without containers: the ``inprocess`` sandbox.)
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.core.series import SeriesOutcome, SeriesSpec
 from engine import Action, ActionKind, Series
+
+if TYPE_CHECKING:
+    from arena.server.app import RunningServer
 
 
 def _choose(legal: list[Action], rng: random.Random, greedy: bool) -> Action:
@@ -54,3 +61,29 @@ def run_fake_series(spec: SeriesSpec, delay_s: float = 0.0) -> SeriesOutcome:
         think_seconds=(0.0, 0.0),
         wall_seconds=time.monotonic() - started,
     )
+
+
+@contextlib.contextmanager
+def fake_season_server(tmp_path: Path, bot_names: tuple[str, ...] = ("greedy", "random"),
+                       runner: Callable[[SeriesSpec], SeriesOutcome] | None = None
+                       ) -> Iterator[RunningServer]:
+    """A server on a fresh database in ``tmp_path`` whose seasons play with ``runner``
+    (``run_fake_series`` by default), with small bot folders of ``bot_names``
+    registered."""
+    from arena_helpers import make_bot_folder
+    from hollywood.arena.v1 import arena_pb2
+
+    from arena.cli.client import ArenaClient
+    from arena.server.app import start_server
+
+    running = start_server(tmp_path / "arena.db", port=0, resume=False,
+                           runner_factory=lambda config: runner or run_fake_series)
+    try:
+        with ArenaClient(running.address, running.token) as client:
+            for name in bot_names:
+                folder = make_bot_folder(tmp_path / "bots", name)
+                client.stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(folder)),
+                                        metadata=client.auth)
+        yield running
+    finally:
+        running.stop(grace=None)

@@ -10,26 +10,17 @@ from pathlib import Path
 
 import pytest
 from arena_helpers import make_bot_folder
-from fake_runner import run_fake_series
-from hollywood.arena.v1 import arena_pb2
+from fake_runner import fake_season_server
 
 from arena.cli import main
-from arena.cli.client import ArenaClient
 from arena.core.text import unknown_name
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0, resume=False,
-                           runner_factory=lambda config: run_fake_series)
-    with ArenaClient(running.address, running.token) as client:
-        for name in ("greedy", "random"):
-            folder = make_bot_folder(tmp_path / "bots", name)
-            client.stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(folder)),
-                                    metadata=client.auth)
-    yield running
-    running.stop(grace=None)
+    with fake_season_server(tmp_path) as running:
+        yield running
 
 
 def test_the_message_names_the_closest_known_name() -> None:

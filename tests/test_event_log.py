@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from arena_helpers import FakeOutcome, make_bot_folder
+from fake_runner import fake_season_server
 from hollywood.arena.v1 import arena_pb2
 
 from arena.cli.client import ArenaClient
@@ -46,14 +47,8 @@ def log_stream() -> Iterator[io.StringIO]:
 
 @pytest.fixture
 def server(tmp_path: Path, log_stream: io.StringIO) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0, resume=False,
-                           runner_factory=lambda config: crashy_loses)
-    with ArenaClient(running.address, running.token) as client:
-        for name in ("crashy", "steady"):
-            client.stub.RegisterBot(arena_pb2.RegisterBotRequest(
-                folder=str(make_bot_folder(tmp_path / "bots", name))), metadata=client.auth)
-    yield running
-    running.stop(grace=None)
+    with fake_season_server(tmp_path, ("crashy", "steady"), crashy_loses) as running:
+        yield running
 
 
 def lines(stream: io.StringIO) -> list[dict[str, Any]]:

@@ -14,7 +14,6 @@ import pytest
 from hollywood.arena.v1 import arena_pb2
 from test_resume import (
     free_port,
-    processes,
     register_active,
     start_serve,
     wait_for_series_done,
@@ -25,8 +24,6 @@ from arena.cli.client import ArenaClient
 from arena.core.settings import SeasonConfig
 from arena.season.formats import format_for, format_name
 from arena.storage import Storage
-
-__all__ = ["processes"]  # the fixture, shared with test_resume
 
 
 @pytest.mark.parametrize(("config", "kill_after"), [

@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.core.manifest import BotManifest, ManifestError, content_hash, iter_bot_files
+from arena.core.manifest import (
+    BotManifest,
+    ManifestError,
+    content_hash,
+    iter_bot_files,
+    submission_problem,
+)
 
 GOOD = """
 name = "my-bot"
@@ -159,3 +165,11 @@ def test_symlinks_are_refused(tmp_path: Path) -> None:
     (folder / "secret").symlink_to("/etc/passwd")
     with pytest.raises(ManifestError, match="symbolic links are not allowed"):
         content_hash(folder)
+
+
+def test_every_sample_bot_passes_the_upload_rules() -> None:
+    """The sample bots are what authors copy: each must be uploadable as it is."""
+    samples = sorted((Path(__file__).parents[1] / "sample_bots").glob("*/bot.toml"))
+    assert len(samples) >= 5
+    for path in samples:
+        assert submission_problem(BotManifest.load(path.parent)) is None, path

@@ -15,7 +15,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import grpc
@@ -74,16 +74,6 @@ def wait_ready(target: str, process: subprocess.Popen[bytes], timeout: float = 3
         except grpc.FutureTimeoutError:
             continue
     raise AssertionError("serve did not come up")
-
-
-@pytest.fixture
-def processes() -> Iterator[list[subprocess.Popen[bytes]]]:
-    started: list[subprocess.Popen[bytes]] = []
-    yield started
-    for process in started:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
 
 
 def test_sigkill_mid_season_then_resume(tmp_path: Path, processes) -> None:

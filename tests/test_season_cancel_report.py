@@ -10,14 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from arena_helpers import make_bot_folder
-from fake_runner import run_fake_series
+from fake_runner import fake_season_server, run_fake_series
 from hollywood.arena.v1 import arena_pb2
 
 from arena.cli import main
 from arena.cli.client import ArenaClient
 from arena.core.series import SeriesOutcome, SeriesSpec
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 
 BOUND_S = 30.0
 
@@ -42,15 +41,9 @@ def runner() -> GatedRunner:
 
 @pytest.fixture
 def server(tmp_path: Path, runner: GatedRunner) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0, resume=False,
-                           runner_factory=lambda config: runner)
-    with ArenaClient(running.address, running.token) as client:
-        for name in ("greedy", "random"):
-            client.stub.RegisterBot(arena_pb2.RegisterBotRequest(
-                folder=str(make_bot_folder(tmp_path / "bots", name))), metadata=client.auth)
-    yield running
-    runner.gate.set()  # no series left waiting
-    running.stop(grace=None)
+    with fake_season_server(tmp_path, runner=runner) as running:
+        yield running
+        runner.gate.set()  # no series left waiting
 
 
 def create(server: RunningServer, *, hold: bool) -> int:

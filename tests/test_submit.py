@@ -247,7 +247,7 @@ def test_bots_register_a_glob_skips_folders_without_bot_toml(
     assert code == 0, err
     assert f"skipped {SAMPLES / 'sdk'}: no bot.toml" in out
     assert sorted(bot.name for bot in server.storage.list_bots()) == [
-        "greedy", "js-greedy", "random", "shark"]
+        "cpp-greedy", "greedy", "js-greedy", "random", "shark"]
     # The JavaScript bot's node_modules (a local install) is not part of the upload.
     js = next(bot for bot in server.storage.list_bots() if bot.name == "js-greedy")
     assert not (js.folder / "node_modules").exists()

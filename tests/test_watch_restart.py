@@ -15,11 +15,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-import pytest
 from arena_helpers import REPO_ROOT
 from hollywood.arena.v1 import arena_pb2
 from test_resume import free_port, register_active, start_serve, wait_ready
@@ -27,16 +25,6 @@ from test_resume import free_port, register_active, start_serve, wait_ready
 from arena.cli.client import ArenaClient
 
 BOUND_S = 120.0
-
-
-@pytest.fixture
-def processes() -> Iterator[list[subprocess.Popen[bytes]]]:
-    started: list[subprocess.Popen[bytes]] = []
-    yield started
-    for process in started:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
 
 
 def read_lines(stream: IO[bytes], lines: queue.Queue[str | None]) -> None:

@@ -22,12 +22,14 @@ SUBSCRIBER_QUEUE_SIZE: Final = 1000
 @dataclass(frozen=True)
 class SeasonEvent:
     """Something that happened in a season. ``series_id`` is set for series events,
-    ``status`` for status changes."""
+    ``status`` for status changes; ``forfeit`` says a finished series ended by a fault
+    (so a listener that reports faults reads only those results)."""
 
     kind: EventKind
     season_id: int
     series_id: str = ""
     status: str = ""
+    forfeit: bool = False
 
 
 class Subscription:

@@ -185,8 +185,9 @@ class SeasonRunner:
                 except Exception:  # the result is stored; readers recompute on demand
                     log.exception("season %d: updating the live standings failed",
                                   self.season_id)
-            self.hub.publish(
-                SeasonEvent("series_finished", self.season_id, series_id=planned.id))
+            self.hub.publish(SeasonEvent("series_finished", self.season_id,
+                                         series_id=planned.id,
+                                         forfeit=outcome.fault is not None))
         else:
             self._duplicates += 1
             log.warning("series %s already had a result; the new one was dropped "

@@ -149,7 +149,7 @@ class LoggingHub(EventHub):
                       level, season=season.id, status=status,
                       series_done=season.series_done, series_total=season.series_total,
                       **({"error": error} if error else {}))
-        elif event.kind == "series_finished":
+        elif event.kind == "series_finished" and event.forfeit:
             try:
                 result = self.storage.get_result(event.series_id)
             except NotFoundError:

@@ -103,6 +103,7 @@ class WatchMessages:
         # Per view (season, top, bots): when its latest standings message was built.
         self._recent: dict[tuple[int, int, tuple[str, ...]],
                            tuple[float, arena_pb2.WatchSeasonResponse]] = {}
+        self._progress: dict[int, tuple[float, arena_pb2.WatchSeasonResponse]] = {}
 
     def _shared(self, key: Hashable, build: Callable[[], M]) -> M:
         with self._lock:
@@ -116,11 +117,26 @@ class WatchMessages:
                 self._kept.popitem(last=False)
         return message
 
-    def progress(self, season_id: int) -> arena_pb2.WatchSeasonResponse:
+    def progress(self, season_id: int, *, fresh: bool = True) -> arena_pb2.WatchSeasonResponse:
+        """A message with the season's status and counts; not ``fresh``: read at most
+        once per ``BATCH_INTERVAL_S`` for all streams (every stream's batch carries
+        them, ten times a second)."""
+        if not fresh:
+            with self._lock:
+                recent = self._progress.get(season_id)
+            if recent is not None and self.clock() < recent[0] + BATCH_INTERVAL_S:
+                message = arena_pb2.WatchSeasonResponse()
+                message.CopyFrom(recent[1])
+                return message
         season = self.storage.get_season(season_id)
-        return arena_pb2.WatchSeasonResponse(
+        message = arena_pb2.WatchSeasonResponse(
             status=STATUS_TO_PROTO[season.status], series_done=season.series_done,
             series_total=season.series_total)
+        with self._lock:
+            self._progress[season_id] = (self.clock(), message)
+        copy = arena_pb2.WatchSeasonResponse()
+        copy.CopyFrom(message)
+        return copy
 
     def single(self, season_id: int, event: SeasonEvent) -> arena_pb2.WatchSeasonResponse:
         """One series event as a message of its own (streams that do not batch)."""
@@ -137,7 +153,7 @@ class WatchMessages:
     def batch(self, season_id: int, events: Sequence[SeasonEvent]
               ) -> arena_pb2.WatchSeasonResponse:
         """One message holding ``events`` (series events, oldest first)."""
-        message = self.progress(season_id)
+        message = self.progress(season_id, fresh=False)
         message.series_events.events.extend(
             self._event(event.kind, event.series_id) for event in events)
         return message
