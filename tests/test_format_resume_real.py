@@ -11,9 +11,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from arena_helpers import REPO_ROOT
 from hollywood.arena.v1 import arena_pb2
-from test_resume import free_port, start_serve, wait_for_series_done, wait_ready
+from test_resume import (
+    free_port,
+    register_active,
+    start_serve,
+    wait_for_series_done,
+    wait_ready,
+)
 
 from arena.cli.client import ArenaClient
 from arena.core.settings import SeasonConfig
@@ -36,9 +41,7 @@ def test_sigkill_mid_format_season_then_resume(
     config.MergeFrom(arena_pb2.SeasonConfig(concurrency=1, max_hands=40,
                                             sandbox_backend="inprocess"))
     with ArenaClient(target, token) as client:
-        for name in ("random", "greedy", "shark"):
-            client.stub.RegisterBot(arena_pb2.RegisterBotRequest(
-                folder=str(REPO_ROOT / "sample_bots" / name)), metadata=client.auth)
+        register_active(client, ("random", "greedy", "shark"))
         season = client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
             bots=["random", "greedy", "shark"], config=config), metadata=client.auth).season
         wait_for_series_done(client, season.id, kill_after)

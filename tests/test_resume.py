@@ -15,12 +15,14 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import grpc
 import pytest
 from arena_helpers import REPO_ROOT
 from hollywood.arena.v1 import arena_pb2
+from polling import wait_until
 
 from arena.cli.client import ArenaClient
 from arena.season.formats import plan_season
@@ -35,8 +37,18 @@ def free_port() -> int:
 def start_serve(db: Path, port: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "serve", "--db", str(db), "--port", str(port),
-         "--no-http"],
+         "--no-http", "--vet-sandbox", "inprocess"],
         cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def register_active(client: ArenaClient, names: Sequence[str]) -> None:
+    """Register the sample bots ``names`` and wait until the server has vetted them."""
+    for name in names:
+        client.stub.RegisterBot(arena_pb2.RegisterBotRequest(
+            folder=str(REPO_ROOT / "sample_bots" / name)), metadata=client.auth)
+    for name in names:
+        wait_until(lambda: client.stub.GetBot(arena_pb2.GetBotRequest(name=name))  # noqa: B023
+                   .versions[-1].bot.status == "active", what=f"{name} vetted", bound_s=60)
 
 
 def wait_for_series_done(client: ArenaClient, season_id: int, count: int) -> None:
@@ -72,9 +84,7 @@ def test_sigkill_mid_season_then_resume(tmp_path: Path, processes) -> None:
     wait_ready(target, processes[0])
     token = (tmp_path / "admin.token").read_text().strip()
     with ArenaClient(target, token) as client:
-        for name in ("random", "greedy", "shark"):
-            client.stub.RegisterBot(arena_pb2.RegisterBotRequest(
-                folder=str(REPO_ROOT / "sample_bots" / name)), metadata=client.auth)
+        register_active(client, ("random", "greedy", "shark"))
         season = client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
             bots=["random", "greedy", "shark"], config=arena_pb2.SeasonConfig(
                 series_per_pair=6, concurrency=2, max_hands=40, sandbox_backend="inprocess")),
@@ -132,9 +142,7 @@ def test_sigkill_mid_docker_season_then_resume(
     wait_ready(target, processes[0])
     token = (tmp_path / "admin.token").read_text().strip()
     with ArenaClient(target, token) as client:
-        for name in ("random", "greedy"):
-            client.stub.RegisterBot(arena_pb2.RegisterBotRequest(
-                folder=str(REPO_ROOT / "sample_bots" / name)), metadata=client.auth)
+        register_active(client, ("random", "greedy"))
         season = client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
             bots=["random", "greedy"], config=arena_pb2.SeasonConfig(
                 series_per_pair=8, concurrency=2, max_hands=30)), metadata=client.auth).season

@@ -20,7 +20,7 @@ from typing import IO, Any
 
 from arena_helpers import REPO_ROOT
 from hollywood.arena.v1 import arena_pb2
-from test_resume import free_port, start_serve, wait_ready
+from test_resume import free_port, register_active, start_serve, wait_ready
 
 from arena.cli.client import ArenaClient
 
@@ -49,9 +49,7 @@ def test_watch_continues_across_a_server_restart(
     wait_ready(target, processes[-1])
     token = (tmp_path / "admin.token").read_text().strip()
     with ArenaClient(target, token) as client:
-        for name in ("random", "greedy"):
-            client.stub.RegisterBot(arena_pb2.RegisterBotRequest(
-                folder=str(REPO_ROOT / "sample_bots" / name)), metadata=client.auth)
+        register_active(client, ("random", "greedy"))
         season = client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
             bots=["random", "greedy"], hold=True, config=arena_pb2.SeasonConfig(
                 series_per_pair=16, concurrency=1, max_hands=6, sandbox_backend="inprocess")),

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.cli.client import ArenaClient, connect
+from arena.cli.lifecycle import wait_all_active
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import shown
 from arena.cli.submit import bot_folders, describe, upload
@@ -59,8 +60,11 @@ def check_folders(client: ArenaClient, folders: Sequence[Path]) -> list[BotFolde
 
 def register_folders(client: ArenaClient, folders: Sequence[BotFolder]
                      ) -> list[arena_pb2.SubmitBotResponse]:
-    """Upload each checked folder."""
-    return [upload(client, bot.folder) for bot in folders]
+    """Upload each checked folder and wait until every one is vetted (``CliError``
+    for a rejected one: a season would refuse it)."""
+    responses = [upload(client, bot.folder) for bot in folders]
+    wait_all_active(client, [response.bot.id for response in responses])
+    return responses
 
 
 def cmd_bots_register(args: argparse.Namespace, console: Console) -> int:

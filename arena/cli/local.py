@@ -99,7 +99,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     try:
         running = start_server(args.db, host=args.host, port=args.port, http=http_of(args),
                                executor_factory=cluster_factory(args.cluster),
-                               max_season_bots=args.max_season_bots)
+                               max_season_bots=args.max_season_bots,
+                               vetting_sandbox=args.vet_sandbox)
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     console.print(f"arena serving hollywood.arena.v1 on {running.address} (db {args.db}); "
@@ -139,6 +140,8 @@ def embedded(db: Path, args: argparse.Namespace, console: Console) -> Iterator[A
 
     configure_event_log(getattr(args, "log_format", "text"))
     try:
+        # No vetting: the folders are this machine's own, registered by its admin to
+        # play now (a crashing bot's forfeits included); `arena check` vets one.
         running = start_server(db, host="localhost", port=0, resume=False, http=http_of(args),
                                executor_factory=cluster_factory(getattr(args, "cluster", None)))
     except RuntimeError as error:

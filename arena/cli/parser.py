@@ -21,6 +21,7 @@ from arena.cli.authors import cmd_authors_add, cmd_authors_list, cmd_authors_rev
 from arena.cli.bots import cmd_bots_list, cmd_bots_register
 from arena.cli.cluster import add_cluster_commands
 from arena.cli.export import cmd_export
+from arena.cli.lifecycle import cmd_bots_logs, cmd_bots_reactivate, cmd_bots_show, cmd_check
 from arena.cli.local import (
     DEMO_DB,
     cmd_demo,
@@ -135,6 +136,9 @@ def _add_serve(commands: Any) -> None:
     serve.add_argument("--max-season-bots", type=arguments.positive_int,
                        default=DEFAULT_MAX_SEASON_BOTS, metavar="N",
                        help=f"refuse seasons of more bots (default {DEFAULT_MAX_SEASON_BOTS})")
+    serve.add_argument("--vet-sandbox", default=DEFAULT_SANDBOX, metavar="NAME",
+                       help="sandbox backend uploads are built and validated in (default "
+                       f"{DEFAULT_SANDBOX})")
     serve.set_defaults(handler=cmd_serve)
 
 
@@ -160,6 +164,24 @@ def _add_bots(commands: Any) -> None:
                                cmd_bots_register)
     register.add_argument("folders", nargs="+", type=Path, metavar="PATH")
     _client_command(bots, "list", "list registered bot versions", cmd_bots_list)
+    show = _client_command(bots, "show", "a bot's versions: status, owner, times, image, "
+                           "build log tail, validation, rating, recent faults", cmd_bots_show)
+    show.add_argument("name", metavar="NAME", help="a bot name, or NAME@VERSION")
+    logs = _client_command(bots, "logs", "print a version's build or validation log",
+                           cmd_bots_logs)
+    logs.add_argument("bot_id", metavar="NAME@VERSION")
+    which = logs.add_mutually_exclusive_group(required=True)
+    which.add_argument("--build", action="store_true", help="the image build log (tail)")
+    which.add_argument("--validation", action="store_true", help="the validation log")
+    reactivate = _client_command(bots, "reactivate", "make a deactivated version active "
+                                 "again (admin)", cmd_bots_reactivate)
+    reactivate.add_argument("bot_id", metavar="NAME@VERSION")
+    check = commands.add_parser("check", help="build and validate a bot folder here, as a "
+                                "server vets an upload (prints the build log and each hand)")
+    check.add_argument("folder", type=Path, metavar="FOLDER")
+    check.add_argument("--sandbox", default=None, metavar="NAME",
+                       help="sandbox backend (default docker; process/inprocess build nothing)")
+    check.set_defaults(handler=cmd_check)
 
 
 def _add_accounts(commands: Any) -> None:
@@ -168,6 +190,8 @@ def _add_accounts(commands: Any) -> None:
     submit.add_argument("folder", type=Path, metavar="FOLDER")
     submit.add_argument("--replace", action="store_true",
                         help="replace the code of this version (only if it has not played)")
+    submit.add_argument("--no-wait", action="store_true",
+                        help="return after the upload, not when the version is vetted")
     login = commands.add_parser("login", help="store a token for a server in your "
                                 "credentials file (~/.config/hollywood-arena/credentials)")
     _client_options(login)
@@ -187,8 +211,11 @@ def _add_season(commands: Any) -> None:
     seasons = season.add_subparsers(dest="season_command", required=True, metavar="ACTION")
     create = _client_command(seasons, "create", "create (and start) a season on the server",
                              cmd_season_create)
-    create.add_argument("--bots", nargs="+", required=True, metavar="BOT",
-                        help="bot ids (name@version, or name = latest version)")
+    entrants = create.add_mutually_exclusive_group(required=True)
+    entrants.add_argument("--bots", nargs="+", metavar="BOT",
+                          help="bot ids (name@version, or name = latest version)")
+    entrants.add_argument("--all-active", action="store_true",
+                          help="enter the newest active version of every bot")
     create.add_argument("--hold", action="store_true", help="store the plan, do not start")
     create.add_argument("--watch", action="store_true", help="follow it live afterwards")
     add_season_options(create)

@@ -18,7 +18,8 @@ from arena.cli.watching import ResilientWatch, say_retry
 
 def cmd_season_create(args: argparse.Namespace, console: Console) -> int:
     request = arena_pb2.CreateSeasonRequest(
-        bots=args.bots, config=season_config_message(args), name=args.name, hold=args.hold)
+        bots=args.bots or [], config=season_config_message(args), name=args.name,
+        hold=args.hold, all_active=args.all_active)
     with connect(args) as client:
         season = client.stub.CreateSeason(request, metadata=client.auth).season
         if args.json:

@@ -18,9 +18,11 @@ from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
 
 from arena.cli.client import ArenaClient, connect
+from arena.cli.lifecycle import rejection_text, wait_vetted
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import shown
 from arena.core.manifest import MANIFEST_NAME, BotManifest, ManifestError, submission_problem
+from arena.core.text import neutralise
 from arena.execution.bundles import bundle_of
 
 
@@ -82,8 +84,24 @@ def cmd_submit(args: argparse.Namespace, console: Console) -> int:
     archive = pack(args.folder)
     with connect(args) as client:
         response = client.submit(archive, replace=args.replace)
+        if not args.json:
+            console.print(describe(response), soft_wrap=True)
+        if args.no_wait:
+            if args.json:
+                print_json(to_json(response))
+            return 0
+
+        def show(status: str, detail: str) -> None:
+            if not args.json:
+                console.print(f"{response.bot.id}: {status}"
+                              + (f" ({neutralise(detail)})" if detail and status != "rejected"
+                                 else ""), soft_wrap=True)
+
+        version = wait_vetted(client, response.bot.id, on_status=show)
     if args.json:
-        print_json(to_json(response))
-    else:
-        console.print(describe(response), soft_wrap=True)
-    return 0
+        print_json({"upload": to_json(response), "version": to_json(version)})
+    if version.bot.status == "active":
+        return 0
+    if not args.json:
+        console.print(rejection_text(version), soft_wrap=True, markup=False)
+    return 1

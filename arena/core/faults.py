@@ -32,6 +32,9 @@ class FaultKind(StrEnum):
     """The bot speaks a protocol version the arena does not."""
     OUT_OF_MEMORY = "out_of_memory"
     """The sandbox killed the bot for exceeding its memory limit."""
+    DEACTIVATED = "deactivated"
+    """The bot version was deactivated (too many faults in a row): it forfeits its
+    remaining series without being started."""
 
 
 @dataclass

@@ -168,6 +168,9 @@ SETTINGS: Final[tuple[Setting, ...]] = (
             "(logistic Elo), false-positive rate alpha, false-negative rate beta"),
     Setting("max_pairs", int, 1000, "sprt: duplicate pairs played at most before the match "
             "stops undecided", "--max-pairs", "max_pairs", metavar="N", low=1, high=100_000),
+    Setting("deactivate_after", int, 5, "a bot version that loses this many series in a "
+            "row by its own fault is deactivated (forfeits the rest, joins no new season)",
+            "--deactivate-after", "deactivate_after", metavar="K", low=1, high=10_000),
 )
 SETTINGS_BY_NAME: Final = {setting.name: setting for setting in SETTINGS}
 
@@ -192,6 +195,7 @@ class SeasonConfig:
     tiebreak_pairs: int = 3
     sprt: str = "elo0=0,elo1=10,alpha=0.05,beta=0.05"
     max_pairs: int = 1000
+    deactivate_after: int = 5
 
     @classmethod
     def build(cls, **values: Any) -> SeasonConfig:

@@ -22,7 +22,8 @@ import threading
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 
-from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
+from arena.core.faults import BotFault, FaultKind
+from arena.core.series import BotRef, SeriesOutcome, SeriesSpec, outcome_of
 from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.execution import Executor
@@ -30,7 +31,9 @@ from arena.season.events import EventHub, SeasonEvent
 from arena.season.formats import Format, format_for, format_name
 from arena.season.standings_live import StandingsBoard
 from arena.storage import PlannedSeries, Storage
+from arena.storage.lifecycle import deactivate_if_streak, deactivation_of
 from engine.profiles import Profile
+from engine.series import Series
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +153,9 @@ class SeasonRunner:
             while waiting and len(in_flight) < self.executor.capacity and not self._stopping():
                 planned = waiting.popleft()
                 try:
-                    future = self.executor.submit(self._spec(planned))
+                    forfeit = self._deactivated_forfeit(planned)
+                    future = (self.executor.submit(self._spec(planned)) if forfeit is None
+                              else _done(forfeit))
                 except Exception as error:
                     self._fail(planned, error)
                     break
@@ -173,6 +178,7 @@ class SeasonRunner:
             self._fail(planned, error)
             return
         if stored:
+            self._count_faults(planned, outcome)
             if self.board is not None:  # published before watchers hear of the result
                 try:
                     self.board.update(self.season_id)
@@ -192,6 +198,42 @@ class SeasonRunner:
         if not self._error:
             self._error = f"series {planned.id}: {type(error).__name__}: {error}"
 
+    def _deactivated_forfeit(self, planned: PlannedSeries) -> SeriesOutcome | None:
+        """The forfeit of a series with a deactivated bot, played without starting
+        either bot (both deactivated: a draw, both forfeit); None to play it."""
+        reasons = [deactivation_of(self.storage, bot_id)
+                   for bot_id in (planned.seat0_bot, planned.seat1_bot)]
+        faults = [None if reason is None else BotFault(
+            FaultKind.DEACTIVATED, f"{bot_id} is deactivated: {reason}", seat=seat)
+            for seat, (bot_id, reason) in enumerate(
+                zip((planned.seat0_bot, planned.seat1_bot), reasons, strict=True))]
+        first, second = faults
+        if first is None and second is None:
+            return None
+        fault = first or second
+        assert fault is not None
+        if first is not None and second is not None:
+            first.other_seat_fault = second
+        winner = None if first is not None and second is not None else 1 - (fault.seat or 0)
+        series = Series(planned.seed, self.profile, max_hands=self.config.max_hands,
+                        swap_seats=planned.swap_seats)
+        return outcome_of(planned.id, series, winner, fault, (0.0, 0.0), 0.0)
+
+    def _count_faults(self, planned: PlannedSeries, outcome: SeriesOutcome) -> None:
+        """Deactivate a bot whose fault streak reached the season's limit."""
+        fault = outcome.fault
+        if fault is None or fault.kind is FaultKind.DEACTIVATED:
+            return
+        seats = (planned.seat0_bot, planned.seat1_bot)
+        faulted = [seats[fault.seat or 0]]
+        if fault.other_seat_fault is not None:
+            faulted.append(seats[1 - (fault.seat or 0)])
+        for bot_id in faulted:
+            if deactivate_if_streak(self.storage, bot_id, self.season_id,
+                                    self.config.deactivate_after):
+                log.warning("season %d: %s deactivated after %d series lost by a fault "
+                            "in a row", self.season_id, bot_id, self.config.deactivate_after)
+
     def _spec(self, planned: PlannedSeries) -> SeriesSpec:
         return SeriesSpec(
             series_id=planned.id,
@@ -209,3 +251,9 @@ class SeasonRunner:
             ref = BotRef.from_folder(self.storage.get_bot(bot_id).folder)
             self._bot_refs[bot_id] = ref
         return ref
+
+
+def _done(outcome: SeriesOutcome) -> Future[SeriesOutcome]:
+    future: Future[SeriesOutcome] = Future()
+    future.set_result(outcome)
+    return future

@@ -22,7 +22,11 @@ from arena.server.uploads import UploadLimits, UploadSlots, UploadTotals, receiv
 from arena.server.validation import inspect_bot_folder
 from arena.storage import BotRecord, Storage
 from arena.storage.authors import Author, add_author, list_authors, revoke_author
+from arena.storage.lifecycle import ACTIVE, RECEIVED
 from arena.storage.submissions import bundles_dir, store_submission, version_states
+
+if TYPE_CHECKING:
+    from arena.server.vetting import VettingWorker
 
 Response = TypeVar("Response")
 
@@ -56,6 +60,7 @@ class AccountsMixin:
     auth: Authenticator
     upload_limits: UploadLimits
     upload_slots: UploadSlots
+    vetting: VettingWorker | None
 
     if TYPE_CHECKING:
         def _call(self, context: grpc.ServicerContext, body: Callable[[], Response], *,
@@ -84,9 +89,12 @@ class AccountsMixin:
             try:
                 record, created, replaced = store_submission(
                     self.storage, submission, submitter=caller.author,
-                    replace=header.replace)
+                    replace=header.replace,
+                    status=ACTIVE if self.vetting is None else RECEIVED)
             except OSError as error:  # e.g. a full disk: nothing was stored
                 raise CannotStoreError(f"cannot store the bot's files: {error}") from None
+        if created and self.vetting is not None:  # built and validated after this returns
+            self.vetting.submit(record.id)
         return record, created, replaced, totals
 
     def register_from_disk(self, folder: Path) -> tuple[BotRecord, bool]:

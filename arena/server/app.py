@@ -46,6 +46,7 @@ from arena.server.service import MUTATING_METHODS, SERVICE_NAME, ArenaService
 from arena.server.stream_limits import StreamLimitInterceptor, StreamSlots
 from arena.server.tokens import ensure_admin_token
 from arena.server.uploads import UploadLimits
+from arena.server.vetting import VettingWorker
 from arena.storage import Storage
 from arena.web.serve import WebServer, start_web
 
@@ -96,8 +97,12 @@ class RunningServer:
     database_lock: DatabaseLock
     web: WebServer | None = None
     """The website, when started with ``http``."""
+    vetting: VettingWorker | None = None
+    """Builds and validates uploads (None: uploads are active at once)."""
 
     def stop(self, grace: float | None = 1.0) -> None:
+        if self.vetting is not None:
+            self.vetting.stop()
         if self.web is not None:
             self.web.stop()
         self.server.stop(grace).wait()
@@ -117,12 +122,16 @@ def start_server(
     http: tuple[str, int] | None = None,
     max_season_bots: int = DEFAULT_MAX_SEASON_BOTS,
     upload_limits: UploadLimits | None = None,
+    vetting_sandbox: str | None = None,
 ) -> RunningServer:
     """Open the database, start serving on ``host:port`` (port 0 = any free port),
     the website on ``http`` (host, port) if given, and resume interrupted seasons.
     Seasons play on ``executor_factory``'s executors (e.g.
     ``arena.execution.cluster_executor_factory``), by default on a local thread pool
-    running ``runner_factory``. Raises ``RuntimeError`` if a port cannot be bound and
+    running ``runner_factory``. With ``vetting_sandbox`` (a sandbox backend's name)
+    every uploaded version is built and validated in that backend before it may
+    play (``arena.server.vetting``); without, uploads are active at once (trusted
+    use: tests, tools that vet nothing). Raises ``RuntimeError`` if a port cannot be bound and
     ``ServerConflictError`` (a ``RuntimeError``) if another live server holds the
     database or the port."""
     db_path = Path(db_path)
@@ -135,7 +144,7 @@ def start_server(
         executors = executor_factory or local_executor_factory(
             runner_factory or sandbox_runner_factory)
         return _start(db_path, database_lock, listening, executors, resume, max_season_bots,
-                      upload_limits)
+                      upload_limits, vetting_sandbox)
     except BaseException:
         database_lock.release()
         raise
@@ -160,6 +169,7 @@ def _start(
     resume: bool,
     max_season_bots: int,
     upload_limits: UploadLimits | None,
+    vetting_sandbox: str | None,
 ) -> RunningServer:
     host, port, http = listening.host, listening.port, listening.http
     storage = Storage(db_path)
@@ -167,8 +177,9 @@ def _start(
     token = ensure_admin_token(token_path)
     hub = LoggingHub(storage)  # the operator's log: one line per season event and fault
     manager = LoggingSeasonManager(storage, executors, hub)
+    vetting = None if vetting_sandbox is None else VettingWorker(storage, vetting_sandbox)
     service = ArenaService(storage, manager, hub, token, max_season_bots=max_season_bots,
-                           upload_limits=upload_limits)
+                           upload_limits=upload_limits, vetting=vetting)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=listening.max_workers,
                                    thread_name_prefix="arena-rpc"),
@@ -205,9 +216,13 @@ def _start(
     server.start()
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    if vetting is not None:
+        waiting = vetting.resume()
+        if waiting:
+            log.info("vetting again: %s", ", ".join(waiting))
     if resume:
         resumed = manager.resume_interrupted()
         if resumed:
             log.info("resumed season(s) %s", ", ".join(map(str, resumed)))
     return RunningServer(server, f"{host}:{bound}", bound, storage, manager, service,
-                         token, token_path, database_lock, web)
+                         token, token_path, database_lock, web, vetting)

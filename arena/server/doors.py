@@ -101,6 +101,7 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
         "config": Nested(),
         "name": NAME,
         "hold": Scalar(),
+        "all_active": Scalar(),
     },
     "hollywood.arena.v1.SeasonConfig": {
         "profile": SETTING_TEXT,
@@ -119,6 +120,7 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
         "tiebreak_pairs": Scalar(),
         "sprt": SETTING_TEXT,
         "max_pairs": Scalar(),
+        "deactivate_after": Scalar(),
     },
     "hollywood.arena.v1.StartSeasonRequest": {"season_id": Id()},
     "hollywood.arena.v1.CancelSeasonRequest": {"season_id": Id()},
@@ -148,6 +150,8 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
     "hollywood.arena.v1.AddAuthorRequest": {"name": Text(32)},
     "hollywood.arena.v1.ListAuthorsRequest": {},
     "hollywood.arena.v1.RevokeAuthorRequest": {"name": Text(32)},
+    "hollywood.arena.v1.GetBotRequest": {"name": BOT_REFERENCE},
+    "hollywood.arena.v1.ReactivateBotRequest": {"bot_id": BOT_REFERENCE},
 }
 
 # A field with no entry in RULES still gets the strictest reading of its type.

@@ -36,12 +36,15 @@ from arena.server.convert import (
     series_message,
 )
 from arena.server.event_log import season_created
+from arena.server.lifecycle import LifecycleMixin, RequestError, check_active
 from arena.server.story import series_story
 from arena.server.uploads import UploadLimits, UploadRefused, UploadSlots
 from arena.server.validation import check_season_request
+from arena.server.vetting import VettingWorker
 from arena.server.watch import StandingsMessages, WatchMessages, WatchStream
 from arena.storage import ConflictError, NotFoundError, Storage
 from arena.storage.authors import AuthorError
+from arena.storage.lifecycle import LifecycleError, newest_active
 from arena.storage.submissions import NameTakenError, ReplaceRefusedError
 
 log = logging.getLogger(__name__)
@@ -51,7 +54,7 @@ SERVICE_NAME: Final = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full
 MUTATING_METHODS: Final = frozenset(
     f"/{SERVICE_NAME}/{name}"
     for name in ("RegisterBot", "CreateSeason", "StartSeason", "CancelSeason", "SubmitBot",
-                 "AddAuthor", "ListAuthors", "RevokeAuthor"))
+                 "AddAuthor", "ListAuthors", "RevokeAuthor", "ReactivateBot"))
 
 Response = TypeVar("Response")
 
@@ -75,15 +78,17 @@ def _invalid(message: str) -> _Abort:
     return _Abort(grpc.StatusCode.INVALID_ARGUMENT, message)
 
 
-class ArenaService(AccountsMixin, arena_pb2_grpc.ArenaServiceServicer):
-    """The ``ArenaService`` implementation (uploads and authors in ``AccountsMixin``)."""
+class ArenaService(LifecycleMixin, AccountsMixin, arena_pb2_grpc.ArenaServiceServicer):
+    """The ``ArenaService`` implementation (uploads and authors in ``AccountsMixin``,
+    a bot's lifecycle in ``LifecycleMixin``)."""
 
     def __init__(
         self, storage: Storage, manager: SeasonManager, hub: EventHub, token: str,
         *, max_season_bots: int = DEFAULT_MAX_SEASON_BOTS,
-        upload_limits: UploadLimits | None = None,
+        upload_limits: UploadLimits | None = None, vetting: VettingWorker | None = None,
     ) -> None:
         self.storage = storage
+        self.vetting = vetting
         self.manager = manager
         self.board: StandingsBoard = manager.board
         self.hub = hub
@@ -117,9 +122,9 @@ class ArenaService(AccountsMixin, arena_pb2_grpc.ArenaServiceServicer):
             code, message = grpc.StatusCode.ALREADY_EXISTS, str(error)
         except NameTakenError as error:
             code, message = grpc.StatusCode.PERMISSION_DENIED, str(error)
-        except ReplaceRefusedError as error:
+        except (ReplaceRefusedError, LifecycleError) as error:
             code, message = grpc.StatusCode.FAILED_PRECONDITION, str(error)
-        except (ConfigError, ManifestError, AuthorError, pages.PageError) as error:
+        except (RequestError, ConfigError, ManifestError, AuthorError, pages.PageError) as error:
             code, message = grpc.StatusCode.INVALID_ARGUMENT, str(error)
         except Exception as error:  # a bug or e.g. a locked database: say so, keep serving
             # An abort raised by a nested call, or by the interceptor decoding a
@@ -169,12 +174,22 @@ class ArenaService(AccountsMixin, arena_pb2_grpc.ArenaServiceServicer):
         return self._call(context, lambda: self._create_season(request), mutating=True)
 
     def _create_season(
-        self, request: arena_pb2.CreateSeasonRequest
+        self, original: arena_pb2.CreateSeasonRequest
     ) -> arena_pb2.CreateSeasonResponse:
+        request = original
+        if request.all_active:
+            if request.bots:
+                raise _invalid("all_active enters every bot's newest active version: "
+                               "give no bots with it")
+            request = arena_pb2.CreateSeasonRequest()  # a copy: the caller's stays
+            request.CopyFrom(original)
+            del request.bots[:]
+            request.bots.extend(newest_active(self.storage))
         ids, config = check_season_request(
             request, lambda reference: self.storage.resolve_bot(reference).id,
             lambda bot_id: BotManifest.load(self.storage.get_bot(bot_id).folder),
             max_bots=self.max_season_bots)
+        check_active(self.storage, ids)
         if not request.config.seed:
             config = config.with_changes(seed=secrets.randbelow(2**62) + 1)
         stored_config = config.to_dict()

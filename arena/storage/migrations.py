@@ -166,6 +166,11 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     replaced INTEGER NOT NULL DEFAULT 0  -- times its code was replaced before playing
 )""",
     )),
+    Migration(5, "each version's build and validation: image id and logs", (
+        "ALTER TABLE bot_versions ADD COLUMN image_id TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE bot_versions ADD COLUMN build_log TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE bot_versions ADD COLUMN validation_log TEXT NOT NULL DEFAULT ''",
+    )),
 )
 SCHEMA_VERSION: Final = MIGRATIONS[-1].version
 """The version this arena writes."""

@@ -8,10 +8,11 @@ name's owner is checked, the unpacked files are copied to the arena's own folder
 named by the version's content hash (``arena.core.manifest.content_hash``, the same
 name the cluster's bundles carry). A failure leaves none of it behind.
 
-A version's ``status`` is one of ``VERSION_STATUSES``; an upload is ``active`` at
-once until the build-and-validate pipeline exists (issue 11, points 4-5), which will
-store ``received`` and move it on. Versions registered before uploads have no
-``bot_versions`` row and count as ``active``, owned by the admin.
+A version's ``status`` is one of ``VERSION_STATUSES``; an upload is stored as
+``received`` for the server's vetting to move on (``arena.storage.lifecycle``), or
+``active`` at once by a server that vets nothing (tests, trusted tools). Versions
+registered before uploads have no ``bot_versions`` row and count as ``active``,
+owned by the admin.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from arena.storage.bot_files import copy_bot_files
 from arena.storage.records import BotRecord, ConflictError, _bot, utc_now
 from arena.storage.store import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, Storage
 
-VERSION_STATUSES: Final = ("received", "building", "validating", "active", "rejected")
+VERSION_STATUSES: Final = ("received", "building", "validating", "active", "rejected",
+                           "deactivated")
 ADMIN_OWNER: Final = ""
 
 
@@ -76,10 +78,12 @@ def name_owner(db: sqlite3.Connection, name: str) -> str | None:
 
 
 def store_submission(
-    storage: Storage, submission: Submission, *, submitter: str, replace: bool
+    storage: Storage, submission: Submission, *, submitter: str, replace: bool,
+    status: str = "active",
 ) -> tuple[BotRecord, bool, bool]:
     """Register ``submission`` for ``submitter`` (an author's name, or ``ADMIN_OWNER``
-    for the admin, who may use any name). Returns (record, created, replaced).
+    for the admin, who may use any name), its status ``status``. Returns (record,
+    created, replaced).
     Raises ``NameTakenError``, ``ConflictError`` (other code under an existing
     version, no ``replace``) or ``ReplaceRefusedError``; then nothing is stored."""
     manifest = submission.manifest
@@ -135,11 +139,12 @@ def store_submission(
                            (manifest.name, submitter, utc_now()))
             db.execute(
                 "INSERT INTO bot_versions (bot_id, submitted_by, bundle, status, "
-                "status_changed_at, replaced) VALUES (?,?,?,'active',?,0) "
+                "status_changed_at, replaced) VALUES (?,?,?,?,?,0) "
                 "ON CONFLICT(bot_id) DO UPDATE SET submitted_by=excluded.submitted_by, "
                 "bundle=excluded.bundle, status=excluded.status, status_detail='', "
-                "status_changed_at=excluded.status_changed_at, replaced=replaced+1",
-                (bot_id, submitter, bundle_name, utc_now()))
+                "status_changed_at=excluded.status_changed_at, replaced=replaced+1, "
+                "image_id='', build_log='', validation_log=''",
+                (bot_id, submitter, bundle_name, status, utc_now()))
             if not bundle.exists():
                 bundle.parent.mkdir(parents=True, exist_ok=True)
                 shutil.move(submission.archive, bundle)

@@ -1,0 +1,99 @@
+"""The ``ArenaService`` methods of a bot's lifecycle: ``GetBot`` (every version with
+its status, logs, rating and recent faults; open to everyone) and
+``ReactivateBot`` (the admin only). A mixin of ``arena.server.service.ArenaService``,
+which supplies ``_call``, ``storage`` and ``auth``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+import grpc
+from hollywood.arena.v1 import arena_pb2
+
+from arena.season.seeding import current_ratings
+from arena.server.accounts import bots_with_states
+from arena.server.auth import Authenticator
+from arena.storage import NotFoundError, Storage
+from arena.storage.lifecycle import (
+    ACTIVE,
+    LifecycleError,
+    reactivate,
+    recent_faults,
+    version_life,
+)
+from arena.storage.submissions import version_states
+
+Response = TypeVar("Response")
+
+
+class NotActiveError(LifecycleError):
+    """A season names a version that is not active."""
+
+
+class RequestError(ValueError):
+    """A request that misses what it needs."""
+
+
+def check_active(storage: Storage, bot_ids: list[str]) -> None:
+    """Raise ``NotActiveError`` naming the first of ``bot_ids`` that is not active."""
+    states = version_states(storage)
+    for bot_id in bot_ids:
+        state = states.get(bot_id)
+        if state is not None and state.status != ACTIVE:
+            detail = version_life(storage, bot_id).detail
+            why = f" ({detail})" if detail else ""
+            raise NotActiveError(
+                f"bot {bot_id} is {state.status}{why}: only active versions play; see "
+                f"`arena bots show {bot_id.partition('@')[0]}`")
+
+
+class LifecycleMixin:
+    """``GetBot`` and ``ReactivateBot`` (see the module's docstring)."""
+
+    storage: Storage
+    auth: Authenticator
+
+    if TYPE_CHECKING:
+        def _call(self, context: grpc.ServicerContext, body: Callable[[], Response], *,
+                  mutating: bool = False) -> Response: ...
+
+    def GetBot(self, request: arena_pb2.GetBotRequest, context: grpc.ServicerContext
+               ) -> arena_pb2.GetBotResponse:
+        return self._call(context, lambda: self._get_bot(request.name.strip()))
+
+    def _get_bot(self, name: str) -> arena_pb2.GetBotResponse:
+        if not name:
+            raise RequestError("name is required: a bot name or name@version")
+        if "@" in name:
+            records = [self.storage.get_bot(name)]
+        else:
+            records = [bot for bot in self.storage.list_bots() if bot.name == name]
+            if not records:
+                self.storage.resolve_bot(name)  # NOT_FOUND with suggestions
+                raise NotFoundError(f"unknown bot {name}")
+        ids = [record.id for record in records]
+        ratings = current_ratings(self.storage, ids)
+        response = arena_pb2.GetBotResponse()
+        for bot in bots_with_states(self.storage, records):
+            life = version_life(self.storage, bot.id)
+            version = response.versions.add(
+                bot=bot, status_detail=life.detail, status_changed_at=life.changed_at,
+                image_id=life.image_id, build_log=life.build_log,
+                validation_log=life.validation_log)
+            if bot.id in ratings:
+                version.rating, version.rated = ratings[bot.id], True
+            for fault in recent_faults(self.storage, bot.id):
+                version.recent_faults.add(series_id=fault.series_id, kind=fault.kind,
+                                          message=fault.message)
+        return response
+
+    def ReactivateBot(self, request: arena_pb2.ReactivateBotRequest,
+                      context: grpc.ServicerContext) -> arena_pb2.ReactivateBotResponse:
+        def body() -> arena_pb2.ReactivateBotResponse:
+            bot_id = request.bot_id.strip()
+            record = self.storage.get_bot(bot_id)
+            reactivate(self.storage, record.id)
+            [bot] = bots_with_states(self.storage, [record])
+            return arena_pb2.ReactivateBotResponse(bot=bot)
+        return self._call(context, body, mutating=True)

@@ -1,0 +1,224 @@
+"""A bot version's life after its upload: build, validation, deactivation.
+
+An uploaded version is ``received``; the server's vetting worker moves it to
+``building`` (Docker only), ``validating`` and then ``active`` or ``rejected``,
+keeping the image id, the build log's tail and the validation's log here. An
+``active`` version that loses too many series in a row by a fault is
+``deactivated`` (it plays no more until ``reactivate``). Versions registered before
+uploads have no ``bot_versions`` row and count as ``active``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Final
+
+from arena.core.text import safe_text
+from arena.storage.records import NotFoundError, utc_now
+from arena.storage.store import Storage
+
+RECEIVED: Final = "received"
+BUILDING: Final = "building"
+VALIDATING: Final = "validating"
+ACTIVE: Final = "active"
+REJECTED: Final = "rejected"
+DEACTIVATED: Final = "deactivated"
+IN_PROGRESS: Final = (RECEIVED, BUILDING, VALIDATING)
+MAX_LOG_CHARS: Final = 16 * 1024
+"""A stored build or validation log keeps its last this many characters."""
+MAX_DETAIL_CHARS: Final = 2000
+
+
+class LifecycleError(ValueError):
+    """A lifecycle step that does not apply (e.g. reactivating an active version)."""
+
+
+@dataclass(frozen=True)
+class VersionLife:
+    """One version's lifecycle record."""
+
+    bot_id: str
+    owner: str
+    status: str
+    detail: str
+    changed_at: str
+    image_id: str
+    build_log: str
+    validation_log: str
+
+
+def _tail(text: str) -> str:
+    return safe_text(text, MAX_LOG_CHARS, multiline=True, keep="tail")
+
+
+def _ensure_row(db: sqlite3.Connection, bot_id: str) -> None:
+    """A ``bot_versions`` row for a version registered before uploads (the admin's)."""
+    if db.execute("SELECT 1 FROM bots WHERE id=?", (bot_id,)).fetchone() is None:
+        raise NotFoundError(f"unknown bot {bot_id}")
+    db.execute("INSERT OR IGNORE INTO bot_versions (bot_id, submitted_by, bundle, status, "
+               "status_changed_at) VALUES (?, '', '', 'active', ?)", (bot_id, utc_now()))
+
+
+def set_status(storage: Storage, bot_id: str, status: str, detail: str = "") -> None:
+    """Move ``bot_id`` to ``status`` with ``detail`` (why; bounded, neutralised)."""
+    with storage.transaction() as db:
+        _ensure_row(db, bot_id)
+        db.execute("UPDATE bot_versions SET status=?, status_detail=?, status_changed_at=? "
+                   "WHERE bot_id=?",
+                   (status, safe_text(detail, MAX_DETAIL_CHARS, multiline=True), utc_now(),
+                    bot_id))
+
+
+def record_build(storage: Storage, bot_id: str, image_id: str, log: str) -> None:
+    with storage.transaction() as db:
+        _ensure_row(db, bot_id)
+        db.execute("UPDATE bot_versions SET image_id=?, build_log=? WHERE bot_id=?",
+                   (image_id, _tail(log), bot_id))
+
+
+def record_validation(storage: Storage, bot_id: str, log: str) -> None:
+    with storage.transaction() as db:
+        _ensure_row(db, bot_id)
+        db.execute("UPDATE bot_versions SET validation_log=? WHERE bot_id=?",
+                   (_tail(log), bot_id))
+
+
+def unfinished(storage: Storage) -> list[str]:
+    """Versions still to vet (received, building or validating), oldest first: what
+    a server restart picks up again."""
+    with storage.transaction() as db:
+        rows = db.execute(
+            "SELECT v.bot_id FROM bot_versions v JOIN bots b ON b.id = v.bot_id "
+            f"WHERE v.status IN ({','.join('?' * len(IN_PROGRESS))}) ORDER BY b.seq",
+            IN_PROGRESS).fetchall()
+    return [str(row["bot_id"]) for row in rows]
+
+
+def version_life(storage: Storage, bot_id: str) -> VersionLife:
+    """``bot_id``'s record (``NotFoundError`` if it is not registered)."""
+    with storage.transaction() as db:
+        row = db.execute(
+            "SELECT b.id, COALESCE(n.owner, '') AS owner, "
+            "COALESCE(v.status, 'active') AS status, COALESCE(v.status_detail, '') AS detail, "
+            "COALESCE(v.status_changed_at, b.registered_at) AS changed_at, "
+            "COALESCE(v.image_id, '') AS image_id, COALESCE(v.build_log, '') AS build_log, "
+            "COALESCE(v.validation_log, '') AS validation_log "
+            "FROM bots b LEFT JOIN bot_names n ON n.name = b.name "
+            "LEFT JOIN bot_versions v ON v.bot_id = b.id WHERE b.id=?", (bot_id,)).fetchone()
+    if row is None:
+        raise NotFoundError(f"unknown bot {bot_id}")
+    return VersionLife(row["id"], row["owner"], row["status"], row["detail"],
+                       row["changed_at"], row["image_id"], row["build_log"],
+                       row["validation_log"])
+
+
+def newest_active(storage: Storage) -> list[str]:
+    """The newest ``active`` version of every bot name, in registration order."""
+    with storage.transaction() as db:
+        rows = db.execute(
+            "SELECT b.id, b.name FROM bots b LEFT JOIN bot_versions v ON v.bot_id = b.id "
+            "WHERE COALESCE(v.status, 'active') = 'active' ORDER BY b.seq").fetchall()
+    newest: dict[str, str] = {}
+    for row in rows:
+        newest.pop(row["name"], None)  # keep the newest, placed where it was registered
+        newest[row["name"]] = row["id"]
+    return list(newest.values())
+
+
+def fault_streak(storage: Storage, bot_id: str, season_id: int) -> int:
+    """How many of ``bot_id``'s latest results in ``season_id``, in storage order,
+    were series it lost by its own fault (the current streak)."""
+    with storage.transaction() as db:
+        rows = db.execute(
+            "SELECT seat0_bot, seat1_bot, fault_json FROM series_results "
+            "WHERE season_id=? AND (seat0_bot=? OR seat1_bot=?) ORDER BY stored_seq DESC",
+            (season_id, bot_id, bot_id)).fetchall()
+    streak = 0
+    for row in rows:
+        if not _faulted(row, bot_id):
+            break
+        streak += 1
+    return streak
+
+
+def _faulted(row: sqlite3.Row, bot_id: str) -> bool:
+    if not row["fault_json"]:
+        return False
+    fault = json.loads(row["fault_json"])
+    seats = [row["seat0_bot"], row["seat1_bot"]]
+    seat = fault.get("seat")
+    if seat is None or not 0 <= seat < 2:
+        return False
+    other = fault.get("other_seat_fault")
+    return seats[seat] == bot_id or (other is not None and seats[1 - seat] == bot_id)
+
+
+def deactivation_of(storage: Storage, bot_id: str) -> str | None:
+    """Why ``bot_id`` is deactivated, or None if it is not."""
+    with storage.transaction() as db:
+        row = db.execute("SELECT status, status_detail FROM bot_versions WHERE bot_id=?",
+                         (bot_id,)).fetchone()
+    if row is None or row["status"] != DEACTIVATED:
+        return None
+    return str(row["status_detail"]) or "deactivated"
+
+
+def deactivate_if_streak(storage: Storage, bot_id: str, season_id: int, limit: int) -> bool:
+    """Deactivate ``bot_id`` if it lost its last ``limit`` series of ``season_id`` by
+    its own fault; True if this call deactivated it."""
+    streak = fault_streak(storage, bot_id, season_id)
+    if streak < limit:
+        return False
+    with storage.transaction() as db:
+        _ensure_row(db, bot_id)
+        cursor = db.execute(
+            "UPDATE bot_versions SET status=?, status_detail=?, status_changed_at=? "
+            "WHERE bot_id=? AND status=?",
+            (DEACTIVATED, f"lost {streak} series in a row by a fault in season {season_id}",
+             utc_now(), bot_id, ACTIVE))
+    return cursor.rowcount > 0
+
+
+def reactivate(storage: Storage, bot_id: str) -> None:
+    """Make a deactivated ``bot_id`` active again (``LifecycleError`` if it is not
+    deactivated)."""
+    with storage.transaction() as db:
+        _ensure_row(db, bot_id)
+        cursor = db.execute(
+            "UPDATE bot_versions SET status=?, status_detail='reactivated', "
+            "status_changed_at=? WHERE bot_id=? AND status=?",
+            (ACTIVE, utc_now(), bot_id, DEACTIVATED))
+        if cursor.rowcount == 0:
+            status = db.execute("SELECT status FROM bot_versions WHERE bot_id=?",
+                                (bot_id,)).fetchone()["status"]
+            raise LifecycleError(f"bot {bot_id} is {status}, not deactivated: nothing to "
+                             "reactivate")
+
+
+
+@dataclass(frozen=True)
+class LostByFault:
+    """A series ``bot_id`` lost by its own fault."""
+
+    series_id: str
+    kind: str
+    message: str
+
+
+def recent_faults(storage: Storage, bot_id: str, limit: int = 5) -> list[LostByFault]:
+    """``bot_id``'s latest ``limit`` series lost by its fault, newest first."""
+    with storage.transaction() as db:
+        rows = db.execute(
+            "SELECT series_id, seat0_bot, seat1_bot, fault_json FROM series_results "
+            "WHERE fault_json IS NOT NULL AND (seat0_bot=? OR seat1_bot=?) "
+            "ORDER BY finished_at DESC, stored_seq DESC LIMIT ?",
+            (bot_id, bot_id, limit * 4)).fetchall()
+    found = []
+    for row in rows:
+        if _faulted(row, bot_id):
+            fault = json.loads(row["fault_json"])
+            found.append(LostByFault(row["series_id"], str(fault.get("kind", "")),
+                                     str(fault.get("message", ""))))
+    return found[:limit]
