@@ -189,3 +189,35 @@ def test_a_real_socket_is_accepted(tmp_path: Path) -> None:
     with socket.socket(socket.AF_UNIX) as listener:
         listener.bind(str(tmp_path / "bot.sock"))
         wait_for_socket(tmp_path / "bot.sock", 5, never_dead)
+
+
+def test_removing_a_container_another_thread_is_removing_is_quiet(
+        caplog: pytest.LogCaptureFixture) -> None:
+    import docker
+    import requests
+
+    from arena.sandbox.docker_owner import remove_container
+
+    def refusal(status: int, text: str) -> docker.errors.APIError:
+        response = requests.Response()
+        response.status_code = status
+        return docker.errors.APIError(text, response=response, explanation=text)
+
+    class Api:
+        def __init__(self, error: Exception) -> None:
+            self.error = error
+
+        def remove_container(self, container_id: str, force: bool) -> None:
+            raise self.error
+
+    class Client:
+        def __init__(self, error: Exception) -> None:
+            self.api = Api(error)
+
+    busy = refusal(409, "removal of container abc is already in progress")
+    with caplog.at_level("WARNING"):
+        assert remove_container(Client(busy), "abc") is False
+    assert caplog.records == []
+    with caplog.at_level("WARNING"):
+        assert remove_container(Client(refusal(500, "engine broke")), "abc") is False
+    assert [record.levelname for record in caplog.records] == ["WARNING"]

@@ -87,11 +87,19 @@ def _list_volumes(client: Any, label: str) -> list[dict[str, Any]]:
     return volumes
 
 
+CONFLICT = 409
+
+
 def remove_container(client: Any, container_id: str) -> bool:
     """Remove a container; False when it was gone already or Docker refused."""
     try:
         client.api.remove_container(container_id, force=True)
     except docker.errors.NotFound:
+        return False
+    except docker.errors.APIError as error:
+        if error.status_code == CONFLICT and "already in progress" in str(error):
+            return False  # another thread of this arena is removing it right now
+        log.warning("could not remove container %s: %s", container_id[:12], error)
         return False
     except docker.errors.DockerException as error:
         log.warning("could not remove container %s: %s", container_id[:12], error)
