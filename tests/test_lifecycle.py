@@ -233,3 +233,25 @@ def test_docker_a_bot_that_fails_to_build_is_rejected_with_its_build_log(
         assert "image sha256:" in out
     finally:
         running.stop(grace=None)
+
+
+def test_a_bare_name_in_a_season_is_the_newest_active_version(
+        vetting_server: RunningServer, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    server = ("--server", vetting_server.address, "--token", vetting_server.token)
+    for name in ("alpha", "beta"):
+        assert run(capsys, "submit", str(bot_folder(tmp_path, name)), *server)[0] == 0
+    newer = bot_folder(tmp_path / "v2", "alpha", crash=True)
+    toml = (newer / "bot.toml").read_text().replace('version = "1.0.0"', 'version = "2.0.0"')
+    (newer / "bot.toml").write_text(toml)
+    code, out, _ = run(capsys, "submit", str(newer), *server)
+    assert code == 1 and "alpha@2.0.0 rejected" in out
+    code, _, err = run(capsys, "season", "create", "--bots", "alpha", "beta", "--hold",
+                       "--sandbox", "process", *server)
+    assert code == 0, err
+    with ArenaClient(vetting_server.address, vetting_server.token) as client:
+        season = client.stub.GetSeason(arena_pb2.GetSeasonRequest()).season
+    assert list(season.bot_ids) == ["alpha@1.0.0", "beta@1.0.0"]
+    code, _, err = run(capsys, "season", "create", "--bots", "alpha@2.0.0", "beta", "--hold",
+                       "--sandbox", "process", *server)
+    assert code != 0 and "bot alpha@2.0.0 is rejected" in err

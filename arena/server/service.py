@@ -185,8 +185,12 @@ class ArenaService(LifecycleMixin, AccountsMixin, arena_pb2_grpc.ArenaServiceSer
             request.CopyFrom(original)
             del request.bots[:]
             request.bots.extend(newest_active(self.storage))
+        # A bare name is its newest active version (a newer one may still be vetted
+        # or rejected); a bot without one resolves as usual and is refused below.
+        active = {bot_id.partition("@")[0]: bot_id for bot_id in newest_active(self.storage)}
         ids, config = check_season_request(
-            request, lambda reference: self.storage.resolve_bot(reference).id,
+            request, lambda reference: active.get(reference)
+            or self.storage.resolve_bot(reference).id,
             lambda bot_id: BotManifest.load(self.storage.get_bot(bot_id).folder),
             max_bots=self.max_season_bots)
         check_active(self.storage, ids)
