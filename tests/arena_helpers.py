@@ -71,3 +71,13 @@ def result(
                                  if both_failed_to_start else None)},
         think_seconds=(0.0, 0.0), wall_seconds=0.0, finished_at="2026-01-01T00:00:00Z",
     )
+
+
+def upload_folder(stub: Any, metadata: Any, folder: Path, *, replace: bool = False) -> Any:
+    """``folder`` uploaded as the ``arena`` command uploads it (packed on this side,
+    streamed to ``SubmitBot``): the ``arena_pb2.SubmitBotResponse``. ``metadata`` holds
+    the caller's token (the admin's or an author's)."""
+    from arena.cli.submit import pack
+    from arena.core.upload_messages import upload_messages
+
+    return stub.SubmitBot(upload_messages(pack(folder), replace=replace), metadata=metadata)

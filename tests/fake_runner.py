@@ -70,8 +70,7 @@ def fake_season_server(tmp_path: Path, bot_names: tuple[str, ...] = ("greedy", "
     """A server on a fresh database in ``tmp_path`` whose seasons play with ``runner``
     (``run_fake_series`` by default), with small bot folders of ``bot_names``
     registered."""
-    from arena_helpers import make_bot_folder
-    from hollywood.arena.v1 import arena_pb2
+    from arena_helpers import make_bot_folder, upload_folder
 
     from arena.cli.client import ArenaClient
     from arena.server.app import start_server
@@ -82,8 +81,7 @@ def fake_season_server(tmp_path: Path, bot_names: tuple[str, ...] = ("greedy", "
         with ArenaClient(running.address, running.token) as client:
             for name in bot_names:
                 folder = make_bot_folder(tmp_path / "bots", name)
-                client.stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(folder)),
-                                        metadata=client.auth)
+                upload_folder(client.stub, client.auth, folder)
         yield running
     finally:
         running.stop(grace=None)

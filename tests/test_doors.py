@@ -10,7 +10,6 @@ from pathlib import Path
 
 import grpc
 import pytest
-from arena_helpers import REPO_ROOT
 from fake_runner import run_fake_series
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
@@ -18,8 +17,6 @@ from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.server.app import RunningServer, start_server
 from arena.server.doors import RULES, refusal, request_types
-
-SAMPLES = REPO_ROOT / "sample_bots"
 
 
 def all_request_messages() -> Iterator[Descriptor]:
@@ -46,8 +43,8 @@ def test_every_field_of_every_request_has_a_rule() -> None:
     (arena_pb2.GetSeasonRequest(season_id=2**63),
      "season_id: 9223372036854775808 is out of range (0 to 9223372036854775807)"),
     (arena_pb2.GetSeasonRequest(season_id=2**63 - 1), None),
-    (arena_pb2.RegisterBotRequest(folder="/tmp/a\x00b"),
-     'folder: contains NUL (\\x00) at position 6, which is not allowed ("/tmp/a\\x00b")'),
+    (arena_pb2.GetBotRequest(name="tmp/a\x00b"),
+     'name: contains NUL (\\x00) at position 5, which is not allowed ("tmp/a\\x00b")'),
     (arena_pb2.GetSeriesRequest(series_id="1-\u202e2"),
      "series_id: contains RIGHT-TO-LEFT OVERRIDE (\\u202e) at position 2, which is not "
      'allowed ("1-\\u202e2")'),
@@ -120,9 +117,8 @@ def test_the_issue_examples_over_grpc(server: RunningServer) -> None:
             stub.StartSeason, arena_pb2.StartSeasonRequest(season_id=2**64 - 1))
         assert code == grpc.StatusCode.UNAUTHENTICATED
         code, details = code_and_details(
-            stub.RegisterBot, arena_pb2.RegisterBotRequest(folder=f"{SAMPLES}/random\x00"),
-            metadata=token)
-        assert code == grpc.StatusCode.INVALID_ARGUMENT and "folder: contains NUL" in details
+            stub.AddAuthor, arena_pb2.AddAuthorRequest(name="dora\x00"), metadata=token)
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and "name: contains NUL" in details
         code, details = code_and_details(
             stub.GetSeries, arena_pb2.GetSeriesRequest(series_id="1" * 1_000_000))
         assert code == grpc.StatusCode.INVALID_ARGUMENT and len(details) < 300

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena_helpers import FakeOutcome, make_bot_folder
+from arena_helpers import FakeOutcome, make_bot_folder, upload_folder
 from fake_runner import fake_season_server
 from hollywood.arena.v1 import arena_pb2
 
@@ -113,9 +113,8 @@ def test_text_lines_say_the_same_for_people(tmp_path: Path) -> None:
         try:
             with ArenaClient(running.address, running.token) as client:
                 for name in ("crashy", "steady"):
-                    client.stub.RegisterBot(arena_pb2.RegisterBotRequest(
-                        folder=str(make_bot_folder(tmp_path / "bots", name))),
-                        metadata=client.auth)
+                    upload_folder(client.stub, client.auth,
+                                  make_bot_folder(tmp_path / "bots", name))
             season_id = create(running, hold=False)
             assert running.manager.wait(season_id, timeout=30)
         finally:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from arena_helpers import make_bot_folder
+from arena_helpers import make_bot_folder, upload_folder
 from fake_runner import run_fake_series
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
@@ -31,8 +31,7 @@ def stub(server: RunningServer, tmp_path: Path) -> Iterator[arena_pb2_grpc.Arena
         stub = arena_pb2_grpc.ArenaServiceStub(channel)
         # The fake runner: a name holding "random" plays at random, others knock.
         for name in ("k1", "k2", "k3", "random1", "random2"):
-            stub.RegisterBot(arena_pb2.RegisterBotRequest(
-                folder=str(make_bot_folder(tmp_path / "bots", name))), metadata=auth(server))
+            upload_folder(stub, auth(server), make_bot_folder(tmp_path / "bots", name))
         yield stub
 
 

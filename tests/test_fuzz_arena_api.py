@@ -12,7 +12,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from arena_helpers import REPO_ROOT
+from arena_helpers import REPO_ROOT, upload_folder
 from fake_runner import run_fake_series
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 from hypothesis import HealthCheck, given, settings
@@ -26,8 +26,7 @@ SERVICE = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"]
 KNOWN_TEXTS = (
     "random", "greedy", "random@1.0.0", "greedy@1.0.0", "1", "1-1", "1-2", "0-1",
     "friendly", "classic", "inprocess", "process", "docker",
-    str(SAMPLES / "random"), str(SAMPLES / "greedy"), str(SAMPLES / "shark"),
-    str(SAMPLES), "/nonexistent/bot", "/", "~",
+    "/nonexistent/bot", "/", "~",
 )
 BAD_ANSWERS = (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN)
 
@@ -41,8 +40,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     with grpc.insecure_channel(running.address) as channel:
         stub = arena_pb2_grpc.ArenaServiceStub(channel)
         for name in ("random", "greedy"):
-            stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(SAMPLES / name)),
-                             metadata=token)
+            upload_folder(stub, token, SAMPLES / name)
         season = stub.CreateSeason(arena_pb2.CreateSeasonRequest(
             bots=["random", "greedy"], name="seeded",
             config=arena_pb2.SeasonConfig(max_hands=3)), metadata=token).season

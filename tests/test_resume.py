@@ -20,7 +20,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from arena_helpers import REPO_ROOT
+from arena_helpers import REPO_ROOT, upload_folder
 from hollywood.arena.v1 import arena_pb2
 from polling import wait_until
 
@@ -44,8 +44,7 @@ def start_serve(db: Path, port: int) -> subprocess.Popen[bytes]:
 def register_active(client: ArenaClient, names: Sequence[str]) -> None:
     """Register the sample bots ``names`` and wait until the server has vetted them."""
     for name in names:
-        client.stub.RegisterBot(arena_pb2.RegisterBotRequest(
-            folder=str(REPO_ROOT / "sample_bots" / name)), metadata=client.auth)
+        upload_folder(client.stub, client.auth, REPO_ROOT / "sample_bots" / name)
     for name in names:
         wait_until(lambda: client.stub.GetBot(arena_pb2.GetBotRequest(name=name))  # noqa: B023
                    .versions[-1].bot.status == "active", what=f"{name} vetted", bound_s=60)

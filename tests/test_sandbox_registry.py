@@ -11,7 +11,7 @@ from typing import ClassVar
 
 import grpc
 import pytest
-from arena_helpers import REPO_ROOT, make_bot_folder
+from arena_helpers import REPO_ROOT, make_bot_folder, upload_folder
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.cli.parser import build_parser
@@ -84,8 +84,7 @@ def _create(server: RunningServer, bots: list[str], backend: str) -> arena_pb2.S
     token = (("authorization", f"Bearer {server.token}"),)
     with grpc.insecure_channel(server.address) as channel:
         stub = arena_pb2_grpc.ArenaServiceStub(channel)
-        ids = [stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(bot)),
-                                metadata=token).bot.id for bot in bots]
+        ids = [upload_folder(stub, token, bot).bot.id for bot in bots]
         return stub.CreateSeason(arena_pb2.CreateSeasonRequest(
             bots=ids, config=arena_pb2.SeasonConfig(
                 sandbox_backend=backend, series_per_pair=2, max_hands=5, concurrency=1)),

@@ -12,13 +12,15 @@ from typing import Any
 
 import grpc
 import pytest
-from arena_helpers import REPO_ROOT, make_bot_folder
+from arena_helpers import REPO_ROOT, make_bot_folder, upload_folder
 from fake_runner import run_fake_series
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
+from arena.cli.submit import pack
 from arena.core.faults import BotFault, FaultKind
 from arena.core.series import SeriesOutcome, SeriesSpec
+from arena.core.upload_messages import upload_messages
 from arena.server.app import RunningServer, start_server
 from engine import Series
 
@@ -44,8 +46,7 @@ def auth(server: RunningServer) -> tuple[tuple[str, str]]:
 
 
 def register(stub, server, folder: Path) -> arena_pb2.Bot:
-    return stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(folder)),
-                            metadata=auth(server)).bot
+    return upload_folder(stub, auth(server), folder).bot
 
 
 def expect_error(code: grpc.StatusCode, fragment: str, call, *args, **kwargs) -> None:
@@ -67,10 +68,10 @@ def test_token_file_is_owner_only_and_stable(server: RunningServer, tmp_path: Pa
 
 
 def test_mutations_need_the_token(server: RunningServer, stub) -> None:
-    request = arena_pb2.RegisterBotRequest(folder=str(SAMPLES / "random"))
-    expect_error(grpc.StatusCode.UNAUTHENTICATED, "admin token", stub.RegisterBot, request)
-    expect_error(grpc.StatusCode.UNAUTHENTICATED, "wrong admin token", stub.RegisterBot,
-                 request, metadata=(("authorization", "Bearer nope"),))
+    folder = SAMPLES / "random"
+    expect_error(grpc.StatusCode.UNAUTHENTICATED, "admin token", upload_folder, stub, None, folder)
+    expect_error(grpc.StatusCode.UNAUTHENTICATED, "wrong admin token", upload_folder, stub,
+                 (("authorization", "Bearer nope"),), folder)
     for call, message in (
         (stub.CreateSeason, arena_pb2.CreateSeasonRequest(bots=["a", "b"])),
         (stub.StartSeason, arena_pb2.StartSeasonRequest(season_id=1)),
@@ -78,7 +79,7 @@ def test_mutations_need_the_token(server: RunningServer, stub) -> None:
     ):
         expect_error(grpc.StatusCode.UNAUTHENTICATED, "admin token", call, message)
     assert server.storage.count_rows()["bots"] == 0
-    assert stub.RegisterBot(request, metadata=auth(server)).created
+    assert upload_folder(stub, auth(server), folder).created
     assert [b.id for b in stub.ListBots(arena_pb2.ListBotsRequest()).bots] == ["random@1.0.0"]
 
 
@@ -98,22 +99,14 @@ def test_health_and_reflection_are_served(server: RunningServer) -> None:
 
 
 def test_bad_input_gets_specific_errors_and_changes_nothing(
-    server: RunningServer, stub, tmp_path: Path
+    server: RunningServer, stub
 ) -> None:
+    # Bad uploads: tests/test_submit.py.
     register(stub, server, SAMPLES / "random")
     register(stub, server, SAMPLES / "greedy")
     before = server.storage.count_rows()
     md = auth(server)
-    broken = tmp_path / "broken"
-    broken.mkdir()
-    (broken / "bot.toml").write_text('name = "Bad Name"\nversion = "1"\nlanguage = "x"\n')
     cases = [
-        (grpc.StatusCode.INVALID_ARGUMENT, "does not exist", stub.RegisterBot,
-         arena_pb2.RegisterBotRequest(folder=str(tmp_path / "nowhere"))),
-        (grpc.StatusCode.INVALID_ARGUMENT, "name 'Bad Name' must match", stub.RegisterBot,
-         arena_pb2.RegisterBotRequest(folder=str(broken))),
-        (grpc.StatusCode.INVALID_ARGUMENT, "folder is required", stub.RegisterBot,
-         arena_pb2.RegisterBotRequest(folder="  ")),
         (grpc.StatusCode.NOT_FOUND, "unknown bot 'nobody'", stub.CreateSeason,
          arena_pb2.CreateSeasonRequest(bots=["random", "nobody"])),
         (grpc.StatusCode.INVALID_ARGUMENT, "at least two bots, got 1", stub.CreateSeason,
@@ -160,19 +153,6 @@ def test_bad_input_gets_specific_errors_and_changes_nothing(
                      bots=["random", "greedy"],
                      config=arena_pb2.SeasonConfig(decision_seconds=float("nan"))),
                  metadata=md)
-    assert server.storage.count_rows() == before
-
-
-def test_reregistering_changed_content_under_same_version_fails(
-    server: RunningServer, stub, tmp_path: Path
-) -> None:
-    folder = make_bot_folder(tmp_path, "alpha")
-    first = register(stub, server, folder)
-    assert register(stub, server, folder).content_hash == first.content_hash
-    (folder / "alpha.py").write_text("x = 1\n")
-    before = server.storage.count_rows()
-    expect_error(grpc.StatusCode.ALREADY_EXISTS, "different content", stub.RegisterBot,
-                 arena_pb2.RegisterBotRequest(folder=str(folder)), metadata=auth(server))
     assert server.storage.count_rows() == before
 
 
@@ -255,17 +235,15 @@ def test_new_version_is_a_separate_entry_with_its_own_results(
 
 
 
-def test_failed_copy_is_invalid_argument_and_changes_nothing(
+def test_an_upload_the_server_cannot_store_fails_and_changes_nothing(
     server: RunningServer, stub, tmp_path: Path
 ) -> None:
     # A file where the arena keeps bot copies makes the copy fail (as root too).
     server.storage.bots_dir.parent.mkdir(parents=True, exist_ok=True)
     server.storage.bots_dir.write_text("in the way")
     before = server.storage.count_rows()
-    expect_error(grpc.StatusCode.INVALID_ARGUMENT, "cannot read or copy the bot folder",
-                 stub.RegisterBot,
-                 arena_pb2.RegisterBotRequest(folder=str(make_bot_folder(tmp_path, "alpha"))),
-                 metadata=auth(server))
+    expect_error(grpc.StatusCode.INTERNAL, "cannot store the bot's files", upload_folder,
+                 stub, auth(server), make_bot_folder(tmp_path, "alpha"))
     assert server.storage.count_rows() == before
 
 
@@ -334,12 +312,15 @@ def test_undecodable_request_is_invalid_argument_and_auth_still_comes_first(
         assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert caught.value.details().startswith("malformed WatchSeasonRequest: ")
         # Well-formed bytes are decoded and served as before.
-        request = arena_pb2.RegisterBotRequest(folder=str(SAMPLES / "random"))
-        reply = arena_pb2.RegisterBotResponse.FromString(
-            raw_call(channel, "RegisterBot")(request.SerializeToString(), metadata=auth(server)))
+        submit = channel.stream_unary("/hollywood.arena.v1.ArenaService/SubmitBot",
+                                      request_serializer=None, response_deserializer=None)
+        upload = [message.SerializeToString()
+                  for message in upload_messages(pack(SAMPLES / "random"))]
+        reply = arena_pb2.SubmitBotResponse.FromString(
+            submit(iter(upload), metadata=auth(server)))
         assert reply.bot.id == "random@1.0.0" and reply.created
         with pytest.raises(grpc.RpcError) as caught:
-            raw_call(channel, "RegisterBot")(request.SerializeToString())
+            submit(iter(upload))
         assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
     assert server.storage.count_rows() == {**before, "bots": 1}
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from arena_helpers import make_bot_folder
+from arena_helpers import make_bot_folder, upload_folder
 from fake_runner import run_fake_series
 from hollywood.arena.v1 import arena_pb2
 
@@ -43,8 +43,7 @@ def _held_season(client: ArenaClient, tmp_path: Path) -> int:
     ids = []
     for name in ("alpha", "beta"):
         folder = make_bot_folder(tmp_path / "bots", name)
-        ids.append(client.stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(folder)),
-                                           metadata=client.auth).bot.id)
+        ids.append(upload_folder(client.stub, client.auth, folder).bot.id)
     # A held season never ends, so its watch streams stay open.
     season = client.stub.CreateSeason(
         arena_pb2.CreateSeasonRequest(bots=ids, hold=True), metadata=client.auth).season

@@ -340,19 +340,23 @@ def test_a_decompression_bomb_in_a_header_is_refused_before_it_is_read(tmp_path:
         running.stop(grace=None)
 
 
-def test_register_bot_of_a_server_folder_is_the_admins_upload_of_it(
-        server: RunningServer, tmp_path: Path) -> None:
-    with ArenaClient(server.address, server.token) as client:
-        loose = make_bot_folder(tmp_path, "loose", version="1.0")
-        with pytest.raises(grpc.RpcError) as caught:
-            client.stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(loose)),
-                                    metadata=client.auth)
-        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-        assert "version '1.0' must be MAJOR.MINOR.PATCH" in caught.value.details()
-        response = client.stub.RegisterBot(
-            arena_pb2.RegisterBotRequest(folder=str(SAMPLES / "greedy")), metadata=client.auth)
-    assert response.created and response.bot.status == "active" and not response.bot.owner
-    assert (bundles_dir(server.storage) / f"{response.bot.content_hash}.tar.gz").is_file()
+def test_bots_register_is_the_admins_upload_stored_in_the_servers_data_directory(
+        server: RunningServer, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    admin = ("--server", server.address, "--token-file", str(server.token_path))
+    loose = make_bot_folder(tmp_path, "loose", version="1.0")
+    code, _, err = run(capsys, "bots", "register", str(loose), *admin)
+    assert code == 2 and "version '1.0' must be MAJOR.MINOR.PATCH" in err
+    assert stored_nothing(server)
+    code, out, err = run(capsys, "bots", "register", str(SAMPLES / "greedy"), *admin, "--json")
+    assert code == 0, err
+    [response] = json.loads(out)
+    bot = response["bot"]
+    assert response["created"] and bot["status"] == "active" and not bot.get("owner")
+    # The server keeps its own copy, never the folder the client named.
+    folder = Path(bot["folder"])
+    assert folder.is_relative_to(server.storage.bots_dir)
+    assert not folder.is_relative_to(SAMPLES)
+    assert (bundles_dir(server.storage) / f"{bot['content_hash']}.tar.gz").is_file()
 
 
 def test_author_commands_refuse_bad_names_duplicates_and_unknown_authors(

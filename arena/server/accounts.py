@@ -1,25 +1,20 @@
 """The ``ArenaService`` methods of accounts and uploads: ``SubmitBot`` (authors and
-the admin; ``RegisterBot`` of a folder on the server's disk goes the same way) and
-``AddAuthor`` / ``ListAuthors`` / ``RevokeAuthor`` (the admin only). A mixin of
+the admin: the only way a bot reaches the server, which never opens a path a client
+names) and ``AddAuthor`` / ``ListAuthors`` / ``RevokeAuthor`` (the admin only). A mixin of
 ``arena.server.service.ArenaService``, which supplies ``_call``, ``storage`` and
 ``auth``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 import grpc
 from hollywood.arena.v1 import arena_pb2
 
-from arena.core.manifest import ManifestError, submission_problem
-from arena.core.upload_messages import upload_messages
-from arena.execution.bundles import bundle_of
-from arena.server.auth import ADMIN, Authenticator, Caller
+from arena.server.auth import Authenticator, Caller
 from arena.server.convert import bot_message
 from arena.server.uploads import UploadLimits, UploadSlots, UploadTotals, receive_upload
-from arena.server.validation import inspect_bot_folder
 from arena.storage import BotRecord, Storage
 from arena.storage.authors import Author, add_author, list_authors, revoke_author
 from arena.storage.lifecycle import ACTIVE, RECEIVED
@@ -96,24 +91,6 @@ class AccountsMixin:
         if created and self.vetting is not None:  # built and validated after this returns
             self.vetting.submit(record.id)
         return record, created, replaced, totals
-
-    def register_from_disk(self, folder: Path) -> tuple[BotRecord, bool]:
-        """``RegisterBot`` (admin only): a folder on the server's own disk, registered
-        as the admin's upload of it (the same checks and storage as ``SubmitBot``)."""
-        bot = inspect_bot_folder(folder)
-        problem = submission_problem(bot.manifest)
-        if problem is not None:
-            raise ManifestError(f"{bot.folder}: {problem}")
-        try:
-            archive = bundle_of(bot.folder).archive
-        except OSError as error:  # unreadable file, vanished folder
-            raise ManifestError(f"cannot read the bot folder {bot.folder}: {error}") from None
-        try:
-            record, created, _, _ = self._receive(upload_messages(archive), ADMIN)
-        except CannotStoreError as error:
-            raise ManifestError(f"cannot read or copy the bot folder {bot.folder}: "
-                                f"{error}") from None
-        return record, created
 
     def AddAuthor(
         self, request: arena_pb2.AddAuthorRequest, context: grpc.ServicerContext

@@ -94,7 +94,6 @@ MAX_BOT_REFERENCES: Final = 10_000
 is checked after the door."""
 
 RULES: Final[dict[str, dict[str, Rule]]] = {
-    "hollywood.arena.v1.RegisterBotRequest": {"folder": Text(4096)},
     "hollywood.arena.v1.ListBotsRequest": {},
     "hollywood.arena.v1.CreateSeasonRequest": {
         "bots": Items(MAX_BOT_REFERENCES, BOT_REFERENCE),

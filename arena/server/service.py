@@ -12,7 +12,6 @@ import json
 import logging
 import secrets
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Final, TypeVar
 
 import grpc
@@ -53,8 +52,8 @@ MAX_STATUS_CHARS: Final = 1000
 SERVICE_NAME: Final = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
 MUTATING_METHODS: Final = frozenset(
     f"/{SERVICE_NAME}/{name}"
-    for name in ("RegisterBot", "CreateSeason", "StartSeason", "CancelSeason", "SubmitBot",
-                 "AddAuthor", "ListAuthors", "RevokeAuthor", "ReactivateBot"))
+    for name in ("CreateSeason", "StartSeason", "CancelSeason", "SubmitBot", "AddAuthor",
+                 "ListAuthors", "RevokeAuthor", "ReactivateBot"))
 
 Response = TypeVar("Response")
 
@@ -147,18 +146,6 @@ class ArenaService(LifecycleMixin, AccountsMixin, arena_pb2_grpc.ArenaServiceSer
         return requested if requested else self.storage.latest_season_id()
 
     # -- bots
-
-    def RegisterBot(
-        self, request: arena_pb2.RegisterBotRequest, context: grpc.ServicerContext
-    ) -> arena_pb2.RegisterBotResponse:
-        return self._call(context, lambda: self._register(request), mutating=True)
-
-    def _register(self, request: arena_pb2.RegisterBotRequest) -> arena_pb2.RegisterBotResponse:
-        if not request.folder.strip():
-            raise _invalid("folder is required: the path of a bot folder holding bot.toml")
-        record, created = self.register_from_disk(Path(request.folder))
-        [bot] = bots_with_states(self.storage, [record])
-        return arena_pb2.RegisterBotResponse(bot=bot, created=created)
 
     def ListBots(
         self, request: arena_pb2.ListBotsRequest, context: grpc.ServicerContext

@@ -1,6 +1,6 @@
-"""The checks of RegisterBot and CreateSeason, without the change: for the service,
-and for clients that check a whole batch before changing anything
-(``arena season run``)."""
+"""The checks of CreateSeason, without the change, for the service; and of bot
+folders on the client's own machine, for commands that check a whole batch before
+uploading any (``arena bots register``, ``season run``, ``demo``)."""
 
 from __future__ import annotations
 

@@ -35,6 +35,7 @@ from hollywood.arena.v1 import arena_pb2  # noqa: E402
 
 from arena.cli.client import ArenaClient  # noqa: E402
 from arena.cli.local import sample_bot_folders  # noqa: E402
+from arena.cli.submit import upload_all  # noqa: E402
 from arena.core.settings import default_concurrency  # noqa: E402
 from arena.sandbox.images import prepare_base  # noqa: E402
 from arena.server.app import start_server  # noqa: E402
@@ -97,9 +98,8 @@ def main() -> int:
         server = start_server(db, port=0)
         try:
             with ArenaClient(server.address, server.token) as client:
-                ids = [client.stub.RegisterBot(arena_pb2.RegisterBotRequest(folder=str(f)),
-                                               metadata=client.auth).bot.id
-                       for f in sample_bot_folders()]
+                ids = [response.bot.id
+                       for response in upload_all(client, sample_bot_folders())]
                 # Warm-up: build every bot image before timing (builds are cached).
                 from arena.sandbox.images import build_bot_image
 
