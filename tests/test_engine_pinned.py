@@ -10,6 +10,7 @@ from deal_helpers import make_deal
 from engine import ALL_CARDS, CLASSIC, FRIENDLY, Card, Deal, Hand, Profile, observe, parse_cards
 from engine.actions import Action, ActionKind, ActionParseError
 from engine.dealing import derive_seed
+from engine.hand import Move
 from engine.hand_result import HandResult
 from engine.observation import Observation
 from engine.phase import Phase
@@ -208,3 +209,28 @@ def test_a_seed_that_is_not_an_int_is_refused_naming_its_type() -> None:
     with pytest.raises(TypeError) as caught:
         derive_seed("7", "hand:1")  # type: ignore[arg-type]
     assert str(caught.value) == "a seed must be an int, got str"
+
+
+def test_a_knock_is_settled_under_the_hands_own_profile() -> None:
+    # RULES §8.2: seat 0 goes gin (Kd discarded); seat 1's deadwood is 18. With a gin
+    # bonus of 31 instead of the friendly 25, the hand is worth 31 + 18 = 49.
+    profile = FRIENDLY.derive(gin_bonus=31)
+    hand = Hand(make_deal("4h 5h 6h 9c 9d 9s Ac 2c 3c Kd", "Tc Jc Qc 5d 6d 7d Ks 3s 2d 3h",
+                          "8s", "7h"), dealer=1, profile=profile)
+    for text in ("pass", "pass", "draw stock", "knock Kd"):
+        hand.apply(Action.parse(text))
+    assert hand.result is not None
+    assert (hand.result.kind, hand.result.winner, hand.result.points) == ("gin", 0, 49)
+
+
+def test_after_a_knock_the_hand_records_the_knocker_and_keeps_what_it_knows() -> None:
+    # Seat 1 takes the upcard Qd (now known to seat 0) and knocks with the Kc, keeping
+    # the Qd as its 10 deadwood.
+    hand = Hand(make_deal(DEFENDER_CARDS, KNOCKER_CARDS, "Qd", "9d"), dealer=0, profile=CLASSIC)
+    hand.apply(Action.parse("draw discard"))
+    assert hand.taken_card == Card.parse("Qd")
+    hand.apply(Action.parse("knock Kc"))
+    assert hand.knocker == 1
+    assert hand.moves[-1] == Move(1, Action.parse("knock Kc"))
+    assert hand.known_cards(1) == [Card.parse("Qd")]
+    assert hand.taken_card is None
