@@ -234,3 +234,19 @@ def test_after_a_knock_the_hand_records_the_knocker_and_keeps_what_it_knows() ->
     assert hand.moves[-1] == Move(1, Action.parse("knock Kc"))
     assert hand.known_cards(1) == [Card.parse("Qd")]
     assert hand.taken_card is None
+
+
+def test_each_move_names_its_seat_and_every_card_taken_from_the_pile_stays_known() -> None:
+    # Seat 1 takes the upcard Qd and discards the Kc; seat 0 draws the 9d and throws it;
+    # seat 1 takes the 9d too: seat 1 is now known to hold both pile cards.
+    hand = Hand(make_deal(DEFENDER_CARDS, KNOCKER_CARDS, "Qd", "9d"), dealer=0, profile=CLASSIC)
+    for text in ("draw discard", "discard Kc", "draw stock", "discard 9d", "draw discard"):
+        hand.apply(Action.parse(text))
+    qd, nd = Card.parse("Qd"), Card.parse("9d")
+    assert hand.moves == [
+        Move(1, Action.parse("draw discard"), qd), Move(1, Action.parse("discard Kc")),
+        Move(0, Action.parse("draw stock"), nd), Move(0, Action.parse("discard 9d")),
+        Move(1, Action.parse("draw discard"), nd),
+    ]
+    assert hand.known_cards(1) == [nd, qd]
+    assert hand.known_cards(0) == []
