@@ -8,9 +8,9 @@ import pytest
 from deal_helpers import make_deal
 
 from engine import ALL_CARDS, CLASSIC, FRIENDLY, Card, Deal, Hand, Profile, observe, parse_cards
-from engine.actions import Action, ActionKind, ActionParseError
+from engine.actions import Action, ActionKind, ActionParseError, IllegalActionError
 from engine.dealing import derive_seed
-from engine.hand import Move
+from engine.hand import Move, cannot_knock
 from engine.hand_result import HandResult
 from engine.observation import Observation
 from engine.phase import Phase
@@ -250,3 +250,38 @@ def test_each_move_names_its_seat_and_every_card_taken_from_the_pile_stays_known
     ]
     assert hand.known_cards(1) == [nd, qd]
     assert hand.known_cards(0) == []
+
+
+def _refusal(hand: Hand, text: str) -> str:
+    with pytest.raises(IllegalActionError) as caught:
+        hand.apply(Action.parse(text))
+    return str(caught.value)
+
+
+def test_each_illegal_draw_or_pass_is_refused_with_its_whole_reason() -> None:
+    hand = fresh_hand()
+    assert _refusal(hand, "draw stock") == (
+        "illegal action draw stock: during the upcard offer the only choices are to take "
+        "the upcard (draw discard) or pass")
+    hand.apply(Action.parse("pass"))
+    hand.apply(Action.parse("pass"))
+    assert _refusal(hand, "draw discard") == (
+        "illegal action draw discard: after both players passed the upcard, the first draw "
+        "is from the stock")
+    assert _refusal(hand, "pass") == (
+        "illegal action pass: pass is only legal during the upcard offer")
+
+
+def test_an_action_after_the_hand_is_over_is_refused_saying_so() -> None:
+    hand = Hand(make_deal(DEFENDER_CARDS, KNOCKER_CARDS, "Qd", "9d"), dealer=0, profile=FRIENDLY)
+    for text in ("pass", "pass", "draw stock", "knock Kc"):
+        hand.apply(Action.parse(text))
+    assert _refusal(hand, "draw stock") == "the hand is over: no action is legal"
+
+
+def test_the_knock_pre_check_discards_the_largest_loose_card_in_any_suit() -> None:
+    # Melds 4h-5h-6h, 7c-8c-9c, Jd-Qd-Kd; loose Ks (10) and 9h (9). Discarding the Ks
+    # leaves 9 deadwood, within a knock limit of 9: the cheap check must not rule it out.
+    mask = sum(card.bit for card in parse_cards("4h 5h 6h 7c 8c 9c Jd Qd Kd Ks 9h"))
+    assert cannot_knock(mask, 9) is False
+    assert cannot_knock(mask, 8) is True  # 19 - 10 = 9 > 8
