@@ -285,3 +285,10 @@ def test_the_knock_pre_check_discards_the_largest_loose_card_in_any_suit() -> No
     mask = sum(card.bit for card in parse_cards("4h 5h 6h 7c 8c 9c Jd Qd Kd Ks 9h"))
     assert cannot_knock(mask, 9) is False
     assert cannot_knock(mask, 8) is True  # 19 - 10 = 9 > 8
+
+
+def test_a_fresh_hand_has_no_knocker_and_no_taken_card() -> None:
+    hand = fresh_hand()
+    assert hand.knocker is None
+    assert hand.taken_card is None
+    assert hand.banned_discard is None  # FRIENDLY bans only a card actually taken
