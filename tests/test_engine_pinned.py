@@ -15,6 +15,7 @@ from engine.hand_result import HandResult
 from engine.observation import Observation
 from engine.phase import Phase
 from engine.scoresheet import ScoreSheet, ScoreSheetError
+from engine.series import Series
 
 
 def _sheet(scores: list[list[int]], winners: list[int | None]) -> dict[str, object]:
@@ -292,3 +293,17 @@ def test_a_fresh_hand_has_no_knocker_and_no_taken_card() -> None:
     assert hand.knocker is None
     assert hand.taken_card is None
     assert hand.banned_discard is None  # FRIENDLY bans only a card actually taken
+
+
+def test_an_action_after_the_series_is_over_is_refused_saying_so() -> None:
+    # A one-hand cap: both players pass, then throw every card they draw until the
+    # hand is dead, which ends the series.
+    series = Series(7, max_hands=1)
+    series.apply(Action.parse("pass"))
+    series.apply(Action.parse("pass"))
+    while not series.is_over:
+        series.apply(Action.parse("draw stock"))
+        series.apply(Action.parse(f"discard {series.hand.moves[-1].drawn}"))
+    with pytest.raises(IllegalActionError) as caught:
+        series.apply(Action.parse("pass"))
+    assert str(caught.value) == "the series is over: no action is legal"
