@@ -178,7 +178,7 @@ S = grpc.StatusCode
     (FailedCall(S.DEADLINE_EXCEEDED, "Deadline Exceeded"), FaultKind.STARTUP,
      "no answer to Decide within 0.300 s"),
     (FailedCall(S.RESOURCE_EXHAUSTED, "Received message larger than max (70000 vs. 65536)"),
-     FaultKind.OVERSIZED, "the Decide reply is larger than the 65536 bytes allowed "
+     FaultKind.OVERSIZED, "the Decide reply is larger than the 64 KiB allowed "
      "(Received message larger than max (70000 vs. 65536))"),
     (FailedCall(S.RESOURCE_EXHAUSTED, "quota used up"), FaultKind.CRASH,
      "the bot failed Decide with status RESOURCE_EXHAUSTED: quota used up"),
