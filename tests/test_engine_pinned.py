@@ -8,12 +8,14 @@ import pytest
 from deal_helpers import make_deal
 
 from engine import ALL_CARDS, CLASSIC, FRIENDLY, Card, Deal, Hand, Profile, observe, parse_cards
-from engine.actions import Action, ActionKind, ActionParseError
+from engine.actions import Action, ActionKind, ActionParseError, IllegalActionError
 from engine.dealing import derive_seed
+from engine.hand import Move, cannot_knock
 from engine.hand_result import HandResult
 from engine.observation import Observation
 from engine.phase import Phase
 from engine.scoresheet import ScoreSheet, ScoreSheetError
+from engine.series import Series
 
 
 def _sheet(scores: list[list[int]], winners: list[int | None]) -> dict[str, object]:
@@ -208,3 +210,100 @@ def test_a_seed_that_is_not_an_int_is_refused_naming_its_type() -> None:
     with pytest.raises(TypeError) as caught:
         derive_seed("7", "hand:1")  # type: ignore[arg-type]
     assert str(caught.value) == "a seed must be an int, got str"
+
+
+def test_a_knock_is_settled_under_the_hands_own_profile() -> None:
+    # RULES §8.2: seat 0 goes gin (Kd discarded); seat 1's deadwood is 18. With a gin
+    # bonus of 31 instead of the friendly 25, the hand is worth 31 + 18 = 49.
+    profile = FRIENDLY.derive(gin_bonus=31)
+    hand = Hand(make_deal("4h 5h 6h 9c 9d 9s Ac 2c 3c Kd", "Tc Jc Qc 5d 6d 7d Ks 3s 2d 3h",
+                          "8s", "7h"), dealer=1, profile=profile)
+    for text in ("pass", "pass", "draw stock", "knock Kd"):
+        hand.apply(Action.parse(text))
+    assert hand.result is not None
+    assert (hand.result.kind, hand.result.winner, hand.result.points) == ("gin", 0, 49)
+
+
+def test_after_a_knock_the_hand_records_the_knocker_and_keeps_what_it_knows() -> None:
+    # Seat 1 takes the upcard Qd (now known to seat 0) and knocks with the Kc, keeping
+    # the Qd as its 10 deadwood.
+    hand = Hand(make_deal(DEFENDER_CARDS, KNOCKER_CARDS, "Qd", "9d"), dealer=0, profile=CLASSIC)
+    hand.apply(Action.parse("draw discard"))
+    assert hand.taken_card == Card.parse("Qd")
+    hand.apply(Action.parse("knock Kc"))
+    assert hand.knocker == 1
+    assert hand.moves[-1] == Move(1, Action.parse("knock Kc"))
+    assert hand.known_cards(1) == [Card.parse("Qd")]
+    assert hand.taken_card is None
+
+
+def test_each_move_names_its_seat_and_every_card_taken_from_the_pile_stays_known() -> None:
+    # Seat 1 takes the upcard Qd and discards the Kc; seat 0 draws the 9d and throws it;
+    # seat 1 takes the 9d too: seat 1 is now known to hold both pile cards.
+    hand = Hand(make_deal(DEFENDER_CARDS, KNOCKER_CARDS, "Qd", "9d"), dealer=0, profile=CLASSIC)
+    for text in ("draw discard", "discard Kc", "draw stock", "discard 9d", "draw discard"):
+        hand.apply(Action.parse(text))
+    qd, nd = Card.parse("Qd"), Card.parse("9d")
+    assert hand.moves == [
+        Move(1, Action.parse("draw discard"), qd), Move(1, Action.parse("discard Kc")),
+        Move(0, Action.parse("draw stock"), nd), Move(0, Action.parse("discard 9d")),
+        Move(1, Action.parse("draw discard"), nd),
+    ]
+    assert hand.known_cards(1) == [nd, qd]
+    assert hand.known_cards(0) == []
+
+
+def _refusal(hand: Hand, text: str) -> str:
+    with pytest.raises(IllegalActionError) as caught:
+        hand.apply(Action.parse(text))
+    return str(caught.value)
+
+
+def test_each_illegal_draw_or_pass_is_refused_with_its_whole_reason() -> None:
+    hand = fresh_hand()
+    assert _refusal(hand, "draw stock") == (
+        "illegal action draw stock: during the upcard offer the only choices are to take "
+        "the upcard (draw discard) or pass")
+    hand.apply(Action.parse("pass"))
+    hand.apply(Action.parse("pass"))
+    assert _refusal(hand, "draw discard") == (
+        "illegal action draw discard: after both players passed the upcard, the first draw "
+        "is from the stock")
+    assert _refusal(hand, "pass") == (
+        "illegal action pass: pass is only legal during the upcard offer")
+
+
+def test_an_action_after_the_hand_is_over_is_refused_saying_so() -> None:
+    hand = Hand(make_deal(DEFENDER_CARDS, KNOCKER_CARDS, "Qd", "9d"), dealer=0, profile=FRIENDLY)
+    for text in ("pass", "pass", "draw stock", "knock Kc"):
+        hand.apply(Action.parse(text))
+    assert _refusal(hand, "draw stock") == "the hand is over: no action is legal"
+
+
+def test_the_knock_pre_check_discards_the_largest_loose_card_in_any_suit() -> None:
+    # Melds 4h-5h-6h, 7c-8c-9c, Jd-Qd-Kd; loose Ks (10) and 9h (9). Discarding the Ks
+    # leaves 9 deadwood, within a knock limit of 9: the cheap check must not rule it out.
+    mask = sum(card.bit for card in parse_cards("4h 5h 6h 7c 8c 9c Jd Qd Kd Ks 9h"))
+    assert cannot_knock(mask, 9) is False
+    assert cannot_knock(mask, 8) is True  # 19 - 10 = 9 > 8
+
+
+def test_a_fresh_hand_has_no_knocker_and_no_taken_card() -> None:
+    hand = fresh_hand()
+    assert hand.knocker is None
+    assert hand.taken_card is None
+    assert hand.banned_discard is None  # FRIENDLY bans only a card actually taken
+
+
+def test_an_action_after_the_series_is_over_is_refused_saying_so() -> None:
+    # A one-hand cap: both players pass, then throw every card they draw until the
+    # hand is dead, which ends the series.
+    series = Series(7, max_hands=1)
+    series.apply(Action.parse("pass"))
+    series.apply(Action.parse("pass"))
+    while not series.is_over:
+        series.apply(Action.parse("draw stock"))
+        series.apply(Action.parse(f"discard {series.hand.moves[-1].drawn}"))
+    with pytest.raises(IllegalActionError) as caught:
+        series.apply(Action.parse("pass"))
+    assert str(caught.value) == "the series is over: no action is legal"
