@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_BOTS = REPO / "sample_bots"
@@ -78,3 +79,19 @@ def run_bot(bot: LocalBot, extra_env: dict[str, str] | None = None) -> Iterator[
         finally:
             process.kill()
             process.wait()
+
+
+def serve_bot_servicer(servicer: Any, socket_dir: str) -> tuple[Any, str]:
+    """Serve a ``BotService`` servicer (a scripted in-process bot) on a Unix socket in
+    ``socket_dir``; returns the started gRPC server and its target."""
+    from concurrent import futures
+
+    import grpc
+    from hollywood.bot.v1 import bot_pb2_grpc
+
+    target = f"unix:{socket_dir}/bot.sock"
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    bot_pb2_grpc.add_BotServiceServicer_to_server(servicer, server)
+    server.add_insecure_port(target)
+    server.start()
+    return server, target

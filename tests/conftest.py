@@ -127,3 +127,13 @@ def pytest_collection_modifyitems(items: list[_pytest.Item]) -> None:
             test._hypothesis_internal_use_settings = _hypothesis_settings(  # type: ignore[union-attr]
                 own, max_examples=MUTATION_EXAMPLES, deadline=None, derandomize=True, database=None
             )
+
+
+@_pytest.fixture
+def socket_dir() -> _Iterator[str]:
+    """A short temporary folder for a bot's Unix socket (socket paths are limited to
+    about 100 bytes, so under /tmp)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="hgs-", dir="/tmp") as tmp:
+        yield tmp

@@ -6,14 +6,12 @@ from proto/hollywood/bot/v1 and the client's documented messages."""
 from __future__ import annotations
 
 import logging
-import tempfile
 import threading
-from collections.abc import Iterator
-from concurrent import futures
 from typing import Any
 
 import grpc
 import pytest
+from bot_processes import serve_bot_servicer
 from hollywood.bot.v1 import bot_pb2, bot_pb2_grpc
 
 from arena.core.faults import BotFault, FaultKind
@@ -52,21 +50,6 @@ class RecordingBot(bot_pb2_grpc.BotServiceServicer):
         return bot_pb2.SeriesEndedResponse()
 
 
-@pytest.fixture
-def socket_dir() -> Iterator[str]:
-    with tempfile.TemporaryDirectory(prefix="hgp-", dir="/tmp") as tmp:
-        yield tmp
-
-
-def serving(bot: bot_pb2_grpc.BotServiceServicer, socket_dir: str) -> tuple[grpc.Server, str]:
-    target = f"unix:{socket_dir}/bot.sock"
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-    bot_pb2_grpc.add_BotServiceServicer_to_server(bot, server)
-    server.add_insecure_port(target)
-    server.start()
-    return server, target
-
-
 def client_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [record.getMessage() for record in caplog.records
             if record.name == "arena.match.botclient"]
@@ -74,7 +57,7 @@ def client_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 def test_the_handshake_names_the_arena_and_returns_what_the_bot_said(socket_dir: str) -> None:
     bot = RecordingBot()
-    server, target = serving(bot, socket_dir)
+    server, target = serve_bot_servicer(bot, socket_dir)
     try:
         with BotClient.connect(target, startup_timeout=5) as client:
             info = client.handshake(timeout=5)
@@ -88,7 +71,7 @@ def test_the_handshake_names_the_arena_and_returns_what_the_bot_said(socket_dir:
 
 def test_answered_notifications_report_success(socket_dir: str) -> None:
     bot = RecordingBot()
-    server, target = serving(bot, socket_dir)
+    server, target = serve_bot_servicer(bot, socket_dir)
     try:
         with BotClient.connect(target, startup_timeout=5) as client:
             assert client.hand_ended(bot_pb2.HandEndedRequest(series_id="h"), timeout=5) is True
@@ -102,7 +85,7 @@ def test_a_notification_nobody_answers_is_cut_off_at_its_timeout_and_logged(
     socket_dir: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     bot = RecordingBot(hang_notifications=True)
-    server, target = serving(bot, socket_dir)
+    server, target = serve_bot_servicer(bot, socket_dir)
     caplog.set_level(logging.WARNING, logger="arena.match.botclient")
     try:
         with BotClient.connect(target, startup_timeout=5) as client:
@@ -122,7 +105,7 @@ def test_a_notification_nobody_answers_is_cut_off_at_its_timeout_and_logged(
 def test_an_unimplemented_notification_is_logged_naming_the_method(
     socket_dir: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    server, target = serving(bot_pb2_grpc.BotServiceServicer(), socket_dir)
+    server, target = serve_bot_servicer(bot_pb2_grpc.BotServiceServicer(), socket_dir)
     caplog.set_level(logging.WARNING, logger="arena.match.botclient")
     try:
         with BotClient.connect(target, startup_timeout=5) as client:

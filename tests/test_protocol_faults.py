@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from concurrent import futures
@@ -11,6 +10,7 @@ from typing import Any
 
 import grpc
 import pytest
+from bot_processes import serve_bot_servicer
 from hollywood.bot.v1 import bot_pb2, bot_pb2_grpc
 
 from arena.core.faults import BotFault, FaultKind
@@ -40,23 +40,8 @@ class ScriptedBot(bot_pb2_grpc.BotServiceServicer):
         return self._decide(request, context)
 
 
-@pytest.fixture
-def socket_dir() -> Iterator[str]:
-    with tempfile.TemporaryDirectory(prefix="hgf-", dir="/tmp") as tmp:
-        yield tmp
-
-
-def serve(servicer: bot_pb2_grpc.BotServiceServicer, socket_dir: str) -> tuple[grpc.Server, str]:
-    target = f"unix:{socket_dir}/bot.sock"
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-    bot_pb2_grpc.add_BotServiceServicer_to_server(servicer, server)
-    server.add_insecure_port(target)
-    server.start()
-    return server, target
-
-
 def fault_of(socket_dir: str, decide: Reply, timeout: float = 5.0) -> BotFault:
-    server, target = serve(ScriptedBot(decide), socket_dir)
+    server, target = serve_bot_servicer(ScriptedBot(decide), socket_dir)
     try:
         with BotClient.connect(target, startup_timeout=5) as client:
             with pytest.raises(BotFault) as caught:
@@ -72,7 +57,7 @@ def reply(**action: Any) -> Reply:
 
 def test_a_legal_reply_becomes_the_engine_action_with_its_melds(socket_dir: str) -> None:
     melds = [bot_pb2.Meld(cards=["As", "2s", "3s"])]
-    server, target = serve(
+    server, target = serve_bot_servicer(
         ScriptedBot(reply(kind=bot_pb2.ACTION_KIND_KNOCK, card="kD", melds=melds)), socket_dir)
     try:
         with BotClient.connect(target, startup_timeout=5) as client:
@@ -86,7 +71,7 @@ def test_a_legal_reply_becomes_the_engine_action_with_its_melds(socket_dir: str)
 
 
 def test_unknown_protocol_version_is_a_protocol_mismatch(socket_dir: str) -> None:
-    server, target = serve(ScriptedBot(reply(), protocol_version=7), socket_dir)
+    server, target = serve_bot_servicer(ScriptedBot(reply(), protocol_version=7), socket_dir)
     try:
         with BotClient.connect(target, startup_timeout=5) as client, pytest.raises(
             BotFault
@@ -99,7 +84,7 @@ def test_unknown_protocol_version_is_a_protocol_mismatch(socket_dir: str) -> Non
 
 
 def test_empty_name_in_handshake_is_malformed(socket_dir: str) -> None:
-    server, target = serve(ScriptedBot(reply(), name=""), socket_dir)
+    server, target = serve_bot_servicer(ScriptedBot(reply(), name=""), socket_dir)
     try:
         with BotClient.connect(target, startup_timeout=5) as client, pytest.raises(
             BotFault
@@ -208,7 +193,7 @@ def test_a_bot_error_status_is_a_crash_with_its_details(socket_dir: str) -> None
 
 
 def test_a_vanished_bot_is_a_crash(socket_dir: str) -> None:
-    server, target = serve(ScriptedBot(reply()), socket_dir)
+    server, target = serve_bot_servicer(ScriptedBot(reply()), socket_dir)
     client = BotClient.connect(target, startup_timeout=5)
     server.stop(None)
     with pytest.raises(BotFault) as caught:
@@ -288,7 +273,7 @@ def test_a_bot_that_hangs_in_handshake_is_a_startup_fault_not_a_timeout(
     # (STARTUP, as when both seats fail to start and the series is drawn); TIMEOUT is
     # for decisions in play.
     bot = HangingHandshake()
-    server, target = serve(bot, socket_dir)
+    server, target = serve_bot_servicer(bot, socket_dir)
     try:
         with BotClient.connect(target, startup_timeout=5) as client, pytest.raises(
             BotFault
@@ -302,7 +287,7 @@ def test_a_bot_that_hangs_in_handshake_is_a_startup_fault_not_a_timeout(
 
 
 def test_notifications_are_best_effort(socket_dir: str) -> None:
-    server, target = serve(ScriptedBot(reply()), socket_dir)  # HandEnded unimplemented
+    server, target = serve_bot_servicer(ScriptedBot(reply()), socket_dir)  # HandEnded unimplemented
     try:
         with BotClient.connect(target, startup_timeout=5) as client:
             assert client.hand_ended(bot_pb2.HandEndedRequest(), timeout=1) is False
