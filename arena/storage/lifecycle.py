@@ -127,14 +127,15 @@ def newest_active(storage: Storage) -> list[str]:
     return list(newest.values())
 
 
-def fault_streak(storage: Storage, bot_id: str, season_id: int) -> int:
+def fault_streak(storage: Storage, bot_id: str, season_id: int, at_most: int) -> int:
     """How many of ``bot_id``'s latest results in ``season_id``, in storage order,
-    were series it lost by its own fault (the current streak)."""
+    were series it lost by its own fault (the current streak), counted up to
+    ``at_most`` (only that many latest results are read)."""
     with storage.transaction() as db:
         rows = db.execute(
             "SELECT seat0_bot, seat1_bot, fault_json FROM series_results "
-            "WHERE season_id=? AND (seat0_bot=? OR seat1_bot=?) ORDER BY stored_seq DESC",
-            (season_id, bot_id, bot_id)).fetchall()
+            "WHERE season_id=? AND (seat0_bot=? OR seat1_bot=?) ORDER BY stored_seq DESC "
+            "LIMIT ?", (season_id, bot_id, bot_id, at_most)).fetchall()
     streak = 0
     for row in rows:
         if not _faulted(row, bot_id):
@@ -168,7 +169,7 @@ def deactivation_of(storage: Storage, bot_id: str) -> str | None:
 def deactivate_if_streak(storage: Storage, bot_id: str, season_id: int, limit: int) -> bool:
     """Deactivate ``bot_id`` if it lost its last ``limit`` series of ``season_id`` by
     its own fault; True if this call deactivated it."""
-    streak = fault_streak(storage, bot_id, season_id)
+    streak = fault_streak(storage, bot_id, season_id, limit)
     if streak < limit:
         return False
     with storage.transaction() as db:
