@@ -56,3 +56,40 @@ def test_a_row_shows_its_rating_to_four_decimals() -> None:
     # mu - 3 sigma = 27.123456 - 20.962962 = 6.160494
     assert (shown["rating_mu"], shown["rating_sigma"], shown["rating_ordinal"]) == (
         27.1235, 6.9877, 6.1605)
+
+
+def test_a_published_table_keeps_its_rows_and_ranks_when_later_results_reorder_them() -> None:
+    state = StandingsState([A, B, C])
+    state.apply(result("1-0", A, B, 0))
+    first = state.table()
+
+    def lines(table: object) -> list[tuple[str, int, int, int]]:
+        return [(row.bot_id, row.rank, row.series_played, row.series_won)
+                for row in table.rows]  # type: ignore[attr-defined]
+
+    # C has no result: its ordinal (0) is above B's after a loss.
+    expected_first = [(A, 1, 1, 1), (C, 2, 0, 0), (B, 3, 1, 0)]
+    assert lines(first) == expected_first
+    state.apply(result("1-1", C, B, 0))
+    state.apply(result("1-2", C, A, 0))
+    state.apply(result("1-3", A, C, 1))
+    second = state.table()
+    assert lines(second) == [(C, 1, 3, 3), (A, 2, 3, 1), (B, 3, 2, 0)]
+    assert lines(first) == expected_first
+    state.apply(result("1-4", B, A, 0))
+    state.apply(result("1-5", B, C, 0))
+    assert lines(state.table()) == [(C, 1, 4, 3), (B, 2, 4, 2), (A, 3, 4, 1)]
+    assert lines(second) == [(C, 1, 3, 3), (A, 2, 3, 1), (B, 3, 2, 0)]
+
+
+def test_a_published_rank_stays_when_a_bot_that_did_not_play_moves() -> None:
+    d = "delta@1"
+    state = StandingsState([A, B, C, d])
+    empty = [(A, 1), (B, 2), (d, 3), (C, 4)]  # no results: by id
+    first = state.table()
+    assert [(row.bot_id, row.rank) for row in first.rows] == empty
+    state.apply(result("1-0", d, A, 0))
+    # delta leads on points; beta and gamma (no result, ordinal 0) pass alpha (a loss).
+    assert [(row.bot_id, row.rank) for row in state.table().rows] == [
+        (d, 1), (B, 2), (C, 3), (A, 4)]
+    assert [(row.bot_id, row.rank) for row in first.rows] == empty

@@ -77,12 +77,22 @@ class WaitingSubscription:
 
     def __init__(self, inner: Subscription, clock: Clock) -> None:
         self.inner, self.clock = inner, clock
+        self.waits = 0  # calls that could block: each is one wake-up of the stream
 
     def get(self, timeout: float) -> SeasonEvent | None:
+        self.waits += 1
         event = self.inner.get(0.0)
         if event is None:
             self.clock.now += timeout
         return event
+
+    def collect(self, seconds: float, limit: int) -> list[SeasonEvent]:
+        """As Subscription.collect, the wait passing on the fake clock."""
+        self.waits += 1
+        events = self.inner.collect(0.0, limit)
+        if len(events) < limit and all(event.kind != "status" for event in events):
+            self.clock.now += seconds
+        return events
 
     def empty(self) -> bool:
         return self.inner.empty()
@@ -145,3 +155,37 @@ def test_a_full_batch_goes_at_once() -> None:
         hub.publish(SeasonEvent("status", 1, status="cancelled"))
         assert next(sent) == ("batch", [("started", f"1-{n}")
                                         for n in range(MAX_BATCH, MAX_BATCH + 3)])
+
+
+def test_a_batching_stream_wakes_once_per_batch_not_once_per_event() -> None:
+    hub, clock, messages = EventHub(), Clock(), Messages()
+    stream = WatchStream(messages, 1, 20, [], batch=True, interval=0.25,  # type: ignore[arg-type]
+                         batch_interval=0.1, clock=clock)
+    with hub.subscribe(1) as inner:
+        subscription = WaitingSubscription(inner, clock)
+        sent = stream.follow(subscription, lambda: True, lambda: False)  # type: ignore[arg-type]
+        next(sent)
+        hub.publish(SeasonEvent("series_started", 1, series_id="first"))
+        assert next(sent) == ("batch", [("started", "first")])
+        before = subscription.waits
+        for number in range(100):
+            hub.publish(SeasonEvent("series_finished", 1, series_id=f"1-{number}"))
+        batch = next(sent)
+        assert len(batch[1]) == 100
+        # One wait that takes the first event, one that collects the other 99.
+        assert subscription.waits - before == 2
+
+
+def test_collect_takes_what_is_queued_up_to_its_limit_and_stops_at_a_status() -> None:
+    hub = EventHub()
+    with hub.subscribe(1) as subscription:
+        for number in range(5):
+            hub.publish(SeasonEvent("series_started", 1, series_id=f"1-{number}"))
+        assert [e.series_id for e in subscription.collect(0.0, 3)] == ["1-0", "1-1", "1-2"]
+        hub.publish(SeasonEvent("status", 1, status="finished"))
+        hub.publish(SeasonEvent("series_started", 1, series_id="late"))
+        # A status among the queued events: no wait (a long one would hang the test).
+        taken = subscription.collect(3600.0, 10)
+        assert [(e.kind, e.series_id) for e in taken] == [
+            ("series_started", "1-3"), ("series_started", "1-4"), ("status", ""),
+            ("series_started", "late")]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
+import time
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -55,6 +56,24 @@ class Subscription:
             return self._queue.get(timeout=timeout)
         except queue.Empty:
             return None
+
+    def collect(self, seconds: float, limit: int) -> list[SeasonEvent]:
+        """The events that arrive within ``seconds`` (at most ``limit``), taken
+        together after that time: at once when ``limit`` are queued or a status
+        event is among them. A stream that batches waits here instead of waking for
+        every event (a big season stores hundreds a second, for every stream)."""
+        events = self._drain(limit)
+        if len(events) < limit and not any(event.kind == "status" for event in events):
+            time.sleep(seconds)
+            events += self._drain(limit - len(events))
+        return events
+
+    def _drain(self, limit: int) -> list[SeasonEvent]:
+        events: list[SeasonEvent] = []
+        with contextlib.suppress(queue.Empty):
+            while len(events) < limit:
+                events.append(self._queue.get_nowait())
+        return events
 
     def empty(self) -> bool:
         """Whether no event is waiting (a stream that is behind can skip ahead)."""

@@ -31,7 +31,7 @@ from arena.season.events import EventHub, SeasonEvent
 from arena.season.formats import Format, format_for, format_name
 from arena.season.standings_live import StandingsBoard
 from arena.storage import PlannedSeries, Storage
-from arena.storage.lifecycle import deactivate_if_streak, deactivation_of
+from arena.storage.lifecycle import deactivate_if_streak, deactivations_of
 from engine.profiles import Profile
 from engine.series import Series
 
@@ -201,8 +201,8 @@ class SeasonRunner:
     def _deactivated_forfeit(self, planned: PlannedSeries) -> SeriesOutcome | None:
         """The forfeit of a series with a deactivated bot, played without starting
         either bot (both deactivated: a draw, both forfeit); None to play it."""
-        reasons = [deactivation_of(self.storage, bot_id)
-                   for bot_id in (planned.seat0_bot, planned.seat1_bot)]
+        deactivated = deactivations_of(self.storage, (planned.seat0_bot, planned.seat1_bot))
+        reasons = [deactivated.get(bot_id) for bot_id in (planned.seat0_bot, planned.seat1_bot)]
         faults = [None if reason is None else BotFault(
             FaultKind.DEACTIVATED, f"{bot_id} is deactivated: {reason}", seat=seat)
             for seat, (bot_id, reason) in enumerate(

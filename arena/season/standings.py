@@ -22,6 +22,7 @@ then the higher rating ordinal (mu - 3 sigma); then the better game difference (
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -151,10 +152,13 @@ class StandingsState:
     """A season's standings kept up to date one stored result at a time.
 
     ``apply`` costs the same at the first result and the 40,000th: two rows, two
-    crosstable cells and two ratings change. ``table`` publishes an immutable copy:
-    the rows are copied and sorted, the crosstable's per-bot maps are shared with
-    the copy and replaced (copy-on-write) the next time ``apply`` changes them.
-    ``sequence`` is the ``stored_seq`` of the last result applied (0 for none).
+    crosstable cells, two ratings and two places in the order change. ``table``
+    publishes an immutable copy without sorting or copying the whole table: the
+    order is kept sorted as ``apply`` goes (the two changed sort keys moved by
+    bisection), and rows and per-bot crosstable maps are shared with published
+    tables and replaced (copy-on-write) before anything changes them, a row also
+    when its rank does. ``sequence`` is the ``stored_seq`` of the last result
+    applied (0 for none).
     """
 
     def __init__(self, bot_ids: Sequence[str]) -> None:
@@ -163,11 +167,14 @@ class StandingsState:
         self._rows = {bot_id: StandingRow(bot_id) for bot_id in bot_ids}
         self._crosstable: dict[str, dict[str, HeadToHead]] = {bot_id: {} for bot_id in bot_ids}
         self._published: set[str] = set()
+        self._published_rows: set[str] = set()
         self._model = PlackettLuce()
         self._ratings = {bot_id: self._model.rating(name=bot_id) for bot_id in bot_ids}
         for bot_id, row in self._rows.items():
             row.rating_mu = float(self._ratings[bot_id].mu)
             row.rating_sigma = float(self._ratings[bot_id].sigma)
+        self._keys = {bot_id: row.sort_key() for bot_id, row in self._rows.items()}
+        self._order = sorted(self._keys.values())
 
     def apply(self, result: SeriesRecord) -> None:
         """Count one stored result (``ValueError`` if it names a bot outside the season)."""
@@ -178,7 +185,7 @@ class StandingsState:
         forfeiting_seats = result.forfeiting_seats
         for seat in (0, 1):
             me, other = result.bots[seat], result.bots[1 - seat]
-            row = self._rows[me]
+            row = self._row(me)
             cell = HeadToHead(**vars(self._opponents(me).get(other, HeadToHead())))
             row.series_played += 1
             verdict = verdicts[seat]
@@ -208,9 +215,25 @@ class StandingsState:
         )
         self._ratings[first], self._ratings[second] = new_first, new_second
         for bot_id in (first, second):
-            self._rows[bot_id].rating_mu = float(self._ratings[bot_id].mu)
-            self._rows[bot_id].rating_sigma = float(self._ratings[bot_id].sigma)
+            row = self._rows[bot_id]
+            row.rating_mu = float(self._ratings[bot_id].mu)
+            row.rating_sigma = float(self._ratings[bot_id].sigma)
+            self._reorder(row)
         self.sequence = max(self.sequence, result.stored_seq)
+
+    def _row(self, bot_id: str) -> StandingRow:
+        """The bot's row, copied first if a published table shares it."""
+        if bot_id in self._published_rows:
+            self._rows[bot_id] = self._rows[bot_id].copy()
+            self._published_rows.discard(bot_id)
+        return self._rows[bot_id]
+
+    def _reorder(self, row: StandingRow) -> None:
+        """Move the row's sort key to its new place in the order."""
+        old = self._keys[row.bot_id]
+        del self._order[bisect_left(self._order, old)]
+        self._keys[row.bot_id] = new = row.sort_key()
+        insort(self._order, new)
 
     def _opponents(self, bot_id: str) -> dict[str, HeadToHead]:
         """The bot's crosstable map, copied first if a published table shares it."""
@@ -221,9 +244,13 @@ class StandingsState:
 
     def table(self) -> Standings:
         """The standings now, ranked; later ``apply`` calls do not change it."""
-        ordered = sorted((row.copy() for row in self._rows.values()),
-                         key=StandingRow.sort_key)
-        for rank, row in enumerate(ordered, start=1):
-            row.rank = rank
+        ordered = []
+        for rank, key in enumerate(self._order, start=1):
+            row = self._rows[key[-1]]
+            if row.rank != rank:
+                row = self._row(row.bot_id)
+                row.rank = rank
+            ordered.append(row)
         self._published = set(self._crosstable)
+        self._published_rows = set(self._rows)
         return Standings(rows=ordered, crosstable=dict(self._crosstable))

@@ -243,27 +243,31 @@ class WatchStream:
         pending: list[SeasonEvent] = []  # series events of the next batch
         batch_sent_at = -math.inf
         while is_active():
-            wait = WATCH_POLL_S
-            if pending:  # standings wait for the batch anyway
-                wait = min(wait, max(0.0, batch_sent_at + self.batch_interval - self.clock()))
-            elif standings_due:
-                wait = min(wait, max(0.0, sent_at + self.interval - self.clock()))
-            event = subscription.get(wait)
-            if event is None:
-                if not standings_due and not pending and season_over():
+            if pending:  # collecting a batch: wait out its interval, taking all at once
+                events = subscription.collect(
+                    max(0.0, batch_sent_at + self.batch_interval - self.clock()),
+                    MAX_BATCH - len(pending))
+            else:
+                wait = WATCH_POLL_S
+                if standings_due:
+                    wait = min(wait, max(0.0, sent_at + self.interval - self.clock()))
+                event = subscription.get(wait)
+                if event is None and not standings_due and season_over():
                     yield self.standings(fresh=True)
                     return
-            elif event.kind in SERIES_EVENTS:
-                if self.batch:
-                    pending.append(event)
-                else:
-                    yield self.messages.single(self.season_id, event)
-                standings_due |= event.kind == "series_finished"
-            elif SeasonStatus(event.status).is_terminal:
-                if pending:
-                    yield self.messages.batch(self.season_id, pending)
-                yield self.standings(fresh=True)
-                return
+                events = [] if event is None else [event]
+            for event in events:
+                if event.kind in SERIES_EVENTS:
+                    if self.batch:
+                        pending.append(event)
+                    else:
+                        yield self.messages.single(self.season_id, event)
+                    standings_due |= event.kind == "series_finished"
+                elif SeasonStatus(event.status).is_terminal:
+                    if pending:
+                        yield self.messages.batch(self.season_id, pending)
+                    yield self.standings(fresh=True)
+                    return
             if pending and (len(pending) >= MAX_BATCH
                             or self.clock() >= batch_sent_at + self.batch_interval):
                 yield self.messages.batch(self.season_id, pending)
