@@ -34,7 +34,8 @@ def test_refits_follow_the_geometric_schedule_and_the_final_table_is_exact(
     storage = Storage(tmp_path / "a.db")
     season_id = season_with_plan(storage)  # 5 bots, 20 series
     board = StandingsBoard(storage)
-    live = LiveStatistics(storage, refit_growth=1.0)  # refit when the results double
+    # Refit when the results double (no time floor here: see the next test).
+    live = LiveStatistics(storage, refit_growth=1.0, refit_interval=0.0)
     fitted_at = []
     for step, _ in enumerate(store_in_random_order(storage, season_id, seed=4), start=1):
         before = live.fits
@@ -56,6 +57,33 @@ def test_refits_follow_the_geometric_schedule_and_the_final_table_is_exact(
     assert final.rating.elo == pytest.approx(expected.elo, abs=1e-9)
     again = live.statistics(season, board.snapshot(season_id))
     assert live.fits == 4 and again.rating is final.rating  # no refit without new results
+    storage.close()
+
+
+def test_refits_are_at_least_the_interval_apart_but_the_final_one_is_not(
+        tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    season_id = season_with_plan(storage)  # 5 bots, 20 series
+    board = StandingsBoard(storage)
+    now = [10.0]
+    live = LiveStatistics(storage, refit_growth=0.0, refit_interval=2.0, clock=lambda: now[0])
+    fitted_at = []
+    for step, _ in enumerate(store_in_random_order(storage, season_id, seed=4), start=1):
+        before = live.fits
+        live.statistics(storage.get_season(season_id), board.update(season_id))
+        if live.fits > before:
+            fitted_at.append(step)
+        now[0] += 0.25
+        if step == 9:
+            now[0] += 10.0  # a quiet spell
+    # Worked by hand (result n comes at t = 10 + (n - 1) / 4, plus 10 s after the 9th):
+    # a fit at the first (t=10); 5 results more (one per bot) come by the 6th, but 2 s
+    # only at the 9th (t=12); then 5 more at the 14th (t=23.25); the 19th and 20th
+    # are 5 more but under 2 s later (t=24.5, 24.75). Without the interval: 1, 6, 11, 16.
+    assert fitted_at == [1, 9, 14]
+    storage.set_season_status(season_id, SeasonStatus.FINISHED)
+    live.statistics(storage.get_season(season_id), board.snapshot(season_id))
+    assert live.fits == 4  # the end refits at once, however soon after the last fit
     storage.close()
 
 

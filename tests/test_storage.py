@@ -106,9 +106,10 @@ def test_result_is_stored_whole_with_everything(tmp_path: Path) -> None:
     outcome = FakeOutcome(planned.id, winner=0, games_won=(2, 1), hands_won=(5, 3),
                           points=(250, 90), fault=fault(1),
                           log=[{"type": "series_start", "seed": 42}])
-    assert storage.store_result(planned, outcome, {"name": "friendly"})
+    returned = storage.store_result(planned, outcome, {"name": "friendly"})
     stored = storage.get_result(planned.id)
     assert stored is not None
+    assert returned == stored and stored.stored_seq == 1  # the caller needs no re-read
     assert (stored.winner_seat, stored.games_won, stored.points) == (0, (2, 1), (250, 90))
     assert stored.fault is not None and stored.fault["kind"] == "timeout"
     assert stored.fault["stderr_tail"] == "last words" and stored.fault_seat == 1
@@ -122,7 +123,7 @@ def test_second_result_for_a_planned_series_is_dropped(tmp_path: Path) -> None:
     ids = [register(storage, make_bot_folder(tmp_path, n), n)[0].id for n in ("a", "b")]
     planned = storage.planned_series(season(storage, ids))[0]
     assert storage.store_result(planned, FakeOutcome(planned.id, winner=0), {})
-    assert not storage.store_result(planned, FakeOutcome(planned.id, winner=1), {})
+    assert storage.store_result(planned, FakeOutcome(planned.id, winner=1), {}) is None
     stored = storage.get_result(planned.id)
     assert stored is not None and stored.winner_seat == 0
     assert storage.count_rows()["series_results"] == 1

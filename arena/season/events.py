@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from arena.storage import PlannedSeries, SeriesRecord
+
 EventKind = Literal["series_started", "series_finished", "status"]
 SUBSCRIBER_QUEUE_SIZE: Final = 1000
 
@@ -24,13 +26,17 @@ SUBSCRIBER_QUEUE_SIZE: Final = 1000
 class SeasonEvent:
     """Something that happened in a season. ``series_id`` is set for series events,
     ``status`` for status changes; ``forfeit`` says a finished series ended by a fault
-    (so a listener that reports faults reads only those results)."""
+    (so a listener that reports faults reads only those results). ``planned`` and
+    ``result`` carry the series as planned and as stored when the runner has them,
+    so that listeners (every watch stream, the event log) need not read them back."""
 
     kind: EventKind
     season_id: int
     series_id: str = ""
     status: str = ""
     forfeit: bool = False
+    planned: PlannedSeries | None = None
+    result: SeriesRecord | None = None
 
 
 class Subscription:

@@ -28,7 +28,7 @@ from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.execution import Executor
 from arena.season.events import EventHub, SeasonEvent
-from arena.season.formats import Format, format_for, format_name
+from arena.season.formats import Format, PlannedUpFront, format_for, format_name
 from arena.season.standings_live import StandingsBoard
 from arena.storage import PlannedSeries, Storage
 from arena.storage.lifecycle import deactivate_if_streak, deactivations_of
@@ -116,6 +116,8 @@ class SeasonRunner:
 
     def _plan_next_round(self) -> bool:
         """Store the format's next round; False when the season is complete."""
+        if isinstance(self.format, PlannedUpFront):
+            return False  # no next round: spare reading every result (40,000 at 200 bots)
         results = self.storage.results_by_round(self.season_id)
         pairings = self.format.next_round(self.bot_ids, self.config.seed, results)
         if pairings is None:
@@ -136,6 +138,8 @@ class SeasonRunner:
         """Whether a stopped season has nothing left: no pending series, no next round."""
         if self.storage.pending_series(self.season_id):
             return False
+        if isinstance(self.format, PlannedUpFront):
+            return True
         try:
             results = self.storage.results_by_round(self.season_id)
             return self.format.next_round(self.bot_ids, self.config.seed, results) is None
@@ -159,8 +163,8 @@ class SeasonRunner:
                 except Exception as error:
                     self._fail(planned, error)
                     break
-                self.hub.publish(
-                    SeasonEvent("series_started", self.season_id, series_id=planned.id))
+                self.hub.publish(SeasonEvent("series_started", self.season_id,
+                                             series_id=planned.id, planned=planned))
                 in_flight[future] = planned
             if not in_flight:
                 return
@@ -181,13 +185,14 @@ class SeasonRunner:
             self._count_faults(planned, outcome)
             if self.board is not None:  # published before watchers hear of the result
                 try:
-                    self.board.update(self.season_id)
+                    self.board.update(self.season_id, stored)
                 except Exception:  # the result is stored; readers recompute on demand
                     log.exception("season %d: updating the live standings failed",
                                   self.season_id)
             self.hub.publish(SeasonEvent("series_finished", self.season_id,
                                          series_id=planned.id,
-                                         forfeit=outcome.fault is not None))
+                                         forfeit=outcome.fault is not None,
+                                         planned=planned, result=stored))
         else:
             self._duplicates += 1
             log.warning("series %s already had a result; the new one was dropped "

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from arena.season.standings import Standings, StandingsState, compute_standings
-from arena.storage import Storage
+from arena.storage import SeriesRecord, Storage
 
 KEPT_SNAPSHOTS: Final = 16
 
@@ -61,12 +61,17 @@ class StandingsBoard:
                 self._seasons[season_id] = season
             return season
 
-    def update(self, season_id: int) -> StandingsSnapshot:
+    def update(self, season_id: int, stored: SeriesRecord | None = None) -> StandingsSnapshot:
         """Apply the results stored since the last update and publish (the first
-        call for a season reads all of them); returns the published snapshot."""
+        call for a season reads all of them); returns the published snapshot.
+        ``stored``: the result the caller has just stored, applied without reading
+        it back when it is the next in storage order."""
         season = self._season(season_id)
         with season.lock:
-            new = self.storage.results_stored_after(season_id, season.state.sequence)
+            if stored is not None and stored.stored_seq == season.state.sequence + 1:
+                new = [stored]
+            else:
+                new = self.storage.results_stored_after(season_id, season.state.sequence)
             for result in new:
                 season.state.apply(result)
             if new or season.latest is None:

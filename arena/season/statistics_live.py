@@ -10,12 +10,15 @@ it counts, but two inputs are not rebuilt from scratch each time:
 * the Bradley-Terry fit (a solve over the whole field, tens of milliseconds at 200
   bots, and its 39,800-cell likelihood-of-superiority matrix) is refitted when the
   results it counts have grown by ``REFIT_GROWTH`` (2 %) and by at least as many
-  results as the season has bots, or when the season has ended. Refits are spread
-  geometrically, and never closer than a result per bot (a fit's cost grows with
-  the field, so does the gap): their cost per stored series stays flat and small.
-  Between refits a table shows the latest fit: its Elo and tied marks lag the table
-  by at most 2 % of the results (or one result per bot, early on); the final
-  table's are exact.
+  results as the season has bots, and ``REFIT_INTERVAL_S`` (2 s) have passed since
+  the last fit, or when the season has ended. Refits are spread geometrically, never
+  closer than a result per bot (a fit's cost grows with the field, so does the gap)
+  nor than 2 s (a season storing hundreds of results a second would otherwise refit
+  every second or so, a few percent of a core for tables no one reads that
+  closely): their cost per stored series stays flat and small. Between refits a
+  table shows the latest fit: its Elo and tied marks lag the table by at most 2 %
+  of the results (or one result per bot, early on) or 2 s; the final table's are
+  exact.
 
 Everything else (row order, Swiss scores, bracket, SPRT state, pace) is computed
 from the table's own results every time.
@@ -23,7 +26,10 @@ from the table's own results every time.
 
 from __future__ import annotations
 
+import math
 import threading
+import time
+from collections.abc import Callable
 from typing import Final
 
 from arena.season.formats import format_name
@@ -33,6 +39,7 @@ from arena.season.statistics.bradley_terry import BradleyTerryFit
 from arena.storage import SeasonRecord, SeriesRecord, Storage
 
 REFIT_GROWTH: Final = 0.02
+REFIT_INTERVAL_S: Final = 2.0
 PLAN_FORMATS: Final = frozenset({"swiss", "knockout", "sprt"})
 """Formats whose statistics read the plan (rounds, byes); the others do without it,
 so a big round robin's 40,000 planned rows are not read for every table."""
@@ -44,14 +51,19 @@ class _SeasonInputs:
         self.results: list[SeriesRecord] = []
         self.rating: BradleyTerryFit | None = None
         self.rated = -1  # how many results the fit counts
+        self.fitted_at = -math.inf  # on the clock
 
 
 class LiveStatistics:
     """The statistics of published standings, season by season."""
 
-    def __init__(self, storage: Storage, *, refit_growth: float = REFIT_GROWTH) -> None:
+    def __init__(self, storage: Storage, *, refit_growth: float = REFIT_GROWTH,
+                 refit_interval: float = REFIT_INTERVAL_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.storage = storage
         self.refit_growth = refit_growth
+        self.refit_interval = refit_interval
+        self.clock = clock
         self._lock = threading.Lock()
         self._seasons: dict[int, _SeasonInputs] = {}
         self.fits = 0
@@ -72,22 +84,25 @@ class LiveStatistics:
                     season.id, last, until=snapshot.sequence))
             results = inputs.results[:snapshot.sequence]
             rating = inputs.rating
-            if rating is None or self._refit_due(inputs.rated, len(results),
-                                                 len(season.bot_ids),
+            if rating is None or self._refit_due(inputs, len(results), len(season.bot_ids),
                                                  season.status.is_terminal):
                 rating = rating_fit(season.bot_ids, results)
                 self.fits += 1
                 if len(results) >= inputs.rated:  # an older table never replaces a newer fit
                     inputs.rating, inputs.rated = rating, len(results)
+                    inputs.fitted_at = self.clock()
         name = format_name(season.config)
         planned = self.storage.planned_series(season.id) if name in PLAN_FORMATS else []
         return season_statistics(season, planned, results, snapshot.standings, rating=rating)
 
-    def _refit_due(self, rated: int, counted: int, bots: int, final: bool) -> bool:
+    def _refit_due(self, inputs: _SeasonInputs, counted: int, bots: int, final: bool) -> bool:
+        rated = inputs.rated
         if counted == rated:
             return False
         return final or counted < rated or (counted > rated * (1 + self.refit_growth)
-                                            and counted - rated >= bots)
+                                            and counted - rated >= bots
+                                            and self.clock() >= inputs.fitted_at
+                                            + self.refit_interval)
 
     def forget(self, season_id: int) -> None:
         """Drop a season's kept inputs (e.g. after its results were recomputed)."""

@@ -151,7 +151,7 @@ class LoggingHub(EventHub):
                       **({"error": error} if error else {}))
         elif event.kind == "series_finished" and event.forfeit:
             try:
-                result = self.storage.get_result(event.series_id)
+                result = event.result or self.storage.get_result(event.series_id)
             except NotFoundError:
                 return
             if result is None or result.fault is None:

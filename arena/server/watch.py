@@ -99,6 +99,7 @@ class WatchMessages:
         self.reuse_s = reuse_s
         self.clock = clock
         self._lock = threading.Lock()
+        self._build_lock = threading.Lock()
         self._kept: OrderedDict[Hashable, Message] = OrderedDict()
         # Per view (season, top, bots): when its latest standings message was built.
         self._recent: dict[tuple[int, int, tuple[str, ...]],
@@ -142,7 +143,7 @@ class WatchMessages:
         """One series event as a message of its own (streams that do not batch)."""
         def build() -> arena_pb2.WatchSeasonResponse:
             message = self.progress(season_id)
-            series_event = self._event(event.kind, event.series_id)
+            series_event = self._event(event)
             if event.kind == "series_started":
                 message.series_started.CopyFrom(series_event.started)
             else:
@@ -155,20 +156,22 @@ class WatchMessages:
         """One message holding ``events`` (series events, oldest first)."""
         message = self.progress(season_id, fresh=False)
         message.series_events.events.extend(
-            self._event(event.kind, event.series_id) for event in events)
+            self._event(event) for event in events)
         return message
 
-    def _event(self, kind: str, series_id: str) -> arena_pb2.SeriesEvent:
-        """A series event as a message, built once for every stream."""
+    def _event(self, event: SeasonEvent) -> arena_pb2.SeriesEvent:
+        """A series event as a message, built once for every stream (from what the
+        event carries; read from storage only if it carries nothing)."""
         def build() -> arena_pb2.SeriesEvent:
-            planned = self.storage.get_planned(series_id)
-            if kind == "series_started":
+            planned = event.planned or self.storage.get_planned(event.series_id)
+            if event.kind == "series_started":
                 return arena_pb2.SeriesEvent(started=arena_pb2.SeriesStarted(
                     series_id=planned.id, seat0_bot_id=planned.seat0_bot,
                     seat1_bot_id=planned.seat1_bot))
+            result = event.result or self.storage.get_result(planned.id)
             return arena_pb2.SeriesEvent(finished=arena_pb2.SeriesFinished(
-                series=series_message(planned, self.storage.get_result(planned.id))))
-        return self._shared((kind, series_id), build)
+                series=series_message(planned, result)))
+        return self._shared((event.kind, event.series_id), build)
 
     def standings(self, season_id: int, top: int, bots: tuple[str, ...], *,
                   fresh: bool = False) -> arena_pb2.WatchSeasonResponse:
@@ -196,9 +199,16 @@ class WatchMessages:
                 message.standings.CopyFrom(self.standings_messages.part(
                     snapshot, pages.with_rows(snapshot.standings, rows, crosstable=False)))
             return message
+        key: tuple[object, ...] = ("standings", season_id, snapshot.sequence, top, bots)
+        if fresh:  # the same rows and results, but the season's status or count moved on
+            season = self.storage.get_season(season_id)
+            key += (season.status, season.series_done)
+        # One build per view: the streams that ask meanwhile (all of them when a season
+        # ends) wait for it instead of each building the same message.
+        with self._build_lock:
+            message = self._shared(key, build)
         if fresh:
-            return build()
-        message = self._shared(("standings", season_id, snapshot.sequence, top, bots), build)
+            return message
         with self._lock:
             self._recent[view] = (self.clock(), message)
             while len(self._recent) > self.KEPT:

@@ -294,10 +294,11 @@ class Storage:
 
     def store_result(
         self, planned: PlannedSeries, outcome: SeriesOutcome, profile: dict[str, Any]
-    ) -> bool:
+    ) -> SeriesRecord | None:
         """Store one played series in one transaction: its narrow result row, numbered
         next in the season's storage order, and its compressed event log. Returns
-        False (and stores nothing) if that planned series already has a result."""
+        the result as stored, or None (and stores nothing) if that planned series
+        already has a result."""
         fault = outcome.fault
         fault_json = json.dumps(fault.to_dict()) if fault is not None else None
         encoded = encode_log(outcome.log)  # outside the lock: the slow part
@@ -306,7 +307,7 @@ class Storage:
             cursor = db.execute(
                 f"INSERT OR IGNORE INTO series_results ({_RESULT_COLUMNS}) "
                 "SELECT " + ",".join("?" * 21) + ", COALESCE(MAX(stored_seq), 0) + 1 "
-                "FROM series_results WHERE season_id=?",
+                f"FROM series_results WHERE season_id=? RETURNING {_RESULT_COLUMNS}",
                 (
                     planned.id, planned.season_id, outcome.winner,
                     outcome.games_won[0], outcome.games_won[1],
@@ -319,13 +320,14 @@ class Storage:
                     planned.seat0_bot, planned.seat1_bot, now, planned.season_id,
                 ),
             )
-            if cursor.rowcount == 0:
-                return False
+            stored = cursor.fetchall()  # to the end: the statement must be done before COMMIT
+            if not stored:
+                return None
             db.execute("INSERT INTO series_logs VALUES (?,?,?,?,?)",
                        (planned.id, encoded.codec, encoded.raw_bytes, json.dumps(profile),
                         encoded.data))
             db.execute("UPDATE seasons SET updated_at=? WHERE id=?", (now, planned.season_id))
-        return True
+        return _result(stored[0])
 
     def results(self, season_id: int) -> list[SeriesRecord]:
         """A season's stored results in plan order."""

@@ -23,6 +23,7 @@ from arena.core.settings import ConfigError, SeasonConfig
 from arena.season.formats.base import (
     Format,
     Pairing,
+    PlannedUpFront,
     circle_rounds,
     derive_seed,
     home_seat_first,
@@ -35,7 +36,7 @@ from arena.season.formats.swiss import Swiss
 
 __all__ = [
     "DEFAULT_FORMAT", "FORMATS", "Format", "FormatFactory", "Gauntlet", "Knockout",
-    "Pairing", "RoundRobin", "SprtMatch", "Swiss", "circle_rounds", "derive_seed",
+    "Pairing", "PlannedUpFront", "RoundRobin", "SprtMatch", "Swiss", "circle_rounds", "derive_seed",
     "format_for", "format_name", "home_seat_first", "plan_season",
 ]
 
