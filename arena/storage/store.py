@@ -295,10 +295,8 @@ class Storage:
     def store_result(
         self, planned: PlannedSeries, outcome: SeriesOutcome, profile: dict[str, Any]
     ) -> SeriesRecord | None:
-        """Store one played series in one transaction: its narrow result row, numbered
-        next in the season's storage order, and its compressed event log. Returns
-        the result as stored, or None (and stores nothing) if that planned series
-        already has a result."""
+        """Store one played series in ONE transaction (narrow result row numbered next in
+        storage order, compressed log) and return it as stored; None if it already has one."""
         fault = outcome.fault
         fault_json = json.dumps(fault.to_dict()) if fault is not None else None
         encoded = encode_log(outcome.log)  # outside the lock: the slow part
