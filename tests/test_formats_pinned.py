@@ -11,12 +11,22 @@ from collections.abc import Sequence
 import pytest
 
 from arena.core.settings import ConfigError
-from arena.season.formats import Pairing, SprtMatch
+from arena.season.formats import Gauntlet, Pairing, RoundRobin, SprtMatch, Swiss
 from arena.season.formats.base import meeting
+from arena.season.formats.gauntlet import resolve_challenger
+from arena.season.formats.knockout import replay_bracket
 from arena.season.formats.sprt_match import pentanomial_counts
+from arena.season.formats.swiss import (
+    SwissScore,
+    _match,
+    _SearchBudget,
+    byes_by_bot,
+    swiss_order,
+    swiss_scores,
+)
 from arena.storage import SeriesRecord
 
-A, B, C = "a@1", "b@1", "c@1"
+A, B, C, D = "a@1", "b@1", "c@1", "d@1"
 
 
 def round_seed(season_seed: int, label: str) -> int:
@@ -24,6 +34,12 @@ def round_seed(season_seed: int, label: str) -> int:
     ``hollywood-season:<seed>:<label>``, big-endian, top bit cleared."""
     digest = hashlib.sha256(f"hollywood-season:{season_seed}:{label}".encode()).digest()
     return int.from_bytes(digest[:8], "big") & (2**63 - 1)
+
+
+def pair_seed(season_seed: int, i: int, j: int, cycle: int) -> int:
+    """The same hash for the meeting of players i and j in a cycle
+    (``hollywood-season:<seed>:<i>:<j>:<cycle>``)."""
+    return round_seed(season_seed, f"{i}:{j}:{cycle}")
 
 
 def record(pairing: Pairing, winner_seat: int | None, number: int = 0) -> SeriesRecord:
@@ -112,3 +128,132 @@ def test_sprt_match_refuses_other_than_two_distinct_bots() -> None:
     assert str(same.value) == "a match needs two distinct bots"
     with pytest.raises(ConfigError):
         SprtMatch.from_config("elo0=20,elo1=0", max_pairs=3)
+
+
+# ------------------------------------------------------------------ round-robin
+
+def test_round_robin_planned_count_is_a_whole_number() -> None:
+    # 5 bots: 10 pairs of 3 series; shown as a count, so an int, not 30.0
+    assert repr(RoundRobin(3).planned_count(5)) == "30"
+
+
+# ------------------------------------------------------------------ gauntlet
+
+def test_gauntlet_meetings_play_the_deal_of_the_pair_of_season_places() -> None:
+    plan = Gauntlet("b", 2).first_round([A, B, C, D], seed=5)
+    # b is place 1; it meets a (place 0), c (2) and d (3), cycle 0
+    assert [p.seed for p in plan] == [
+        pair_seed(5, 0, 1, 0), pair_seed(5, 0, 1, 0),
+        pair_seed(5, 1, 2, 0), pair_seed(5, 1, 2, 0),
+        pair_seed(5, 1, 3, 0), pair_seed(5, 1, 3, 0)]
+
+
+def test_gauntlet_refusals_name_the_problem_in_full() -> None:
+    with pytest.raises(ConfigError) as unset:
+        Gauntlet("", 2)
+    assert str(unset.value) == "the gauntlet format needs a challenger (--challenger BOT)"
+    with pytest.raises(ConfigError) as unset_at_resolve:
+        resolve_challenger("", [A, B])
+    assert str(unset_at_resolve.value) == \
+        "the gauntlet format needs a challenger (--challenger BOT)"
+    with pytest.raises(ConfigError) as unknown:
+        resolve_challenger("z", [A, B, C])
+    assert str(unknown.value) == "challenger 'z' is not one of the season's bots (a@1, b@1, c@1)"
+    with pytest.raises(ValueError) as repeated:
+        Gauntlet(A, 2).first_round([A, B, A], 1)
+    assert str(repeated.value) == "a season needs at least two distinct bots"
+    with pytest.raises(ValueError) as alone:
+        Gauntlet(A, 2).first_round([A], 1)
+    assert str(alone.value) == "a season needs at least two distinct bots"
+
+
+# ------------------------------------------------------------------ swiss
+
+def single(season_seed: int, label: str) -> int:
+    """The deal of the single series of a one-series meeting named ``label``: derived
+    again from the meeting's deal with the label ``single``."""
+    return round_seed(round_seed(season_seed, label), "single")
+
+
+def test_swiss_deals_are_named_by_round_and_the_places_of_the_pair() -> None:
+    swiss = Swiss(2, 1)
+    round1 = swiss.first_round([A, B, C, D], 7)
+    assert round1 == [Pairing(single(7, "swiss:1:0:1"), False, A, B),
+                      Pairing(single(7, "swiss:1:2:3"), False, C, D)]
+    # a and d win: table a, d, b, c; a meets d, b meets c; d (seat 1 so far) takes seat 0
+    round2 = swiss.next_round([A, B, C, D], 7, [won_by(round1, [A, D])])
+    assert round2 == [Pairing(single(7, "swiss:2:0:3"), False, D, A),
+                      Pairing(single(7, "swiss:2:1:2"), False, B, C)]
+    # two rounds asked for, two played: no third, though b-d and a-c are still open
+    assert swiss.next_round([A, B, C, D], 7, [won_by(round1, [A, D]),
+                                              won_by(round2, [A, B])]) is None
+
+
+def test_swiss_two_bots_play_one_round_and_bad_fields_are_refused() -> None:
+    assert Swiss(1, 1).first_round([A, B], 1) == [
+        Pairing(single(1, "swiss:1:0:1"), False, A, B)]
+    with pytest.raises(ValueError) as repeated:
+        Swiss(1, 1).first_round([A, B, A], 1)
+    assert str(repeated.value) == "a season needs at least two distinct bots"
+    with pytest.raises(ValueError) as alone:
+        Swiss(1, 1).first_round([A], 1)
+    assert str(alone.value) == "a season needs at least two distinct bots"
+
+
+def test_swiss_default_rounds_follow_the_field_size() -> None:
+    # rounds 0: ceil(log2(bots)), at least 1
+    assert Swiss(0, 1).planned_count(2) == 1 * 1 * 1
+    assert Swiss(0, 1).planned_count(5) == 3 * 2 * 1
+    assert Swiss(0, 2).planned_count(8) == 3 * 4 * 2
+
+
+def test_swiss_seats_balance_whole_meetings_of_duplicate_pairs() -> None:
+    """With duplicate pairs every bot has sat as often in each seat, so the higher
+    placed bot of a pair always takes seat 0 of its first series."""
+    swiss = Swiss(2, 2)
+    round1 = swiss.first_round([A, B, C, D], 7)
+    assert [(p.seat0, p.seat1) for p in round1] == [(A, B), (B, A), (C, D), (D, C)]
+    # a and d win both: table a 2, d 2, b 0, c 0
+    round2 = swiss.next_round([A, B, C, D], 7, [won_by(round1, [A, A, D, D])])
+    assert round2 is not None
+    assert [(p.seat0, p.seat1) for p in round2] == [(A, D), (D, A), (B, C), (C, B)]
+
+
+def test_swiss_a_bye_is_not_a_seat() -> None:
+    """a sat once in each seat in round 1, c (bye) in neither: even, so c, top of
+    the table, takes seat 0."""
+    swiss = Swiss(2, 2)
+    round1 = swiss.first_round([A, B, C], 3)
+    assert [(p.seat0, p.seat1) for p in round1] == [(A, B), (B, A)]
+    # both drawn: c 2 (its bye), a 1, b 1; b, the lowest without a bye, has this one
+    round2 = swiss.next_round([A, B, C], 3, [won_by(round1, [None, None])])
+    label = round_seed(3, "swiss:2:2:0")
+    assert round2 == [Pairing(label, False, C, A), Pairing(label, False, A, C)]
+
+
+def test_swiss_scores_count_byes_as_won_meetings() -> None:
+    assert swiss_scores([A, B], [], {A: 1}, 2) == {
+        A: SwissScore(2.0, 0.0, 1), B: SwissScore(0.0, 0.0, 0)}
+    assert byes_by_bot([A, B, C], [{A, B}, {A, B}, {B, C}]) == {A: 1, B: 0, C: 2}
+
+
+def test_swiss_order_ranks_an_unrated_bot_at_zero() -> None:
+    even = swiss_scores([A, B, C], [], {}, 1)
+    assert swiss_order(even, {B: 0.5, C: -0.5}) == [B, A, C]
+
+
+def test_swiss_search_spends_one_step_per_opponent_tried() -> None:
+    """a-b (tried first) leaves c-d, who have met: 1 step; a-c: 2; b-d: 3."""
+    scores = dict.fromkeys([A, B, C, D], 0.0)
+    met = {frozenset((C, D))}
+    assert _match([A, B, C, D], scores, met, _SearchBudget(3)) == [(A, C), (B, D)]
+    assert _match([A, B, C, D], scores, met, _SearchBudget(2)) is None
+
+
+# ------------------------------------------------------------------ knockout
+
+def test_a_knockout_tie_as_a_dict() -> None:
+    tie = replay_bracket([A, B], 1, 0, []).rounds[0][0]
+    assert tie.to_dict() == {
+        "bracket_round": 1, "high": A, "low": B, "high_seed": 1, "low_seed": 2,
+        "high_score": 0.0, "low_score": 0.0, "pairs": 0, "winner": None, "decided_by": ""}
