@@ -11,10 +11,10 @@ from collections.abc import Sequence
 import pytest
 
 from arena.core.settings import ConfigError
-from arena.season.formats import Gauntlet, Pairing, RoundRobin, SprtMatch, Swiss
+from arena.season.formats import Gauntlet, Knockout, Pairing, RoundRobin, SprtMatch, Swiss
 from arena.season.formats.base import meeting
 from arena.season.formats.gauntlet import resolve_challenger
-from arena.season.formats.knockout import replay_bracket
+from arena.season.formats.knockout import Tie, replay_bracket
 from arena.season.formats.sprt_match import pentanomial_counts
 from arena.season.formats.swiss import (
     SwissScore,
@@ -26,7 +26,7 @@ from arena.season.formats.swiss import (
 )
 from arena.storage import SeriesRecord
 
-A, B, C, D = "a@1", "b@1", "c@1", "d@1"
+A, B, C, D, E = "a@1", "b@1", "c@1", "d@1", "e@1"
 
 
 def round_seed(season_seed: int, label: str) -> int:
@@ -126,8 +126,9 @@ def test_sprt_match_refuses_other_than_two_distinct_bots() -> None:
     with pytest.raises(ValueError) as same:
         match.first_round([A, A], 1)
     assert str(same.value) == "a match needs two distinct bots"
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError) as spec:
         SprtMatch.from_config("elo0=20,elo1=0", max_pairs=3)
+    assert str(spec.value) == "sprt: elo0 (20) must be less than elo1 (0)"
 
 
 # ------------------------------------------------------------------ round-robin
@@ -257,3 +258,49 @@ def test_a_knockout_tie_as_a_dict() -> None:
     assert tie.to_dict() == {
         "bracket_round": 1, "high": A, "low": B, "high_seed": 1, "low_seed": 2,
         "high_score": 0.0, "low_score": 0.0, "pairs": 0, "winner": None, "decided_by": ""}
+
+
+def duplicate(season_seed: int, label: str, first: str, second: str) -> list[Pairing]:
+    deal = round_seed(season_seed, label)
+    return [Pairing(deal, False, first, second), Pairing(deal, False, second, first)]
+
+
+def test_knockout_ties_carry_their_round_seeds_and_deals() -> None:
+    """Five bots, one tie-break pair: d (seed 4) and e (5) play the only first-round
+    tie, split it, and e wins the tie-break; then the semi-finals."""
+    bots = [A, B, C, D, E]
+    cup = Knockout(tiebreak_pairs=1)
+    first = cup.first_round(bots, 11)
+    assert first == duplicate(11, "knockout:1:4:5:0", D, E)
+    r1 = won_by(first, [D, E])
+    tiebreak = cup.next_round(bots, 11, [r1])
+    assert tiebreak == duplicate(11, "knockout:1:4:5:1", D, E)
+    r2 = won_by(tiebreak, [E, E])
+    semis = cup.next_round(bots, 11, [r1, r2])
+    assert semis == [*duplicate(11, "knockout:2:1:5:0", A, E),
+                     *duplicate(11, "knockout:2:2:3:0", B, C)]
+    bracket = replay_bracket(bots, 11, 1, [r1, r2])
+    assert bracket.champion is None and bracket.pending == semis
+    assert [tie.to_dict() for tie in bracket.rounds[0]] == [
+        Tie(1, A, None, 1, 0, winner=A, decided_by="bye").to_dict(),
+        Tie(1, D, E, 4, 5, high_score=1.0, low_score=3.0, pairs=2, winner=E,
+            decided_by="score").to_dict(),
+        Tie(1, B, None, 2, 0, winner=B, decided_by="bye").to_dict(),
+        Tie(1, C, None, 3, 0, winner=C, decided_by="bye").to_dict(),
+    ]
+    assert [tie.to_dict() for tie in bracket.rounds[1]] == [
+        Tie(2, A, E, 1, 5).to_dict(), Tie(2, B, C, 2, 3).to_dict()]
+
+
+def test_knockout_seeds_follow_the_season_order_not_the_names() -> None:
+    cup = Knockout(tiebreak_pairs=0)
+    first = cup.first_round([B, A], 4)  # b is seed 1
+    assert first == duplicate(4, "knockout:1:1:2:0", B, A)
+    waiting = replay_bracket([B, A], 4, 0, [won_by(first[:1], [A])])
+    assert waiting.pending == [] and waiting.champion is None
+    assert [[tie.to_dict() for tie in ties] for ties in waiting.rounds] == [
+        [Tie(1, B, A, 1, 2, low_score=1.0).to_dict()]]
+    done = replay_bracket([B, A], 4, 0, [won_by(first, [A, B])])
+    assert done.champion == B and done.pending == []
+    assert [[tie.to_dict() for tie in ties] for ties in done.rounds] == [
+        [Tie(1, B, A, 1, 2, 1.0, 1.0, 1, B, "seed").to_dict()]]
