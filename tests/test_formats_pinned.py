@@ -12,7 +12,7 @@ import pytest
 
 from arena.core.settings import ConfigError
 from arena.season.formats import Gauntlet, Knockout, Pairing, RoundRobin, SprtMatch, Swiss
-from arena.season.formats.base import meeting
+from arena.season.formats.base import home_seat_first, meeting
 from arena.season.formats.gauntlet import resolve_challenger
 from arena.season.formats.knockout import Tie, replay_bracket
 from arena.season.formats.sprt_match import pentanomial_counts
@@ -132,6 +132,39 @@ def test_sprt_match_refuses_other_than_two_distinct_bots() -> None:
 
 
 # ------------------------------------------------------------------ round-robin
+
+def test_home_seat_goes_to_the_player_the_other_follows_within_half_the_circle() -> None:
+    # four players: distance j - i of 1 is home, 3 is away, 2 (half the circle) home
+    assert {(i, j): home_seat_first(i, j, 4) for i in range(4) for j in range(i + 1, 4)} == {
+        (0, 1): True, (0, 2): True, (0, 3): False, (1, 2): True, (1, 3): True, (2, 3): True}
+    # six players: 1 and 2 home, 3 (half) home, 4 and 5 away
+    assert [home_seat_first(0, j, 6) for j in range(1, 6)] == [True, True, True, False, False]
+
+
+def test_round_robin_single_series_of_every_even_cycle_face_the_first_cycle() -> None:
+    """Five series per pair: cycles 0 and 1 are duplicate pairs, cycle 2 a single
+    series seated as in cycle 0 (home first). Three players meet in the circle order
+    1-2, 0-2, 0-1; home: 1 against 2 and 0 against 1 (distance 1), 2 against 0
+    (distance 2 of 3 is away for 0)."""
+    plan = RoundRobin(5).first_round([A, B, C], 8)
+    singles = plan[-3:]
+    assert singles == [Pairing(pair_seed(8, 1, 2, 2), False, B, C),
+                       Pairing(pair_seed(8, 0, 2, 2), False, C, A),
+                       Pairing(pair_seed(8, 0, 1, 2), False, A, B)]
+    assert len(plan) == 3 * 5
+
+
+def test_round_robin_refusals_name_the_problem_in_full() -> None:
+    with pytest.raises(ValueError) as none:
+        RoundRobin(0)
+    assert str(none.value) == "series_per_pair must be at least 1"
+    with pytest.raises(ValueError) as alone:
+        RoundRobin(1).first_round([A], 1)
+    assert str(alone.value) == "a season needs at least two bots"
+    with pytest.raises(ValueError) as repeated:
+        RoundRobin(1).first_round([A, B, A], 1)
+    assert str(repeated.value) == "a season's bots must be distinct"
+
 
 def test_round_robin_planned_count_is_a_whole_number() -> None:
     # 5 bots: 10 pairs of 3 series; shown as a count, so an int, not 30.0
@@ -304,3 +337,12 @@ def test_knockout_seeds_follow_the_season_order_not_the_names() -> None:
     assert done.champion == B and done.pending == []
     assert [[tie.to_dict() for tie in ties] for ties in done.rounds] == [
         [Tie(1, B, A, 1, 2, 1.0, 1.0, 1, B, "seed").to_dict()]]
+
+
+def test_knockout_refuses_repeated_bots_or_one_bot() -> None:
+    with pytest.raises(ValueError) as repeated:
+        Knockout(0).first_round([A, B, A], 1)
+    assert str(repeated.value) == "a season needs at least two distinct bots"
+    with pytest.raises(ValueError) as alone:
+        Knockout(0).first_round([A], 1)
+    assert str(alone.value) == "a season needs at least two distinct bots"
