@@ -9,9 +9,11 @@ from deal_helpers import make_deal
 
 from engine import ALL_CARDS, CLASSIC, FRIENDLY, Card, Deal, Hand, Profile, observe, parse_cards
 from engine.actions import Action, ActionKind, ActionParseError, IllegalActionError
+from engine.cards import DuplicateCardError
 from engine.dealing import derive_seed
 from engine.hand import Move, cannot_knock
 from engine.hand_result import HandResult
+from engine.melds import hand_mask
 from engine.observation import Observation
 from engine.phase import Phase
 from engine.scoresheet import ScoreSheet, ScoreSheetError
@@ -307,3 +309,10 @@ def test_an_action_after_the_series_is_over_is_refused_saying_so() -> None:
     with pytest.raises(IllegalActionError) as caught:
         series.apply(Action.parse("pass"))
     assert str(caught.value) == "the series is over: no action is legal"
+
+
+def test_a_repeated_card_in_a_hand_mask_names_the_card_as_its_token() -> None:
+    with pytest.raises(DuplicateCardError) as error:
+        hand_mask([Card.parse("7d"), Card.parse("As"), Card.parse("7d")])
+    assert str(error.value) == "duplicate card: 7d"
+    assert error.value.token == "7d"
