@@ -105,7 +105,8 @@ def test_spares_are_bounded_per_version_and_in_all(tmp_path: Path) -> None:
     alpha, beta, gamma = bots(tmp_path, "alpha", "beta", "gamma")
     inner = FakeSandbox()
     inner.spares_may_start.clear()  # spares asked for pile up while none is up yet
-    pool = WarmPool(inner, per_version=2, total=3, janitor=False)
+    # No waiting for a spare on its way (the next test waits).
+    pool = WarmPool(inner, per_version=2, total=3, janitor=False, spare_wait_s=0.0)
     for _ in range(3):  # three series of alpha at once: all cold, 2 spares asked for
         pool.start(alpha, series_id="s", seat=0)
     inner.spares_may_start.set()
@@ -118,6 +119,68 @@ def test_spares_are_bounded_per_version_and_in_all(tmp_path: Path) -> None:
         "alpha", "alpha", "beta"]
     pool.close()
     assert all(b.stopped.is_set() for b in inner.started if b.series_id == WARM_SERIES_ID)
+
+
+class WaitSignal(threading.Condition):
+    """The pool's condition, saying when a series has begun to wait on it."""
+
+    def __init__(self, lock: threading.Lock) -> None:
+        super().__init__(lock)
+        self.waiting = threading.Event()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waiting.set()
+        return super().wait(timeout)
+
+
+def test_a_series_waits_for_the_spare_on_its_way_instead_of_starting_another(
+        tmp_path: Path) -> None:
+    (alpha,) = bots(tmp_path, "alpha")
+    inner = FakeSandbox()
+    inner.spares_may_start.clear()
+    pool = WarmPool(inner, per_version=1, janitor=False, spare_wait_s=30.0)
+    signal = pool._spare_done = WaitSignal(pool._lock)  # type: ignore[arg-type]
+    pool.prepare(alpha)  # alpha's spare is on its way, held up
+    handed: list[object] = []
+    series = threading.Thread(target=lambda: handed.append(
+        pool.start(alpha, series_id="1-0", seat=0)))
+    series.start()
+    assert signal.waiting.wait(30)
+    assert not handed and len(inner.started) == 0  # waiting: nothing started beside it
+    inner.spares_may_start.set()
+    series.join(30)
+    assert inner_of(handed[0]) is inner.started[0]
+    assert inner.started[0].series_id == WARM_SERIES_ID
+    assert (pool.counters.warm, pool.counters.cold) == (1, 0)
+    pool.close()
+
+
+def test_a_series_whose_spare_fails_to_start_starts_its_bot_itself(tmp_path: Path) -> None:
+    (alpha,) = bots(tmp_path, "alpha")
+
+    class FailingSpares(FakeSandbox):
+        def start(self, bot: BotRef, *, series_id: str = "",
+                  seat: int | None = None) -> FakeBot:
+            if series_id == WARM_SERIES_ID:
+                self.spares_may_start.wait(30)
+                raise BotFault(FaultKind.STARTUP, "no socket")
+            return super().start(bot, series_id=series_id, seat=seat)
+
+    inner = FailingSpares()
+    inner.spares_may_start.clear()
+    pool = WarmPool(inner, per_version=1, janitor=False, spare_wait_s=30.0)
+    pool.prepare(alpha)
+    handed: list[object] = []
+    series = threading.Thread(target=lambda: handed.append(
+        pool.start(alpha, series_id="1-0", seat=0)))
+    series.start()
+    inner.spares_may_start.set()
+    series.join(30)
+    # The failed spare is not waited for: the series' own start (which would see
+    # the fault where it belongs) runs at once.
+    assert inner_of(handed[0]).series_id == "1-0"
+    assert (pool.counters.warm, pool.counters.cold) == (0, 1)
+    pool.close()
 
 
 def test_a_spare_that_died_waiting_is_discarded_not_charged(tmp_path: Path) -> None:

@@ -4,7 +4,9 @@ Starting a container (create, start, the bot binding its socket) is most of what
 short series costs the arena outside the bots' thinking. ``WarmPool`` wraps a
 sandbox: whenever a bot version is prepared or started for a series, it tops the
 version's spares up in the background, so the version's next series takes a bot
-that is up already. The pool is bounded (``per_version`` spares of a version, ``total``
+that is up already, or waits (up to ``spare_wait_s``) for the one on its way rather
+than starting another beside it (a second container start, competing for the same
+cores, is no sooner). The pool is bounded (``per_version`` spares of a version, ``total``
 spares in all); a spare is handed to exactly one series and never back (a bot is
 never shared between series); a spare found dead when taken is discarded, not
 charged to the bot; spares idle for ``idle_s`` seconds (e.g. after the season
@@ -38,6 +40,9 @@ DEFAULT_PER_VERSION = 1
 containers (two left unused per version at a season's end) that the bots' own
 thinking slowed and a season got no faster (tests/bench/bench_cluster.py)."""
 DEFAULT_TOTAL = 8
+DEFAULT_SPARE_WAIT_S = 5.0
+"""How long a series waits for a spare of its version that is starting; longer than
+a container's start on a loaded machine, far shorter than the start-up limit."""
 DEFAULT_IDLE_S = 30.0
 WARM_SERIES_ID = "warm"
 """The series label of a spare (it is started before its series is known)."""
@@ -71,6 +76,7 @@ class WarmPool:
         per_version: int = DEFAULT_PER_VERSION,
         total: int = DEFAULT_TOTAL,
         idle_s: float = DEFAULT_IDLE_S,
+        spare_wait_s: float = DEFAULT_SPARE_WAIT_S,
         clock: Callable[[], float] = time.monotonic,
         janitor: bool = True,
     ) -> None:
@@ -82,8 +88,10 @@ class WarmPool:
         self.per_version = per_version
         self.total = total
         self.idle_s = idle_s
+        self.spare_wait_s = spare_wait_s
         self._now = clock
         self._lock = threading.Lock()
+        self._spare_done = threading.Condition(self._lock)  # a spare came up or failed
         self._spares: dict[VersionKey, list[_Spare]] = defaultdict(list)
         self._starting: dict[VersionKey, int] = defaultdict(int)
         self._closed = False
@@ -132,6 +140,7 @@ class WarmPool:
         self._stopped.set()
         with self._lock:
             self._closed = True
+            self._spare_done.notify_all()
             spares = [spare for spares in self._spares.values() for spare in spares]
             self._spares.clear()
         self._starter.shutdown(wait=True)
@@ -143,8 +152,14 @@ class WarmPool:
             spare.bot.stop()
 
     def _take(self, key: VersionKey) -> RunningBot | None:
+        give_up_at = time.monotonic() + self.spare_wait_s
         while True:
             with self._lock:
+                while not self._spares.get(key) and self._starting[key] and not self._closed:
+                    left = give_up_at - time.monotonic()
+                    if left <= 0:
+                        return None
+                    self._spare_done.wait(left)
                 spares = self._spares.get(key)
                 if not spares:
                     return None
@@ -179,21 +194,22 @@ class WarmPool:
                 return
 
     def _start_spare(self, key: VersionKey, bot: BotRef) -> None:
+        spare: RunningBot | None = None
         try:
             spare = self.inner.start(bot, series_id=WARM_SERIES_ID, seat=None)
         except (BotFault, SandboxError) as error:
             # The series that takes this version next starts it itself and sees the
             # fault where it belongs (the bot's), or the arena-side error.
             log.info("spare of %s not started: %s", key[0], error)
-            return
-        finally:
+        finally:  # one step: a waiting series sees the spare, or that none is coming
             with self._lock:
                 self._starting[key] -= 1
-        with self._lock:
-            if not self._closed:
-                self._spares[key].append(_Spare(spare, self._now()))
-                return
-        spare.stop()
+                if spare is not None and not self._closed:
+                    self._spares[key].append(_Spare(spare, self._now()))
+                    spare = None
+                self._spare_done.notify_all()
+        if spare is not None:  # the pool closed meanwhile
+            spare.stop()
 
     def _expire_idle(self) -> None:
         now = self._now()
