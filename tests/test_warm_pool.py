@@ -139,7 +139,7 @@ def test_a_series_waits_for_the_spare_on_its_way_instead_of_starting_another(
     inner = FakeSandbox()
     inner.spares_may_start.clear()
     pool = WarmPool(inner, per_version=1, janitor=False, spare_wait_s=30.0)
-    signal = pool._spare_done = WaitSignal(pool._lock)  # type: ignore[arg-type]
+    signal = pool._spare_done = WaitSignal(pool._lock)
     pool.prepare(alpha)  # alpha's spare is on its way, held up
     handed: list[object] = []
     series = threading.Thread(target=lambda: handed.append(
