@@ -15,7 +15,7 @@ Prints, next to the issue's targets:
 2. per-series cost outside play at 0 %, 50 % and 99 % of the season stored: the
    median wall-time gap between consecutive stored results over a window of series,
    and the server process's CPU time per series over that window (the figure that
-   does not depend on what else the machine runs). The window (2,000 series, about
+   does not depend on what else the machine runs). The window (2,000 series, 3 to
    4 s) spans the periodic work (a Bradley-Terry refit at most every 2 s, SQLite's
    checkpoints): a window much shorter than that period shows it or not by chance;
    the 99 % window is the last 2,000 series;
