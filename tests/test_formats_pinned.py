@@ -6,9 +6,9 @@ format's own helpers."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
 
 import pytest
+from test_formats import won_by
 
 from arena.core.settings import ConfigError
 from arena.season.formats import Gauntlet, Knockout, Pairing, RoundRobin, SprtMatch, Swiss
@@ -24,7 +24,6 @@ from arena.season.formats.swiss import (
     swiss_order,
     swiss_scores,
 )
-from arena.storage import SeriesRecord
 
 A, B, C, D, E = "a@1", "b@1", "c@1", "d@1", "e@1"
 
@@ -40,20 +39,6 @@ def pair_seed(season_seed: int, i: int, j: int, cycle: int) -> int:
     """The same hash for the meeting of players i and j in a cycle
     (``hollywood-season:<seed>:<i>:<j>:<cycle>``)."""
     return round_seed(season_seed, f"{i}:{j}:{cycle}")
-
-
-def record(pairing: Pairing, winner_seat: int | None, number: int = 0) -> SeriesRecord:
-    return SeriesRecord(
-        series_id=f"1-{number}", season_id=1, seed=pairing.seed, swap_seats=False,
-        seat0_bot=pairing.seat0, seat1_bot=pairing.seat1, winner_seat=winner_seat,
-        games_won=(0, 0), hands_won=(0, 0), points=(0, 0), game_scores=(), hands_played=1,
-        capped=False, fault=None, think_seconds=(0.0, 0.0), wall_seconds=0.0, finished_at="")
-
-
-def won_by(plan: Sequence[Pairing], winners: Sequence[str | None]) -> list[SeriesRecord]:
-    """Results of ``plan`` in which the named bot won each series (None: drawn)."""
-    return [record(p, None if w is None else (p.seat0, p.seat1).index(w), n)
-            for n, (p, w) in enumerate(zip(plan, winners, strict=True))]
 
 
 # ------------------------------------------------------------------ meeting

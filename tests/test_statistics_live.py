@@ -5,7 +5,7 @@ cost per stored series stays flat) and exactly at the end of the season."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -29,6 +29,20 @@ def store_in_random_order(storage: Storage, season_id: int, seed: int) -> Iterat
         yield series.id
 
 
+def refit_steps(storage: Storage, season_id: int, board: StandingsBoard, live: LiveStatistics,
+                after_each: Callable[[int], None] = lambda step: None) -> list[int]:
+    """Store the season's results one by one (seed 4), asking for the statistics after
+    each; the steps (1, 2, ...) after which the statistics refitted."""
+    fitted_at = []
+    for step, _ in enumerate(store_in_random_order(storage, season_id, seed=4), start=1):
+        before = live.fits
+        live.statistics(storage.get_season(season_id), board.update(season_id))
+        if live.fits > before:
+            fitted_at.append(step)
+        after_each(step)
+    return fitted_at
+
+
 def test_refits_follow_the_geometric_schedule_and_the_final_table_is_exact(
         tmp_path: Path) -> None:
     storage = Storage(tmp_path / "a.db")
@@ -36,12 +50,7 @@ def test_refits_follow_the_geometric_schedule_and_the_final_table_is_exact(
     board = StandingsBoard(storage)
     # Refit when the results double (no time floor here: see the next test).
     live = LiveStatistics(storage, refit_growth=1.0, refit_interval=0.0)
-    fitted_at = []
-    for step, _ in enumerate(store_in_random_order(storage, season_id, seed=4), start=1):
-        before = live.fits
-        live.statistics(storage.get_season(season_id), board.update(season_id))
-        if live.fits > before:
-            fitted_at.append(step)
+    fitted_at = refit_steps(storage, season_id, board, live)
     # Worked by hand: a fit at the first result, then whenever the count exceeds
     # twice the last fitted count and by at least 5 (one result per bot):
     # 1 -> 6 (not 3: 2 more only) -> 13 -> (27 is past the season's 20).
@@ -67,15 +76,11 @@ def test_refits_are_at_least_the_interval_apart_but_the_final_one_is_not(
     board = StandingsBoard(storage)
     now = [10.0]
     live = LiveStatistics(storage, refit_growth=0.0, refit_interval=2.0, clock=lambda: now[0])
-    fitted_at = []
-    for step, _ in enumerate(store_in_random_order(storage, season_id, seed=4), start=1):
-        before = live.fits
-        live.statistics(storage.get_season(season_id), board.update(season_id))
-        if live.fits > before:
-            fitted_at.append(step)
-        now[0] += 0.25
-        if step == 9:
-            now[0] += 10.0  # a quiet spell
+
+    def tick(step: int) -> None:
+        now[0] += 0.25 + (10.0 if step == 9 else 0.0)  # a quiet spell after the 9th
+
+    fitted_at = refit_steps(storage, season_id, board, live, tick)
     # Worked by hand (result n comes at t = 10 + (n - 1) / 4, plus 10 s after the 9th):
     # a fit at the first (t=10); 5 results more (one per bot) come by the 6th, but 2 s
     # only at the 9th (t=12); then 5 more at the 14th (t=23.25); the 19th and 20th

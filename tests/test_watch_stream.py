@@ -4,6 +4,8 @@ events (clock injected)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -98,13 +100,21 @@ class WaitingSubscription:
         return self.inner.empty()
 
 
-def test_a_batching_stream_sends_series_events_together_at_most_once_per_interval() -> None:
+@contextmanager
+def batching(**intervals: float) -> Iterator[tuple[EventHub, Clock, WaitingSubscription,
+                                                     Iterator[Any]]]:
+    """A batching stream of season 1 on a fake clock: (hub, clock, subscription, sent)."""
     hub, clock, messages = EventHub(), Clock(), Messages()
-    stream = WatchStream(messages, 1, 20, [], batch=True, interval=0.25,  # type: ignore[arg-type]
-                         batch_interval=0.1, clock=clock)
+    stream = WatchStream(messages, 1, 20, [], batch=True, clock=clock,  # type: ignore[arg-type]
+                         **intervals)
     with hub.subscribe(1) as inner:
         subscription = WaitingSubscription(inner, clock)
-        sent = stream.follow(subscription, lambda: True, lambda: False)  # type: ignore[arg-type]
+        yield hub, clock, subscription, stream.follow(
+            subscription, lambda: True, lambda: False)  # type: ignore[arg-type]
+
+
+def test_a_batching_stream_sends_series_events_together_at_most_once_per_interval() -> None:
+    with batching(interval=0.25, batch_interval=0.1) as (hub, clock, _subscription, sent):
         assert next(sent) == ("standings", 0, True)
         # The first event after a quiet spell goes at once ...
         hub.publish(SeasonEvent("series_started", 1, series_id="1-0"))
@@ -137,11 +147,7 @@ def test_a_batching_stream_sends_series_events_together_at_most_once_per_interva
 def test_a_full_batch_goes_at_once() -> None:
     from arena.server.watch import MAX_BATCH
 
-    hub, clock, messages = EventHub(), Clock(), Messages()
-    stream = WatchStream(messages, 1, 20, [], batch=True, clock=clock)  # type: ignore[arg-type]
-    with hub.subscribe(1) as inner:
-        subscription = WaitingSubscription(inner, clock)
-        sent = stream.follow(subscription, lambda: True, lambda: False)  # type: ignore[arg-type]
+    with batching() as (hub, clock, _subscription, sent):
         next(sent)
         hub.publish(SeasonEvent("series_started", 1, series_id="first"))
         assert next(sent) == ("batch", [("started", "first")])
@@ -158,12 +164,7 @@ def test_a_full_batch_goes_at_once() -> None:
 
 
 def test_a_batching_stream_wakes_once_per_batch_not_once_per_event() -> None:
-    hub, clock, messages = EventHub(), Clock(), Messages()
-    stream = WatchStream(messages, 1, 20, [], batch=True, interval=0.25,  # type: ignore[arg-type]
-                         batch_interval=0.1, clock=clock)
-    with hub.subscribe(1) as inner:
-        subscription = WaitingSubscription(inner, clock)
-        sent = stream.follow(subscription, lambda: True, lambda: False)  # type: ignore[arg-type]
+    with batching(interval=0.25, batch_interval=0.1) as (hub, _clock, subscription, sent):
         next(sent)
         hub.publish(SeasonEvent("series_started", 1, series_id="first"))
         assert next(sent) == ("batch", [("started", "first")])
