@@ -110,3 +110,18 @@ def test_an_authentication_error_names_the_source_and_the_next_step(
     login(capsys, server.address, server.token_path)
     monkeypatch.delenv("ARENA_TOKEN")
     assert main(["authors", "list", "--server", server.address]) == 0
+
+
+def test_an_admin_token_never_starts_with_a_dash_that_would_read_as_an_option(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.cli.app import build_parser
+    from arena.server import tokens
+
+    # token_urlsafe's alphabet has "-": one token in 64 began with it, and then
+    # `--token TOKEN` failed with "expected one argument" (seen in CI-like runs).
+    monkeypatch.setattr(tokens.secrets, "token_urlsafe", lambda size: "-Xy_z")
+    token = tokens.ensure_admin_token(tmp_path / "admin.token")
+    assert token == "admin_-Xy_z"
+    args = build_parser().parse_args(["season", "list", "--token", token])
+    assert args.token == token
+    assert tokens.ensure_admin_token(tmp_path / "admin.token") == token  # read back

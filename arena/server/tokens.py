@@ -8,8 +8,12 @@ import os
 import secrets
 import stat
 from pathlib import Path
+from typing import Final
 
 log = logging.getLogger(__name__)
+
+
+ADMIN_TOKEN_PREFIX: Final = "admin_"
 
 
 def ensure_admin_token(path: Path) -> str:
@@ -19,7 +23,9 @@ def ensure_admin_token(path: Path) -> str:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         return _read_token(path)
-    token = secrets.token_urlsafe(32)
+    # A prefix: a bare token_urlsafe starts with "-" one time in 64, and
+    # `--token -x...` is then read as an option, not as the token.
+    token = ADMIN_TOKEN_PREFIX + secrets.token_urlsafe(32)
     with os.fdopen(descriptor, "w") as handle:
         handle.write(token + "\n")
     return token
