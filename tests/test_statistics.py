@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
+import numpy as np
 import pytest
+import threadpoolctl
 
 from arena.season.statistics.bradley_terry import PairResult, fit
 from arena.season.statistics.pentanomial import (
@@ -160,3 +163,28 @@ def test_bradley_terry_two_bots_by_hand() -> None:
     assert rating.elo[0] == pytest.approx(-rating.elo[1])
     drawn = fit(["a", "b"], [PairResult("a", "b", 0.5)])
     assert drawn.elo == (0.0, 0.0) and drawn.los("a", "b") == pytest.approx(0.5)
+
+
+def blas_threads() -> set[int]:
+    return {info["num_threads"] for info in threadpoolctl.threadpool_info()
+            if info["user_api"] == "blas"}
+
+
+def test_the_fit_solves_on_one_blas_thread_and_gives_the_rest_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bots x bots solve is far too small to share: BLAS threads spinning for cores
+    the arena's threads hold made it 150 times slower. The fit caps BLAS at one
+    thread while it runs, whatever the process had, and restores that after."""
+    solve = np.linalg.solve
+    during: list[set[int]] = []
+
+    def recording_solve(matrix: Any, vector: Any) -> Any:
+        during.append(blas_threads())
+        return solve(matrix, vector)
+
+    monkeypatch.setattr(np.linalg, "solve", recording_solve)
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        assert blas_threads() == {2}
+        fit(["a", "b", "c"], [PairResult("a", "b", 1.0), PairResult("b", "c", 0.5)])
+        assert blas_threads() == {2}
+    assert during and all(threads == {1} for threads in during)
