@@ -15,6 +15,7 @@ from arena_helpers import FakeOutcome, fault
 from openskill.models import PlackettLuce
 
 from arena.core.faults import BotFault, FaultKind
+from arena.season.standings import StandingsState
 from arena.season.standings_live import StandingsBoard
 from arena.storage import NotFoundError, Storage
 
@@ -112,9 +113,11 @@ def test_live_standings_equal_a_full_recompute_after_every_series(
         assert record is not None
         stored.append((series, outcome))
         if step % 3 == 0:
-            continue  # not told: the next update must read this result itself
-        # As the runner does: the record just stored, applied without reading it back.
-        live = board.update(season_id, record)
+            continue  # not told: the next record must read this result itself
+        # As the runner does: the record just stored, applied without reading it back;
+        # then as a watcher reads it.
+        board.record(season_id, record)
+        live = board.latest(season_id)
         assert live.sequence == step
         full = StandingsBoard(storage).recompute(season_id)
         assert live.standings.to_dict() == full.standings.to_dict()
@@ -131,6 +134,38 @@ def test_live_standings_equal_a_full_recompute_after_every_series(
         assert snapshot.standings.to_dict() == as_published
     # The recompute on demand publishes the same numbers.
     assert board.recompute(season_id).standings.to_dict() == published[-1][1]
+    storage.close()
+
+
+def test_recording_a_result_builds_no_table_until_the_standings_are_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big season stores hundreds of results a second and is read a few times a
+    second: the table is built by the first read of a new sequence, once."""
+    storage = Storage(tmp_path / "a.db")
+    season_id = season_with_plan(storage)
+    board = StandingsBoard(storage)
+    builds: list[int] = []
+    table = StandingsState.table
+
+    def counted_table(state: StandingsState) -> Any:
+        builds.append(state.sequence)
+        return table(state)
+
+    monkeypatch.setattr(StandingsState, "table", counted_table)
+    first, second, third = storage.planned_series(season_id)[:3]
+    for series, winner in ((first, 0), (second, 1), (third, 0)):
+        record = storage.store_result(series, FakeOutcome(series.id, winner=winner),  # type: ignore[arg-type]
+                                      {})
+        assert record is not None
+        board.record(season_id, record)
+    assert builds == []
+    snapshot = board.latest(season_id)
+    assert (snapshot.sequence, builds) == (3, [3])
+    assert board.latest(season_id) is snapshot and board.snapshot(season_id) is snapshot
+    assert builds == [3]
+    won = {row.bot_id: row.series_won for row in snapshot.standings.rows}
+    winners = Counter([first.seat0_bot, second.seat1_bot, third.seat0_bot])
+    assert won == {bot: winners[bot] for bot in BOTS}
     storage.close()
 
 

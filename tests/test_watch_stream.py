@@ -4,13 +4,15 @@ events (clock injected)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from polling import wait_until
 
-from arena.season.events import EventHub, SeasonEvent, Subscription
+from arena.season.events import SUBSCRIBER_QUEUE_SIZE, EventHub, SeasonEvent, Subscription
 from arena.server.watch import WatchStream
 
 
@@ -190,3 +192,25 @@ def test_collect_takes_what_is_queued_up_to_its_limit_and_stops_at_a_status() ->
         assert [(e.kind, e.series_id) for e in taken] == [
             ("series_started", "1-3"), ("series_started", "1-4"), ("status", ""),
             ("series_started", "late")]
+
+
+def test_a_full_subscription_drops_its_oldest_events_and_a_waiting_reader_wakes() -> None:
+    hub = EventHub()
+    with hub.subscribe(1) as subscription, hub.subscribe(2) as other_season:
+        for number in range(SUBSCRIBER_QUEUE_SIZE + 3):
+            hub.publish(SeasonEvent("series_finished", 1, series_id=f"1-{number}"))
+        assert other_season.empty() and other_season.get(0.0) is None
+        first = subscription.get(0.0)
+        assert first is not None and first.series_id == "1-3"
+        rest = subscription.collect(0.0, 2 * SUBSCRIBER_QUEUE_SIZE)
+        assert [event.series_id for event in rest] == [
+            f"1-{number}" for number in range(4, SUBSCRIBER_QUEUE_SIZE + 3)]
+        assert subscription.empty() and subscription.get(0.0) is None
+
+        received: list[SeasonEvent | None] = []
+        reader = threading.Thread(target=lambda: received.append(subscription.get(60.0)))
+        reader.start()
+        wait_until(lambda: subscription._waiting == 1, what="the reader waiting")
+        hub.publish(SeasonEvent("status", 1, status="finished"))
+        reader.join(30)
+        assert [event.status for event in received if event is not None] == ["finished"]

@@ -183,9 +183,9 @@ class SeasonRunner:
             return
         if stored:
             self._count_faults(planned, outcome)
-            if self.board is not None:  # published before watchers hear of the result
+            if self.board is not None:  # applied before watchers hear of the result
                 try:
-                    self.board.update(self.season_id, stored)
+                    self.board.record(self.season_id, stored)
                 except Exception:  # the result is stored; readers recompute on demand
                     log.exception("season %d: updating the live standings failed",
                                   self.season_id)

@@ -1,11 +1,12 @@
 """Live standings: one incrementally updated ``StandingsState`` per season, shared
 by every reader.
 
-The season runner calls ``StandingsBoard.update`` right after it stores a result:
-the board reads the results stored since its last update (by ``stored_seq``, from
-the narrow result rows), applies them and publishes an immutable snapshot with that
-sequence number. Every ``GetStandings`` call and ``WatchSeason`` stream reads the
-published snapshot: nothing is recomputed per reader. ``recompute`` rebuilds a
+The season runner calls ``StandingsBoard.record`` right after it stores a result:
+the board applies it (and reads any result stored before it that it has not seen,
+by ``stored_seq``, from the narrow result rows). The first read after that publishes
+an immutable snapshot with that sequence number, which every ``GetStandings`` call
+and ``WatchSeason`` stream then shares: nothing is recomputed per reader, and a
+table is built once per sequence that is read, not once per stored result. ``recompute`` rebuilds a
 season's state from every stored result (``arena standings --recompute``); it gives
 the same numbers because both apply results in storage order. A server's first
 read of a season (e.g. after a restart or a schema migration) is a full recompute.
@@ -61,6 +62,15 @@ class StandingsBoard:
                 self._seasons[season_id] = season
             return season
 
+    def record(self, season_id: int, stored: SeriesRecord) -> None:
+        """Apply the result the runner has just stored (and any stored before it
+        that this board has not seen); the table is built when it is next read. A
+        big season stores hundreds of results a second and is read a few times a
+        second: building a 200-row table for every result cost more than applying it."""
+        season = self._season(season_id)
+        with season.lock:
+            self._catch_up(season, season_id, stored)
+
     def update(self, season_id: int, stored: SeriesRecord | None = None) -> StandingsSnapshot:
         """Apply the results stored since the last update and publish (the first
         call for a season reads all of them); returns the published snapshot.
@@ -68,15 +78,23 @@ class StandingsBoard:
         it back when it is the next in storage order."""
         season = self._season(season_id)
         with season.lock:
-            if stored is not None and stored.stored_seq == season.state.sequence + 1:
-                new = [stored]
-            else:
-                new = self.storage.results_stored_after(season_id, season.state.sequence)
-            for result in new:
-                season.state.apply(result)
-            if new or season.latest is None:
-                return self._publish(season, season_id)
-            return season.latest
+            self._catch_up(season, season_id, stored)
+            return self._current(season, season_id)
+
+    def _catch_up(self, season: _Season, season_id: int, stored: SeriesRecord | None) -> None:
+        if stored is not None and stored.stored_seq == season.state.sequence + 1:
+            new = [stored]
+        else:
+            new = self.storage.results_stored_after(season_id, season.state.sequence)
+        for result in new:
+            season.state.apply(result)
+
+    def _current(self, season: _Season, season_id: int) -> StandingsSnapshot:
+        """The snapshot of the state as applied: the published one, or a new one
+        when results were applied since."""
+        if season.latest is None or season.latest.sequence != season.state.sequence:
+            return self._publish(season, season_id)
+        return season.latest
 
     def snapshot(self, season_id: int) -> StandingsSnapshot:
         """The latest published standings (brought up to date first: cheap when
@@ -84,12 +102,14 @@ class StandingsBoard:
         return self.update(season_id)
 
     def latest(self, season_id: int) -> StandingsSnapshot:
-        """The last published standings, without looking for newer results (the
-        runner publishes after every stored result); the first call publishes."""
+        """The standings of every result applied so far (``record`` applies each as
+        it is stored), without looking for newer results in storage; the first read
+        of a season reads them all."""
         season = self._season(season_id)
         with season.lock:
-            latest = season.latest
-        return latest if latest is not None else self.update(season_id)
+            if season.latest is not None or season.state.sequence:
+                return self._current(season, season_id)
+        return self.update(season_id)
 
     def at(self, season_id: int, sequence: int) -> StandingsSnapshot:
         """The standings after exactly ``sequence`` stored results: a kept snapshot,
