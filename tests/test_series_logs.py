@@ -36,8 +36,11 @@ def test_values_the_fast_encoder_refuses_are_stored_as_the_standard_library_writ
 
 
 def test_integer_keys_become_strings_as_in_json() -> None:
-    encoded = encode_log([{"scores": {1: 25, 2: 0}}])
-    assert decode_log(encoded.codec, encoded.data) == [{"scores": {"1": 25, "2": 0}}]
+    encoded = encode_log([{"scores": {1: 25, 2: 0}, "bot": "✓"}])
+    assert decode_log(encoded.codec, encoded.data) == [{"scores": {"1": 25, "2": 0},
+                                                        "bot": "✓"}]
+    # Still the fast encoder's UTF-8, not the standard library's ASCII escapes.
+    assert "✓".encode() in zstandard.ZstdDecompressor().decompress(encoded.data)
 
 
 def test_a_release_one_log_text_is_read_back() -> None:

@@ -7,11 +7,21 @@ Prints, for the sample bots in hardened containers:
 3. series per second, each series a full ``run_series`` (containers started and
    removed every time);
 4. the arena's time per decision (engine + request + validation + notifications)
-   against a bare ``Decide`` round trip over the same container socket (target <= 2x).
+   against a bare ``Decide`` round trip over the same container socket (target <= 2x);
+5. the CPU one bot container costs, started to its first answered handshake and
+   stopped (greedy, Python; js-greedy, Node): the whole machine's (from /proc/stat,
+   so run it on an idle machine), the Docker daemon's (dockerd + containerd), the
+   bot's own process (its container's cgroup) and the arena's. This is the floor
+   under any schedule of series: a warm pool can move a container's start off a
+   series' path, never make it free, so on a machine whose cores are all busy a
+   season's share outside the bots' thinking cannot fall below what its containers
+   cost against what its bots think (docs/sandbox.md, "What a container costs").
 """
 
 from __future__ import annotations
 
+import os
+import resource
 import statistics
 import sys
 import time
@@ -113,12 +123,80 @@ def series_per_second(sandbox: DockerSandbox, count: int = 5) -> None:
           f" ({count} series, {hands} hands, {elapsed:.1f} s)")
 
 
+def machine_cpu_s() -> float:
+    """CPU seconds the whole machine has spent busy (every core, since boot)."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def daemon_cpu_s(names: tuple[str, ...] = ("dockerd", "containerd")) -> float:
+    """CPU seconds of the Docker daemon's processes (with their reaped children)."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        try:
+            if not entry.name.isdigit() or (entry / "comm").read_text().strip() not in names:
+                continue
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def container_cpu_s(container_id: str) -> float | None:
+    """CPU seconds of a running container's cgroup (v1 cpuacct or v2), if readable."""
+    for path, scale in ((f"/sys/fs/cgroup/cpuacct/docker/{container_id}/cpuacct.usage", 1e-9),
+                        (f"/sys/fs/cgroup/system.slice/docker-{container_id}.scope/cpu.stat",
+                         1e-6),
+                        (f"/sys/fs/cgroup/docker/{container_id}/cpu.stat", 1e-6)):
+        try:
+            text = Path(path).read_text()
+        except OSError:
+            continue
+        value = text.split()[0] if path.endswith("usage") else text.split()[1]
+        return int(value) * scale
+    return None
+
+
+def arena_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def container_cpu(sandbox: DockerSandbox, bot: BotRef, runs: int = 15) -> None:
+    sandbox.image_for(bot)
+    bot_cpu: list[float] = []
+    before = (machine_cpu_s(), daemon_cpu_s(), arena_cpu_s(), time.perf_counter())
+    for _ in range(runs):
+        running = sandbox.start(bot, series_id="bench-cpu")
+        running.wait_ready(20)
+        client = BotClient.connect(running.target, startup_timeout=20)
+        client.handshake(20)
+        own = container_cpu_s(running.container_id)
+        if own is not None:
+            bot_cpu.append(own)
+        running.stop()
+        client.close()
+    after = (machine_cpu_s(), daemon_cpu_s(), arena_cpu_s(), time.perf_counter())
+    machine, daemon, arena, wall = ((b - a) * 1000 / runs
+                                    for a, b in zip(before, after, strict=True))
+    own_ms = statistics.median(bot_cpu) * 1000 if bot_cpu else float("nan")
+    rest = machine - daemon - arena - own_ms
+    print(f"CPU per container of {bot.name:9}, start to handshake + stop (n={runs}, "
+          f"{wall:.0f} ms wall each): machine {machine:.0f} ms = Docker daemon {daemon:.0f}"
+          f" + the bot's own process {own_ms:.0f} + arena {arena:.0f} + the rest (runtime, "
+          f"shim, kernel) {rest:.0f}")
+
+
 def main() -> None:
     sandbox = DockerSandbox()
     sandbox.image_for(GREEDY)
     start_to_handshake(sandbox)
     decisions_and_overhead(sandbox)
     series_per_second(sandbox)
+    for bot in (GREEDY, BotRef.from_folder(ROOT / "sample_bots" / "js-greedy")):
+        container_cpu(sandbox, bot)
 
 
 if __name__ == "__main__":
