@@ -54,7 +54,7 @@ test: setup docker-engine
 	$(PY) -m pytest -q
 
 test-fast: setup
-	$(PY) -m pytest -q -m "not docker and not slow"
+	$(PY) -m pytest -q -m "not docker and not slow and not browser and not cluster"
 
 # Mutation testing (docs/testing.md): too slow for `make test` or CI. Scope and tests
 # are in pyproject.toml [tool.mutmut]; narrow a run with MUTANTS, e.g.
