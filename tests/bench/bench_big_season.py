@@ -26,8 +26,12 @@ Prints, next to the issue's targets:
 5. database bytes per series, and stored event-log bytes per series (median, p99;
    compressed and raw JSON).
 
-Options: --bots N (200), --window N (2000), --watchers N (10), --concurrency N (2),
---pool N (12), --db PATH (a temp file).
+Smaller seasons (--also, 20, 50 and 100 bots: 380, 2,450 and 9,900 series) are
+measured first the same way, each over windows of a tenth of its series, to show
+how the cost per series and a standings update grow with the field.
+
+Options: --bots N (200), --also N,N,... (20,50,100), --window N (2000), --watchers N
+(10), --concurrency N (2), --pool N (12), --db PATH (a temp file; with --also '').
 """
 
 from __future__ import annotations
@@ -109,7 +113,13 @@ def percentile(values: list[float], share: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=200)
-    parser.add_argument("--window", type=int, default=2000)
+    parser.add_argument("--also", default="20,50,100",
+                        help="smaller seasons measured first, to show how the cost per "
+                             "series grows with the field (20,50,100: 380, 2,450 and 9,900 "
+                             "series; '' for none)")
+    parser.add_argument("--window", type=int, default=2000,
+                        help="series per cost window (2000; at most a tenth of a smaller "
+                             "season's series)")
     parser.add_argument("--watchers", type=int, default=10)
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--pool", type=int, default=12,
@@ -117,7 +127,17 @@ def main() -> None:
     parser.add_argument("--db", type=Path)
     args = parser.parse_args()
     pool = outcome_pool(args.pool)
+    print(f"pool: {len(pool)} real series, median "
+          f"{statistics.median(o.hands_played for o in pool)} hands")
+    sizes = [int(size) for size in args.also.split(",") if size.strip()] + [args.bots]
+    for bots in sizes:
+        series = bots * (bots - 1)
+        window = min(args.window, series // 10)
+        print(f"== {bots} bots")
+        season(pool, argparse.Namespace(**{**vars(args), "bots": bots, "window": window}))
 
+
+def season(pool: list[SeriesOutcome], args: argparse.Namespace) -> None:
     def replay(spec: SeriesSpec) -> SeriesOutcome:
         return replace(pool[hash(spec.series_id) % len(pool)], series_id=spec.series_id)
 
@@ -127,8 +147,6 @@ def main() -> None:
         server = start_server(db, port=0, resume=False,
                               runner_factory=lambda config: replay,
                               max_streams_per_client=args.watchers + 1)
-        print(f"pool: {len(pool)} real series, median "
-              f"{statistics.median(o.hands_played for o in pool)} hands")
         try:
             run(server, args)
         finally:
