@@ -118,7 +118,7 @@ def main() -> None:
                              "series grows with the field (20,50,100: 380, 2,450 and 9,900 "
                              "series; '' for none)")
     parser.add_argument("--window", type=int, default=2000,
-                        help="series per cost window (2000; at most a tenth of a smaller "
+                        help="series per cost window (2000; at most a tenth of the "
                              "season's series)")
     parser.add_argument("--watchers", type=int, default=10)
     parser.add_argument("--concurrency", type=int, default=2)

@@ -10,7 +10,10 @@
    machine's load falls on both alike. Two measures: outside the bots' thinking in
    the series' own wall time (1 - think / sum of series wall, as bench_season.py),
    and in the season's wall time (1 - think / (season wall x concurrency)), which also
-   counts starting and stopping containers between series.
+   counts starting and stopping containers between series; and how busy the
+   machine's cores were meanwhile (from /proc/stat: run it on an idle machine). On a
+   machine whose cores are all busy, a container a warm pool starts early takes the
+   CPU a playing bot needs (bench_sandbox.py prints what one costs).
 
 Options: --series-per-pair N (4), --rounds N (1), --concurrency N (2), --per-version N
 (1), --skip-docker,
@@ -20,6 +23,7 @@ Options: --series-per-pair N (4), --rounds N (1), --concurrency N (2), --per-ver
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -64,21 +68,23 @@ def new_season(db: Path, folders: list[Path], sandbox: str,
 
 
 def play(make_executor: Callable[[], Executor], sandbox: str, folders: list[Path],
-         series_per_pair: int, concurrency: int = 2) -> tuple[int, float, float, float]:
-    """(series, season wall s, sum of series wall s, sum of think s)."""
+         series_per_pair: int, concurrency: int = 2) -> tuple[int, float, float, float, float]:
+    """(series, season wall s, sum of series wall s, sum of think s, machine busy CPU s)."""
+    from bench_sandbox import machine_cpu_s
+
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as scratch:
         storage, season_id = new_season(Path(scratch) / "a.db", folders, sandbox,
                                         series_per_pair, concurrency)
         executor = make_executor()
-        begun = time.perf_counter()
+        begun, busy_before = time.perf_counter(), machine_cpu_s()
         status = SeasonRunner(storage, season_id, executor).run()
         executor.close()
-        wall = time.perf_counter() - begun
+        wall, busy = time.perf_counter() - begun, machine_cpu_s() - busy_before
         results = storage.results(season_id)
         storage.close()
     assert status == "finished", status
     return (len(results), wall, sum(r.wall_seconds for r in results),
-            sum(sum(r.think_seconds) for r in results))
+            sum(sum(r.think_seconds) for r in results), busy)
 
 
 def in_sandbox(sandbox: Sandbox) -> Callable[[SeriesSpec], SeriesOutcome]:
@@ -91,7 +97,7 @@ def bench_cluster(series_per_pair: int) -> None:
     from arena.sandbox import registry
 
     folders = [ROOT / "sample_bots" / name for name in IN_PROCESS_BOTS]
-    count, wall, _, _ = play(
+    count, wall, _, _, _ = play(
         lambda: LocalExecutor(in_sandbox(registry.create("inprocess")), 2), "inprocess",
         folders, series_per_pair)
     print(f"local executor, 2 at once: {count / wall * 60:7.1f} series/min "
@@ -101,7 +107,7 @@ def bench_cluster(series_per_pair: int) -> None:
             cluster = up(workers, slots=slots, sandboxes=["inprocess"], port=0,
                          state_dir=Path(state))
             try:
-                count, wall, _, _ = play(partial(ClusterExecutor, cluster.address, "inprocess"),
+                count, wall, _, _, _ = play(partial(ClusterExecutor, cluster.address, "inprocess"),
                                          "inprocess", folders, series_per_pair)
             finally:
                 down(Path(state))
@@ -118,7 +124,7 @@ def bench_warm_pool(rounds: int, concurrency: int, per_version: int) -> None:
     folders = sample_bot_folders()
     for folder in folders:
         build_bot_image(folder)
-    totals: dict[str, list[float]] = {"cold": [0, 0, 0, 0], "warm": [0, 0, 0, 0]}
+    totals: dict[str, list[float]] = {"cold": [0] * 5, "warm": [0] * 5}
     pools: list[WarmPool] = []
 
     def executor(kind: str) -> Executor:
@@ -136,13 +142,15 @@ def bench_warm_pool(rounds: int, concurrency: int, per_version: int) -> None:
             totals[kind] = [a + b for a, b in zip(totals[kind], measured, strict=True)]
             for pool in pools:
                 pool.close()
-    for kind, (count, wall, series_wall, think) in totals.items():
+    cores = os.cpu_count() or 1
+    for kind, (count, wall, series_wall, think, busy) in totals.items():
         label = "warm pool" if kind == "warm" else "no pool  "
         print(f"docker season, {concurrency} at once, {label}: {count / wall * 60:6.1f} "
               f"series/min; arena share {(1 - think / series_wall) * 100:5.1f} % of series "
               f"wall, {(1 - think / (wall * concurrency)) * 100:5.1f} % of season wall x "
               f"{concurrency} slot(s) "
-              f"({int(count)} series, season {wall:.1f} s, bots thinking {think:.1f} s)")
+              f"({int(count)} series, season {wall:.1f} s, bots thinking {think:.1f} s; "
+              f"machine busy {busy / (wall * cores) * 100:.0f} % of {cores} cores)")
 
 
 def main() -> int:
