@@ -6,10 +6,11 @@ the board applies it (and reads any result stored before it that it has not seen
 by ``stored_seq``, from the narrow result rows). The first read after that publishes
 an immutable snapshot with that sequence number, which every ``GetStandings`` call
 and ``WatchSeason`` stream then shares: nothing is recomputed per reader, and a
-table is built once per sequence that is read, not once per stored result. ``recompute`` rebuilds a
-season's state from every stored result (``arena standings --recompute``); it gives
-the same numbers because both apply results in storage order. A server's first
-read of a season (e.g. after a restart or a schema migration) is a full recompute.
+table is built once per sequence that is read, not once per stored result.
+``recompute`` rebuilds a season's state from every stored result (``arena standings
+--recompute``); it gives the same numbers because both apply results in storage
+order. A server's first read of a season (e.g. after a restart or a schema
+migration) is a full recompute.
 
 A few recent snapshots are kept so that a paged read can finish on the snapshot it
 began with; an older one is recomputed from the results stored up to its sequence.
