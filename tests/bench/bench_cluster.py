@@ -68,23 +68,26 @@ def new_season(db: Path, folders: list[Path], sandbox: str,
 
 
 def play(make_executor: Callable[[], Executor], sandbox: str, folders: list[Path],
-         series_per_pair: int, concurrency: int = 2) -> tuple[int, float, float, float, float]:
-    """(series, season wall s, sum of series wall s, sum of think s, machine busy CPU s)."""
-    from bench_sandbox import machine_cpu_s
+         series_per_pair: int, concurrency: int = 2
+         ) -> tuple[int, float, float, float, float, float]:
+    """(series, season wall s, sum of series wall s, sum of think s, machine busy CPU
+    s, CPU s the host took: steal)."""
+    from bench_sandbox import cpu_times, machine_cpu_s
 
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as scratch:
         storage, season_id = new_season(Path(scratch) / "a.db", folders, sandbox,
                                         series_per_pair, concurrency)
         executor = make_executor()
-        begun, busy_before = time.perf_counter(), machine_cpu_s()
+        begun, busy_before, times_before = time.perf_counter(), machine_cpu_s(), cpu_times()
         status = SeasonRunner(storage, season_id, executor).run()
         executor.close()
         wall, busy = time.perf_counter() - begun, machine_cpu_s() - busy_before
+        stolen = (cpu_times()[7] - times_before[7]) / os.sysconf("SC_CLK_TCK")
         results = storage.results(season_id)
         storage.close()
     assert status == "finished", status
     return (len(results), wall, sum(r.wall_seconds for r in results),
-            sum(sum(r.think_seconds) for r in results), busy)
+            sum(sum(r.think_seconds) for r in results), busy, stolen)
 
 
 def in_sandbox(sandbox: Sandbox) -> Callable[[SeriesSpec], SeriesOutcome]:
@@ -97,7 +100,7 @@ def bench_cluster(series_per_pair: int) -> None:
     from arena.sandbox import registry
 
     folders = [ROOT / "sample_bots" / name for name in IN_PROCESS_BOTS]
-    count, wall, _, _, _ = play(
+    count, wall, *_ = play(
         lambda: LocalExecutor(in_sandbox(registry.create("inprocess")), 2), "inprocess",
         folders, series_per_pair)
     print(f"local executor, 2 at once: {count / wall * 60:7.1f} series/min "
@@ -107,7 +110,7 @@ def bench_cluster(series_per_pair: int) -> None:
             cluster = up(workers, slots=slots, sandboxes=["inprocess"], port=0,
                          state_dir=Path(state))
             try:
-                count, wall, _, _, _ = play(partial(ClusterExecutor, cluster.address, "inprocess"),
+                count, wall, *_ = play(partial(ClusterExecutor, cluster.address, "inprocess"),
                                          "inprocess", folders, series_per_pair)
             finally:
                 down(Path(state))
@@ -124,7 +127,7 @@ def bench_warm_pool(rounds: int, concurrency: int, per_version: int) -> None:
     folders = sample_bot_folders()
     for folder in folders:
         build_bot_image(folder)
-    totals: dict[str, list[float]] = {"cold": [0] * 5, "warm": [0] * 5}
+    totals: dict[str, list[float]] = {"cold": [0] * 6, "warm": [0] * 6}
     pools: list[WarmPool] = []
 
     def executor(kind: str) -> Executor:
@@ -143,14 +146,15 @@ def bench_warm_pool(rounds: int, concurrency: int, per_version: int) -> None:
             for pool in pools:
                 pool.close()
     cores = os.cpu_count() or 1
-    for kind, (count, wall, series_wall, think, busy) in totals.items():
+    for kind, (count, wall, series_wall, think, busy, stolen) in totals.items():
         label = "warm pool" if kind == "warm" else "no pool  "
         print(f"docker season, {concurrency} at once, {label}: {count / wall * 60:6.1f} "
               f"series/min; arena share {(1 - think / series_wall) * 100:5.1f} % of series "
               f"wall, {(1 - think / (wall * concurrency)) * 100:5.1f} % of season wall x "
               f"{concurrency} slot(s) "
               f"({int(count)} series, season {wall:.1f} s, bots thinking {think:.1f} s; "
-              f"machine busy {busy / (wall * cores) * 100:.0f} % of {cores} cores)")
+              f"machine busy {busy / (wall * cores) * 100:.0f} % of {cores} cores, "
+              f"{stolen / (wall * cores) * 100:.0f} % taken by the host)")
 
 
 def main() -> int:

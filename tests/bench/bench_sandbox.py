@@ -124,10 +124,21 @@ def series_per_second(sandbox: DockerSandbox, count: int = 5) -> None:
 
 
 def machine_cpu_s() -> float:
-    """CPU seconds the whole machine has spent busy (every core, since boot)."""
+    """CPU seconds the whole machine has spent busy (every core, since boot): user,
+    nice, system, irq and softirq; not idle, iowait, nor steal (time a virtual
+    machine's host gave to others)."""
     fields = [int(value) for value in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
-    idle = fields[3] + fields[4]  # idle, iowait
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+    return sum(fields[i] for i in (0, 1, 2, 5, 6)) / os.sysconf("SC_CLK_TCK")
+
+
+def steal_share(before: list[int], after: list[int]) -> float:
+    """The share of the time between two /proc/stat readings that the host took."""
+    spent = [b - a for a, b in zip(before, after, strict=True)]
+    return spent[7] / max(1, sum(spent[:8]))
+
+
+def cpu_times() -> list[int]:
+    return [int(value) for value in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
 
 
 def daemon_cpu_s(names: tuple[str, ...] = ("dockerd", "containerd")) -> float:
@@ -167,6 +178,7 @@ def arena_cpu_s() -> float:
 def container_cpu(sandbox: DockerSandbox, bot: BotRef, runs: int = 15) -> None:
     sandbox.image_for(bot)
     bot_cpu: list[float] = []
+    times_before = cpu_times()
     before = (machine_cpu_s(), daemon_cpu_s(), arena_cpu_s(), time.perf_counter())
     for _ in range(runs):
         running = sandbox.start(bot, series_id="bench-cpu")
@@ -179,6 +191,7 @@ def container_cpu(sandbox: DockerSandbox, bot: BotRef, runs: int = 15) -> None:
         running.stop()
         client.close()
     after = (machine_cpu_s(), daemon_cpu_s(), arena_cpu_s(), time.perf_counter())
+    steal = steal_share(times_before, cpu_times())
     machine, daemon, arena, wall = ((b - a) * 1000 / runs
                                     for a, b in zip(before, after, strict=True))
     own_ms = statistics.median(bot_cpu) * 1000 if bot_cpu else float("nan")
@@ -186,7 +199,7 @@ def container_cpu(sandbox: DockerSandbox, bot: BotRef, runs: int = 15) -> None:
     print(f"CPU per container of {bot.name:9}, start to handshake + stop (n={runs}, "
           f"{wall:.0f} ms wall each): machine {machine:.0f} ms = Docker daemon {daemon:.0f}"
           f" + the bot's own process {own_ms:.0f} + arena {arena:.0f} + the rest (runtime, "
-          f"shim, kernel) {rest:.0f}")
+          f"shim, kernel) {rest:.0f}; the host took {steal:.0%} of the time (steal)")
 
 
 def main() -> None:
