@@ -72,17 +72,17 @@ def play(make_executor: Callable[[], Executor], sandbox: str, folders: list[Path
          ) -> tuple[int, float, float, float, float, float]:
     """(series, season wall s, sum of series wall s, sum of think s, machine busy CPU
     s, CPU s the host took: steal)."""
-    from bench_sandbox import cpu_times, machine_cpu_s
+    from bench_sandbox import busy_s, cpu_times, stolen_s
 
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as scratch:
         storage, season_id = new_season(Path(scratch) / "a.db", folders, sandbox,
                                         series_per_pair, concurrency)
         executor = make_executor()
-        begun, busy_before, times_before = time.perf_counter(), machine_cpu_s(), cpu_times()
+        begun, before = time.perf_counter(), cpu_times()
         status = SeasonRunner(storage, season_id, executor).run()
         executor.close()
-        wall, busy = time.perf_counter() - begun, machine_cpu_s() - busy_before
-        stolen = (cpu_times()[7] - times_before[7]) / os.sysconf("SC_CLK_TCK")
+        wall, after = time.perf_counter() - begun, cpu_times()
+        busy, stolen = busy_s(after) - busy_s(before), stolen_s(after) - stolen_s(before)
         results = storage.results(season_id)
         storage.close()
     assert status == "finished", status

@@ -123,22 +123,31 @@ def series_per_second(sandbox: DockerSandbox, count: int = 5) -> None:
           f" ({count} series, {hands} hands, {elapsed:.1f} s)")
 
 
+def cpu_times() -> list[int]:
+    """The machine's CPU time counters, in clock ticks (the first line of /proc/stat)."""
+    return [int(value) for value in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+
+
+def busy_s(times: list[int]) -> float:
+    """CPU seconds the machine spent busy: user, nice, system, irq and softirq; not
+    idle, iowait, nor steal (time a virtual machine's host gave to others)."""
+    return sum(times[i] for i in (0, 1, 2, 5, 6)) / os.sysconf("SC_CLK_TCK")
+
+
+def stolen_s(times: list[int]) -> float:
+    """CPU seconds the host took from the machine (steal)."""
+    return times[7] / os.sysconf("SC_CLK_TCK")
+
+
 def machine_cpu_s() -> float:
-    """CPU seconds the whole machine has spent busy (every core, since boot): user,
-    nice, system, irq and softirq; not idle, iowait, nor steal (time a virtual
-    machine's host gave to others)."""
-    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
-    return sum(fields[i] for i in (0, 1, 2, 5, 6)) / os.sysconf("SC_CLK_TCK")
+    """CPU seconds the whole machine has spent busy (every core, since boot)."""
+    return busy_s(cpu_times())
 
 
 def steal_share(before: list[int], after: list[int]) -> float:
     """The share of the time between two /proc/stat readings that the host took."""
     spent = [b - a for a, b in zip(before, after, strict=True)]
     return spent[7] / max(1, sum(spent[:8]))
-
-
-def cpu_times() -> list[int]:
-    return [int(value) for value in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
 
 
 def daemon_cpu_s(names: tuple[str, ...] = ("dockerd", "containerd")) -> float:
