@@ -88,7 +88,14 @@ def test_the_command_line_over_tls_reads_and_sends_its_token(
                  str(certificates.ca), "--token", server.token, "--json"]) == 0
     assert '"name": "ann"' in capsys.readouterr().out
     assert main(["bots", "list", "--server", address]) == 1  # plaintext: no answer
-    assert f"cannot reach the arena server at {address}" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"cannot reach the arena server at {address}" in err
+    assert "one that serves TLS needs --tls-ca FILE" in err
+
+
+def test_a_missing_ca_file_is_named(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--tls-ca", "nope.pem", "bots", "list", "--server", "localhost:1"]) == 2
+    assert "cannot read the TLS CA certificate nope.pem" in capsys.readouterr().err
 
 
 def test_the_website_answers_https_to_a_client_trusting_the_ca(
