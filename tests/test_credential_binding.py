@@ -15,6 +15,7 @@ from typing import Any
 import grpc
 import pytest
 from fake_runner import run_fake_series
+from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.cli import main
 from arena.core.token_binding import (
@@ -172,3 +173,19 @@ def test_the_proof_is_an_hmac_sha256_of_the_challenge() -> None:
     expected = hashlib.sha256(bytes(k ^ 0x5C for k in key) + inner).digest()
     assert admin_token_proof("admin_token", b"c" * 32) == expected
     assert admin_token_proof("admin_token", b"d" * 32) != expected
+
+
+def test_the_server_proves_its_token_and_refuses_a_challenge_of_the_wrong_size(
+        server_a: RunningServer) -> None:
+    with grpc.insecure_channel(server_a.address) as channel:
+        stub = arena_pb2_grpc.ArenaServiceStub(channel)
+        challenge = bytes(range(32))
+        answer = stub.ProveAdminToken(arena_pb2.ProveAdminTokenRequest(challenge=challenge),
+                                      timeout=20)
+        assert answer.proof == admin_token_proof(server_a.token, challenge)
+        assert answer.proof != admin_token_proof("admin_another", challenge)
+        for size in (0, 15, 65):
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.ProveAdminToken(arena_pb2.ProveAdminTokenRequest(challenge=b"x" * size),
+                                     timeout=20)
+            assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT

@@ -52,7 +52,7 @@ def test_arena_serve_with_a_certificate_serves_tls_to_the_folders_commands(
     finally:
         server.send_signal(signal.SIGINT)
         out, err = server.communicate(timeout=60)
-    assert f"arena serving hollywood.arena.v1 on localhost:{port}" in out.decode()
+    assert f"arena serving hollywood.arena.v1 on localhost:{port} over TLS" in out.decode()
     assert "warning" not in err.decode()
 
 

@@ -109,7 +109,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
         raise CliError(str(error), code=1) from None
     if tls is None:
         warn_clear_listeners(args.host, running.web.host if running.web else None)
-    console.print(f"arena serving hollywood.arena.v1 on {running.address} (db {args.db}); "
+    over = "" if tls is None else " over TLS"
+    console.print(f"arena serving hollywood.arena.v1 on {running.address}{over} (db {args.db}); "
                   f"admin token in {running.token_path}")
     if running.web is not None:
         console.print(f"website: {running.web.url}", soft_wrap=True)
