@@ -17,7 +17,7 @@ from typing import Final
 
 import grpc
 
-from arena.cli.client import credentials_of, default_server
+from arena.cli.client import credentials_of, default_server, transport_of
 from arena.cli.output import CliError
 from arena.cli.parser import Handler, build_parser
 from arena.cli.render import plain_console
@@ -69,8 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         details = error.details() if hasattr(error, "details") else str(error)
         if code == grpc.StatusCode.UNAVAILABLE:
             target = getattr(args, "server", None) or default_server()
+            tls = "" if transport_of(args).tls else "; one that serves TLS needs --tls-ca FILE"
             error_console.print(f"error: cannot reach the arena server at {target} "
-                                f"(is `arena serve` running?): {details}",
+                                f"(is `arena serve` running?{tls}): {details}",
                                 markup=False, highlight=False, soft_wrap=True)
             return 1
         name = code.name if code is not None else "ERROR"

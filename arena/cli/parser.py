@@ -57,7 +57,8 @@ Handler = Callable[[argparse.Namespace, Console], int]
 
 
 def _client_options(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
-    """``--server``, ``--token`` and ``--token-file``, accepted before the command
+    """``--server``, ``--token``, ``--token-file`` and the transport's ``--tls-ca``,
+    ``--tls`` and ``--insecure``, accepted before the command
     (``top_level``) and after it; given after it, they win (SUPPRESS: a command that
     does not repeat them keeps the value given before it)."""
     default = None if top_level else argparse.SUPPRESS
@@ -68,6 +69,14 @@ def _client_options(parser: argparse.ArgumentParser, *, top_level: bool = False)
                              "$ARENA_TOKEN, the credentials file (`arena login`)")
     parser.add_argument("--token-file", type=Path, default=default,
                         help="file holding the token")
+    parser.add_argument("--tls-ca", type=Path, default=default, metavar="FILE",
+                        help="connect with TLS, trusting the CA certificate(s) in FILE (PEM; "
+                             "default $ARENA_TLS_CA)")
+    parser.add_argument("--tls", action="store_true", default=default,
+                        help="connect with TLS, trusting the system's CAs")
+    parser.add_argument("--insecure", action="store_true", default=default,
+                        help="send the token in clear to an address off this machine "
+                             "(only on a network you trust)")
 
 
 def _json_option(parser: argparse.ArgumentParser) -> None:
@@ -132,6 +141,11 @@ def _add_serve(commands: Any) -> None:
     serve.add_argument("--port", type=arguments.port, default=DEFAULT_PORT,
                        help="port (default 50551)")
     _http_options(serve, keep_serving=False)
+    serve.add_argument("--tls-cert", type=Path, default=None, metavar="FILE",
+                       help="serve the API and the website with TLS only: this certificate "
+                            "(PEM, the chain after it); needs --tls-key")
+    serve.add_argument("--tls-key", type=Path, default=None, metavar="FILE",
+                       help="the certificate's private key (PEM)")
     _cluster_option(serve)
     serve.add_argument("--max-season-bots", type=arguments.positive_int,
                        default=DEFAULT_MAX_SEASON_BOTS, metavar="N",
