@@ -29,6 +29,7 @@ from arena.web import views
 from arena.web.chart import RatingPoint, rating_svg
 from arena.web.live import LiveFeed
 from arena.web.replay import ReplayError, hand_starts, replay_frames
+from arena.web.rules_page import RulesMissingError, rules_html
 
 HERE: Final = Path(__file__).resolve().parent
 CONTENT_SECURITY_POLICY: Final = (
@@ -161,6 +162,13 @@ class Website:
                               _season_param(request))
         return self.html("bot.html", page=page, chart=self.bot_chart(page))
 
+    async def rules(self, request: Request) -> Response:
+        try:
+            body = rules_html()
+        except RulesMissingError as error:
+            return self.html("error.html", 404, message=str(error))
+        return self.html("rules.html", body=body)
+
     # -- API
 
     async def api_seasons(self, request: Request) -> Response:
@@ -222,6 +230,7 @@ def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | 
         Route("/seasons/{season_id:int}", site.season, methods=get),
         Route("/series/{series_id}", site.series, methods=get),
         Route("/bots/{bot_id:path}", site.bot, methods=get),
+        Route("/rules", site.rules, methods=get),
         Route("/api/seasons", site.api_seasons, methods=get),
         Route("/api/seasons/{season_id:int}", site.api_season, methods=get),
         Route("/api/seasons/{season_id:int}/events", site.api_events, methods=get),
