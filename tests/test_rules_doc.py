@@ -17,8 +17,13 @@ from pathlib import Path
 import pytest
 
 from engine import (
+    ALL_CARDS,
     CLASSIC,
     FRIENDLY,
+    Action,
+    ActionKind,
+    Deal,
+    Hand,
     Profile,
     ScoreSheet,
     best_arrangement,
@@ -74,6 +79,8 @@ EXAMPLES = parse_examples(TEXT)
 
 
 def kind_of(example: Example) -> str:
+    if example.has("non-dealer"):
+        return "turn"
     if example.has("hand"):
         return "deadwood"
     if example.has("knocker"):
@@ -115,9 +122,9 @@ def plain_is_meld(cards: list[str]) -> bool:
 
 def test_the_page_has_every_kind_of_example_the_rules_need() -> None:
     titles = {example.title for example in EXAMPLES}
-    assert {"An ace-low run", "No wrap-around", "Set or run", "A knock with layoffs",
-            "An undercut (and friendly against classic)", "Gin", "A whole series",
-            "A series stopped by the hand cap"} <= titles
+    assert {"The first turn", "An ace-low run", "No wrap-around", "Set or run",
+            "A knock with layoffs", "An undercut (and friendly against classic)", "Gin",
+            "A whole series", "A series stopped by the hand cap"} <= titles
     undercuts = [example for example in examples_of("settlement")
                  if example.get("friendly").startswith("undercut")]
     # friendly against classic: the same hands, different points.
@@ -141,6 +148,42 @@ def test_deadwood_examples(example: Example) -> None:
     assert engine_deadwood == deadwood
     assert {frozenset(meld) for meld in engine_melds} == {
         frozenset(parse_cards(" ".join(meld))) for meld in melds}
+
+
+def first_turn(example: Example, profile: Profile) -> Hand:
+    """A hand whose non-dealer (seat 0) holds the example's cards, with its upcard;
+    the dealer and the stock get the other cards (they play no part)."""
+    own = parse_cards(example.get("non-dealer"))
+    upcard = parse_cards(example.get("upcard"))[0]
+    others = [card for card in ALL_CARDS if card not in own and card != upcard]
+    deal = Deal((tuple(own), tuple(others[:10])), upcard, tuple(others[10:]))
+    return Hand(deal, dealer=1, profile=profile)
+
+
+def cards_of(actions: list[Action], kind: ActionKind) -> set[str]:
+    return {str(action.card) for action in actions if action.kind is kind}
+
+
+@pytest.mark.parametrize("example", examples_of("turn"), ids=ids(examples_of("turn")))
+def test_first_turn_examples(example: Example) -> None:
+    assert example.get("offered first to") == "non-dealer"
+    for name in ("friendly", "classic"):
+        hand = first_turn(example, get_profile(name))
+        assert hand.current_player == 0 and hand.legal_actions() == [
+            Action.draw_discard(), Action.pass_()]
+        hand.apply(Action.draw_discard())
+        actions = hand.legal_actions()
+        assert cards_of(actions, ActionKind.DISCARD) == set(example.get(
+            f"after taking it, {name} may discard").split())
+        assert cards_of(actions, ActionKind.KNOCK) == set(example.get(
+            f"after taking it, {name} may knock with").split())
+    hand = first_turn(example, FRIENDLY)
+    hand.apply(Action.pass_())
+    assert hand.current_player == 1  # then the dealer is offered it
+    hand.apply(Action.pass_())
+    assert hand.current_player == 0
+    assert [str(action) for action in hand.legal_actions()] == [
+        example.get("after both pass, the non-dealer may")]
 
 
 SETTLEMENT_LINE = re.compile(r"^(gin|knock|undercut), (knocker|defender) scores (\d+)$")
@@ -283,7 +326,7 @@ SOURCE_SUFFIXES = {".py", ".md", ".proto", ".js", ".h", ".cc", ".cpp", ".go", ".
 
 
 def project_files() -> list[Path]:
-    files = []
+    files: list[Path] = []
     for place in CITED_PLACES:
         path = ROOT / place
         candidates = [path] if path.is_file() else path.rglob("*")
