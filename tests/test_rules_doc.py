@@ -354,3 +354,13 @@ def test_nothing_cites_the_rule_text_outside_the_repository() -> None:
                  if "snoop" not in path.parts and path.resolve() != Path(__file__).resolve()
                  and stale.search(path.read_text(encoding="utf-8", errors="replace"))]
     assert offenders == []
+
+
+def test_the_hand_cap_the_page_states_is_the_default() -> None:
+    from arena.core.settings import SeasonConfig
+    from engine import DEFAULT_MAX_HANDS
+
+    section = TEXT.split("\n### Hand cap\n", 1)[1].split("\n### ", 1)[0]
+    stated = re.search(r"(\d+) by default", section)
+    assert stated and int(stated[1]) == 200  # the rule text's default
+    assert DEFAULT_MAX_HANDS == 200 and SeasonConfig().max_hands == 200
