@@ -4,6 +4,7 @@ headers, its sections reachable by anchor, and a link to it on every page."""
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -88,10 +89,17 @@ def test_repeated_headings_get_distinct_anchors() -> None:
     assert '<h2 id="notes">' in html and '<h2 id="notes-1">' in html
 
 
-def test_an_arena_installed_without_the_docs_says_so(tmp_path: Path) -> None:
+def test_the_page_served_is_docs_rules_md_and_is_packaged() -> None:
+    root = Path(__file__).resolve().parents[1]
+    assert RULES_DOC.read_bytes() == (root / "docs" / "rules.md").read_bytes()
+    package_data = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["arena"]
+    assert "web/rules.md" in package_data  # a built wheel holds the file itself
+
+
+def test_an_arena_without_the_rules_file_says_so(tmp_path: Path) -> None:
     with pytest.raises(RulesMissingError, match=r"rules\.md is missing"):
         rules_html(tmp_path / "rules.md")
-    assert RULES_DOC.is_file()  # this checkout serves it
 
 
 def test_a_missing_rules_file_is_a_404_page_naming_it(

@@ -17,8 +17,9 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markupsafe import Markup
 
-RULES_DOC: Final = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
-"""The arena runs from its repository; the page is the repository's docs/rules.md."""
+RULES_DOC: Final = Path(__file__).resolve().parent / "rules.md"
+"""A symbolic link to the repository's docs/rules.md, which a built package holds as a
+file (package data in pyproject.toml), so an installed arena serves the page too."""
 MAX_RULES_BYTES: Final = 1 << 20
 
 __all__ = ["RULES_DOC", "RulesMissingError", "heading_slug", "render_markdown", "rules_html"]
