@@ -30,6 +30,7 @@ from arena.web.chart import RatingPoint, rating_svg
 from arena.web.live import LiveFeed
 from arena.web.params import BadParameter, query_id
 from arena.web.replay import ReplayError, hand_starts, replay_frames
+from arena.web.rules_page import RulesMissingError, rules_html
 
 HERE: Final = Path(__file__).resolve().parent
 CONTENT_SECURITY_POLICY: Final = (
@@ -162,6 +163,13 @@ class Website:
                               _season_param(request))
         return self.html("bot.html", page=page, chart=self.bot_chart(page))
 
+    async def rules(self, request: Request) -> Response:
+        try:
+            body = rules_html()
+        except RulesMissingError as error:
+            return self.html("error.html", 404, message=str(error))
+        return self.html("rules.html", body=body)
+
     # -- API
 
     async def api_seasons(self, request: Request) -> Response:
@@ -240,6 +248,7 @@ def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | 
         Route("/seasons/{season_id:arena_id}", site.season, methods=get),
         Route("/series/{series_id:arena_series_id}", site.series, methods=get),
         Route("/bots/{bot_id:arena_bot_id}", site.bot, methods=get),
+        Route("/rules", site.rules, methods=get),
         Route("/api/seasons", site.api_seasons, methods=get),
         Route("/api/seasons/{season_id:arena_id}", site.api_season, methods=get),
         Route("/api/seasons/{season_id:arena_id}/events", site.api_events, methods=get),
