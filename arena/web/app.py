@@ -167,7 +167,7 @@ class Website:
         try:
             body = rules_html()
         except RulesMissingError as error:
-            return self.html("error.html", 404, message=str(error))
+            return self.html("error.html", 404, title="rules missing", message=str(error))
         return self.html("rules.html", body=body)
 
     # -- API

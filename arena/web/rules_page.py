@@ -8,6 +8,7 @@ them, so ``docs/rules.md#hand-cap`` cited in the code is also ``/rules#hand-cap`
 
 from __future__ import annotations
 
+import logging
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -16,6 +17,8 @@ from typing import Final
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markupsafe import Markup
+
+log = logging.getLogger(__name__)
 
 RULES_DOC: Final = Path(__file__).resolve().parent / "rules.md"
 """A symbolic link to the repository's docs/rules.md, which a built package holds as a
@@ -67,8 +70,10 @@ def rules_html(path: Path = RULES_DOC) -> Markup:
     try:
         stat = path.stat()
     except OSError as error:
+        # The path stays in the server's log: visitors never see a server path.
+        log.warning("the rules page is missing: %s", path)
         raise RulesMissingError(
-            f"the rules page is not installed with this arena ({path} is missing); "
+            "the rules page is not installed with this arena; "
             "read docs/rules.md in the project's repository") from error
     return _rendered(path, stat.st_mtime_ns, stat.st_size)
 
