@@ -4,8 +4,9 @@ call ``vet_bot``, so an author sees locally exactly what the server will decide.
 
 Stages are reported as they start (``building``, ``validating``) and lines as they
 come (the build log, then each validation hand). A failed build or validation ends
-with ``passed = False`` and the reason; an arena-side problem (Docker missing, the
-base image cannot be built) raises ``SandboxError``.
+with ``passed = False`` and the reason (``arena_caused`` when the arena's reference
+bot failed, not the bot); an arena-side problem (Docker missing, the base image
+cannot be built) raises ``SandboxError``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ class Vetting:
 
     passed: bool
     reason: str = ""
+    arena_caused: bool = False
+    """A failure of the arena's side (its reference bot faulted), not the bot's."""
     image_id: str = ""
     build_log: str = ""
     validation_log: str = ""
@@ -70,6 +73,9 @@ def vet_bot(
             close()
     vetting.validation_log = result.log
     vetting.passed, vetting.reason = result.passed, result.reason
+    fault = result.fault
+    vetting.arena_caused = (fault is not None and fault.seat != 0
+                            and fault.other_seat_fault is None)
     return vetting
 
 
