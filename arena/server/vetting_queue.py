@@ -20,8 +20,11 @@ class FairQueue:
             raise ValueError(f"vetting needs at least 1 slot, got {slots}")
         self.slots = slots
         self._waiting: dict[str, deque[str]] = {}
-        """Authors in turn order (the next to serve first), each with its versions."""
         self._running: dict[str, str] = {}
+        self._served: dict[str, int] = {}
+        """When each author's last version started (a count of starts): the author
+        served longest ago (or never) goes first."""
+        self._starts = 0
 
     def add(self, author: str, bot_id: str) -> bool:
         """Queue ``bot_id`` of ``author``; False if it waits already."""
@@ -36,15 +39,18 @@ class FairQueue:
         every waiting author has a version running."""
         if len(self._running) >= self.slots:
             return None
-        for author, waiting in self._waiting.items():
-            if waiting and author not in self._running:
-                bot_id = waiting.popleft()
-                self._running[author] = bot_id
-                del self._waiting[author]  # to the end of the turn order
-                if waiting:
-                    self._waiting[author] = waiting
-                return author, bot_id
-        return None
+        ready = [author for author, waiting in self._waiting.items()
+                 if waiting and author not in self._running]
+        if not ready:
+            return None
+        author = min(ready, key=lambda name: self._served.get(name, -1))
+        bot_id = self._waiting[author].popleft()
+        if not self._waiting[author]:
+            del self._waiting[author]
+        self._running[author] = bot_id
+        self._starts += 1
+        self._served[author] = self._starts
+        return author, bot_id
 
     def done(self, author: str) -> None:
         """``author``'s running version is vetted (or given up)."""
