@@ -178,3 +178,50 @@ def test_a_rejection_the_author_caused_is_not_retried_and_only_the_owner_may_rev
                               metadata=ann.auth)
         assert info.value.code() == grpc.StatusCode.NOT_FOUND
     assert vetter.calls() == 2
+
+
+def test_the_scheduler_refuses_to_play_files_that_are_not_the_vetted_code(
+        tmp_path: Path) -> None:
+    running = start_server(tmp_path / "arena.db", port=0, resume=False)  # vets nothing
+    try:
+        with ArenaClient(running.address, running.token) as client:
+            for name in ("tau", "upsilon"):
+                client.submit(pack(bot_folder(tmp_path, name)))
+            stored = running.storage.get_bot("tau@1.0.0").folder
+            with (stored / "random_bot.py").open("a") as code:  # changed after vetting
+                code.write("\n# not what was vetted\n")
+            client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
+                bots=["tau@1.0.0", "upsilon@1.0.0"], config=arena_pb2.SeasonConfig(
+                    sandbox_backend="inprocess", max_hands=2, series_per_pair=2)),
+                metadata=client.auth)
+            wait_until(lambda: client.stub.GetSeason(arena_pb2.GetSeasonRequest()).season
+                       .status == arena_pb2.SEASON_STATUS_FAILED,
+                       what="the season stops", bound_s=60)
+            season = client.stub.GetSeason(arena_pb2.GetSeasonRequest()).season
+            assert season.series_done == 0
+            assert "UnvettedCodeError: bot tau@1.0.0's files hash to" in season.error
+            assert "refusing to play code that was not vetted" in season.error
+    finally:
+        running.stop(grace=None)
+
+
+def test_a_worker_refuses_a_bundle_that_is_not_the_vetted_code(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from arena.core.limits import TimeLimits
+    from arena.core.series import SeriesSpec
+    from arena.execution.bundles import BundleError, bundle_of
+    from arena.execution.tasks import SeriesTask
+    from arena.execution.worker import play_clustered
+    from engine.profiles import get_profile
+
+    vetted = bot_folder(tmp_path / "vetted", "phi")
+    other = bot_folder(tmp_path / "other", "phi")
+    (other / "random_bot.py").write_text((other / "random_bot.py").read_text() + "\n#\n")
+    opponent = bot_folder(tmp_path, "chi")
+    bots = (replace(BotRef.from_folder(vetted), vetted_hash=content_hash(vetted)),
+            replace(BotRef.from_folder(opponent), vetted_hash=content_hash(opponent)))
+    spec = SeriesSpec("1-0", 7, get_profile("friendly"), 2, False, bots, TimeLimits())
+    task = SeriesTask(spec, (bundle_of(other), bundle_of(opponent)), "inprocess")
+    with pytest.raises(BundleError, match="refusing to play code that was not vetted"):
+        play_clustered(task)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from arena.core.manifest import content_hash
 from arena.core.text import safe_text
 from arena.storage.lifecycle import (
     ACTIVE,
@@ -36,6 +37,10 @@ ARENA: Final = "arena"
 REJECTION_CAUSES: Final = (AUTHOR, ARENA)
 
 _SAME_CODE: Final = "bot_id=? AND (SELECT content_hash FROM bots WHERE id=?)=?"
+
+
+class UnvettedCodeError(LifecycleError):
+    """A version's files are not the code it was vetted with."""
 
 
 class CodeChangedError(LifecycleError):
@@ -119,6 +124,23 @@ def expected_hash(storage: Storage, bot_id: str) -> str:
         raise NotFoundError(f"unknown bot {bot_id}")
     row = rows[0]
     return str(row["content_hash"]) if row["unrecorded"] else str(row["vetted"])
+
+
+def vetted_code(storage: Storage, bot_id: str) -> tuple[Path, str]:
+    """(folder, content hash) of the code ``bot_id`` plays: its files, checked
+    against the hash it was vetted with (``UnvettedCodeError`` if it was not vetted
+    or its files hash otherwise)."""
+    expected = expected_hash(storage, bot_id)
+    folder = storage.get_bot(bot_id).folder
+    if not expected:
+        raise UnvettedCodeError(f"bot {bot_id} holds code that was not vetted (replaced "
+                                "since, or still being vetted): it cannot play")
+    actual = content_hash(folder)
+    if actual != expected:
+        raise UnvettedCodeError(f"bot {bot_id}'s files hash to {actual[:12]}, not to "
+                                f"{expected[:12]}, the code it was vetted with: refusing "
+                                "to play code that was not vetted")
+    return folder, expected
 
 
 def rejection_cause(storage: Storage, bot_id: str) -> str:
