@@ -148,6 +148,8 @@ class VettingWorker:
             author, bot_id = job
             try:
                 self._vet(bot_id)
+            except Exception:  # e.g. a locked database: this thread serves on
+                log.exception("vetting %s failed", bot_id)
             finally:
                 with self._changed:
                     self._queue.done(author)
