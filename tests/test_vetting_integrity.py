@@ -136,6 +136,8 @@ def test_a_rejection_the_arena_caused_is_marked_retried_and_revet_vets_again(
             second = status_of(client, "sigma@1.0.0")
             assert second.rejection_cause == "arena"
             assert "1 retries failed too" in second.status_detail
+            code, out, _ = run(capsys, "bots", "show", "sigma", *server)
+            assert code == 0 and "rejected by the arena's side, not the bot" in out
             assert len(retries) == 1  # bounded: no more automatic tries
 
             # An identical re-upload changes nothing (same code)...
@@ -225,3 +227,24 @@ def test_a_worker_refuses_a_bundle_that_is_not_the_vetted_code(tmp_path: Path) -
     task = SeriesTask(spec, (bundle_of(other), bundle_of(opponent)), "inprocess")
     with pytest.raises(BundleError, match="refusing to play code that was not vetted"):
         play_clustered(task)
+
+
+def test_an_arena_failure_is_reported_without_the_servers_paths(
+        server: RunningServer, vetter: GatedVetter, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def failing(bot: BotRef, sandbox_name: str, **_: Any) -> Vetting:
+        raise OSError(f"cannot open {bot.folder / 'Dockerfile'} under {tmp_path}")
+
+    monkeypatch.setattr(vetting_module, "vet_bot", failing)
+    assert server.vetting is not None
+    server.vetting._schedule = lambda delay, action: None
+    with ArenaClient(server.address, server.token) as client:
+        client.submit(pack(bot_folder(tmp_path, "psi")))
+        wait_until(lambda: status_of(client, "psi@1.0.0").bot.status == "rejected",
+                   what="psi rejected by the arena", bound_s=30)
+        version = status_of(client, "psi@1.0.0")
+    assert version.rejection_cause == "arena"
+    assert version.status_detail.startswith(
+        "the arena could not vet it (OSError: cannot open <bot folder>/Dockerfile under "
+        "<arena data>)")
+    assert str(tmp_path) not in str(version)
