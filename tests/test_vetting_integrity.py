@@ -111,7 +111,7 @@ def test_a_rejection_the_arena_caused_is_marked_retried_and_revet_vets_again(
     arena_fault = Vetting(passed=False, arena_caused=True,
                           reason="the arena's reference bot failed, not yours: random "
                           "faulted: timeout: no answer to Handshake")
-    vetter.verdicts = [arena_fault, arena_fault, Vetting(passed=True)]
+    vetter.verdicts = [arena_fault, arena_fault, arena_fault, Vetting(passed=True)]
     retries: list[tuple[float, Callable[[], None]]] = []
     running = start_server(tmp_path / "arena.db", port=0, resume=False,
                            vetting_sandbox="process")
@@ -140,17 +140,24 @@ def test_a_rejection_the_arena_caused_is_marked_retried_and_revet_vets_again(
             assert code == 0 and "rejected by the arena's side, not the bot" in out
             assert len(retries) == 1  # bounded: no more automatic tries
 
-            # An identical re-upload changes nothing (same code)...
-            again = client.submit(pack(bot_folder(tmp_path / "again", "sigma")))
-            assert not again.created and vetter.calls() == 2
-            # ... `bots revet` vets it again.
+            # `bots revet` vets it again (an identical re-upload did nothing before).
             code, out, err = run(capsys, "bots", "revet", "sigma@1.0.0", *server)
             assert code == 0, err
             assert "sigma@1.0.0 is vetted again" in out
+            wait_until(lambda: vetter.calls() == 3
+                       and status_of(client, "sigma@1.0.0").bot.status == "rejected",
+                       what="revetting: the arena fails a third time", bound_s=30)
+            assert status_of(client, "sigma@1.0.0").rejection_cause == "arena"
+            # An identical re-upload of a version the arena rejected vets it again too.
+            again = client.submit(pack(bot_folder(tmp_path / "again", "sigma")))
+            assert not again.created
             wait_until(lambda: status_of(client, "sigma@1.0.0").bot.status == "active",
-                       what="revetting makes it active", bound_s=30)
-            assert vetter.calls() == 3
+                       what="the re-upload's vetting makes it active", bound_s=30)
+            assert vetter.calls() == 4
             assert status_of(client, "sigma@1.0.0").rejection_cause == ""
+            again = client.submit(pack(bot_folder(tmp_path / "again2", "sigma")))
+            assert status_of(client, "sigma@1.0.0").bot.status == "active"  # nothing to do
+            assert vetter.calls() == 4
     finally:
         running.stop(grace=None)
 

@@ -111,6 +111,14 @@ class VettingWorker:
             self._changed.notify_all()
         return queued
 
+    def uploaded(self, bot_id: str, *, created: bool) -> None:
+        """After an upload of ``bot_id``: vet new code; an identical re-upload of a
+        version the arena rejected vets it again (the author's natural retry)."""
+        if created:
+            self.submit(bot_id)
+        elif rejection_cause(self.storage, bot_id) == ARENA:
+            self.revet(bot_id, "an identical re-upload")
+
     def revet(self, bot_id: str, asked_by: str) -> None:
         """Vet ``bot_id`` again (``LifecycleError`` while it is vetted or deactivated)."""
         mark_for_revetting(self.storage, bot_id, asked_by)
