@@ -104,3 +104,28 @@ def test_an_authors_endless_builds_do_not_hold_up_another_authors_version(
     vetter.release(endless[0])
     wait_until(lambda: vetter.has_started(endless[1]), what="ann's next build", bound_s=30)
     assert vetter.most_at_once == {"ann": 1, "bob": 1}
+
+
+def test_a_restart_vets_again_what_the_arena_rejected_not_what_the_author_did(
+        storage: Storage, vetter: BlockingVetter, tmp_path: Path) -> None:
+    from arena.storage.vetting_records import ARENA, AUTHOR, Verdict, code_to_vet, record_verdict
+
+    arena_rejected = store_version(storage, tmp_path, "ann", "unlucky", "1.0.0")
+    author_rejected = store_version(storage, tmp_path, "bob", "broken", "1.0.0")
+    unvetted = store_version(storage, tmp_path, "bob", "fresh", "1.0.0")
+    record_verdict(storage, code_to_vet(storage, arena_rejected),
+                   Verdict("rejected", "the arena could not vet it (DockerException)", ARENA))
+    record_verdict(storage, code_to_vet(storage, author_rejected),
+                   Verdict("rejected", "broken faulted: crash", AUTHOR))
+    worker = VettingWorker(storage, "process", vetter=vetter)
+    try:
+        assert worker.resume() == [arena_rejected, unvetted]
+        for bot_id in (arena_rejected, unvetted):
+            vetter.release(bot_id)
+            wait_until(lambda bot_id=bot_id: version_life(storage, bot_id).status == "active",
+                       what=f"{bot_id} vetted", bound_s=30)
+        assert version_life(storage, author_rejected).status == "rejected"
+        assert author_rejected not in vetter.started
+    finally:
+        worker.stop()
+        vetter.release_all()
