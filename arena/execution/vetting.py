@@ -11,6 +11,7 @@ cannot be built) raises ``SandboxError``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,8 @@ BUILDING: Final = "building"
 VALIDATING: Final = "validating"
 BUILT_SANDBOX: Final = "docker"
 """The backend that runs bots from an image (the others have nothing to build)."""
+
+_BASE_LOCK = threading.Lock()
 
 StageSink = Callable[[str], None]
 LineSink = Callable[[str], None]
@@ -90,7 +93,8 @@ def _build(bot: BotRef, vetting: Vetting, timeout_s: float | None, on_line: Line
     )
 
     try:
-        prepare_base()
+        with _BASE_LOCK:  # two versions vetted at once prepare the base image once
+            prepare_base()
         image = build_bot_image(bot.folder, bot.manifest, timeout_s=timeout_s)
     except ImageBuildError as error:
         # A failure the builder remembers for these files is the bot's too (it is
