@@ -129,3 +129,21 @@ def test_a_restart_vets_again_what_the_arena_rejected_not_what_the_author_did(
     finally:
         worker.stop()
         vetter.release_all()
+
+
+def test_revetting_refuses_a_deactivated_version_it_is_the_admins_reactivate(
+        storage: Storage, tmp_path: Path) -> None:
+    from arena.storage.lifecycle import LifecycleError
+    from arena.storage.vetting_records import Verdict, code_to_vet, record_verdict
+
+    bot_id = store_version(storage, tmp_path, "ann", "shaky", "1.0.0")
+    record_verdict(storage, code_to_vet(storage, bot_id), Verdict("active", "vetted"))
+    with storage.transaction() as db:
+        db.execute("UPDATE bot_versions SET status='deactivated' WHERE bot_id=?", (bot_id,))
+    worker = VettingWorker(storage, "process", vetter=BlockingVetter(lambda _: "ann"))
+    try:
+        with pytest.raises(LifecycleError, match="is deactivated: the admin reactivates it"):
+            worker.revet(bot_id, "author ann")
+    finally:
+        worker.stop()
+    assert version_life(storage, bot_id).status == "deactivated"

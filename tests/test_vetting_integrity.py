@@ -95,6 +95,12 @@ def test_a_replace_during_vetting_cancels_it_and_the_new_code_is_vetted(
         replaced = client.submit(pack(new), replace=True)
         assert replaced.replaced
         assert status_of(client, "omega@1.0.0").bot.status == "received"
+        with pytest.raises(grpc.RpcError) as info:
+            client.stub.RevetBot(arena_pb2.RevetBotRequest(bot_id="omega@1.0.0"),
+                                 metadata=client.auth)
+        assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert "omega@1.0.0 is received: it is being vetted already" in str(
+            info.value.details())
         vetter.gates[0].set()  # the old code's vetting ends (it "passed")
         wait_until(lambda: status_of(client, "omega@1.0.0").bot.status == "active",
                    what="the new code is vetted", bound_s=30)
