@@ -112,26 +112,28 @@ def record_verdict(storage: Storage, code: CodeToVet, verdict: Verdict) -> None:
                                "its new code is vetted on its own")
 
 
-def expected_hash(storage: Storage, bot_id: str) -> str:
-    """The content hash ``bot_id`` may play with: the one it was vetted with (a
-    version registered before uploads, without a vetting record, plays the code it
-    was registered with). ``NotFoundError`` for an unknown version."""
+def expected_hash(storage: Storage, bot_id: str) -> str | None:
+    """The content hash ``bot_id`` was vetted with (``''``: not vetted, or replaced
+    since), or None for a version registered without an upload (before uploads, or
+    by a trusted tool), which was never vetted and plays the files it has.
+    ``NotFoundError`` for an unknown version."""
     rows = storage._query(
-        "SELECT b.content_hash, COALESCE(v.vetted_hash, '') AS vetted, "
-        "v.bot_id IS NULL AS unrecorded FROM bots b "
+        "SELECT v.vetted_hash, v.bot_id IS NULL AS unrecorded FROM bots b "
         "LEFT JOIN bot_versions v ON v.bot_id = b.id WHERE b.id=?", (bot_id,))
     if not rows:
         raise NotFoundError(f"unknown bot {bot_id}")
-    row = rows[0]
-    return str(row["content_hash"]) if row["unrecorded"] else str(row["vetted"])
+    return None if rows[0]["unrecorded"] else str(rows[0]["vetted_hash"])
 
 
 def vetted_code(storage: Storage, bot_id: str) -> tuple[Path, str]:
-    """(folder, content hash) of the code ``bot_id`` plays: its files, checked
+    """(folder, vetted content hash) of the code ``bot_id`` plays: its files, checked
     against the hash it was vetted with (``UnvettedCodeError`` if it was not vetted
-    or its files hash otherwise)."""
+    or its files hash otherwise). A version registered without an upload has no
+    vetted hash (``''``) and is not checked."""
     expected = expected_hash(storage, bot_id)
     folder = storage.get_bot(bot_id).folder
+    if expected is None:
+        return folder, ""
     if not expected:
         raise UnvettedCodeError(f"bot {bot_id} holds code that was not vetted (replaced "
                                 "since, or still being vetted): it cannot play")
