@@ -223,13 +223,12 @@ def season_request(client: ArenaClient, references: Sequence[str],
     the folders to register first, all checked (folders, bot names, settings) as if
     the folders were registered already, so that nothing is registered for a
     season that would be refused."""
-    from arena.server.validation import check_season_request
+    from arena.server.validation import check_bots_fit_sandbox, check_season_request
 
     folders = check_folders(client, [Path(ref) for ref in references if is_folder(ref)])
     listed = client.stub.ListBots(arena_pb2.ListBotsRequest()).bots
     registry = [(bot.id, bot.name) for bot in listed]
     manifests: dict[str, BotManifest] = {bot.id: bot.manifest for bot in folders}
-    stored_folders = {bot.id: Path(bot.folder) for bot in listed}
     for bot in folders:
         if bot.id not in {bot_id for bot_id, _ in registry}:
             registry.append((bot.id, bot.manifest.name))
@@ -245,11 +244,11 @@ def season_request(client: ArenaClient, references: Sequence[str],
                                                            for name in pair], "arena bots list"))
         return matches[-1]
 
-    def manifest_of(bot_id: str) -> BotManifest:  # a folder of this command, else registered
-        return manifests.get(bot_id) or BotManifest.load(stored_folders[bot_id])
-
     try:
-        check_season_request(request, resolve, manifest_of)
+        _, checked = check_season_request(request, resolve)
+        # The folders of this command; the server checks the registered bots (it
+        # never tells a client where their files are).
+        check_bots_fit_sandbox(checked, manifests.values())
     except (ConfigError, ManifestError) as error:
         raise CliError(str(error)) from None
     return request, folders

@@ -21,7 +21,13 @@ from arena.cli.authors import cmd_authors_add, cmd_authors_list, cmd_authors_rev
 from arena.cli.bots import cmd_bots_list, cmd_bots_register
 from arena.cli.cluster import add_cluster_commands
 from arena.cli.export import cmd_export
-from arena.cli.lifecycle import cmd_bots_logs, cmd_bots_reactivate, cmd_bots_show, cmd_check
+from arena.cli.lifecycle import (
+    cmd_bots_logs,
+    cmd_bots_reactivate,
+    cmd_bots_revet,
+    cmd_bots_show,
+    cmd_check,
+)
 from arena.cli.local import (
     DEMO_DB,
     cmd_demo,
@@ -190,6 +196,11 @@ def _add_bots(commands: Any) -> None:
     reactivate = _client_command(bots, "reactivate", "make a deactivated version active "
                                  "again (admin)", cmd_bots_reactivate)
     reactivate.add_argument("bot_id", metavar="NAME@VERSION")
+    revet = _client_command(bots, "revet", "vet a version again, e.g. after a rejection "
+                            "the arena caused (its owner or the admin)", cmd_bots_revet)
+    revet.add_argument("bot_id", metavar="NAME@VERSION")
+    revet.add_argument("--wait", action="store_true",
+                       help="wait for the verdict (exit status 1 if rejected)")
     check = commands.add_parser("check", help="build and validate a bot folder here, as a "
                                 "server vets an upload (prints the build log and each hand)")
     check.add_argument("folder", type=Path, metavar="FOLDER")
