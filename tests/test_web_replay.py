@@ -27,7 +27,7 @@ import pytest
 from arena_helpers import FakeOutcome
 from deal_helpers import play_series
 from starlette.testclient import TestClient
-from web_helpers import HOSTILE_NAME, create_season, register
+from web_helpers import HOSTILE_NAME, create_season, register, store_knock_series
 
 from arena.season.events import EventHub
 from arena.storage import Storage
@@ -35,21 +35,12 @@ from arena.web.app import create_app
 from arena.web.hands import settlement_line
 from engine import FRIENDLY, Series
 
-SEED = 1620
-
 
 class Replayed:
     def __init__(self, root: Path) -> None:
         self.storage = Storage(root / "replay.db")
-        ids = [register(self.storage, root, name) for name in ("ann", HOSTILE_NAME)]
-        season_id = create_season(self.storage, ids, max_hands=3)
-        planned = self.storage.planned_series(season_id)[0]
+        planned, self.log = store_knock_series(self.storage, root, ("ann", HOSTILE_NAME))
         self.bots = [planned.seat0_bot, planned.seat1_bot]
-        series = Series(SEED, max_hands=3)
-        play_series(series, random.Random(SEED))
-        self.log = series.log
-        outcome = FakeOutcome(planned.id, winner=1, hands_played=3, log=list(series.log))
-        self.storage.store_result(planned, outcome, {})  # type: ignore[arg-type]
         self.series_id = planned.id
         self.client = TestClient(create_app(self.storage, EventHub()))
         response = self.client.get(f"/api/series/{planned.id}/replay")
@@ -153,9 +144,22 @@ def test_an_old_deep_link_still_names_the_first_frame_of_its_hand(replayed: Repl
 
 def test_the_table_labels_the_stock_and_the_discard_pile(replayed: Replayed) -> None:
     html = replayed.client.get(f"/series/{replayed.series_id}").text
-    assert '<p>stock: <span id="stock"></span> cards</p>' in html
+    assert '<p>stock: <span id="stock"></span> <span id="stock-unit">cards</span></p>' in html
     assert '<p>discard pile<span id="pile-top"></span></p><div class="cards pile" id="pile">' \
         in html
+
+
+def test_the_discard_pile_keeps_its_order_with_the_last_discard_on_top(
+        replayed: Replayed) -> None:
+    frames = replayed.replay["frames"]
+    discards = [(i, f) for i, f in enumerate(frames) if f["action"].startswith("discard ")]
+    assert len(discards) > 20
+    for index, frame in discards:
+        assert frame["pile"][-1] == frame["action"].removeprefix("discard ")
+        before = frames[index - 1]["pile"]
+        if frames[index - 1]["hand"] == frame["hand"]:
+            assert frame["pile"][:-1] == before  # nothing under the top moved
+    assert len(frames[0]["pile"]) == 1  # the upcard
 
 
 def test_a_series_page_whose_log_does_not_replay_says_so(tmp_path: Path) -> None:

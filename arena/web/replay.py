@@ -32,7 +32,8 @@ def _frame(series: Series, hand_index: int, kind: str, seat: int | None, action:
         "hand": hand.hand_number, "dealer": hand.dealer, "kind": kind, "seat": seat,
         "action": action, "drawn": drawn,
         "hands": [_cards(hand.cards(0)), _cards(hand.cards(1))],
-        "pile": _cards(hand.discard_pile), "stock": hand.stock_size,
+        # The pile in its order, bottom first: its last card is the top one.
+        "pile": [str(card) for card in hand.discard_pile], "stock": hand.stock_size,
         "result": result,
         "settlement": None if result is None else settlement_line(result, series.profile),
         # The sheet changes only when a hand ends: sent with deals and results only.

@@ -128,6 +128,7 @@
     $("pile-top").textContent = frame.pile.length
       ? " · top card " + cardText([frame.pile[frame.pile.length - 1]]) : " · empty";
     $("stock").textContent = String(frame.stock);
+    $("stock-unit").textContent = frame.stock === 1 ? "card" : "cards";
     const who = frame.seat === null ? "" : "seat " + frame.seat + " (" + bots[frame.seat] + "): ";
     $("action").textContent = who + frame.action + (frame.drawn ? " — took " + frame.drawn : "");
     $("hand-result").textContent = describeResult(frame.result);
