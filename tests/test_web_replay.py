@@ -33,7 +33,7 @@ from arena.season.events import EventHub
 from arena.storage import Storage
 from arena.web.app import create_app
 from arena.web.hands import settlement_line
-from engine import FRIENDLY, Series
+from engine import CLASSIC, FRIENDLY, Series
 
 
 class Replayed:
@@ -100,6 +100,20 @@ def test_a_gin_settlement_counts_the_defenders_deadwood_before_layoffs() -> None
     assert result is not None
     assert settlement_line(result.to_dict(), FRIENDLY) == (
         "gin: knocker 0, defender 35 (no layoffs on gin): knocker scores 25 bonus + 35 = 60")
+
+
+def test_a_knock_with_nothing_laid_off_and_an_undercut_by_seat_1_read_right() -> None:
+    """Hand-written results (only the fields the line reads): seat 1 knocks."""
+    def result(kind: str, k: int, d: int, points: int) -> dict[str, Any]:
+        return {"kind": kind, "knocker": 1, "points": points, "layoffs": [],
+                "exposed": [{"deadwood": d}, {"deadwood": k}],
+                "defender_deadwood_before_layoffs": d}
+
+    assert settlement_line(result("knock", 6, 14, 8), FRIENDLY) == (
+        "knock: knocker 6, defender 14, nothing laid off: knocker scores 14 - 6 = 8")
+    assert settlement_line(result("undercut", 9, 9, 10), CLASSIC) == (
+        "undercut: knocker 9, defender 9, nothing laid off: defender scores 9 - 9 + 10 "
+        "bonus = 10")
 
 
 EXPECTED_HANDS = [
@@ -173,3 +187,19 @@ def test_a_series_page_whose_log_does_not_replay_says_so(tmp_path: Path) -> None
     assert f"the stored log of series {planned.id} cannot be replayed: log entry 0" \
         in response.text
     assert client.get(f"/api/series/{planned.id}").json()["hands"] == []
+
+
+def test_a_hand_the_series_stopped_in_is_listed_as_not_finished(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "fault.db")
+    ids = [register(storage, tmp_path, name) for name in ("a", "b")]
+    planned = storage.planned_series(create_season(storage, ids))[0]
+    series = Series(planned.seed, max_hands=6, swap_seats=planned.swap_seats)
+    for _ in range(5):  # five moves of hand 1, then the bot to act timed out
+        series.apply(series.legal_actions()[0])
+    outcome = FakeOutcome(planned.id, winner=0, log=list(series.log))
+    storage.store_result(planned, outcome, {})  # type: ignore[arg-type]
+    client = TestClient(create_app(storage, EventHub()))
+    unfinished = {"hand": 1, "kind": None, "winner": None, "points": 0, "knocker": None}
+    assert client.get(f"/api/series/{planned.id}").json()["hands"] == [unfinished]
+    html = client.get(f"/series/{planned.id}").text
+    assert "<td>–</td>\n<td>not finished</td>\n<td class=\"num\">0</td>" in html
