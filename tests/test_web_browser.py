@@ -228,6 +228,9 @@ def test_a_replay_steps_to_the_knock_and_opens_hands_from_its_list(
         assert text(browser, "count-1") == "deadwood 19 after layoffs (25 before)"
         assert text(browser, "layoffs") == (
             f"seat 1 ({planned.seat1_bot}) lays off 6♣ on the knocker's meld 3 (7♣ 8♣ 9♣)")
+        assert text(browser, "hand-result") == (
+            f"Hand 1: knock — seat 0 ({planned.seat0_bot}) scores 12. Seat 0 knocked "
+            "discarding A♥ face down.")
         assert text(browser, "settlement") == (
             "knock: knocker 7, defender 19 after laying off 6c (25 before): "
             "knocker scores 19 - 7 = 12")

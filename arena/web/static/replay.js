@@ -108,8 +108,12 @@
   function describeResult(result) {
     if (!result) { return ""; }
     if (result.winner === null) { return "Hand " + result.hand + ": dead hand, no score."; }
+    const discard = result.knock_discard
+      ? " Seat " + result.knocker + " knocked discarding " + cardText([result.knock_discard]) +
+        (result.knock_discard_face_down ? " face down." : ".")
+      : "";
     return "Hand " + result.hand + ": " + result.kind + " — seat " + result.winner + " (" +
-      bots[result.winner] + ") scores " + result.points + ".";
+      bots[result.winner] + ") scores " + result.points + "." + discard;
   }
 
   function draw() {
