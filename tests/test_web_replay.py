@@ -117,9 +117,11 @@ def test_a_knock_with_nothing_laid_off_and_an_undercut_by_seat_1_read_right() ->
 
 
 EXPECTED_HANDS = [
-    {"hand": 1, "kind": "knock", "winner": 0, "points": 12, "knocker": 0},
-    {"hand": 2, "kind": "undercut", "winner": 1, "points": 27, "knocker": 0},
-    {"hand": 3, "kind": "dead", "winner": None, "points": 0, "knocker": None},
+    {"hand": 1, "kind": "knock", "winner": 0, "points": 12, "knocker": 0, "totals": [12, 0]},
+    {"hand": 2, "kind": "undercut", "winner": 1, "points": 27, "knocker": 0,
+     "totals": [12, 27]},
+    {"hand": 3, "kind": "dead", "winner": None, "points": 0, "knocker": None,
+     "totals": [12, 27]},
 ]
 
 
@@ -130,14 +132,14 @@ def test_the_hand_list_says_who_won_each_hand_how_and_the_points(replayed: Repla
     html = replayed.client.get(f"/series/{replayed.series_id}").text
     rows = re.findall(r'<tr data-hand="(\d)"><td><a href="\?hand=(\d)" data-hand="\d">'
                       r'hand \d</a></td>\n<td>(.*?)</td>\n<td>(.*?)</td>\n'
-                      r'<td class="num">(\d+)</td></tr>', html)
+                      r'<td class="num">(\d+)</td><td class="num">(\d+–\d+)</td></tr>', html)
     hostile = "&lt;script&gt;alert(1)&lt;/script&gt;"
     assert replayed.bots[1].startswith(HOSTILE_NAME)
     assert [row[:3] for row in rows] == [
         ("1", "1", "seat 0 · ann@1.0.0"), ("2", "2", f"seat 1 · {hostile}@1.0.0"),
         ("3", "3", "–")]
-    assert [row[3:] for row in rows] == [("knock", "12"), ("undercut", "27"),
-                                         ("dead hand", "0")]
+    assert [row[3:] for row in rows] == [("knock", "12", "12–0"), ("undercut", "27", "12–27"),
+                                         ("dead hand", "0", "12–27")]
     assert "<script>alert" not in html
 
 
@@ -199,7 +201,8 @@ def test_a_hand_the_series_stopped_in_is_listed_as_not_finished(tmp_path: Path) 
     outcome = FakeOutcome(planned.id, winner=0, log=list(series.log))
     storage.store_result(planned, outcome, {})  # type: ignore[arg-type]
     client = TestClient(create_app(storage, EventHub()))
-    unfinished = {"hand": 1, "kind": None, "winner": None, "points": 0, "knocker": None}
+    unfinished = {"hand": 1, "kind": None, "winner": None, "points": 0, "knocker": None,
+                  "totals": [0, 0]}
     assert client.get(f"/api/series/{planned.id}").json()["hands"] == [unfinished]
     html = client.get(f"/series/{planned.id}").text
     assert "<td>–</td>\n<td>not finished</td>\n<td class=\"num\">0</td>" in html

@@ -38,17 +38,21 @@ def settlement_line(result: dict[str, Any], profile: Profile) -> str:
 
 def hand_list(series: Series) -> list[dict[str, Any]]:
     """Every hand dealt in a (replayed) series: its number, how it ended (``kind``
-    is None for a hand the series stopped in), the seat that scored, the points
-    and the knocker."""
+    is None for a hand the series stopped in), the seat that scored, the points,
+    the knocker, and each seat's points over the series so far (``totals``)."""
     rows = []
+    totals = [0, 0]
     for hand in series.hands:
         result = hand.result
+        if result is not None and result.winner is not None:
+            totals[result.winner] += result.points
         rows.append({
             "hand": hand.hand_number,
             "kind": None if result is None else result.kind,
             "winner": None if result is None else result.winner,
             "points": 0 if result is None else result.points,
             "knocker": None if result is None else result.knocker,
+            "totals": list(totals),
         })
     return rows
 
