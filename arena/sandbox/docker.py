@@ -54,6 +54,7 @@ from arena.sandbox.docker_socket import (
     make_socket_place,
 )
 from arena.sandbox.images import ImageBuildError, build_bot_image
+from arena.sandbox.schedstat import SchedSource, no_source, process_tree_source
 
 if TYPE_CHECKING:
     from arena.core.series import BotRef
@@ -286,6 +287,13 @@ class DockerBot:
     def wait_ready(self, timeout: float) -> None:
         wait_for_socket(self.socket_path, timeout, self.fault_if_dead,
                         status_every_s=_STATUS_EVERY_S, poll_s=_POLL_S, seal=self._place.seal)
+
+    def sched_source(self) -> SchedSource:
+        """The container's processes as the host sees them: the tree under its first
+        process (one inspection; nothing if Docker cannot say)."""
+        state = self._state() or {}
+        pid = state.get("Pid")
+        return process_tree_source(pid) if isinstance(pid, int) and pid > 0 else no_source
 
     def stderr_tail(self) -> str:
         if self._final_tail is not None:
