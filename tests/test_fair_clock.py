@@ -26,7 +26,7 @@ class Machine:
     def __call__(self) -> float:
         return self.now
 
-    def run(self, seconds: float, *, bot: Mapping[int, TaskTimes] = {},  # noqa: B006
+    def run(self, seconds: float, *, bot: Mapping[int, TaskTimes] = {},
             arena_waited: float = 0.0) -> None:
         self.now += seconds
         for tid, (ran, waited) in bot.items():
@@ -74,11 +74,11 @@ def test_a_spinning_bot_is_charged_when_its_running_time_reaches_the_limit() -> 
 def test_a_starved_bot_gets_its_time_and_past_the_cap_the_series_is_void() -> None:
     machine = Machine()
     clock = window(machine, 0.5)
-    assert clock.cap_s == pytest.approx(2.5)  # max(3 x 0.5, 0.5 + 2)
+    assert clock.cap_s == pytest.approx(4.0)  # max(8 x 0.5, 0.5 + 2)
     machine.run(0.5, bot={7: (0.1, 0.4)})  # four fifths of its time in a run queue
     assert clock.usage() == Usage(0.5, pytest.approx(0.1), pytest.approx(0.4), 0.0, True)
     assert clock.remaining() == pytest.approx(0.4)
-    machine.run(2.0, bot={7: (0.4, 1.6)})
+    machine.run(2.0, bot={7: (0.4, 1.6)})  # at 2.5 s, still a fifth of a core
     assert clock.usage().charged_s == pytest.approx(0.5)
     assert clock.remaining() == 0.0
     verdict = clock.verdict(FaultKind.TIMEOUT, "no answer to Decide", "greedy@1 (seat 0)")
@@ -86,13 +86,13 @@ def test_a_starved_bot_gets_its_time_and_past_the_cap_the_series_is_void() -> No
     assert isinstance(verdict, BotFault)
     starved = Machine()
     clock = window(starved, 0.5)
-    starved.run(2.5, bot={7: (0.2, 2.3)})
+    starved.run(4.0, bot={7: (0.2, 3.8)})
     assert clock.remaining() == 0.0
     overload = clock.verdict(FaultKind.TIMEOUT, "no answer to Decide", "greedy@1 (seat 0)")
     assert isinstance(overload, ArenaOverload)
     assert overload.message == (
         "greedy@1 (seat 0): no answer to Decide within 0.50 s of its own time, but in "
-        "2.50 s the machine gave it only 0.20 s (bot CPU 0.20 s, waited for a core 2.30 s)")
+        "4.00 s the machine gave it only 0.20 s (bot CPU 0.20 s, waited for a core 3.80 s)")
 
 
 def test_waiting_among_its_own_threads_is_the_bots_time() -> None:

@@ -81,10 +81,10 @@ def test_a_bot_starved_through_its_decision_voids_the_series() -> None:
     series = Series(seed=3, max_hands=1)
     starved = StarvedBot()
     try:
-        with in_process(hangs, FirstLegal()) as clients:
-            with pytest.raises(ArenaOverload) as raised:
-                play_match(clients, series, TimeLimits(decision_s=LIMIT_S, reserve_s=0.0),
-                           meters=meters(starved))
+        with in_process(hangs, FirstLegal()) as clients, \
+                pytest.raises(ArenaOverload) as raised:
+            play_match(clients, series, TimeLimits(decision_s=LIMIT_S, reserve_s=0.0),
+                       meters=meters(starved))
     finally:
         hangs.release.set()
     message = raised.value.message

@@ -81,8 +81,8 @@ def test_a_start_up_starved_by_the_machine_voids_the_series() -> None:
                    connect=sandbox.connect, meter=meter)
     assert raised.value.message == (
         "random@1.0.0 (seat 0): did not create its socket within 5.00 s of its own time, "
-        "but in 15.00 s the machine gave it only 0.00 s (bot CPU 0.00 s, waited for a "
-        "core 15.00 s)")
+        "but in 40.00 s the machine gave it only 0.00 s (bot CPU 0.00 s, waited for a "
+        "core 40.00 s)")
     assert all(handle is not None for handle in running)  # both stopped by the caller
 
 

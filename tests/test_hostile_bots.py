@@ -124,8 +124,24 @@ def _no_symlink(fault: BotFault) -> None:
     assert "a symbolic link at its socket path bot.sock" in fault.message, fault.message
 
 
+def _charged_with_figures(step: str, limit_s: float) -> Callable[[BotFault], None]:
+    """A time fault gives the seat's whole limit and what the bot did with it
+    (issue 25: never "within 0.0 s")."""
+    def check(fault: BotFault) -> None:
+        assert re.fullmatch(
+            rf"{step} within {limit_s:.2f} s \(bot CPU \d+\.\d\d s, waited for a core "
+            r"\d+\.\d\d s(, arena late \d+\.\d\d s)?\)", fault.message), fault.message
+    return check
+
+
+def _hangs_in_handshake(fault: BotFault) -> None:
+    _charged_with_figures("did not answer the Handshake", LIMITS.startup_s)(fault)
+    assert "answering never" in fault.stderr_tail
+
+
 CASES = [
-    Case("never_answers", FaultKind.TIMEOUT),
+    Case("never_answers", FaultKind.TIMEOUT,
+         _charged_with_figures("no answer to Decide", LIMITS.decision_s + LIMITS.reserve_s)),
     Case("late_answers", FaultKind.TIMEOUT, _reserve_drained),
     Case("exits_at_start", FaultKind.CRASH, _at_start),
     Case("crashes_mid_series", FaultKind.CRASH, _mid_series),
@@ -147,6 +163,7 @@ CASES = [
                            "not an image on this machine")),
     Case("fills_socket_dir", FaultKind.ILLEGAL_ACTION, _socket_dir_bounded),
     Case("socket_symlink", FaultKind.STARTUP, _no_symlink),
+    Case("hangs_in_handshake", FaultKind.STARTUP, _hangs_in_handshake),
 ]
 
 

@@ -34,8 +34,11 @@ from arena.sandbox.schedstat import SchedSource, TaskTimes, current_thread_sourc
 
 Clock = Callable[[], float]
 
-CAP_FACTOR: Final = 3.0
-"""The wall time a step may take, as a multiple of its limit, while the bot is starved."""
+CAP_FACTOR: Final = 8.0
+"""The wall time a step may take, as a multiple of its limit, while the bot is starved.
+Above the share of a core a bot gets on a machine loaded 4 busy processes per core
+(about 1/5), so that a bot spinning on such a machine still reaches its limit of
+running time, and is charged, before the cap voids its series."""
 MIN_CAP_EXTRA_S: Final = 2.0
 """...and at least this much more than the limit (short limits: a few scheduler slices)."""
 
