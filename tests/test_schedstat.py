@@ -4,12 +4,14 @@ really hang under the process sandbox, charged at their limit with those figures
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -39,10 +41,8 @@ def spawned() -> Iterator[list[subprocess.Popen[bytes]]]:
     finally:
         for process in processes:
             for sent in (signal.SIGCONT, signal.SIGKILL):
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.pid, sent)
-                except ProcessLookupError:
-                    pass
             process.wait()
 
 
@@ -94,8 +94,8 @@ def test_a_stopped_process_is_not_runnable_so_it_never_waits(
     other = start(spawned, SPIN, cpu=core)
     wait_until(lambda: totals(bot.pid)[0] > 0.05, what="the bot running")
     os.kill(bot.pid, signal.SIGSTOP)
-    wait_until(lambda: open(f"/proc/{bot.pid}/stat").read().split(")")[1].split()[0] == "T",
-               what="the bot stopped")
+    stat = Path(f"/proc/{bot.pid}/stat")
+    wait_until(lambda: stat.read_text().split(")")[1].split()[0] == "T", what="the bot stopped")
     stopped_wait = totals(bot.pid)[1]
     other_ran = totals(other.pid)[0]
     wait_until(lambda: totals(other.pid)[0] - other_ran > 0.3,

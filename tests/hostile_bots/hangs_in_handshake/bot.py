@@ -11,7 +11,7 @@ from hollywood.bot.v1 import bot_pb2_grpc
 
 
 class HangsInHandshake(bot_pb2_grpc.BotServiceServicer):
-    def Handshake(self, request, context):  # noqa: N802 (gRPC's name)
+    def Handshake(self, request, context):
         print("hangs-in-handshake: answering never", file=sys.stderr, flush=True)
         threading.Event().wait()
 
