@@ -86,3 +86,24 @@ def test_three_voids_of_one_series_pause_the_season_and_a_restart_resumes(
     assert play(storage, season_id, run) == SeasonStatus.FINISHED
     assert storage.get_result(stubborn.id) is not None
     assert storage.get_season(season_id).series_voided == 3
+
+
+def test_the_website_and_the_api_show_the_voids(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from arena.cli.output import to_json
+    from arena.season.events import EventHub
+    from arena.web.app import create_app
+
+    storage = Storage(tmp_path / "a.db")
+    season_id = _season(storage, tmp_path)
+    first = storage.pending_series(season_id)[0]
+    assert play(storage, season_id, StarvedFirst(first.id, times=2)) == SeasonStatus.FINISHED
+    client = TestClient(create_app(storage, EventHub()))
+    page = client.get(f"/seasons/{season_id}").text
+    assert ('<p class="voided" id="voided">2 series voided for arena overload (the machine '
+            "did not run a bot; no bot was charged; each was played again from the same "
+            "seed and seats)</p>") in page
+    assert client.get(f"/api/seasons/{season_id}").json()["season"]["series_voided"] == 2
+    # What `arena season show --json` prints of the season.
+    assert to_json(season_message(storage.get_season(season_id)))["series_voided"] == 2
