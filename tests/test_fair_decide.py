@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import hollywood_sdk as hs
 import pytest
 
 from arena.core.faults import ArenaOverload, BotFault, FaultKind
 from arena.core.limits import TimeLimits
-from arena.match.fair_clock import Meter
+from arena.match.fair_clock import Meter, Window
 from arena.match.loop import play_match
 from arena.sandbox.schedstat import TaskTimes
 from engine import Series
+from tests.test_fair_clock import Machine
 from tests.test_match import FirstLegal, in_process
 
 LIMIT_S = 0.2
@@ -91,3 +93,41 @@ def test_a_bot_starved_through_its_decision_voids_the_series() -> None:
     assert message.startswith("the bot: no answer to Decide within 0.20 s of its own time, "
                               "but in 2.")  # the cap: 0.2 s + 2 s
     assert "bot CPU 0.00 s, waited for a core 2." in message
+
+
+class StarvedClient:
+    """Stands in for a ``BotClient`` on a fake machine: each decision takes ``wall``
+    seconds of which the bot spent ``starved`` waiting for a core."""
+
+    def __init__(self, machine: Machine, tid: int, wall: float, starved: float) -> None:
+        self.machine, self.tid, self.wall, self.starved = machine, tid, wall, starved
+        self.decisions = 0
+
+    def decide(self, request: object, legal: list[Any], timeout: float,
+               window: Window | None = None) -> Any:
+        assert window is not None
+        self.decisions += 1
+        self.machine.run(self.wall, bot={self.tid: (self.wall - self.starved, self.starved)})
+        return legal[0]
+
+    def hand_ended(self, request: object, timeout: float) -> bool:
+        return True
+
+    def series_ended(self, request: object, timeout: float) -> bool:
+        return True
+
+
+def test_the_reserve_pays_only_for_the_bots_own_time() -> None:
+    # Each of seat 0's decisions takes 1.5 s by the wall, 1 s of it in a run queue:
+    # 0.5 s of its own, within its 1 s deadline, so its reserve is untouched.
+    machine = Machine()
+    starved, quick = StarvedClient(machine, 7, 1.5, 1.0), StarvedClient(machine, 8, 0.0, 0.0)
+    meters = (Meter(lambda: {7: machine.bot.get(7, (0.0, 0.0))}, clock=machine,
+                    arena=lambda: lambda: {}),
+              Meter(lambda: {8: machine.bot.get(8, (0.0, 0.0))}, clock=machine,
+                    arena=lambda: lambda: {}))
+    result = play_match((starved, quick), Series(seed=3, max_hands=1),  # type: ignore[arg-type]
+                        TimeLimits(decision_s=1.0, reserve_s=3.0), clock=machine, meters=meters)
+    assert result.fault is None and starved.decisions > 0
+    assert result.reserve_left == [3.0, 3.0]
+    assert result.think_seconds[0] == pytest.approx(0.5 * starved.decisions)

@@ -110,11 +110,13 @@ class Window:
         starved = min(waited, max(0.0, wall - cpu))
         return Usage(wall, cpu, starved, min(arena_late, wall), measured)
 
-    def charged_s(self) -> float:
-        """The charged time so far (the wall time when it is within the limit: the
-        charged time can only be less, so the kernel is not asked)."""
+    def charged_s(self, exact_above: float | None = None) -> float:
+        """The charged time so far; the wall time while that is within
+        ``exact_above`` (the limit by default), where the difference cannot matter
+        to the caller, so the kernel is not asked."""
         wall = self.wall_s()
-        return wall if wall <= self.limit_s else self.usage().charged_s
+        threshold = self.limit_s if exact_above is None else exact_above
+        return wall if wall <= threshold else self.usage().charged_s
 
     def remaining(self) -> float:
         """How long the step may still wait: charged time left, within the wall cap.

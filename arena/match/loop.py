@@ -118,7 +118,9 @@ def play_match(
                     action = clients[seat].decide(request, legal, timeout=cutoff,
                                                   window=window)
             finally:
-                elapsed = clock() - begun if window is None else window.charged_s()
+                # Past the deadline the reserve pays: then only the bot's own time.
+                elapsed = (clock() - begun if window is None
+                           else window.charged_s(exact_above=limits.decision_s))
                 think[seat] += elapsed
                 reserve[seat] -= max(0.0, elapsed - limits.decision_s)
             if reserve[seat] < 0:  # answered, but after the cut-off (scheduling jitter)
