@@ -279,6 +279,7 @@ class DockerBot:
         self._stopped = False
         self._final_tail: str | None = None
         self._final_state: dict[str, Any] | None = None
+        self._pid: int | None = None
 
     @property
     def target(self) -> str:
@@ -291,9 +292,10 @@ class DockerBot:
     def sched_source(self) -> SchedSource:
         """The container's processes as the host sees them: the tree under its first
         process (one inspection; nothing if Docker cannot say)."""
-        state = self._state() or {}
-        pid = state.get("Pid")
-        return process_tree_source(pid) if isinstance(pid, int) and pid > 0 else no_source
+        if self._pid is None:  # asked at start-up and again for the series: inspect once
+            pid = (self._state() or {}).get("Pid")
+            self._pid = pid if isinstance(pid, int) and pid > 0 else 0
+        return process_tree_source(self._pid) if self._pid else no_source
 
     def stderr_tail(self) -> str:
         if self._final_tail is not None:
