@@ -7,6 +7,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 from arena.core.faults import ArenaOverload
 from arena.core.series import SeriesSpec
 from arena.core.status import SeasonStatus
@@ -107,3 +109,44 @@ def test_the_website_and_the_api_show_the_voids(tmp_path: Path) -> None:
     assert client.get(f"/api/seasons/{season_id}").json()["season"]["series_voided"] == 2
     # What `arena season show --json` prints of the season.
     assert to_json(season_message(storage.get_season(season_id)))["series_voided"] == 2
+
+
+def test_season_show_counts_the_voids(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                      ) -> None:
+    import json
+
+    from arena_helpers import REPO_ROOT
+    from fake_runner import run_fake_series
+
+    from arena.cli import main
+    from arena.server.app import start_server
+
+    tries: dict[str, int] = {}
+
+    def starved_once(spec: SeriesSpec) -> object:
+        tries[spec.series_id] = tries.get(spec.series_id, 0) + 1
+        if spec.series_id.endswith("-0") and tries[spec.series_id] == 1:
+            raise ArenaOverload("seat 0: starved")
+        return run_fake_series(spec)
+
+    running = start_server(tmp_path / "arena.db", port=0,
+                           runner_factory=lambda config: starved_once)
+    remote = ["--server", running.address, "--token-file", str(running.token_path)]
+
+    def arena(*argv: str) -> str:
+        assert main([*argv, *remote]) == 0
+        return capsys.readouterr().out
+
+    try:
+        arena("bots", "register", str(REPO_ROOT / "sample_bots" / "random"),
+              str(REPO_ROOT / "sample_bots" / "greedy"))
+        season = json.loads(arena("season", "create", "--bots", "random", "greedy",
+                                  "--max-hands", "5", "--seed", "5", "--json"))
+        assert running.manager.wait(int(season["id"]), timeout=60)
+        shown = " ".join(arena("season", "show").split())
+        assert ("1 series voided for arena overload (the machine did not run a bot; no bot "
+                "was charged; played again)") in shown
+        assert json.loads(arena("season", "show", "--json"))["season"]["series_voided"] == 1
+        assert tries == {f"{season['id']}-0": 2, f"{season['id']}-1": 1}
+    finally:
+        running.stop(grace=None)
