@@ -120,8 +120,7 @@ def _bring_up(
         window = meter_of(handle).window(spec.limits.startup_s)  # its process can run now
         who = f"{bot.name}@{bot.version} (seat {seat})"
         try:
-            _step(window, who, "create its socket",
-                  handle.wait_ready)
+            _step(window, who, "create its socket", handle.wait_ready)
             client = _step(window, who, "accept a connection",
                            lambda timeout: connect(handle.target, timeout))
             clients[seat] = client
@@ -140,8 +139,9 @@ StepResult = TypeVar("StepResult")
 def _step(window: Window, who: str, what: str,
           step: Callable[[float], StepResult]) -> StepResult:
     """Run one start-up step with what is left of the seat's fair clock. A step that
-    timed out is given the time the bot was starved of, until the clock says it was
-    the bot's time (its ``BotFault``) or the machine's (``ArenaOverload``)."""
+    timed out is run again (waiting for the socket, dialling and the Handshake are
+    idempotent) with the time the bot was starved of, until the clock says the time
+    was the bot's (its ``BotFault``) or the machine's (``ArenaOverload``)."""
     while True:
         timeout = window.remaining()
         if timeout <= 0.0:
