@@ -20,7 +20,6 @@ from fake_runner import fake_season_server
 from arena.cli import main
 from arena.cli.parser import build_parser
 from arena.server.app import RunningServer
-from arena.storage.lifecycle import set_status
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,7 +46,11 @@ def table_rows(out: str) -> dict[str, list[str]]:
 
 def test_bots_list_shows_the_status_in_its_own_column(
         server: RunningServer, capsys: pytest.CaptureFixture[str]) -> None:
-    set_status(server.storage, "random@1.0.0", "deactivated", "5 forfeits in a row")
+    with server.storage.transaction() as db:  # as a fault streak would leave it
+        db.execute("INSERT OR IGNORE INTO bot_versions (bot_id, submitted_by, bundle, status, "
+                   "status_changed_at) VALUES ('random@1.0.0', '', '', 'active', '')")
+        db.execute("UPDATE bot_versions SET status='deactivated', "
+                   "status_detail='5 forfeits in a row' WHERE bot_id='random@1.0.0'")
     assert cli(server, "bots", "list") == 0
     out = capsys.readouterr().out
     header = next(line for line in out.splitlines() if "language" in line)

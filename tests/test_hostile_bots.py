@@ -8,6 +8,7 @@ no container, socket directory or child process left behind. Short deadlines
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Callable
@@ -124,8 +125,24 @@ def _no_symlink(fault: BotFault) -> None:
     assert "a symbolic link at its socket path bot.sock" in fault.message, fault.message
 
 
+def _charged_with_figures(step: str, limit_s: float) -> Callable[[BotFault], None]:
+    """A time fault gives the seat's whole limit and what the bot did with it
+    (issue 25: never "within 0.0 s")."""
+    def check(fault: BotFault) -> None:
+        assert re.fullmatch(
+            rf"{step} within {limit_s:.2f} s \(bot CPU \d+\.\d\d s, waited for a core "
+            r"\d+\.\d\d s(, arena late \d+\.\d\d s)?\)", fault.message), fault.message
+    return check
+
+
+def _hangs_in_handshake(fault: BotFault) -> None:
+    _charged_with_figures("did not answer the Handshake", LIMITS.startup_s)(fault)
+    assert "answering never" in fault.stderr_tail
+
+
 CASES = [
-    Case("never_answers", FaultKind.TIMEOUT),
+    Case("never_answers", FaultKind.TIMEOUT,
+         _charged_with_figures("no answer to Decide", LIMITS.decision_s + LIMITS.reserve_s)),
     Case("late_answers", FaultKind.TIMEOUT, _reserve_drained),
     Case("exits_at_start", FaultKind.CRASH, _at_start),
     Case("crashes_mid_series", FaultKind.CRASH, _mid_series),
@@ -147,6 +164,7 @@ CASES = [
                            "not an image on this machine")),
     Case("fills_socket_dir", FaultKind.ILLEGAL_ACTION, _socket_dir_bounded),
     Case("socket_symlink", FaultKind.STARTUP, _no_symlink),
+    Case("hangs_in_handshake", FaultKind.STARTUP, _hangs_in_handshake),
 ]
 
 
@@ -163,6 +181,10 @@ def test_hostile_bot_forfeits_and_leaves_nothing(
     case: Case, docker_sandbox: Any, docker_client: Any
 ) -> None:
     seat = CASES.index(case) % 2  # hostile bots sit in both seats across the suite
+    # The image is built first, as a season prepares bots before starting them: the
+    # bound below is about time, not about how long Docker takes to build.
+    with contextlib.suppress(BotFault):
+        docker_sandbox.prepare(BotRef.from_folder(HOSTILE_BOTS / case.folder))
     started = time.monotonic()
     outcome = play(docker_sandbox, HOSTILE_BOTS / case.folder, seat, f"hostile-{case.folder}")
     elapsed = time.monotonic() - started

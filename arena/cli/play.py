@@ -140,6 +140,7 @@ def series_specs(players: Sequence[Player], count: int, seed: int, profile: Prof
 
 
 def cmd_play(args: argparse.Namespace, console: Console) -> int:
+    from arena.core.faults import ArenaOverload
     from arena.match.runner import run_series
     from arena.sandbox import registry
     from arena.sandbox.base import SandboxError
@@ -182,6 +183,10 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
                 outcome = run_series(spec, sandbox, printer)
             except SandboxError as error:
                 raise CliError(f"the {args.sandbox} sandbox failed: {error}", code=1) from None
+            except ArenaOverload as overload:
+                raise CliError(f"series {spec.series_id} voided: the machine did not run a "
+                               f"bot (arena overload; no bot charged): {overload}; play it "
+                               "again when the machine has room", code=1) from None
             for line in outcome_lines(outcome, printer.mirror, names):
                 console.print(line, markup=False, highlight=False, soft_wrap=True)
             if outcome.winner is not None:

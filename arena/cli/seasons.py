@@ -119,6 +119,9 @@ def cmd_season_show(args: argparse.Namespace, console: Console) -> int:
                   f"limits startup {config.startup_seconds:g} s / decision "
                   f"{config.decision_seconds:g} s / reserve {config.reserve_seconds:g} s, "
                   f"seed {config.seed}")
+    if season.series_voided:
+        console.print(f"{season.series_voided} series voided for arena overload (the machine "
+                      "did not run a bot; no bot was charged; played again)")
     if season.error:
         console.print(f"error: {season.error}", style="red")
     print_standings(console, standings)

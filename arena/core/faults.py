@@ -80,3 +80,21 @@ class BotFault(Exception):
             "other_seat_fault": (None if self.other_seat_fault is None
                                  else self.other_seat_fault.to_dict()),
         }
+
+
+ARENA_OVERLOAD: Final = "arena_overload"
+"""How a series voided by :class:`ArenaOverload` is stored (never as a result)."""
+
+
+class ArenaOverload(RuntimeError):
+    """A bot ran out of time because the machine did not run it (or the arena was
+    late), not because of anything it did: the series is void, not a fault of either
+    bot, and is played again from the same seed and seats (docs/arena.md)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __reduce__(self) -> tuple[type[ArenaOverload], tuple[str]]:
+        # It comes back from a cluster worker pickled, like a fault.
+        return (type(self), (self.message,))

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 import grpc
 from google.protobuf.message import Message
@@ -22,6 +22,7 @@ from hollywood.bot.v1 import bot_pb2, bot_pb2_grpc
 from arena.core.faults import BotFault, FaultKind
 from arena.core.sizes import human_size
 from arena.match import protocol
+from arena.match.fair_clock import Window
 from engine.actions import Action
 
 log = logging.getLogger(__name__)
@@ -132,16 +133,46 @@ class BotClient:
         request: bot_pb2.DecideRequest,
         legal_actions: Sequence[Action],
         timeout: float,
+        window: Window | None = None,
     ) -> Action:
         """Ask for one decision and return it as an engine action from ``legal_actions``
         (a knock keeps the melds the bot declared).
 
         ``request`` comes from :func:`arena.protocol.decide_request`; ``timeout``
-        cuts the call off (TIMEOUT). Any invalid answer raises ``BotFault``.
+        cuts the call off (TIMEOUT) by the wall clock, or, given a fair clock's
+        ``window`` (of ``timeout`` seconds), once the bot was charged that much
+        (``ArenaOverload`` if the window's cap came first). Any invalid answer
+        raises ``BotFault``.
         """
-        reply = self._call("Decide", self._stub.Decide, request, timeout,
-                           timeout_kind=FaultKind.TIMEOUT)
+        if window is None:
+            reply = self._call("Decide", self._stub.Decide, request, timeout,
+                               timeout_kind=FaultKind.TIMEOUT)
+        else:
+            reply = self._call_fairly("Decide", self._stub.Decide, request, window)
         return protocol.action_from_reply(reply, legal_actions)
+
+    def _call_fairly(self, method: str, call: Any, request: Message, window: Window) -> Any:
+        """The call, waited for while ``window`` has charged time left: a starved bot's
+        deadline stretches (up to the window's wall cap), a hanging one's does not."""
+        future = call.future(request, timeout=window.cap_s)
+        try:
+            while True:
+                wait_s = window.remaining()
+                if wait_s <= 0.0:
+                    raise window.verdict(FaultKind.TIMEOUT, f"no answer to {method}")
+                try:
+                    return future.result(timeout=wait_s)
+                except grpc.FutureTimeoutError:
+                    continue
+                except grpc.RpcError as error:
+                    if (isinstance(error, grpc.Call)
+                            and error.code() is grpc.StatusCode.DEADLINE_EXCEEDED):
+                        raise window.verdict(FaultKind.TIMEOUT,
+                                             f"no answer to {method}") from None
+                    raise fault_from_rpc_error(method, error, window.limit_s,
+                                               FaultKind.TIMEOUT) from None
+        finally:
+            future.cancel()  # a no-op once it is done
 
     def hand_ended(self, request: bot_pb2.HandEndedRequest, timeout: float) -> bool:
         """Tell the bot how a hand ended. Best effort: a failure is logged and

@@ -14,6 +14,12 @@ Notifications (``HandEnded``, ``SeriesEnded``) are best effort: a failure is log
 by the bot client and ignored, never a fault; each is bounded by the decision
 deadline.
 
+Fair clocks: given each seat's ``Meter`` (the runner passes the kernel's figures
+for each bot's threads), think time is the time charged by the seat's fair clock
+(``arena.match.fair_clock``), not the wall clock: waiting for a core is not the
+bot's time, and a decision cut off while the bot was starved raises
+``ArenaOverload`` (the series is void) instead of charging a fault.
+
 The loop knows nothing of sandboxes; the runner adds the stderr tail and the
 sandbox's own verdict to the fault.
 """
@@ -30,6 +36,7 @@ from arena.core.faults import BotFault, FaultKind
 from arena.core.limits import TimeLimits
 from arena.match import protocol
 from arena.match.botclient import BotClient
+from arena.match.fair_clock import Meter
 from engine.series import Series, SeriesResult
 
 log = logging.getLogger(__name__)
@@ -68,6 +75,7 @@ def play_match(
     *,
     series_id: str = "series",
     clock: Callable[[], float] = time.monotonic,
+    meters: tuple[Meter, Meter] | None = None,
 ) -> MatchResult:
     """Play ``series`` to its end or to the first fault.
 
@@ -101,16 +109,25 @@ def play_match(
         )
         cutoff = limits.decision_s + reserve[seat]
         begun = clock()
+        window = None if meters is None else meters[seat].window(cutoff)
         try:
             try:
-                action = clients[seat].decide(request, legal, timeout=cutoff)
+                if window is None:
+                    action = clients[seat].decide(request, legal, timeout=cutoff)
+                else:
+                    action = clients[seat].decide(request, legal, timeout=cutoff,
+                                                  window=window)
             finally:
-                elapsed = clock() - begun
+                # Past the deadline the reserve pays: then only the bot's own time.
+                elapsed = (clock() - begun if window is None
+                           else window.charged_s(exact_above=limits.decision_s))
                 think[seat] += elapsed
                 reserve[seat] -= max(0.0, elapsed - limits.decision_s)
             if reserve[seat] < 0:  # answered, but after the cut-off (scheduling jitter)
+                figures = "" if window is None else f" ({window.usage().figures()})"
                 raise BotFault(FaultKind.TIMEOUT, f"answered after {elapsed:.3f} s; "
-                               f"{cutoff:.3f} s allowed (deadline + reserve left)")
+                               f"{cutoff:.3f} s allowed (deadline + reserve left)"
+                               f"{figures}")
             try:
                 events = series.apply(action)
             except ValueError as error:  # IllegalActionError, or invalid declared melds

@@ -7,8 +7,9 @@ series with ``arena.match.play_match``, and stops both bots on every path. A
 bot's misbehaviour never raises out of it: it returns a ``SeriesOutcome`` whose
 ``fault`` names the bot's seat, the kind, the hand and decision, the bot's stderr
 tail and, where the sandbox knows better (an out-of-memory kill), the sandbox's
-verdict. Arena-side failures raise
-``SandboxError`` (e.g. Docker unavailable).
+verdict. Arena-side failures raise ``SandboxError`` (e.g. Docker unavailable), and
+a bot starved of its time by the machine raises ``ArenaOverload`` (the series is
+void; ``arena.match.fair_clock``).
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from arena.core.faults import BotFault, FaultKind
 from arena.core.limits import TimeLimits
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec, outcome_of
 from arena.match.botclient import BotClient
+from arena.match.fair_clock import meter_for
 from arena.match.loop import play_match
 from arena.match.startup import BotConnection, Clock, start_both
-from arena.sandbox.base import RunningBot, Sandbox, SandboxError
+from arena.sandbox.base import RunningBot, Sandbox, SandboxError, sched_source_of
 from engine.series import Series
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -58,8 +60,12 @@ def run_series(
                               clock() - started)
         first, second = clients
         assert isinstance(first, BotClient) and isinstance(second, BotClient)
+        first_bot, second_bot = running
+        assert first_bot is not None and second_bot is not None
+        meters = (meter_for(sched_source_of(first_bot), clock),
+                  meter_for(sched_source_of(second_bot), clock))
         result = play_match((first, second), series, spec.limits, on_event,
-                            series_id=spec.series_id)
+                            series_id=spec.series_id, meters=meters)
         fault = result.fault
         if fault is not None:
             fault = _complete(fault, running[_seat(fault)])

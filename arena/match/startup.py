@@ -1,10 +1,14 @@
 """Bring both bots of a series up, each on its own clock.
 
-Both seats are started and handshaken at the same time, one thread each. A seat's
-start-up deadline starts when the arena asks the sandbox to start that bot and
-covers only that bot's own start, socket and handshake: however long the arena
-waits on one bot, the other is never charged for it. A seat that fails to come up
-gets its own fault; the other seat is unaffected.
+Both seats are started and handshaken at the same time, one thread each. Each
+takes a start slot first (``arena.sandbox.admission``: never more bots starting than
+the machine can run). A seat's start-up clock starts once the sandbox has started
+its bot, when its own process can run: never during image work, the wait for a
+slot, or the other seat's start. It covers only that bot's socket, connection and
+handshake, and is a fair clock (``arena.match.fair_clock``): time the bot spent
+waiting for a core is not charged, and a bot starved through most of its start-up
+voids the series (``ArenaOverload``) rather than forfeiting. A seat that fails to
+come up gets its own fault; the other seat is unaffected.
 """
 
 from __future__ import annotations
@@ -13,13 +17,15 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol
+from typing import Protocol, TypeVar
 
-from arena.core.faults import BotFault
+from arena.core.faults import BotFault, FaultKind
 from arena.core.series import BotRef, SeriesSpec
 from arena.core.text import neutralise
 from arena.match.botclient import BotClient, BotInfo
-from arena.sandbox.base import RunningBot, Sandbox
+from arena.match.fair_clock import Meter, Window, meter_for
+from arena.sandbox.admission import ADMISSION, Admission
+from arena.sandbox.base import RunningBot, Sandbox, sched_source_of
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +44,11 @@ class BotConnection(Protocol):
 
 
 Connector = Callable[[str, float], BotConnection]
+MeterFactory = Callable[[RunningBot], Meter]
+
+# A step that ends with a STARTUP fault after at least this share of its time was a
+# timeout (the fair clock is asked whether that was the bot's); sooner, it was not.
+_TIMED_OUT_SHARE = 0.99
 
 
 def connect_bot(target: str, timeout: float) -> BotClient:
@@ -53,13 +64,18 @@ def start_both(
     *,
     clock: Clock = time.monotonic,
     connect: Connector = connect_bot,
+    meter: MeterFactory | None = None,
+    admission: Admission = ADMISSION,
 ) -> list[BotFault | None]:
     """Prepare both bots (uncharged), then start and handshake both concurrently.
 
     Fills ``running`` and ``clients`` as each seat gets that far (so the caller can
     stop them on every path) and returns each seat's start-up fault (None when it
-    came up). Arena-side errors (``SandboxError``) propagate once both seats are done.
+    came up). Arena-side errors (``SandboxError``, ``ArenaOverload``) propagate once
+    both seats are done. ``meter`` makes a seat's fair clock from its running bot (by
+    default the kernel's figures for its threads, read only with the real clock).
     """
+    meter_of = meter or (lambda handle: meter_for(sched_source_of(handle), clock))
     faults: list[BotFault | None] = [None, None]
     for seat, bot in enumerate(spec.bots):
         try:
@@ -70,7 +86,7 @@ def start_both(
                             thread_name_prefix=f"startup-{spec.series_id}") as pool:
         futures = {
             seat: pool.submit(_bring_up, spec, sandbox, seat, bot, running, clients,
-                              clock, connect)
+                              connect, meter_of, admission)
             for seat, bot in enumerate(spec.bots) if faults[seat] is None
         }
         # Leaving the block waits for both threads, so ``running`` is complete even
@@ -91,23 +107,49 @@ def _bring_up(
     bot: BotRef,
     running: list[RunningBot | None],
     clients: list[BotConnection | None],
-    clock: Clock,
     connect: Connector,
+    meter_of: MeterFactory,
+    admission: Admission,
 ) -> BotFault | None:
-    give_up_at = clock() + spec.limits.startup_s
-
-    def remaining() -> float:
-        return max(0.0, give_up_at - clock())
-
-    try:
-        handle = sandbox.start(bot, series_id=spec.series_id, seat=seat)
+    with admission.slot():
+        try:
+            handle = sandbox.start(bot, series_id=spec.series_id, seat=seat)
+        except BotFault as fault:
+            return fault
         running[seat] = handle
-        handle.wait_ready(remaining())
-        client = connect(handle.target, remaining())
-        clients[seat] = client
-        info = client.handshake(max(_MIN_CALL_S, remaining()))
-    except BotFault as fault:
-        return fault
+        window = meter_of(handle).window(spec.limits.startup_s)  # its process can run now
+        who = f"{bot.name}@{bot.version} (seat {seat})"
+        try:
+            _step(window, who, "create its socket", handle.wait_ready)
+            client = _step(window, who, "accept a connection",
+                           lambda timeout: connect(handle.target, timeout))
+            clients[seat] = client
+            info = _step(window, who, "answer the Handshake",
+                         lambda timeout: client.handshake(max(_MIN_CALL_S, timeout)))
+        except BotFault as fault:
+            return fault
     log.info("seat %d: %s %s (protocol %d) is up", seat, neutralise(info.name),
              neutralise(info.version), info.protocol_version)
     return None
+
+
+StepResult = TypeVar("StepResult")
+
+
+def _step(window: Window, who: str, what: str,
+          step: Callable[[float], StepResult]) -> StepResult:
+    """Run one start-up step with what is left of the seat's fair clock. A step that
+    timed out is run again (waiting for the socket, dialling and the Handshake are
+    idempotent) with the time the bot was starved of, until the clock says the time
+    was the bot's (its ``BotFault``) or the machine's (``ArenaOverload``)."""
+    while True:
+        timeout = window.remaining()
+        if timeout <= 0.0:
+            raise window.verdict(FaultKind.STARTUP, f"did not {what}", who)
+        begun = window.wall_s()
+        try:
+            return step(timeout)
+        except BotFault as fault:
+            timed_out = window.wall_s() - begun >= timeout * _TIMED_OUT_SHARE
+            if fault.kind is not FaultKind.STARTUP or not timed_out:
+                raise

@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from arena.core.faults import BotFault, FaultKind
+from arena.sandbox.schedstat import SchedSource, no_source
 
 if TYPE_CHECKING:
     from arena.core.series import BotRef
 
 __all__ = ["RunningBot", "Sandbox", "SandboxError", "check_socket", "pid_alive",
-           "wait_for_socket"]
+           "sched_source_of", "wait_for_socket"]
 
 
 class SandboxError(RuntimeError):
@@ -48,6 +49,24 @@ class RunningBot(Protocol):
     def stop(self) -> None:
         """Kill the bot and remove everything it had (container, processes, socket)."""
         ...
+
+
+class MeasuredBot(Protocol):
+    """A running bot whose threads the kernel can account for (``/proc``)."""
+
+    def sched_source(self) -> SchedSource:
+        """The run-queue and CPU times of every thread of the bot."""
+        ...
+
+
+def sched_source_of(bot: RunningBot) -> SchedSource:
+    """What the kernel knows of ``bot``'s threads; nothing for a bot (a fake, an
+    in-process bot sharing the arena's threads) whose threads are not its own."""
+    method = getattr(bot, "sched_source", None)
+    if method is None:
+        return no_source
+    source: SchedSource = method()
+    return source
 
 
 class Sandbox(Protocol):

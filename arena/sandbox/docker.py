@@ -54,6 +54,7 @@ from arena.sandbox.docker_socket import (
     make_socket_place,
 )
 from arena.sandbox.images import ImageBuildError, build_bot_image
+from arena.sandbox.schedstat import SchedSource, no_source, process_tree_source
 
 if TYPE_CHECKING:
     from arena.core.series import BotRef
@@ -278,6 +279,7 @@ class DockerBot:
         self._stopped = False
         self._final_tail: str | None = None
         self._final_state: dict[str, Any] | None = None
+        self._pid: int | None = None
 
     @property
     def target(self) -> str:
@@ -286,6 +288,14 @@ class DockerBot:
     def wait_ready(self, timeout: float) -> None:
         wait_for_socket(self.socket_path, timeout, self.fault_if_dead,
                         status_every_s=_STATUS_EVERY_S, poll_s=_POLL_S, seal=self._place.seal)
+
+    def sched_source(self) -> SchedSource:
+        """The container's processes as the host sees them: the tree under its first
+        process (one inspection; nothing if Docker cannot say)."""
+        if self._pid is None:  # asked at start-up and again for the series: inspect once
+            pid = (self._state() or {}).get("Pid")
+            self._pid = pid if isinstance(pid, int) and pid > 0 else 0
+        return process_tree_source(self._pid) if self._pid else no_source
 
     def stderr_tail(self) -> str:
         if self._final_tail is not None:

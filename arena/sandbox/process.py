@@ -24,6 +24,7 @@ from typing import IO, TYPE_CHECKING
 from arena.core.faults import BotFault, FaultKind
 from arena.sandbox.base import SandboxError, pid_alive, wait_for_socket
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
+from arena.sandbox.schedstat import SchedSource, process_tree_source
 
 if TYPE_CHECKING:
     from arena.core.series import BotRef
@@ -153,6 +154,10 @@ class ProcessBot:
 
     def wait_ready(self, timeout: float) -> None:
         wait_for_socket(self.socket_path, timeout, self.fault_if_dead, poll_s=_POLL_S)
+
+    def sched_source(self) -> SchedSource:
+        # The launcher execs the bot: the child's pid is the bot's, its tree the bot's.
+        return process_tree_source(self.process.pid)
 
     def stderr_tail(self) -> str:
         if self._final_tail is not None:

@@ -10,7 +10,9 @@ cores, is no sooner). The pool is bounded (``per_version`` spares of a version, 
 spares in all); a spare is handed to exactly one series and never back (a bot is
 never shared between series); a spare found dead when taken is discarded, not
 charged to the bot; spares idle for ``idle_s`` seconds (e.g. after the season
-ended) are stopped. The registry's ``docker`` backend is a ``WarmPool`` over
+ended) are stopped. A spare starts only when a start slot is free and no playing
+bot waits for one (``arena.sandbox.admission``): spares yield to playing bots.
+The registry's ``docker`` backend is a ``WarmPool`` over
 ``DockerSandbox``.
 """
 
@@ -28,7 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.core.faults import BotFault
-from arena.sandbox.base import RunningBot, Sandbox, SandboxError
+from arena.sandbox.admission import ADMISSION, Admission
+from arena.sandbox.base import RunningBot, Sandbox, SandboxError, sched_source_of
+from arena.sandbox.schedstat import SchedSource
 
 if TYPE_CHECKING:
     from arena.core.series import BotRef
@@ -64,6 +68,8 @@ class PoolCounters:
     cold: int = 0
     discarded: int = 0
     expired: int = 0
+    yielded: int = 0
+    """Spares not started because playing bots needed the start slots."""
 
 
 class WarmPool:
@@ -79,6 +85,7 @@ class WarmPool:
         spare_wait_s: float = DEFAULT_SPARE_WAIT_S,
         clock: Callable[[], float] = time.monotonic,
         janitor: bool = True,
+        admission: Admission = ADMISSION,
     ) -> None:
         if per_version < 0 or total < 0:
             raise ValueError("the pool's bounds must be >= 0")
@@ -90,6 +97,7 @@ class WarmPool:
         self.idle_s = idle_s
         self.spare_wait_s = spare_wait_s
         self._now = clock
+        self.admission = admission
         self._lock = threading.Lock()
         self._spare_done = threading.Condition(self._lock)  # a spare came up or failed
         self._spares: dict[VersionKey, list[_Spare]] = defaultdict(list)
@@ -195,13 +203,20 @@ class WarmPool:
 
     def _start_spare(self, key: VersionKey, bot: BotRef) -> None:
         spare: RunningBot | None = None
+        admitted = self.admission.try_acquire()  # playing bots first (arena.sandbox.admission)
         try:
-            spare = self.inner.start(bot, series_id=WARM_SERIES_ID, seat=None)
+            if admitted:
+                spare = self.inner.start(bot, series_id=WARM_SERIES_ID, seat=None)
+            else:
+                with self._lock:
+                    self.counters.yielded += 1
         except (BotFault, SandboxError) as error:
             # The series that takes this version next starts it itself and sees the
             # fault where it belongs (the bot's), or the arena-side error.
             log.info("spare of %s not started: %s", key[0], error)
         finally:  # one step: a waiting series sees the spare, or that none is coming
+            if admitted:
+                self.admission.release()
             with self._lock:
                 self._starting[key] -= 1
                 if spare is not None and not self._closed:
@@ -241,6 +256,9 @@ class _PooledBot:
 
     def wait_ready(self, timeout: float) -> None:
         self._bot.wait_ready(timeout)
+
+    def sched_source(self) -> SchedSource:
+        return sched_source_of(self._bot)
 
     def stderr_tail(self) -> str:
         self._stopped()

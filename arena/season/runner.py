@@ -13,6 +13,12 @@ The loop, each step read back from the database so that a run killed at any poin
 Cancelling stops submitting: series in flight finish and are stored. An arena-side
 error (a failed series, a format that cannot plan) stops the season as failed,
 saying why; nothing of the failed step is stored.
+
+A series the machine starved (``ArenaOverload``: a bot was not run, not a bot's
+fault) is void: stored as such (``arena.storage.voids``), never as a result, and,
+still pending, played again from the same seed and seats once the series in hand
+are done. After ``MAX_VOID_TRIES`` voids of one series in a run the season pauses
+(stops as failed, saying so; starting it again resumes it with fresh tries).
 """
 
 from __future__ import annotations
@@ -22,8 +28,9 @@ import threading
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import replace
+from typing import Final
 
-from arena.core.faults import BotFault, FaultKind
+from arena.core.faults import ArenaOverload, BotFault, FaultKind
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec, outcome_of
 from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
@@ -34,10 +41,14 @@ from arena.season.standings_live import StandingsBoard
 from arena.storage import PlannedSeries, Storage
 from arena.storage.lifecycle import deactivate_if_streak, deactivations_of
 from arena.storage.vetting_records import vetted_code
+from arena.storage.voids import record_void
 from engine.profiles import Profile
 from engine.series import Series
 
 log = logging.getLogger(__name__)
+
+MAX_VOID_TRIES: Final = 3
+"""Voids of one series (arena overload) in one run before the season pauses."""
 
 
 class FormatError(RuntimeError):
@@ -75,6 +86,7 @@ class SeasonRunner:
         self._bot_refs: dict[str, BotRef] = {}
         self._error = ""
         self._duplicates = 0
+        self._voids: dict[str, int] = {}
 
     @property
     def duplicates_dropped(self) -> int:
@@ -177,6 +189,13 @@ class SeasonRunner:
     def _store(self, planned: PlannedSeries, future: Future[SeriesOutcome]) -> None:
         try:
             outcome = future.result()
+        except ArenaOverload as overload:
+            self._void(planned, overload)
+            return
+        except Exception as error:
+            self._fail(planned, error)
+            return
+        try:
             if outcome.series_id != planned.id:
                 raise RuntimeError(f"runner answered for series {outcome.series_id!r}")
             stored = self.storage.store_result(planned, outcome, self.profile_dict)
@@ -199,6 +218,24 @@ class SeasonRunner:
             self._duplicates += 1
             log.warning("series %s already had a result; the new one was dropped "
                         "(%d dropped in this run)", planned.id, self._duplicates)
+
+    def _void(self, planned: PlannedSeries, overload: ArenaOverload) -> None:
+        """Store the void; the series stays pending (played again), or, voided too
+        often in this run, the season pauses."""
+        try:
+            record_void(self.storage, self.season_id, planned.id, overload.message)
+        except Exception as error:
+            self._fail(planned, error)
+            return
+        tries = self._voids[planned.id] = self._voids.get(planned.id, 0) + 1
+        log.warning("season %d: series %s voided for arena overload (%d of %d): %s",
+                    self.season_id, planned.id, tries, MAX_VOID_TRIES, overload.message)
+        if tries >= MAX_VOID_TRIES and not self._error:
+            self._error = (
+                f"paused: series {planned.id} was voided {tries} times in a row because "
+                f"the machine did not run its bots (arena overload; no bot was charged). "
+                f"Last: {overload.message}. Start the season again when the machine has "
+                "room; it resumes where it stopped")
 
     def _fail(self, planned: PlannedSeries, error: Exception) -> None:
         log.error("series %s failed on the arena's side", planned.id, exc_info=error)

@@ -67,6 +67,7 @@ def season_message(season: SeasonRecord) -> arena_pb2.Season:
         profile_json=json.dumps(season.profile, sort_keys=True),
         bot_ids=list(season.bot_ids), status=STATUS_TO_PROTO[season.status],
         series_total=season.series_total, series_done=season.series_done,
+        series_voided=season.series_voided,
         created_at=season.created_at, updated_at=season.updated_at, error=season.error,
     )
 

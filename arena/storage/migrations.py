@@ -185,6 +185,17 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
       OR status_detail LIKE '%the arena''s reference bot failed, not yours%' THEN 'arena'
     ELSE 'author' END WHERE status = 'rejected'""",
     )),
+    Migration(7, "series voided for arena overload (played again; never a result)", (
+        """CREATE TABLE voided_series (
+    id INTEGER PRIMARY KEY,
+    season_id INTEGER NOT NULL REFERENCES seasons(id),
+    series_id TEXT NOT NULL,
+    reason TEXT NOT NULL,           -- 'arena_overload'
+    message TEXT NOT NULL,          -- what the fair clock saw
+    voided_at TEXT NOT NULL
+)""",
+        "CREATE INDEX voided_series_by_season ON voided_series (season_id, series_id)",
+    )),
 )
 SCHEMA_VERSION: Final = MIGRATIONS[-1].version
 """The version this arena writes."""

@@ -79,6 +79,8 @@ class SeasonRecord:
     updated_at: str
     series_total: int
     series_done: int
+    series_voided: int = 0
+    """Times a series was voided for arena overload (played again; not a result)."""
 
 
 @dataclass(frozen=True)

@@ -243,16 +243,16 @@ class Storage:
         bots = tuple(r[0] for r in self._query(
             "SELECT bot_id FROM season_bots WHERE season_id=? ORDER BY position", (season_id,)))
         # Index look-ups, not counts: indexes run 0..n-1, storage numbers 1..n.
-        total = self._query("SELECT COALESCE(MAX(idx), -1) + 1 FROM planned_series "
-                            "WHERE season_id=?", (season_id,))[0][0]
-        done = self._query("SELECT COALESCE(MAX(stored_seq), 0) FROM series_results "
-                           "WHERE season_id=?", (season_id,))[0][0]
+        total, done, voided = self._query(
+            "SELECT (SELECT COALESCE(MAX(idx), -1) + 1 FROM planned_series WHERE season_id=?1), "
+            "(SELECT COALESCE(MAX(stored_seq), 0) FROM series_results WHERE season_id=?1), "
+            "(SELECT COUNT(*) FROM voided_series WHERE season_id=?1)", (season_id,))[0]
         return SeasonRecord(
             id=season_id, name=row["name"], config=json.loads(row["config_json"]),
             profile=json.loads(row["profile_json"]), bot_ids=bots,
             status=SeasonStatus(row["status"]),
             error=row["error"], created_at=row["created_at"], updated_at=row["updated_at"],
-            series_total=int(total), series_done=int(done),
+            series_total=int(total), series_done=int(done), series_voided=int(voided),
         )
 
     # ------------------------------------------------------------ series

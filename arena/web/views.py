@@ -42,7 +42,7 @@ def season_summary(season: SeasonRecord) -> dict[str, Any]:
         "format": format_name(season.config), "error": season.error,
         "created_at": season.created_at, "updated_at": season.updated_at,
         "series_total": season.series_total, "series_done": season.series_done,
-        "bots": len(season.bot_ids),
+        "series_voided": season.series_voided, "bots": len(season.bot_ids),
     }
 
 

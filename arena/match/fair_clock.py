@@ -1,0 +1,174 @@
+"""A bot's clock that charges only the time the bot had (docs/arena.md, "Fair clocks").
+
+A wall clock cannot tell a bot that hangs from a bot the host did not run. A
+``Window`` measures one timed step (a start-up, one ``Decide``) and charges the bot
+
+    charged = wall - starved - arena_late      (never less than its CPU time)
+
+where ``starved`` is how long the bot was runnable but waiting for a core (the
+run-queue wait of its threads, at most the wall time it did not run) and
+``arena_late`` how long the arena's own thread waited for a core. The deadline
+stretches while the bot is starved, up to a hard wall cap (``CAP_FACTOR`` times the
+limit, at least ``MIN_CAP_EXTRA_S`` more). So:
+
+* a bot that sleeps or blocks (really hangs) is never runnable: nothing is
+  subtracted and it is charged on time;
+* a bot that spins is charged once its running time passes the limit;
+* only when the cap is reached before the charged time is, that is when the bot was
+  starved for most of its window, the step is the arena's fault: ``ArenaOverload``
+  voids the series (it is played again later).
+
+The clock and both readers are injected (``arena.sandbox.schedstat`` in production,
+fakes in the tests), so every verdict is exact in a test.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from arena.core.faults import ArenaOverload, BotFault, FaultKind
+from arena.sandbox.schedstat import SchedSource, TaskTimes, current_thread_source
+
+Clock = Callable[[], float]
+
+CAP_FACTOR: Final = 8.0
+"""The wall time a step may take, as a multiple of its limit, while the bot is starved.
+Above the share of a core a bot gets on a machine loaded 4 busy processes per core
+(about 1/5), so that a bot spinning on such a machine still reaches its limit of
+running time, and is charged, before the cap voids its series."""
+MIN_CAP_EXTRA_S: Final = 2.0
+"""...and at least this much more than the limit (short limits: a few scheduler slices)."""
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What a bot did with one window. ``measured`` is False where the kernel said
+    nothing (then the wall clock decides alone)."""
+
+    wall_s: float
+    cpu_s: float
+    starved_s: float
+    arena_late_s: float
+    measured: bool
+
+    @property
+    def charged_s(self) -> float:
+        uncharged = self.wall_s - self.starved_s - self.arena_late_s
+        return max(min(self.cpu_s, self.wall_s), uncharged, 0.0)
+
+    def figures(self) -> str:
+        """E.g. ``bot CPU 0.49 s, waited for a core 0.01 s`` (what a fault message quotes)."""
+        if not self.measured:
+            return f"{self.wall_s:.2f} s by the wall clock; the kernel gave no CPU figures"
+        text = f"bot CPU {self.cpu_s:.2f} s, waited for a core {self.starved_s:.2f} s"
+        if self.arena_late_s >= 0.005:
+            text += f", arena late {self.arena_late_s:.2f} s"
+        return text
+
+
+class _Tally:
+    """Differences of one source since a window began; a task that vanished keeps
+    its last reading."""
+
+    def __init__(self, source: SchedSource) -> None:
+        self._source = source
+        self._start = dict(source())
+        self._last = dict(self._start)
+
+    def since_start(self) -> tuple[float, float, bool]:
+        self._last.update(self._source())
+        cpu = wait = 0.0
+        for tid, (ran, waited) in self._last.items():
+            base_ran, base_waited = self._start.get(tid, (0.0, 0.0))
+            cpu += max(0.0, ran - base_ran)
+            wait += max(0.0, waited - base_waited)
+        return cpu, wait, bool(self._last)
+
+
+class Window:
+    """One timed step of ``limit_s`` charged seconds; see the module docstring."""
+
+    def __init__(self, limit_s: float, clock: Clock, bot: SchedSource,
+                 arena: SchedSource, cap_factor: float = CAP_FACTOR) -> None:
+        self.limit_s = limit_s
+        self.cap_s = max(limit_s * cap_factor, limit_s + MIN_CAP_EXTRA_S)
+        self._clock = clock
+        self._begun = clock()
+        self._bot = _Tally(bot)
+        self._arena = _Tally(arena)
+
+    def wall_s(self) -> float:
+        return self._clock() - self._begun
+
+    def usage(self) -> Usage:
+        wall = self.wall_s()
+        cpu, waited, measured = self._bot.since_start()
+        _, arena_late, _ = self._arena.since_start()
+        starved = min(waited, max(0.0, wall - cpu))
+        return Usage(wall, cpu, starved, min(arena_late, wall), measured)
+
+    def charged_s(self, exact_above: float | None = None) -> float:
+        """The charged time so far; the wall time while that is within
+        ``exact_above`` (the limit by default), where the difference cannot matter
+        to the caller, so the kernel is not asked."""
+        wall = self.wall_s()
+        threshold = self.limit_s if exact_above is None else exact_above
+        return wall if wall <= threshold else self.usage().charged_s
+
+    def remaining(self) -> float:
+        """How long the step may still wait: charged time left, within the wall cap.
+        A lower bound while the wall clock is within the limit (asked again later)."""
+        wall = self.wall_s()
+        if wall < self.limit_s:
+            return self.limit_s - wall
+        return max(0.0, min(self.limit_s - self.usage().charged_s, self.cap_s - wall))
+
+    def over(self) -> bool:
+        return self.remaining() <= 0.0
+
+    def verdict(self, kind: FaultKind, what: str, who: str = "the bot") -> Exception:
+        """The end of a step that ran out: the bot's ``BotFault`` if it was charged its
+        whole limit, else ``ArenaOverload`` (the cap came first: it was starved)."""
+        usage = self.usage()
+        if usage.charged_s >= self.limit_s or not usage.measured:
+            return BotFault(kind, f"{what} within {self.limit_s:.2f} s ({usage.figures()})")
+        return ArenaOverload(
+            f"{who}: {what} within {self.limit_s:.2f} s of its own time, but in "
+            f"{usage.wall_s:.2f} s the machine gave it only {usage.charged_s:.2f} s "
+            f"({usage.figures()})")
+
+
+class Meter:
+    """Makes the windows of one seat: the bot's threads (``bot``) and the clock."""
+
+    def __init__(self, bot: SchedSource, *, clock: Clock = time.monotonic,
+                 arena: Callable[[], SchedSource] = current_thread_source,
+                 cap_factor: float = CAP_FACTOR) -> None:
+        self._bot = bot
+        self._clock = clock
+        self._arena = arena
+        self._cap_factor = cap_factor
+
+    def window(self, limit_s: float) -> Window:
+        """A window starting now; the arena's side is the calling thread."""
+        return Window(limit_s, self._clock, self._bot, self._arena(), self._cap_factor)
+
+
+def meter_for(bot: SchedSource, clock: Clock = time.monotonic) -> Meter:
+    """A seat's meter over ``bot``'s threads. The arena's own delay is read from the
+    kernel only with the real clock: a test's fake clock and real figures do not mix."""
+    if clock is time.monotonic:
+        return Meter(bot, clock=clock)
+    return Meter(bot, clock=clock, arena=lambda: _nothing)
+
+
+def wall_meter(clock: Clock = time.monotonic) -> Meter:
+    """A meter that knows only the wall clock (no bot threads to read)."""
+    return Meter(_nothing, clock=clock, arena=lambda: _nothing)
+
+
+def _nothing() -> Mapping[int, TaskTimes]:
+    return {}
