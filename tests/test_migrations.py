@@ -13,14 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena_helpers import REPO_ROOT, FakeOutcome, make_bot_folder
+from arena_helpers import REPO_ROOT, make_bot_folder
 
 from arena.cli import main
-from arena.core.series import SeriesSpec
+from arena.core.faults import BotFault, FaultKind
+from arena.core.series import SeriesOutcome, SeriesSpec, outcome_of
 from arena.season.formats import RoundRobin
 from arena.server.app import RunningServer, start_server
 from arena.storage import Storage, StorageError
 from arena.storage.migrations import MIGRATIONS, Migration, migrate
+from engine.series import Series
 
 FIXTURES = REPO_ROOT / "tests" / "fixtures" / "db"
 
@@ -52,9 +54,12 @@ def release_1(tmp_path: Path) -> Path:
     return copy
 
 
-def seat0_wins(spec: SeriesSpec) -> FakeOutcome:
-    return FakeOutcome(spec.series_id, winner=0, games_won=(2, 0), hands_won=(3, 1),
-                       points=(120, 40))
+def seat0_wins(spec: SeriesSpec) -> SeriesOutcome:
+    """Seat 1 fails to start: seat 0 wins every series."""
+    series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
+                    swap_seats=spec.swap_seats)
+    return outcome_of(spec.series_id, series, 0,
+                      BotFault(FaultKind.STARTUP, "no socket", seat=1), (0.0, 0.0), 0.0)
 
 
 @pytest.fixture
