@@ -75,6 +75,9 @@ def add_cluster_commands(commands: Any) -> None:
                         help="the only interface the worker listens on, for the scheduler "
                              f"and other workers ({LOOPBACK}; the machine's cluster-network "
                              "address when the scheduler is elsewhere)")
+    worker.add_argument("--connect-timeout", type=arguments.seconds, default=60.0,
+                        metavar="SECONDS", help="give up when the scheduler cannot be "
+                        "reached (or refuses this worker) for this long (60)")
     add_tls_options(worker)
     _worker_options(worker, registry.names())
     worker.add_argument("--name", default=None, help="the worker's name (default: its pid)")
@@ -133,7 +136,8 @@ def cmd_worker(args: argparse.Namespace, console: Console) -> int:
                   f"{scheduler} with {slots} slot(s), listening on {args.listen_host}")
     try:
         serve(scheduler, slots=slots, sandboxes=sandboxes, cache_dir=args.cache_dir,
-              name=args.name, listen=Listening(args.listen_host, security))
+              name=args.name, listen=Listening(args.listen_host, security),
+              connect_timeout=args.connect_timeout)
     except WorkerSetupError as error:
         raise CliError(f"worker refused to start: {error}", code=1) from None
     return 0

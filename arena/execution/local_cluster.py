@@ -126,6 +126,9 @@ def up(workers: int, *, slots: int | None, sandboxes: Sequence[str], port: int =
         cluster.processes.append(_spawn(
             "scheduler", [sys.executable, "-m", "distributed.cli.dask_scheduler",
                           "--host", host, "--port", str(port), "--no-dashboard",
+                          # Its HTTP server (health, metrics) runs without the dashboard
+                          # too, on every interface unless told: same host, any port.
+                          "--dashboard-address", _host_port(host, 0),
                           "--scheduler-file", str(scheduler_file),
                           *_scheduler_tls(certs)], state_dir))
         cluster.address = _wait_for(lambda: _scheduler_address(scheduler_file),
@@ -171,6 +174,10 @@ def down(state_dir: Path = DEFAULT_STATE_DIR) -> list[ClusterProcess]:
     (state_dir / STATE_FILE).unlink(missing_ok=True)
     (state_dir / SCHEDULER_FILE).unlink(missing_ok=True)
     return running
+
+
+def _host_port(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def _scheduler_tls(certs: Path | None) -> list[str]:

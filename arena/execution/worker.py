@@ -123,6 +123,7 @@ def serve(
     name: str | None = None,
     ready: threading.Event | None = None,
     listen: Listening | None = None,
+    connect_timeout: float = CONNECT_TIMEOUT_S,
 ) -> None:
     """Check the sandboxes, then serve as a Dask worker of ``scheduler`` until it goes
     away or the process gets SIGTERM/SIGINT. Raises ``WorkerSetupError``."""
@@ -132,7 +133,8 @@ def serve(
     with _STATE.lock:
         _STATE.sandboxes.update(checked)
         _STATE.cache_root = cache_dir.resolve()
-    asyncio.run(_serve(scheduler, slots, list(sandboxes), name, ready, listen or Listening()))
+    asyncio.run(_serve(scheduler, slots, list(sandboxes), name, ready, listen or Listening(),
+                       connect_timeout))
 
 
 @dataclass(frozen=True)
@@ -145,12 +147,13 @@ class Listening:
 
 
 async def _serve(scheduler: str, slots: int, sandboxes: list[str], name: str | None,
-                 ready: threading.Event | None, listen: Listening) -> None:
+                 ready: threading.Event | None, listen: Listening,
+                 connect_timeout: float) -> None:
     from distributed import Worker
 
     worker = Worker(scheduler, nthreads=slots, resources=worker_resources(slots, sandboxes),
                     name=name or f"arena-worker-{os.getpid()}", dashboard=False,
-                    death_timeout=CONNECT_TIMEOUT_S, host=listen.host,
+                    death_timeout=connect_timeout, host=listen.host,
                     protocol="tls" if listen.security is not None else "tcp",
                     security=listen.security)
     loop = asyncio.get_running_loop()
