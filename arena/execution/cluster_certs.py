@@ -64,7 +64,9 @@ def make_cluster_certs(directory: Path, hosts: Sequence[str] = (), *,
         x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
                       content_commitment=False, key_encipherment=False,
                       data_encipherment=False, key_agreement=False, encipher_only=False,
-                      decipher_only=False), critical=True).sign(ca_key, _sha256())
+                      decipher_only=False), critical=True).add_extension(
+        x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False
+    ).sign(ca_key, _sha256())
     _write_key(directory / CA_KEY, ca_key)
     _write(directory / CA_CERT, ca.public_bytes(_pem()), 0o644)
     for role in ROLES:
@@ -75,8 +77,10 @@ def make_cluster_certs(directory: Path, hosts: Sequence[str] = (), *,
             # Every role both listens and connects (workers talk to each other).
             x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH,
                                    ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False
-        ).add_extension(x509.SubjectAlternativeName(names), critical=False).sign(
-            ca_key, _sha256())
+        ).add_extension(x509.SubjectAlternativeName(names), critical=False).add_extension(
+            x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False
+        ).add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(
+            ca_key.public_key()), critical=False).sign(ca_key, _sha256())
         _write_key(directory / key_file(role), key)
         _write(directory / cert_file(role), cert.public_bytes(_pem()), 0o644)
     return directory
