@@ -75,7 +75,7 @@ def test_a_role_needs_its_files_and_a_private_key(tmp_path: Path) -> None:
     tls = ClusterTLS.from_dir(folder, "worker")
     assert (tls.cert.name, tls.key.name, tls.ca.name) == ("worker.pem", "worker-key.pem", "ca.pem")
     (folder / "client.pem").unlink()
-    with pytest.raises(ClusterSecurityError, match="client.pem is missing"):
+    with pytest.raises(ClusterSecurityError, match=r"client\.pem is missing"):
         ClusterTLS.from_dir(folder, "client")
     (folder / "worker-key.pem").chmod(0o644)
     with pytest.raises(ClusterSecurityError, match="can be read by other users"):
@@ -104,7 +104,7 @@ def test_a_remote_address_needs_certificates_or_insecure(tmp_path: Path) -> None
     with pytest.raises(ClusterSecurityError, match="refusing the scheduler at "
                                                    r"tcp://10.0.0.1:8786 without TLS"):
         exposure_check("the scheduler at", "tcp://10.0.0.1:8786", None, False)
-    with pytest.raises(ClusterSecurityError, match="refusing listening on 0.0.0.0"):
+    with pytest.raises(ClusterSecurityError, match=r"refusing listening on 0\.0\.0\.0"):
         exposure_check("listening on", "0.0.0.0", None, False)
     warning = exposure_check("the scheduler at", "tcp://10.0.0.1:8786", None, True)
     assert warning.startswith("warning: the scheduler at tcp://10.0.0.1:8786 without TLS")
