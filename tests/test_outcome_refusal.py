@@ -4,6 +4,7 @@ the series is played again, and the season ends exactly as an honest one."""
 
 from __future__ import annotations
 
+import json
 import logging
 from concurrent.futures import Future
 from dataclasses import replace
@@ -100,6 +101,8 @@ def test_a_forged_outcome_is_refused_and_the_series_played_again(
         assert runner.run() == "finished"
     first = storage.planned_series(season_id)[0].id
     assert runner.outcomes_refused == 1
+    assert storage.get_season(season_id).outcomes_refused == 1  # kept for the organiser
+    assert honest_store.get_season(honest_season).outcomes_refused == 0
     assert executor.excluded == [(FORGER, first)]
     assert executor.played[:2] == [(FORGER, first), (HONEST, first)]
     assert all(worker == HONEST for worker, _ in executor.played[1:])
@@ -118,8 +121,30 @@ def test_a_series_refused_every_time_fails_the_season_saying_why(tmp_path: Path)
     assert runner.run() == "failed"
     first = storage.planned_series(season_id)[0].id
     assert runner.outcomes_refused == MAX_PLAYS
+    assert storage.get_season(season_id).outcomes_refused == MAX_PLAYS
     assert executor.played == [(FORGER, first)] * MAX_PLAYS
     error = storage.get_season(season_id).error
     assert f"series {first}" in error and f"{MAX_PLAYS} outcome(s) refused" in error
     assert FORGER in error
     assert storage.results(season_id) == []
+
+
+def test_the_organiser_sees_the_refused_outcomes_in_season_show(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from fake_runner import fake_season_server
+
+    from arena.cli import main
+
+    with fake_season_server(tmp_path) as running:
+        season = running.storage.create_season(
+            name="", config=SeasonConfig.build(sandbox="process").to_dict(),
+            profile=SeasonConfig.build().profile().to_dict(),
+            bot_ids=[b.id for b in running.storage.list_bots()], plan=[])
+        for _ in range(2):
+            running.storage.count_refused_outcome(season.id)
+        common = ["--server", running.address, "--token", running.token]
+        assert main(["season", "show", str(season.id), "--json", *common]) == 0
+        shown = json.loads(capsys.readouterr().out)
+        assert shown["season"]["outcomes_refused"] == 2
+        assert main(["season", "show", str(season.id), *common]) == 0
+        assert "outcomes refused: 2" in capsys.readouterr().out

@@ -121,6 +121,10 @@ def cmd_season_show(args: argparse.Namespace, console: Console) -> int:
                   f"seed {config.seed}")
     if season.error:
         console.print(f"error: {season.error}", style="red")
+    if season.outcomes_refused:
+        console.print(f"outcomes refused: {season.outcomes_refused} (their logs did not bear "
+                      "them out; the workers were excluded and the series played again; "
+                      "the server's log names them)", style="red")
     print_standings(console, standings)
     return 0
 

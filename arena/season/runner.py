@@ -239,6 +239,10 @@ class SeasonRunner:
         """Count and log a refused outcome, keep its player away from the season,
         and play the series again (None once it was played ``MAX_PLAYS`` times)."""
         self._refused += 1
+        try:
+            self.storage.count_refused_outcome(self.season_id)
+        except Exception:  # the count is for the organiser; the refusal stands without it
+            log.exception("season %d: counting a refused outcome failed", self.season_id)
         player = outcome.played_by or "this arena"
         log.error("season %d: the outcome of series %s played by %s was refused (%s); "
                   "%d refused in this run", self.season_id, planned.id, player, mismatch,

@@ -68,6 +68,7 @@ def season_message(season: SeasonRecord) -> arena_pb2.Season:
         bot_ids=list(season.bot_ids), status=STATUS_TO_PROTO[season.status],
         series_total=season.series_total, series_done=season.series_done,
         created_at=season.created_at, updated_at=season.updated_at, error=season.error,
+        outcomes_refused=season.outcomes_refused,
     )
 
 

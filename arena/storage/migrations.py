@@ -171,6 +171,9 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
         "ALTER TABLE bot_versions ADD COLUMN build_log TEXT NOT NULL DEFAULT ''",
         "ALTER TABLE bot_versions ADD COLUMN validation_log TEXT NOT NULL DEFAULT ''",
     )),
+    Migration(6, "each season counts the outcomes refused by verification", (
+        "ALTER TABLE seasons ADD COLUMN outcomes_refused INTEGER NOT NULL DEFAULT 0",
+    )),
 )
 SCHEMA_VERSION: Final = MIGRATIONS[-1].version
 """The version this arena writes."""

@@ -79,6 +79,9 @@ class SeasonRecord:
     updated_at: str
     series_total: int
     series_done: int
+    outcomes_refused: int = 0
+    """Outcomes its log did not bear out, refused and played again (a forging or
+    broken worker): 0 in an honest cluster."""
 
 
 @dataclass(frozen=True)

@@ -238,6 +238,17 @@ class Storage:
                 raise NotFoundError(f"unknown season {season_id}")
         return self.get_season(season_id)
 
+    def count_refused_outcome(self, season_id: int) -> int:
+        """Count one more outcome of ``season_id`` refused by verification; the count."""
+        with self.transaction() as db:
+            db.execute("UPDATE seasons SET outcomes_refused = outcomes_refused + 1 "
+                       "WHERE id=?", (season_id,))
+            row = db.execute("SELECT outcomes_refused FROM seasons WHERE id=?",
+                             (season_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"unknown season {season_id}")
+        return int(row[0])
+
     def _season(self, row: sqlite3.Row) -> SeasonRecord:
         season_id = int(row["id"])
         bots = tuple(r[0] for r in self._query(
@@ -253,6 +264,7 @@ class Storage:
             status=SeasonStatus(row["status"]),
             error=row["error"], created_at=row["created_at"], updated_at=row["updated_at"],
             series_total=int(total), series_done=int(done),
+            outcomes_refused=int(row["outcomes_refused"]),
         )
 
     # ------------------------------------------------------------ series
