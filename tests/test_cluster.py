@@ -339,5 +339,6 @@ def test_season_run_with_an_unreachable_cluster_fails_before_creating_anything(
     assert code == 1
     message = " ".join(capsys.readouterr().err.split())
     assert message.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
-    assert message.endswith("(start one with `arena cluster up`)")
+    assert message.endswith("(start one with `arena cluster up`; a cluster it starts speaks "
+                            "TLS: add --cluster-certs .arena/cluster/certs)")
     assert not db.exists()

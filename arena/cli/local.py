@@ -130,7 +130,9 @@ def cluster_factory(args: argparse.Namespace) -> ExecutorFactory | None:
     try:  # before any season is created: say at once that the cluster is not there
         check_scheduler(address, security=security)
     except ClusterUnavailableError as error:
-        raise CliError(f"{error} (start one with `arena cluster up`)", code=1) from None
+        hint = "" if security is not None else (
+            "; a cluster it starts speaks TLS: add --cluster-certs .arena/cluster/certs")
+        raise CliError(f"{error} (start one with `arena cluster up`{hint})", code=1) from None
     return cluster_executor_factory(address, security)
 
 
