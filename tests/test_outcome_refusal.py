@@ -148,3 +148,24 @@ def test_the_organiser_sees_the_refused_outcomes_in_season_show(
         assert shown["season"]["outcomes_refused"] == 2
         assert main(["season", "show", str(season.id), *common]) == 0
         assert "outcomes refused: 2" in capsys.readouterr().out
+
+
+def test_a_refusal_after_a_cancel_leaves_the_series_to_a_resumed_season(tmp_path: Path) -> None:
+    import threading
+
+    storage = Storage(tmp_path / "a.db")
+    season_id = make_season(storage, tmp_path / "bots")
+    cancel = threading.Event()
+
+    class CancelledWhileForging(TwoWorkers):
+        def submit(self, spec: SeriesSpec) -> Future[SeriesOutcome]:
+            cancel.set()  # the organiser cancels while the forged result is on its way
+            return super().submit(spec)
+
+    executor = CancelledWhileForging(forge_every=True)
+    runner = SeasonRunner(storage, season_id, executor, cancel=cancel)
+    assert runner.run() == "cancelled"
+    first = storage.planned_series(season_id)[0].id
+    assert executor.played == [(FORGER, first)]  # refused, not played again
+    assert storage.results(season_id) == []
+    assert storage.pending_series(season_id)[0].id == first

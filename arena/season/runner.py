@@ -250,9 +250,11 @@ class SeasonRunner:
         if isinstance(self.executor, ExcludesPlayers) and outcome.played_by:
             self.executor.exclude(outcome.played_by, planned.id)
         plays = self._plays[planned.id] = self._plays.get(planned.id, 1) + 1
-        if plays > MAX_PLAYS or self._stopping():
+        if plays > MAX_PLAYS:
             self._fail(planned, RuntimeError(
                 f"{plays - 1} outcome(s) refused, the last played by {player}: {mismatch}"))
+            return None
+        if self._stopping():  # left without a result: a resumed season plays it again
             return None
         try:
             return self.executor.submit(self._spec(planned))
