@@ -21,6 +21,7 @@ from arena.execution import ExcludesPlayers
 from arena.season.formats import plan_season
 from arena.season.runner import MAX_PLAYS, SeasonRunner
 from arena.storage import Storage
+from arena.storage.refusals import count_refused_outcome
 
 FORGER = "tls://10.0.0.66:40000"
 HONEST = "tls://10.0.0.7:40000"
@@ -141,7 +142,7 @@ def test_the_organiser_sees_the_refused_outcomes_in_season_show(
             profile=SeasonConfig.build().profile().to_dict(),
             bot_ids=[b.id for b in running.storage.list_bots()], plan=[])
         for _ in range(2):
-            running.storage.count_refused_outcome(season.id)
+            count_refused_outcome(running.storage, season.id)
         common = ["--server", running.address, "--token", running.token]
         assert main(["season", "show", str(season.id), "--json", *common]) == 0
         shown = json.loads(capsys.readouterr().out)

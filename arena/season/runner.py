@@ -39,6 +39,7 @@ from arena.season.standings_live import StandingsBoard
 from arena.season.verify import OutcomeCheck, OutcomeMismatch, verify_outcome
 from arena.storage import PlannedSeries, Storage
 from arena.storage.lifecycle import deactivate_if_streak, deactivations_of
+from arena.storage.refusals import count_refused_outcome
 from engine.profiles import Profile
 from engine.series import Series
 
@@ -240,7 +241,7 @@ class SeasonRunner:
         and play the series again (None once it was played ``MAX_PLAYS`` times)."""
         self._refused += 1
         try:
-            self.storage.count_refused_outcome(self.season_id)
+            count_refused_outcome(self.storage, self.season_id)
         except Exception:  # the count is for the organiser; the refusal stands without it
             log.exception("season %d: counting a refused outcome failed", self.season_id)
         player = outcome.played_by or "this arena"

@@ -238,17 +238,6 @@ class Storage:
                 raise NotFoundError(f"unknown season {season_id}")
         return self.get_season(season_id)
 
-    def count_refused_outcome(self, season_id: int) -> int:
-        """Count one more outcome of ``season_id`` refused by verification; the count."""
-        with self.transaction() as db:
-            db.execute("UPDATE seasons SET outcomes_refused = outcomes_refused + 1 "
-                       "WHERE id=?", (season_id,))
-            row = db.execute("SELECT outcomes_refused FROM seasons WHERE id=?",
-                             (season_id,)).fetchone()
-        if row is None:
-            raise NotFoundError(f"unknown season {season_id}")
-        return int(row[0])
-
     def _season(self, row: sqlite3.Row) -> SeasonRecord:
         season_id = int(row["id"])
         bots = tuple(r[0] for r in self._query(
@@ -261,10 +250,9 @@ class Storage:
         return SeasonRecord(
             id=season_id, name=row["name"], config=json.loads(row["config_json"]),
             profile=json.loads(row["profile_json"]), bot_ids=bots,
-            status=SeasonStatus(row["status"]),
+            status=SeasonStatus(row["status"]), outcomes_refused=int(row["outcomes_refused"]),
             error=row["error"], created_at=row["created_at"], updated_at=row["updated_at"],
             series_total=int(total), series_done=int(done),
-            outcomes_refused=int(row["outcomes_refused"]),
         )
 
     # ------------------------------------------------------------ series
