@@ -47,8 +47,12 @@ cpp-bot:
 	bash arena/scripts/ensure-cpp-toolchain.sh
 	sample_bots/cpp-greedy/build.sh
 
+# Options for `arena demo`, e.g. make run ARGS="--http 127.0.0.1:8090" (a second demo on
+# the same machine on another port) or ARGS="--no-http --series-per-pair 1".
+ARGS ?=
+
 run: setup docker-engine
-	$(VENV)/bin/arena demo
+	$(VENV)/bin/arena demo $(ARGS)
 
 test: setup docker-engine
 	$(PY) -m pytest -q

@@ -1,4 +1,4 @@
-"""Playing cards and the text notation used everywhere (RULES §1).
+"""Playing cards and the text notation used everywhere (docs/rules.md#cards).
 
 A card is written as rank ``A 2 3 4 5 6 7 8 9 T J Q K`` followed by suit
 ``c d h s``: ``As``, ``Td``, ``Kh``, ``7c``. Aces are always low.

@@ -1,4 +1,5 @@
-"""One hand (deal) of Hollywood Gin as a state machine (RULES §3-§5).
+"""One hand (deal) of Hollywood Gin as a state machine (docs/rules.md#the-deal
+to docs/rules.md#scoring-a-hand).
 
 A :class:`Hand` starts from a :class:`~engine.dealing.Deal` and a dealer seat and
 accepts one :class:`~engine.actions.Action` at a time from the player whose turn it
@@ -269,8 +270,9 @@ class Hand:
     # ------------------------------------------------------------------ acting
 
     def observation(self, player: int, sheet: ScoreSheet | None = None) -> Observation:
-        """What ``player`` (0 or 1) may see of this hand (RULES §9); ``sheet`` is the
-        series' score sheet (an empty one when ``None``). See ``engine.observe``."""
+        """What ``player`` (0 or 1) may see of this hand
+        (docs/rules.md#hidden-information); ``sheet`` is the series' score sheet (an
+        empty one when ``None``). See ``engine.observe``."""
         return observe(self, player, sheet)
 
     def apply(self, action: Action) -> None:

@@ -1,11 +1,12 @@
-"""How one hand ended: dead, or a knock settled into gin, knock or undercut (RULES §3-§5).
+"""How one hand ended: dead, or a knock settled into gin, knock or undercut
+(docs/rules.md#dead-hands, docs/rules.md#scoring-a-hand).
 
 :class:`HandResult` is seat-based (the settlement speaks of "knocker" and
 "defender"). It has two JSON forms: :meth:`HandResult.to_dict` shows everything,
 for the event log and humans after the fact; :meth:`HandResult.public_dict` is
-what one seat may learn at the table (RULES §9): no cards at all for a dead hand
-(nothing is exposed without a knock), and no face-down knock discard for the
-knocker's opponent.
+what one seat may learn at the table (docs/rules.md#hidden-information): no
+cards at all for a dead hand (nothing is exposed without a knock), and no face-down
+knock discard for the knocker's opponent.
 """
 
 from __future__ import annotations
@@ -140,9 +141,10 @@ class HandResult:
         return data
 
     def public_dict(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` may learn when the hand ends (RULES §9): both exposed hands
-        after a knock, nothing after a dead hand, and the knock discard only if it
-        was face up or ``seat`` is the knocker."""
+        """What ``seat`` may learn when the hand ends
+        (docs/rules.md#hidden-information): both exposed hands after a knock, nothing
+        after a dead hand, and the knock discard only if it was face up or ``seat`` is
+        the knocker."""
         data = self._base_dict()
         discard_visible = self.knock_discard is not None and (
             not self.knock_discard_face_down or seat == self.knocker

@@ -1,4 +1,4 @@
-"""Melds, deadwood and meld arrangements (RULES §2).
+"""Melds, deadwood and meld arrangements (docs/rules.md#melds, docs/rules.md#deadwood).
 
 A **set** is 3 or 4 cards of one rank; a **run** is 3 or more cards of one suit in
 consecutive ranks (ace low, no wrap). A card belongs to at most one meld, and a
@@ -267,7 +267,7 @@ def _exact_mask(cards: Iterable[Card] | str, count: int) -> int:
 
 
 def min_deadwood(cards: Iterable[Card] | str) -> int:
-    """The exact minimum deadwood of a hand of at most 11 cards (RULES §2)."""
+    """The exact minimum deadwood of a hand of at most 11 cards (docs/rules.md#deadwood)."""
     mask = hand_mask(cards, max_cards=_MAX_SEARCH_CARDS)
     return mask_value(mask) - max_meld_value(mask)
 
@@ -455,7 +455,7 @@ def is_run(cards: Sequence[Card]) -> bool:
 
 
 def is_valid_meld(cards: Iterable[Card] | str) -> bool:
-    """Whether ``cards`` form a set or a run (RULES §2)."""
+    """Whether ``cards`` form a set or a run (docs/rules.md#melds)."""
     if isinstance(cards, str):
         try:
             cards = parse_cards(cards, allow_duplicates=True)

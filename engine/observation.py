@@ -1,4 +1,4 @@
-"""What one player at the table may see (RULES §9), and nothing more.
+"""What one player at the table may see (docs/rules.md#hidden-information), and nothing more.
 
 An :class:`Observation` is built from the full state by :func:`observe`; it holds
 only public information and the observing seat's own cards: never the opponent's

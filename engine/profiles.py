@@ -1,4 +1,4 @@
-"""Rule profiles: every rule that differs between rule sets, as data (RULES §3-6).
+"""Rule profiles: every rule that differs between rule sets, as data (docs/rules.md#profiles).
 
 ``FRIENDLY`` is the default profile and ``CLASSIC`` the widely published rule page.
 A profile never changes; :meth:`Profile.derive` returns a validated modified copy,
@@ -32,11 +32,11 @@ class Profile:
 
     name: str
     knock_limit: int = 10
-    """Most deadwood a knocker may keep (RULES §4)."""
+    """Most deadwood a knocker may keep (docs/rules.md#knocking-and-gin)."""
     gin_bonus: int = 25
     undercut_bonus: int = 25
     game_target: int = 100
-    """Score that finishes one of the three Hollywood games (RULES §7)."""
+    """Score that finishes one of the three Hollywood games (docs/rules.md#the-score-sheet)."""
     ban_discarding_taken_card: bool = True
     """A card just taken from the discard pile may not be discarded in the same turn."""
     dead_hand_redeal_same_dealer: bool = False

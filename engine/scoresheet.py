@@ -1,4 +1,5 @@
-"""The Hollywood score sheet: three games scored at once (RULES §7, §9).
+"""The Hollywood score sheet: three games scored at once (docs/rules.md#the-score-sheet,
+docs/rules.md#hand-cap).
 
 Players are seats ``0`` and ``1``; games are ``0``, ``1``, ``2`` (columns I, II,
 III). A player's n-th hand won is credited to the first ``min(n, 3)`` games; the
@@ -27,7 +28,7 @@ class ScoreSheetError(ValueError):
 
 @dataclass(frozen=True)
 class CapAward:
-    """How a series stopped by the hand cap is decided (RULES §9)."""
+    """How a series stopped by the hand cap is decided (docs/rules.md#hand-cap)."""
 
     game_winners: tuple[int | None, int | None, int | None]
     """Per game: the finished game's winner, else the player with the higher
@@ -129,7 +130,8 @@ class ScoreSheet:
         return 0 if self.games_won(0) >= 2 else 1
 
     def award_at_cap(self) -> CapAward:
-        """Decide the series as the hand cap does (RULES §9), without changing the sheet.
+        """Decide the series as the hand cap does (docs/rules.md#hand-cap), without
+        changing the sheet.
 
         Each unfinished game goes to the player with the higher score in it (no one on
         a tie); the series goes to whoever then holds more games, else it is drawn.

@@ -1,5 +1,6 @@
 """A Hollywood Gin series: hands dealt one after another until all three games on
-the sheet are finished (RULES §6-§7), or the hand cap stops it (RULES §9).
+the sheet are finished (docs/rules.md#who-deals-next, docs/rules.md#the-score-sheet), or the
+hand cap stops it (docs/rules.md#hand-cap).
 
 A :class:`Series` is fully determined by its seed, profile, hand cap, seat swap
 and the actions applied. :attr:`Series.log` records exactly that, plus every
@@ -58,7 +59,7 @@ class SeriesResult:
     hands_played: int
     """Dead hands included."""
     capped: bool
-    """``True`` when the hand cap ended the series (RULES §9)."""
+    """``True`` when the hand cap ended the series (docs/rules.md#hand-cap)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -78,7 +79,7 @@ class Series:
 
     ``seed`` (any int) fixes every deal and the first dealer; ``swap_seats=True``
     deals each hand with the seats' cards exchanged and the other first dealer (for
-    duplicate matches). ``max_hands`` is the hand cap (RULES §9).
+    duplicate matches). ``max_hands`` is the hand cap (docs/rules.md#hand-cap).
     """
 
     def __init__(
@@ -153,7 +154,7 @@ class Series:
         return self.hand.legal_actions()
 
     def observation(self, player: int) -> Observation:
-        """What seat ``player`` sees now (RULES §9)."""
+        """What seat ``player`` sees now (docs/rules.md#hidden-information)."""
         if isinstance(player, bool) or player not in (0, 1):
             raise ValueError(f"player must be seat 0 or 1, got {player!r}")
         previous = None

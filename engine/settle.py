@@ -1,4 +1,5 @@
-"""Knock settlement: melds, layoffs and the points of a knocked hand (RULES §4-5)."""
+"""Knock settlement: melds, layoffs and the points of a knocked hand
+(docs/rules.md#knocking-and-gin, docs/rules.md#layoffs, docs/rules.md#scoring-a-hand)."""
 
 from __future__ import annotations
 
@@ -55,8 +56,9 @@ class Layoff:
 class Settlement:
     """The outcome of a knock.
 
-    ``points`` go to ``winner``. Deadwood values follow RULES §5: ``knocker_deadwood``
-    is ``k``, ``defender_deadwood`` is ``d`` (after layoffs) and
+    ``points`` go to ``winner``. Deadwood values follow
+    docs/rules.md#scoring-a-hand: ``knocker_deadwood`` is ``k``,
+    ``defender_deadwood`` is ``d`` (after layoffs) and
     ``defender_deadwood_before_layoffs`` is ``d0``.
     """
 

@@ -1,4 +1,4 @@
-"""Cards and the text notation (RULES §1)."""
+"""Cards and the text notation (docs/rules.md#cards)."""
 
 from __future__ import annotations
 

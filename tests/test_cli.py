@@ -74,7 +74,7 @@ def test_register_list_create_and_read(server: RunningServer, capsys) -> None:
     detail = json.loads(out)
     assert detail["event_log"][0]["type"] == "series_start" and detail["hands"]
     code, out, _ = run(capsys, *remote(server, "series", "list", "--json"))
-    assert code == 0 and len(json.loads(out)) == 2
+    assert code == 0 and len(json.loads(out)["series"]) == 2
     code, out, _ = run(capsys, *remote(server, "watch", "--json"))
     lines = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and lines[-1]["status"] == "SEASON_STATUS_FINISHED"

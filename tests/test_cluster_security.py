@@ -43,11 +43,12 @@ def test_certs_make_a_ca_and_role_certificates_that_chain_to_it(
     modes = {p.name: p.stat().st_mode & 0o777 for p in folder.iterdir()}
     assert modes == {"ca.pem": 0o644, "ca-key.pem": 0o600, "scheduler.pem": 0o644,
                      "scheduler-key.pem": 0o600, "worker.pem": 0o644, "worker-key.pem": 0o600,
-                     "client.pem": 0o644, "client-key.pem": 0o600}
+                     "client.pem": 0o644, "client-key.pem": 0o600, "server.pem": 0o644,
+                     "server-key.pem": 0o600}
     assert folder.stat().st_mode & 0o777 == 0o700
     ca = load(folder / "ca.pem")
     store = Store([ca])
-    for role in ("scheduler", "worker", "client"):
+    for role in ("scheduler", "worker", "client", "server"):
         cert = load(folder / f"{role}.pem")
         verifier = (PolicyBuilder().store(store).time(datetime.datetime.now(datetime.UTC))
                     .build_client_verifier())
@@ -138,3 +139,28 @@ def test_a_worker_refuses_to_listen_beyond_loopback_without_certificates(
     assert code == 2
     assert "refusing listening on 0.0.0.0 without TLS" in " ".join(
         capsys.readouterr().err.split())
+
+
+def test_the_server_certificate_serves_the_api_to_clients_trusting_the_ca(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`arena cluster certs` prepares `arena serve --tls-cert/--tls-key` too: a real TLS
+    connection from the command line trusting ca.pem, and none from another CA."""
+    from arena.core.tls import TlsFiles
+    from arena.server.app import start_server
+
+    folder = make_cluster_certs(tmp_path / "certs")
+    other = make_cluster_certs(tmp_path / "other")
+    running = start_server(tmp_path / "arena.db", port=0, resume=False,
+                           tls=TlsFiles(folder / "server.pem", folder / "server-key.pem"))
+    try:
+        address = f"localhost:{running.port}"
+        assert main(["bots", "list", "--server", address, "--tls-ca",
+                     str(folder / "ca.pem")]) == 0
+        assert main(["bots", "list", "--server", f"127.0.0.1:{running.port}", "--tls-ca",
+                     str(folder / "ca.pem")]) == 0
+        capsys.readouterr()
+        assert main(["bots", "list", "--server", address, "--tls-ca",
+                     str(other / "ca.pem")]) == 1
+        assert f"cannot reach the arena server at {address}" in capsys.readouterr().err
+    finally:
+        running.stop(grace=None)

@@ -58,7 +58,7 @@ def test_cluster_up_speaks_tls_with_certificates_it_made(cluster: LocalCluster) 
     certs = Path(cluster.certs)
     assert sorted(p.name for p in certs.iterdir()) == [
         "ca-key.pem", "ca.pem", "client-key.pem", "client.pem", "scheduler-key.pem",
-        "scheduler.pem", "worker-key.pem", "worker.pem"]
+        "scheduler.pem", "server-key.pem", "server.pem", "worker-key.pem", "worker.pem"]
     assert {oct(p.stat().st_mode & 0o777) for p in certs.glob("*-key.pem")} == {"0o600"}
     assert check_scheduler(cluster.address, security=cluster.client_security()) == 1
 

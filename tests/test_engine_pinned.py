@@ -1,6 +1,6 @@
 """Engine details pinned by hand-made fixtures, one per mutant that the other engine
 tests let through (docs/testing.md, "Mutation testing"). Every expected value is
-written by hand from RULES.md or from the documented message texts."""
+written by hand from the rules (docs/rules.md) or from the documented message texts."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _sheet(scores: list[list[int]], winners: list[int | None]) -> dict[str, obje
 
 
 def test_a_game_score_exactly_at_the_target_has_reached_it() -> None:
-    # Exactly 100 in game A wins it (RULES: a game is won on reaching the target).
+    # Exactly 100 in game A wins it (docs/rules.md#the-score-sheet: reaching the target wins).
     sheet = ScoreSheet.from_dict(_sheet([[100, 20, 0], [40, 0, 0]], [0, None, None]))
     assert [sheet.game_winner(game) for game in range(3)] == [0, None, None]
     with pytest.raises(ScoreSheetError, match=r"^game I reached the target but has no winner$"):
@@ -170,7 +170,7 @@ def test_an_observation_shows_each_seats_own_line_of_the_sheet() -> None:
     assert view.opened == ((True, False, False), (False, False, False))
     assert view.hands_won == (1, 0)
     assert view.game_winners == (None, None, None)
-    assert view.max_hands == 200  # the default hand cap (RULES)
+    assert view.max_hands == 200  # the default hand cap (docs/rules.md#hand-cap)
 
 
 def test_an_observation_shows_each_games_own_winner() -> None:
@@ -215,7 +215,7 @@ def test_a_seed_that_is_not_an_int_is_refused_naming_its_type() -> None:
 
 
 def test_a_knock_is_settled_under_the_hands_own_profile() -> None:
-    # RULES §8.2: seat 0 goes gin (Kd discarded); seat 1's deadwood is 18. With a gin
+    # docs/rules.md#gin: seat 0 goes gin (Kd discarded); seat 1's deadwood is 18. With a gin
     # bonus of 31 instead of the friendly 25, the hand is worth 31 + 18 = 49.
     profile = FRIENDLY.derive(gin_bonus=31)
     hand = Hand(make_deal("4h 5h 6h 9c 9d 9s Ac 2c 3c Kd", "Tc Jc Qc 5d 6d 7d Ks 3s 2d 3h",

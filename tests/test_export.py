@@ -47,7 +47,7 @@ def test_export_writes_results_standings_and_event_logs(
     with (target / "results.csv").open() as handle:
         results = list(csv.DictReader(handle))
     assert [row["series_id"] for row in results] == [f"{season['id']}-{i}" for i in range(4)]
-    listed = json.loads(run(capsys, server, "series", "list", "--json"))
+    listed = json.loads(run(capsys, server, "series", "list", "--json"))["series"]
     for row, series in zip(results, listed, strict=True):
         assert (row["seat0_bot"], row["seat1_bot"]) == (series["seat0_bot_id"],
                                                         series["seat1_bot_id"])

@@ -1,4 +1,5 @@
-"""One hand as a state machine: every rule point of RULES §3-§5 the hand enforces."""
+"""One hand as a state machine: every rule point of docs/rules.md#the-deal to
+docs/rules.md#scoring-a-hand that the hand enforces."""
 
 from __future__ import annotations
 
@@ -195,7 +196,7 @@ def test_profile_knock_limit_is_respected() -> None:
 
 
 def test_rules_example_2_gin_scores_25_plus_18() -> None:
-    # RULES §8.2: A holds 4h 5h 6h, 9c 9d 9s, Ac 2c 3c, Kd; draws 7h, discards Kd: gin.
+    # docs/rules.md#gin: A holds 4h 5h 6h, 9c 9d 9s, Ac 2c 3c, Kd; draws 7h, discards Kd: gin.
     a_cards = "4h 5h 6h 9c 9d 9s Ac 2c 3c Kd"
     b_cards = "Tc Jc Qc 5d 6d 7d Ks 3s 2d 3h"  # deadwood 18
     hand = Hand(make_deal(a_cards, b_cards, "8s", "7h"), dealer=1, profile=FRIENDLY)

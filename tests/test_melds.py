@@ -1,4 +1,4 @@
-"""Melds, deadwood, best discards and arrangements (RULES §2), checked against the
+"""Melds, deadwood, best discards and arrangements (docs/rules.md#deadwood), checked against the
 independent brute force in tests/brute_force.py and the checked-in fixture."""
 
 from __future__ import annotations
@@ -304,7 +304,7 @@ def test_invalid_melds_error_is_a_value_error() -> None:
 
 # -- the lookup tables built at import ------------------------------------------
 # engine.melds builds its tables once, at import; these tests rebuild them by calling
-# the builders and compare against a plain reading of the rules (RULES §2), so a
+# the builders and compare against a plain reading of the rules (docs/rules.md#melds), so a
 # mistake in a builder cannot hide behind the import-time copy.
 
 def _values_by_rules(ranks: list[int]) -> int:
@@ -335,7 +335,7 @@ def test_run_tables_follow_the_rules_for_every_suit_mask() -> None:
         runs = _runs_by_rules(mask)
         assert run_value[mask] == _values_by_rules(runs), mask
         assert run_cards[mask] == sum(1 << rank for rank in runs), mask
-    # A discard's gain: its value plus what the runs lose (RULES §2 deadwood).
+    # A discard's gain: its value plus what the runs lose (docs/rules.md#deadwood).
     for mask in range(1, 8192):
         gains = {
             rank: min(rank + 1, 10) + _values_by_rules(_runs_by_rules(mask & ~(1 << rank)))

@@ -91,7 +91,7 @@ def test_the_fixture_is_a_release_1_database() -> None:
 
 def test_release_1_database_opens_migrated_with_the_same_plan(
         release_1: Path, server: RunningServer) -> None:
-    assert raw_version(release_1) == "6"
+    assert raw_version(release_1) == "7"
     storage = server.storage
     season = storage.get_season(1)
     assert season.bot_ids == RELEASE_1_BOTS and season.status == "finished"
@@ -170,10 +170,10 @@ def test_migrating_twice_changes_nothing(release_1: Path) -> None:
     connection = sqlite3.connect(release_1, isolation_level=None)
     try:
         assert migrate(connection, release_1) == 1
-        assert migrate(connection, release_1) == 6
+        assert migrate(connection, release_1) == 7
     finally:
         connection.close()
-    assert raw_version(release_1) == "6"
+    assert raw_version(release_1) == "7"
 
 
 def test_release_1_logs_move_apart_compressed_and_read_back_unchanged(
@@ -205,3 +205,36 @@ def test_release_1_logs_move_apart_compressed_and_read_back_unchanged(
     finally:
         raw.close()
     assert "log_json" not in columns and "profile_json" not in columns
+
+
+def test_versions_vetted_before_the_vetted_hash_play_their_stored_code(tmp_path: Path) -> None:
+    """Migration 6: an active version keeps its stored code as its vetted code; a
+    rejection the arena's side caused is marked so, any other is the author's."""
+    from arena.storage.vetting_records import expected_hash, rejection_cause
+
+    path = tmp_path / "arena.db"
+    Storage(path).close()
+    raw = sqlite3.connect(path, isolation_level=None)
+    raw.execute("UPDATE meta SET value='5' WHERE key='schema_version'")
+    for column in ("vetted_hash", "rejection_cause"):
+        raw.execute(f"ALTER TABLE bot_versions DROP COLUMN {column}")
+    raw.execute("ALTER TABLE seasons DROP COLUMN outcomes_refused")  # migration 7's
+    rows = (("a@1", "active", ""), ("b@1", "rejected", "the arena could not vet it (x)"),
+            ("c@1", "rejected", "c faulted: crash"), ("d@1", "received", ""))
+    for seq, (bot_id, status, detail) in enumerate(rows, 1):
+        raw.execute("INSERT INTO bots (id, seq, name, version, language, author, description, "
+                    "content_hash, folder, source_folder, registered_at) VALUES "
+                    "(?,?,?,?,'python','','',?,'/x','', '2026-01-01T00:00:00Z')",
+                    (bot_id, seq, bot_id[0], "1", f"hash-{bot_id[0]}"))
+        raw.execute("INSERT INTO bot_versions (bot_id, submitted_by, bundle, status, "
+                    "status_detail, status_changed_at) VALUES (?, '', '', ?, ?, '')",
+                    (bot_id, status, detail))
+    raw.close()
+    storage = Storage(path)
+    try:
+        assert [expected_hash(storage, bot_id) for bot_id in ("a@1", "b@1", "c@1", "d@1")] == [
+            "hash-a", "", "", ""]
+        assert [rejection_cause(storage, bot_id) for bot_id in ("a@1", "b@1", "c@1")] == [
+            "", "arena", "author"]
+    finally:
+        storage.close()

@@ -1,4 +1,5 @@
-"""Observations hold exactly what a player at the table may see (RULES §9)."""
+"""Observations hold exactly what a player at the table may see
+(docs/rules.md#hidden-information)."""
 
 from __future__ import annotations
 

@@ -53,8 +53,9 @@ def test_json_numbers_are_numbers_and_keys_come_in_declaration_order(
     assert shown["standings"]["season_id"] == 1
     assert [row["points_for"] for row in shown["standings"]["rows"]] == [0, 0]
     listed = cli_json(capsys, server, "series", "list")
-    assert isinstance(listed, list)
-    assert [(item["season_id"], item["seed"] > 0) for item in listed] == [(1, True), (1, True)]
+    assert isinstance(listed, dict) and listed["next_page_token"] == ""
+    assert [(item["season_id"], item["seed"] > 0) for item in listed["series"]] == [
+        (1, True), (1, True)]
 
 
 def test_json_map_keys_are_sorted_and_nested_messages_ordered() -> None:

@@ -1,4 +1,5 @@
-"""Rule profiles as data (RULES §3-6): built-ins, derivation, validation, round trips."""
+"""Rule profiles as data (docs/rules.md#profiles): built-ins, derivation, validation,
+round trips."""
 
 from __future__ import annotations
 

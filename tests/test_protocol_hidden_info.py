@@ -1,6 +1,7 @@
 """Hidden information on the wire: a DecideRequest carries nothing a player at the
-table could not see (RULES §9). Two deals that differ only in the opponent's unseen
-cards and the stock's order must give byte-identical requests."""
+table could not see (docs/rules.md#hidden-information). Two deals that differ only
+in the opponent's unseen cards and the stock's order must give byte-identical
+requests."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The Hollywood three-game score sheet (RULES §7, §8 examples 1 and 3, §9 hand cap)."""
+"""The Hollywood three-game score sheet (docs/rules.md#the-score-sheet), the rule
+text's worked examples 1 and 3 (3 opens docs/rules.md#a-whole-series) and the hand
+cap (docs/rules.md#hand-cap)."""
 
 from __future__ import annotations
 

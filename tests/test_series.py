@@ -265,7 +265,8 @@ def test_illegal_action_leaves_the_series_untouched() -> None:
 
 
 def test_history_records_each_hands_dealer() -> None:
-    # FRIENDLY alternates the deal after every hand, dead hands included (RULES §5).
+    # FRIENDLY alternates the deal after every hand, dead hands included
+    # (docs/rules.md#who-deals-next).
     series = Series(7, FRIENDLY, max_hands=4)
     play_series(series, random.Random(7))
     first = first_dealer(7)

@@ -1,4 +1,5 @@
-"""Knock settlement (RULES §4-5): layoffs, gin, knock, undercut, declared melds."""
+"""Knock settlement (docs/rules.md#layoffs, docs/rules.md#scoring-a-hand): layoffs,
+gin, knock, undercut, declared melds."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def plain(hand: list[Card] | tuple[Card, ...]) -> list[tuple[int, int]]:
     return [(card.rank, int(card.suit)) for card in hand]
 
 
-# -- RULES §8 example 2 ------------------------------------------------------
+# -- the rule text's worked example 2 (docs/rules.md#gin) ---------------------
 
 def test_worked_example_2_gin_scores_bonus_plus_defender_deadwood() -> None:
     # A holds 4h 5h 6h, 9c 9d 9s, Ac 2c 3c, Kd; draws 7h and discards Kd: gin.
@@ -121,7 +122,7 @@ def test_knocker_never_lays_off_on_defender_melds() -> None:
 def test_a_deadwood_tie_between_own_melds_and_layoffs_lays_off_the_fewest_cards(
     defender: str, own_meld: str, deadwood: int,
 ) -> None:
-    # RULES §4 leaves the choice open when both give the same deadwood; the engine
+    # docs/rules.md#layoffs leaves the choice open when both give the same deadwood; the engine
     # (docs/engine.md, settle()) prefers the fewest laid-off cards: none here.
     result = settle(cards("5h 6h 7h Kc Kd Kh 2c 3c 4c 9d"), cards(defender))
     assert result.layoffs == ()

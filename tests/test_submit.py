@@ -146,7 +146,8 @@ def test_a_good_upload_registers_from_the_unpacked_copy(server: RunningServer) -
     assert (response.bot.id, response.bot.owner, response.bot.status) == (
         "tiny@1.0.0", "", "active")
     assert response.entries == 4
-    folder = Path(response.bot.folder)
+    assert not response.bot.folder  # the server's paths are never shown
+    folder = server.storage.get_bot(response.bot.id).folder
     assert sorted(p.name for p in folder.iterdir()) == ["Dockerfile", "bot.toml", "run.sh",
                                                          "tiny.py"]
     assert (folder / "run.sh").stat().st_mode & 0o111
@@ -170,7 +171,8 @@ def test_changed_code_needs_a_new_version_or_replace_before_playing(
     assert error.code() == grpc.StatusCode.ALREADY_EXISTS
     assert "bump the version" in error.details()
     replaced = submit(server, changed, replace=True)
-    assert replaced.replaced and (Path(replaced.bot.folder) / "extra.py").is_file()
+    assert replaced.replaced
+    assert (server.storage.get_bot(replaced.bot.id).folder / "extra.py").is_file()
     assert [bot.id for bot in server.storage.list_bots()] == ["tiny@1.0.0"]
 
 
@@ -353,7 +355,8 @@ def test_bots_register_is_the_admins_upload_stored_in_the_servers_data_directory
     bot = response["bot"]
     assert response["created"] and bot["status"] == "active" and not bot.get("owner")
     # The server plays its own copy, never the folder the client named.
-    assert Path(bot["folder"]).is_relative_to(server.storage.bots_dir)
+    assert server.storage.get_bot(bot["id"]).folder.is_relative_to(server.storage.bots_dir)
+    assert not bot.get("folder") and str(server.storage.path.parent) not in out
     assert (bundles_dir(server.storage) / f"{bot['content_hash']}.tar.gz").is_file()
 
 

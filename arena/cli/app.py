@@ -2,8 +2,9 @@
 handler, and turn every failure into a message and an exit status.
 
 Bad arguments or input print ``error: ...`` and exit 2; an unreachable server or
-another failure exits 1; an interrupt exits 130; a closed output pipe ends the
-command quietly (exit 1, no traceback).
+another failure exits 1; an interrupt exits 130; a closed output pipe
+(``arena season show 1 | head -1``) ends any command quietly: exit 0, as the reader
+took all it wanted, and nothing on stderr.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Final
 
 import grpc
 
-from arena.cli.client import credentials_of, default_server
+from arena.cli.client import credentials_of, default_server, transport_of
 from arena.cli.output import CliError
 from arena.cli.parser import Handler, build_parser
 from arena.cli.render import plain_console
@@ -47,6 +48,28 @@ def _token_hint(args: argparse.Namespace, code: grpc.StatusCode | None) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _run(argv)
+    except BrokenPipeError:  # the reader went away (`arena series list | head`)
+        _silence_stdout()
+        return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush of what is left in
+    its buffer does not print "Exception ignored ... BrokenPipeError" on the way out."""
+    try:
+        target = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced by a stream without a file
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, target)
+    finally:
+        os.close(devnull)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
@@ -69,18 +92,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         details = error.details() if hasattr(error, "details") else str(error)
         if code == grpc.StatusCode.UNAVAILABLE:
             target = getattr(args, "server", None) or default_server()
+            tls = "" if transport_of(args).tls else "; one that serves TLS needs --tls-ca FILE"
             error_console.print(f"error: cannot reach the arena server at {target} "
-                                f"(is `arena serve` running?): {details}",
+                                f"(is `arena serve` running?{tls}): {details}",
                                 markup=False, highlight=False, soft_wrap=True)
             return 1
         name = code.name if code is not None else "ERROR"
         error_console.print(f"error: {neutralise(details or '')} ({name})"
                             + _token_hint(args, code), soft_wrap=True)
         return 2 if code in USAGE_ERRORS else 1
-    except BrokenPipeError:  # the reader went away (`arena series list | head`): end quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush is silent
-        return 1  # as rich's own console does when its reader goes away
     except KeyboardInterrupt:
         error_console.print("interrupted; a season left running resumes when `arena serve` "
                             "starts on the same database (or `arena season start ID`)")

@@ -88,14 +88,11 @@ def cmd_bots_list(args: argparse.Namespace, console: Console) -> int:
         print_json([to_json(bot) for bot in bots])
         return 0
     table = Table(title="Registered bots")
-    for header in ("id", "language", "author", "owner", "registered", "content"):
+    for header in ("id", "status", "language", "author", "owner", "registered", "content"):
         table.add_column(header)
     table.columns[0].no_wrap = True
     for bot in map(shown, bots):
-        owner = bot.owner or "admin"
-        if bot.status not in ("", "active"):
-            owner += f" ({bot.status})"
-        table.add_row(bot.id, bot.language, bot.author, owner, bot.registered_at,
-                      bot.content_hash[:12])
+        table.add_row(bot.id, bot.status or "–", bot.language, bot.author,
+                      bot.owner or "admin", bot.registered_at, bot.content_hash[:12])
     console.print(table)
     return 0

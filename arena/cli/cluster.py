@@ -105,7 +105,8 @@ def add_cluster_commands(commands: Any) -> None:
                       help="the state directory `cluster up` used (.arena/cluster)")
     stop.set_defaults(handler=cmd_cluster_down)
     certs = cluster.add_parser(
-        "certs", help="make the cluster CA and its scheduler, worker and client certificates")
+        "certs", help="make the cluster CA and its scheduler, worker, client and server "
+        "certificates")
     certs.add_argument("directory", type=Path, metavar="DIR", help="where to write them")
     certs.add_argument("--host", action="append", default=[], metavar="HOST",
                        help="a name or IP the cluster's machines use (repeatable; "
@@ -195,5 +196,7 @@ def cmd_cluster_certs(args: argparse.Namespace, console: Console) -> int:
     console.print("  ca.pem: to every machine; ca-key.pem: keep it off the cluster\n"
                   "  scheduler.pem + scheduler-key.pem: the scheduler's machine\n"
                   "  worker.pem + worker-key.pem: each worker's machine\n"
-                  "  client.pem + client-key.pem: the arena server's machine")
+                  "  client.pem + client-key.pem: the arena server's machine (--cluster-certs)\n"
+                  "  server.pem + server-key.pem: arena serve --tls-cert/--tls-key; its "
+                  "clients trust ca.pem (--tls-ca)")
     return 0

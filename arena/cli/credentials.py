@@ -2,9 +2,13 @@
 ``$ARENA_TOKEN``, the server's entry in the credentials file
 (``$XDG_CONFIG_HOME/hollywood-arena/credentials``, else
 ``~/.config/hollywood-arena/credentials``; written by ``arena login``, mode 0600),
-and last, for a server on this machine, the admin token next to the default
-database (``.arena/admin.token``). Each ``Credentials`` knows its source, so an
-authentication error can say which token was used and what to do next.
+and last the admin token next to the default database (``.arena/admin.token``),
+only for the server that wrote it: a server it did not record as its own
+(``arena.core.token_binding``) never gets it, and the client has the server prove
+that it holds the token before sending it (``arena.cli.client``). A token stored by
+``arena login`` is sent only to the server it was stored for. Each ``Credentials``
+knows its source, so an authentication error can say which token was used, or which
+was held back and why, and what to do next.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Final
 
 from arena.cli.output import CliError
 from arena.core.defaults import DEFAULT_DB, token_path_for
+from arena.core.token_binding import read_server_record, server_record_path_for
 
 TOKEN_ENV: Final = "ARENA_TOKEN"
 CONFIG_DIR_NAME: Final = "hollywood-arena"
@@ -40,6 +45,10 @@ class Credentials:
     """E.g. "--token", "--token-file t.txt", "$ARENA_TOKEN"."""
     advice: str
     """What to do when the server refuses it."""
+    proof_needed: bool = False
+    """The local admin token: sent only once the server proved it holds it."""
+    held_back: str = ""
+    """Why a token that was found is not sent to this server (then ``token`` is None)."""
 
 
 def find_credentials(server: str, token: str | None, token_file: Path | None) -> Credentials:
@@ -55,22 +64,46 @@ def find_credentials(server: str, token: str | None, token_file: Path | None) ->
         return Credentials(os.environ[TOKEN_ENV].strip(), f"${TOKEN_ENV}",
                            f"set {TOKEN_ENV} to a valid token, or unset it to use {login}")
     path = credentials_path()
-    stored = read_credentials(path).get(server)
+    entries = read_credentials(path)
+    stored = entries.get(server)
     if stored:
         return Credentials(stored, f"the credentials file {path} (entry [{server}])",
                            f"store a valid token with {login}")
-    local = token_path_for(DEFAULT_DB)
-    if local.is_file():
-        try:
-            found = local.read_text().strip() or None
-        except OSError:
-            found = None
-        if found:
-            return Credentials(found, f"the local admin token file {local}",
-                               f"give a token with --token-file FILE or {login}")
+    local = _local_admin_token(server, login)
+    if local is not None:
+        return local
+    others = sorted(name for name, token in entries.items() if token)
+    kept = (f"; {path} holds tokens for {', '.join(others)} only, and a token stored for "
+            "one server is never sent to another" if others else "")
     return Credentials(None, "no token (none of --token, --token-file, "
-                       f"${TOKEN_ENV}, {path} had one)",
+                       f"${TOKEN_ENV}, {path} had one{kept})",
                        f"give a token: --token-file FILE, ${TOKEN_ENV}, or {login} once")
+
+
+def _local_admin_token(server: str, login: str) -> Credentials | None:
+    """The admin token next to the default database, for its own server only (which
+    must still prove that it holds it); held back, saying why, from any other."""
+    local = token_path_for(DEFAULT_DB)
+    try:
+        found = local.read_text().strip() if local.is_file() else ""
+    except OSError:
+        found = ""
+    if not found:
+        return None
+    source = f"the local admin token file {local}"
+    advice = f"give a token with --token-file FILE or {login}"
+    record_path = server_record_path_for(DEFAULT_DB)
+    record = read_server_record(record_path)
+    if record is None:
+        why = (f"no record of the server it belongs to ({record_path} is missing or "
+               "unreadable: start that server again to write it)")
+    elif not record.serves(server):
+        why = (f"it belongs to the server at {', '.join(record.addresses)} "
+               f"(recorded in {record_path}), not to {server}")
+    else:
+        return Credentials(found, source, advice, proof_needed=True)
+    return Credentials(None, source, f"to send it to {server} anyway, name it: "
+                       f"--token-file {local}", held_back=f"{source} was held back: {why}")
 
 
 def _read_token_file(path: Path) -> str:

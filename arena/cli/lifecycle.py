@@ -1,6 +1,6 @@
 """A bot version's lifecycle on the command line: waiting for an upload's vetting
 (``arena submit`` and the commands that register folders), ``arena bots show``,
-``arena bots logs``, ``arena bots reactivate`` and ``arena check FOLDER`` (the
+``arena bots logs``, ``arena bots reactivate``, ``arena bots revet`` and ``arena check FOLDER`` (the
 server's build and validation, run here: ``arena.execution.vetting``)."""
 
 from __future__ import annotations
@@ -23,6 +23,11 @@ from arena.core.text import neutralise
 POLL_S: Final = 0.2
 SETTLED: Final = ("active", "rejected", "deactivated")
 LOG_TAIL_LINES: Final = 20
+CAUSES: Final = {
+    "author": "rejected by its own build or bot: upload a new version",
+    "arena": ("rejected by the arena's side, not the bot: vetted again automatically, "
+              "or at once with `arena bots revet`"),
+}
 
 
 def wait_vetted(client: ArenaClient, bot_id: str, *,
@@ -83,6 +88,9 @@ def cmd_bots_show(args: argparse.Namespace, console: Console) -> int:
         console.print(f"  owner {escape(bot.owner or 'admin')}, registered "
                       f"{bot.registered_at}, status since {version.status_changed_at}",
                       soft_wrap=True)
+        if version.rejection_cause:
+            console.print("  " + CAUSES.get(version.rejection_cause,
+                                            escape(version.rejection_cause)), soft_wrap=True)
         console.print(f"  image {escape(version.image_id or '-')}, rating "
                       + (f"{version.rating:.2f}" if version.rated else "-"), soft_wrap=True)
         if version.validation_log:
@@ -128,6 +136,26 @@ def cmd_bots_reactivate(args: argparse.Namespace, console: Console) -> int:
                 raise CliError(str(error.details()), code=1) from None
             raise
     console.print(f"{bot.id} is {bot.status} again", soft_wrap=True)
+    return 0
+
+
+def cmd_bots_revet(args: argparse.Namespace, console: Console) -> int:
+    with connect(args) as client:
+        try:
+            bot = client.stub.RevetBot(arena_pb2.RevetBotRequest(bot_id=args.bot_id),
+                                       metadata=client.auth).bot
+        except grpc.RpcError as error:
+            if error.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION,
+                                grpc.StatusCode.PERMISSION_DENIED):
+                raise CliError(str(error.details()), code=1) from None
+            raise
+        console.print(f"{escape(bot.id)} is vetted again ({escape(bot.status)})",
+                      soft_wrap=True)
+        if args.wait:
+            version = wait_vetted(client, bot.id)
+            if version.bot.status != "active":
+                raise CliError(rejection_text(version), code=1)
+            console.print(f"{escape(bot.id)}: active", soft_wrap=True)
     return 0
 
 

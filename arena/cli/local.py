@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import signal
+import sys
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -41,6 +42,8 @@ from arena.core.defaults import DEFAULT_DB, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
 from arena.core.manifest import BotManifest, ManifestError
 from arena.core.settings import DEFAULT_SANDBOX, ConfigError
 from arena.core.text import unknown_name
+from arena.core.tls import TlsFiles
+from arena.core.token_binding import is_loopback_host
 
 if TYPE_CHECKING:
     from arena.execution import ExecutorFactory
@@ -96,14 +99,18 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     from arena.server.event_log import configure_event_log
 
     configure_event_log(args.log_format)
+    tls = tls_of(args)
     try:
         running = start_server(args.db, host=args.host, port=args.port, http=http_of(args),
                                executor_factory=cluster_factory(args),
                                max_season_bots=args.max_season_bots,
-                               vetting_sandbox=args.vet_sandbox)
+                               vetting_sandbox=args.vet_sandbox, tls=tls)
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
-    console.print(f"arena serving hollywood.arena.v1 on {running.address} (db {args.db}); "
+    if tls is None:
+        warn_clear_listeners(args.host, running.web.host if running.web else None)
+    over = "" if tls is None else " over TLS"
+    console.print(f"arena serving hollywood.arena.v1 on {running.address}{over} (db {args.db}); "
                   f"admin token in {running.token_path}")
     if running.web is not None:
         console.print(f"website: {running.web.url}", soft_wrap=True)
@@ -111,6 +118,23 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     console.print("stopping (seasons still running resume on the next start)")
     running.stop(grace=2.0)
     return 0
+
+
+def tls_of(args: argparse.Namespace) -> TlsFiles | None:
+    """``--tls-cert`` and ``--tls-key`` (both or neither)."""
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise CliError("--tls-cert and --tls-key go together: give both (TLS) or neither")
+    return None if args.tls_cert is None else TlsFiles(args.tls_cert, args.tls_key)
+
+
+def warn_clear_listeners(*hosts: str | None) -> None:
+    """Say so when a server without TLS listens off loopback: tokens then cross the
+    network in clear (clients refuse to send one there without --insecure)."""
+    for host in hosts:
+        if host is not None and not is_loopback_host(host):
+            print(f"warning: serving in clear on {host}: tokens sent there cross the network "
+                  "unencrypted; serve TLS with --tls-cert FILE --tls-key FILE "
+                  "(docs/security.md)", file=sys.stderr)
 
 
 def cluster_factory(args: argparse.Namespace) -> ExecutorFactory | None:
@@ -205,13 +229,12 @@ def season_request(client: ArenaClient, references: Sequence[str],
     the folders to register first, all checked (folders, bot names, settings) as if
     the folders were registered already, so that nothing is registered for a
     season that would be refused."""
-    from arena.server.validation import check_season_request
+    from arena.server.validation import check_bots_fit_sandbox, check_season_request
 
     folders = check_folders(client, [Path(ref) for ref in references if is_folder(ref)])
     listed = client.stub.ListBots(arena_pb2.ListBotsRequest()).bots
     registry = [(bot.id, bot.name) for bot in listed]
     manifests: dict[str, BotManifest] = {bot.id: bot.manifest for bot in folders}
-    stored_folders = {bot.id: Path(bot.folder) for bot in listed}
     for bot in folders:
         if bot.id not in {bot_id for bot_id, _ in registry}:
             registry.append((bot.id, bot.manifest.name))
@@ -227,11 +250,11 @@ def season_request(client: ArenaClient, references: Sequence[str],
                                                            for name in pair], "arena bots list"))
         return matches[-1]
 
-    def manifest_of(bot_id: str) -> BotManifest:  # a folder of this command, else registered
-        return manifests.get(bot_id) or BotManifest.load(stored_folders[bot_id])
-
     try:
-        check_season_request(request, resolve, manifest_of)
+        _, checked = check_season_request(request, resolve)
+        # The folders of this command; the server checks the registered bots (it
+        # never tells a client where their files are).
+        check_bots_fit_sandbox(checked, manifests.values())
     except (ConfigError, ManifestError) as error:
         raise CliError(str(error)) from None
     return request, folders

@@ -21,7 +21,13 @@ from arena.cli.authors import cmd_authors_add, cmd_authors_list, cmd_authors_rev
 from arena.cli.bots import cmd_bots_list, cmd_bots_register
 from arena.cli.cluster import add_cluster_commands, add_tls_options
 from arena.cli.export import cmd_export
-from arena.cli.lifecycle import cmd_bots_logs, cmd_bots_reactivate, cmd_bots_show, cmd_check
+from arena.cli.lifecycle import (
+    cmd_bots_logs,
+    cmd_bots_reactivate,
+    cmd_bots_revet,
+    cmd_bots_show,
+    cmd_check,
+)
 from arena.cli.local import (
     DEMO_DB,
     cmd_demo,
@@ -57,7 +63,8 @@ Handler = Callable[[argparse.Namespace, Console], int]
 
 
 def _client_options(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
-    """``--server``, ``--token`` and ``--token-file``, accepted before the command
+    """``--server``, ``--token``, ``--token-file`` and the transport's ``--tls-ca``,
+    ``--tls`` and ``--insecure``, accepted before the command
     (``top_level``) and after it; given after it, they win (SUPPRESS: a command that
     does not repeat them keeps the value given before it)."""
     default = None if top_level else argparse.SUPPRESS
@@ -68,6 +75,14 @@ def _client_options(parser: argparse.ArgumentParser, *, top_level: bool = False)
                              "$ARENA_TOKEN, the credentials file (`arena login`)")
     parser.add_argument("--token-file", type=Path, default=default,
                         help="file holding the token")
+    parser.add_argument("--tls-ca", type=Path, default=default, metavar="FILE",
+                        help="connect with TLS, trusting the CA certificate(s) in FILE (PEM; "
+                             "default $ARENA_TLS_CA)")
+    parser.add_argument("--tls", action="store_true", default=default,
+                        help="connect with TLS, trusting the system's CAs")
+    parser.add_argument("--insecure", action="store_true", default=default,
+                        help="send the token in clear to an address off this machine "
+                             "(only on a network you trust)")
 
 
 def _json_option(parser: argparse.ArgumentParser) -> None:
@@ -133,6 +148,11 @@ def _add_serve(commands: Any) -> None:
     serve.add_argument("--port", type=arguments.port, default=DEFAULT_PORT,
                        help="port (default 50551)")
     _http_options(serve, keep_serving=False)
+    serve.add_argument("--tls-cert", type=Path, default=None, metavar="FILE",
+                       help="serve the API and the website with TLS only: this certificate "
+                            "(PEM, the chain after it); needs --tls-key")
+    serve.add_argument("--tls-key", type=Path, default=None, metavar="FILE",
+                       help="the certificate's private key (PEM)")
     _cluster_option(serve)
     serve.add_argument("--max-season-bots", type=arguments.positive_int,
                        default=DEFAULT_MAX_SEASON_BOTS, metavar="N",
@@ -177,6 +197,11 @@ def _add_bots(commands: Any) -> None:
     reactivate = _client_command(bots, "reactivate", "make a deactivated version active "
                                  "again (admin)", cmd_bots_reactivate)
     reactivate.add_argument("bot_id", metavar="NAME@VERSION")
+    revet = _client_command(bots, "revet", "vet a version again, e.g. after a rejection "
+                            "the arena caused (its owner or the admin)", cmd_bots_revet)
+    revet.add_argument("bot_id", metavar="NAME@VERSION")
+    revet.add_argument("--wait", action="store_true",
+                       help="wait for the verdict (exit status 1 if rejected)")
     check = commands.add_parser("check", help="build and validate a bot folder here, as a "
                                 "server vets an upload (prints the build log and each hand)")
     check.add_argument("folder", type=Path, metavar="FOLDER")

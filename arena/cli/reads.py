@@ -27,7 +27,10 @@ def cmd_standings(args: argparse.Namespace, console: Console) -> int:
         response = client.stub.GetStandings(request)
     standings = response.standings
     if args.json:
-        print_json(to_json(standings))
+        data = to_json(standings)
+        # The cursor of the next page ("" on the last one), as `series list --json` has it.
+        data["next_page_token"] = "" if args.top else response.next_page_token
+        print_json(data)
     else:
         print_standings(console, standings)
         if args.los:
@@ -39,7 +42,8 @@ def cmd_standings(args: argparse.Namespace, console: Console) -> int:
 
 def _next_page_hint(console: Console, args: argparse.Namespace, command: str,
                     token: str) -> None:
-    """Say how to get the next page (on stderr with --json, so stdout stays JSON)."""
+    """Say how to get the next page (on stderr with --json, so stdout stays JSON; the
+    JSON carries the cursor itself as ``next_page_token``)."""
     season = f" --season {args.season}" if args.season else ""
     text = f"next page: arena {command}{season} --page-size {args.page_size} --page {token}"
     if args.json:
@@ -102,8 +106,8 @@ def cmd_series_list(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
         response = client.stub.ListSeries(arena_pb2.ListSeriesRequest(
             season_id=args.season, page_size=args.page_size, page_token=args.page))
-    if args.json:
-        print_json([to_json(item) for item in response.series])
+    if args.json:  # the reply as it is: the series and, with more to come, the cursor
+        print_json(to_json(response))
     else:
         for item in map(shown, response.series):
             text = describe_series(item) if item.played else (

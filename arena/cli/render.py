@@ -9,6 +9,7 @@ move the cursor, reorder a line or be taken for ``rich`` markup."""
 
 from __future__ import annotations
 
+import errno
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
 from typing import Any, Final, TypeVar
@@ -45,9 +46,19 @@ MULTILINE_FIELDS: Final = frozenset({"stderr_tail", "lines", "error"})
 M = TypeVar("M", bound=Message)
 
 
+class _PipeConsole(Console):
+    """A console whose closed output raises ``BrokenPipeError`` to the command's
+    caller (``arena.cli.app.main`` then ends quietly, exit 0) instead of rich's own
+    ``SystemExit(1)``, so every command ends the same way whatever it printed with."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, "the reader of the output went away")
+
+
 def plain_console(**options: Any) -> Console:
     """A console that prints text as it is: no markup, no highlighting."""
-    return Console(markup=False, highlight=False, **options)
+    return _PipeConsole(markup=False, highlight=False, **options)
 
 
 def shown(message: M) -> M:

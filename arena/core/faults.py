@@ -1,4 +1,4 @@
-"""Bot faults: every way a bot can forfeit a series (RULES §9)."""
+"""Bot faults: every way a bot can forfeit a series (docs/rules.md#faults)."""
 
 from __future__ import annotations
 

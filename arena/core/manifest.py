@@ -20,6 +20,7 @@ from typing import Any
 
 from arena.core.sizes import human_size
 from arena.core.text import first_forbidden
+from arena.core.toml_limits import MAX_NESTING, deeply_nested_key, nested_beyond, too_deep
 
 MANIFEST_NAME = "bot.toml"
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
@@ -28,6 +29,8 @@ LANGUAGE_PATTERN = re.compile(r"[a-z][a-z0-9+#-]{0,31}")
 MAX_MANIFEST_BYTES = 64 * 1024
 MAX_FIELD_CHARS = 200
 MAX_DESCRIPTION_CHARS = 2000
+MAX_COMMAND_ARGS = 64
+MAX_SHOWN_CHARS = 80
 SDK_CLASS_PATTERN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):([A-Za-z_][A-Za-z0-9_]*)")
 
 # Never part of a bot's identity (never uploaded, never copied into its image build
@@ -84,12 +87,21 @@ class BotManifest:
             raise ManifestError(f"{path}: {human_size(len(raw))}, larger than "
                                 f"{human_size(MAX_MANIFEST_BYTES)}")
         try:
-            data = tomllib.loads(raw.decode("utf-8"))
+            text = raw.decode("utf-8")
+            data = tomllib.loads(text)
         except UnicodeDecodeError as error:
             raise ManifestError(f"{path}: not UTF-8 text ({error})") from None
         except tomllib.TOMLDecodeError as error:
             raise ManifestError(f"{path}: invalid TOML: {error}") from None
+        except RecursionError:  # the parser recurses once per level of nesting
+            raise ManifestError(f"{path}: {too_deep(deeply_nested_key(text))}") from None
         manifest = cls.from_dict(data, source=str(path))
+        ignored = ignored_because(folder, manifest.dockerfile)
+        if ignored is not None:
+            raise ManifestError(
+                f"{path}: build.dockerfile {manifest.dockerfile!r} is left out of the bot's "
+                f"files ({ignored}): the build would never see it; move it or change "
+                f"{IGNORE_FILE}")
         dockerfile = folder / manifest.dockerfile
         if not dockerfile.is_file():
             raise ManifestError(
@@ -106,9 +118,14 @@ class BotManifest:
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = MANIFEST_NAME) -> BotManifest:
         """Validate an already parsed manifest; ``source`` prefixes error messages."""
+        deep = nested_beyond(data, MAX_NESTING)
+        if deep is not None:
+            raise ManifestError(f"{source}: {too_deep(deep)}")
         unknown = sorted(set(data) - _TOP_LEVEL_KEYS)
         if unknown:
-            raise ManifestError(f"{source}: unknown field(s) {', '.join(unknown)}")
+            names = ", ".join(unknown)
+            cut = names if len(names) <= MAX_SHOWN_CHARS else names[:MAX_SHOWN_CHARS] + "..."
+            raise ManifestError(f"{source}: unknown field(s) {cut}")
         name = _required_string(data, "name", source)
         if not NAME_PATTERN.fullmatch(name):
             raise ManifestError(
@@ -142,16 +159,22 @@ class BotManifest:
         ):
             raise ManifestError(
                 f"{source}: run.command must be a non-empty list of non-empty strings "
-                f'(an argv such as ["python3", "-m", "my_bot"]), got {command!r}'
+                f'(an argv such as ["python3", "-m", "my_bot"]), got {_shown(command)}'
             )
+        if len(command) > MAX_COMMAND_ARGS:
+            raise ManifestError(f"{source}: run.command has {len(command)} arguments, at "
+                                f"most {MAX_COMMAND_ARGS} allowed")
+        if any(len(arg) > MAX_FIELD_CHARS for arg in command):
+            raise ManifestError(f"{source}: run.command has an argument longer than "
+                                f"{MAX_FIELD_CHARS} characters")
 
         sdk_class = run.get("sdk_class", "")
-        if not isinstance(sdk_class, str) or (
+        if not isinstance(sdk_class, str) or len(sdk_class) > MAX_FIELD_CHARS or (
             sdk_class and not SDK_CLASS_PATTERN.fullmatch(sdk_class)
         ):
             raise ManifestError(
                 f"{source}: run.sdk_class must be \"module:Class\" (a module of the bot "
-                f'folder and a class in it, e.g. "greedy_bot:GreedyBot"), got {sdk_class!r}'
+                f'folder and a class in it, e.g. "greedy_bot:GreedyBot"), got {_shown(sdk_class)}'
             )
 
         build = _table(data, "build", source, required=False)
@@ -163,10 +186,14 @@ class BotManifest:
         dockerfile = build.get("dockerfile", "Dockerfile")
         if not isinstance(dockerfile, str) or not dockerfile:
             raise ManifestError(f"{source}: build.dockerfile must be a non-empty string")
+        if len(dockerfile) > MAX_FIELD_CHARS:
+            raise ManifestError(f"{source}: build.dockerfile is longer than {MAX_FIELD_CHARS} "
+                                "characters")
         relative = PurePosixPath(dockerfile)
         if relative.is_absolute() or ".." in relative.parts:
             raise ManifestError(
-                f"{source}: build.dockerfile {dockerfile!r} must be a path inside the bot folder"
+                f"{source}: build.dockerfile {dockerfile!r} must be a path inside the bot folder "
+                "(relative, without '..')"
             )
         return cls(
             name=name,
@@ -271,12 +298,34 @@ def iter_bot_files(folder: Path) -> Iterator[tuple[str, Path]]:
             yield path.relative_to(folder).as_posix(), path
 
 
+def _shown(value: object) -> str:
+    """``value`` as a message quotes it: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN_CHARS else text[:MAX_SHOWN_CHARS] + "... (cut)"
+
+
+def ignored_because(folder: Path, relative: str) -> str | None:
+    """Why the file ``relative`` of ``folder`` is left out of the bot's files (never
+    uploaded nor built), or None if it is one of them."""
+    parts = PurePosixPath(relative).parts
+    patterns = ignore_patterns(folder)
+    for count, part in enumerate(parts, 1):
+        prefix = "/".join(parts[:count])
+        if part in IGNORED_NAMES:
+            return f"{part!r} is never part of a bot"
+        if _ignored(prefix, patterns):
+            return f"{IGNORE_FILE} leaves out {prefix!r}"
+    if parts and parts[-1].endswith(IGNORED_SUFFIXES):
+        return f"{', '.join(IGNORED_SUFFIXES)} files are never part of a bot"
+    return None
+
+
 def _required_string(data: dict[str, Any], key: str, source: str) -> str:
     value = data.get(key)
     if value is None:
         raise ManifestError(f"{source}: required field {key!r} is missing")
     if not isinstance(value, str) or not value.strip():
-        raise ManifestError(f"{source}: {key} must be a non-empty string, got {value!r}")
+        raise ManifestError(f"{source}: {key} must be a non-empty string, got {_shown(value)}")
     if len(value) > MAX_FIELD_CHARS:
         raise ManifestError(f"{source}: {key} is longer than {MAX_FIELD_CHARS} characters")
     return value
@@ -285,7 +334,7 @@ def _required_string(data: dict[str, Any], key: str, source: str) -> str:
 def _optional_string(data: dict[str, Any], key: str, source: str, limit: int) -> str:
     value = data.get(key, "")
     if not isinstance(value, str):
-        raise ManifestError(f"{source}: {key} must be a string, got {value!r}")
+        raise ManifestError(f"{source}: {key} must be a string, got {_shown(value)}")
     if len(value) > limit:
         raise ManifestError(f"{source}: {key} is longer than {limit} characters")
     return value
@@ -298,5 +347,5 @@ def _table(data: dict[str, Any], key: str, source: str, *, required: bool) -> di
             raise ManifestError(f"{source}: required table [{key}] is missing")
         return {}
     if not isinstance(value, dict):
-        raise ManifestError(f"{source}: {key} must be a table ([{key}]), got {value!r}")
+        raise ManifestError(f"{source}: {key} must be a table ([{key}]), got {_shown(value)}")
     return value

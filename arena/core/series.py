@@ -29,6 +29,9 @@ class BotRef:
     version: str
     folder: Path
     manifest: BotManifest
+    vetted_hash: str = ""
+    """The content hash the arena vetted this version with ("" = not pinned: a
+    folder of this machine): a worker refuses a bundle of any other code."""
 
     @classmethod
     def from_folder(cls, folder: Path | str) -> BotRef:

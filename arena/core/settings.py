@@ -143,7 +143,7 @@ SETTINGS: Final[tuple[Setting, ...]] = (
             "--sandbox", "sandbox_backend", metavar="NAME"),
     Setting("concurrency", int, default_concurrency, "series played at once", "--concurrency",
             "concurrency", metavar="N", default_text="CPU cores", low=1, high=256),
-    Setting("max_hands", int, 200, "hand cap per series (RULES §9)", "--max-hands",
+    Setting("max_hands", int, 200, "hand cap per series (docs/rules.md#hand-cap)", "--max-hands",
             "max_hands", metavar="N", low=1, high=10_000),
     Setting("seed", int, 0, "seed of the series plan (the seeds of all series derive "
             "from it)", "--seed", "seed", metavar="N", default_text="random", low=0,

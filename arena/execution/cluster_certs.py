@@ -1,6 +1,7 @@
 """The cluster's certificates: ``make_cluster_certs`` makes a cluster CA and, signed
 by it, one certificate per role (scheduler, worker, client: the arena that submits
-series), for Dask's mutual TLS (``arena.execution.cluster_security``).
+series), for Dask's mutual TLS (``arena.execution.cluster_security``), and one for
+the arena server's own TLS (``server``: ``arena serve --tls-cert``).
 
 Only a holder of a certificate of this CA can join the cluster, in any role, so the
 CA's key stays with the organiser (it signs nothing after this command) and each
@@ -26,7 +27,11 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 CA_CERT: Final = "ca.pem"
 CA_KEY: Final = "ca-key.pem"
-ROLES: Final = ("scheduler", "worker", "client")
+DASK_ROLES: Final = ("scheduler", "worker", "client")
+"""The cluster's roles (Dask's mutual TLS)."""
+ROLES: Final = (*DASK_ROLES, "server")
+"""And the arena server's certificate for ``arena serve --tls-cert/--tls-key``, whose
+clients trust ``ca.pem`` (``--tls-ca``)."""
 DEFAULT_DAYS: Final = 365
 LOOPBACK_NAMES: Final = ("localhost", "127.0.0.1", "::1")
 

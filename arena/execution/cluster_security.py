@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from arena.execution.cluster_certs import CA_CERT, ROLES, cert_file, key_file
+from arena.execution.cluster_certs import CA_CERT, DASK_ROLES, cert_file, key_file
 
 if TYPE_CHECKING:
     from distributed import Security
@@ -46,7 +46,7 @@ class ClusterTLS:
     def from_dir(cls, directory: Path, role: str) -> ClusterTLS:
         """The ``role`` files in ``directory``; ``ClusterSecurityError`` naming a
         missing file or a key others can read."""
-        if role not in ROLES:
+        if role not in DASK_ROLES:
             raise ClusterSecurityError(f"unknown cluster role {role!r}")
         tls = cls(role, directory / CA_CERT, directory / cert_file(role),
                   directory / key_file(role))

@@ -4,12 +4,14 @@ call ``vet_bot``, so an author sees locally exactly what the server will decide.
 
 Stages are reported as they start (``building``, ``validating``) and lines as they
 come (the build log, then each validation hand). A failed build or validation ends
-with ``passed = False`` and the reason; an arena-side problem (Docker missing, the
-base image cannot be built) raises ``SandboxError``.
+with ``passed = False`` and the reason (``arena_caused`` when the arena's reference
+bot failed, not the bot); an arena-side problem (Docker missing, the base image
+cannot be built) raises ``SandboxError``.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +28,8 @@ VALIDATING: Final = "validating"
 BUILT_SANDBOX: Final = "docker"
 """The backend that runs bots from an image (the others have nothing to build)."""
 
+_BASE_LOCK = threading.Lock()
+
 StageSink = Callable[[str], None]
 LineSink = Callable[[str], None]
 
@@ -37,6 +41,8 @@ class Vetting:
 
     passed: bool
     reason: str = ""
+    arena_caused: bool = False
+    """A failure of the arena's side (its reference bot faulted), not the bot's."""
     image_id: str = ""
     build_log: str = ""
     validation_log: str = ""
@@ -70,6 +76,9 @@ def vet_bot(
             close()
     vetting.validation_log = result.log
     vetting.passed, vetting.reason = result.passed, result.reason
+    fault = result.fault
+    vetting.arena_caused = (fault is not None and fault.seat != 0
+                            and fault.other_seat_fault is None)
     return vetting
 
 
@@ -84,7 +93,8 @@ def _build(bot: BotRef, vetting: Vetting, timeout_s: float | None, on_line: Line
     )
 
     try:
-        prepare_base()
+        with _BASE_LOCK:  # two versions vetted at once prepare the base image once
+            prepare_base()
         image = build_bot_image(bot.folder, bot.manifest, timeout_s=timeout_s)
     except ImageBuildError as error:
         # A failure the builder remembers for these files is the bot's too (it is

@@ -72,12 +72,24 @@ def play_clustered(task: SeriesTask) -> SeriesOutcome:
 
 def _local_bot(task: SeriesTask, seat: int) -> BotRef:
     expected = task.spec.bots[seat]
+    _check_vetted(task, seat)
     folder = unpack(task.bundles[seat], _STATE.cache_root)
     local = BotRef.from_folder(folder)
     if (local.name, local.version) != (expected.name, expected.version):
         raise BundleError(f"bundle {task.bundles[seat].content_hash[:12]} holds "
                           f"{local.name}@{local.version}, not {expected.name}@{expected.version}")
     return local
+
+
+def _check_vetted(task: SeriesTask, seat: int) -> None:
+    """Issue 25: a worker plays only the code the arena vetted (the bundle's files
+    are checked against its name when it is unpacked)."""
+    expected, bundle = task.spec.bots[seat], task.bundles[seat]
+    if expected.vetted_hash and bundle.content_hash != expected.vetted_hash:
+        raise BundleError(
+            f"bundle {bundle.content_hash[:12]} is not the code {expected.name}@"
+            f"{expected.version} was vetted with ({expected.vetted_hash[:12]}): "
+            "refusing to play code that was not vetted")
 
 
 def check_sandboxes(names: Sequence[str]) -> dict[str, Sandbox]:

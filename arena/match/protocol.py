@@ -143,8 +143,8 @@ def _millis(seconds: float) -> int:
 
 
 def observation_to_proto(observation: Observation) -> bot_pb2.Observation:
-    """One seat's view (RULES §9): built only from the engine's ``Observation``,
-    which already holds nothing hidden."""
+    """One seat's view (docs/rules.md#hidden-information): built only from the
+    engine's ``Observation``, which already holds nothing hidden."""
     return bot_pb2.Observation(
         seat=observation.seat,
         dealer=observation.dealer,
@@ -213,7 +213,7 @@ def profile_to_proto(profile: Profile, max_hands: int) -> bot_pb2.RuleProfile:
 
 
 def sheet_to_proto(sheet: ScoreSheet) -> bot_pb2.ScoreSheet:
-    """The Hollywood score sheet (RULES §7)."""
+    """The Hollywood score sheet (docs/rules.md#the-score-sheet)."""
     data = sheet.to_dict()
     return bot_pb2.ScoreSheet(
         players=[

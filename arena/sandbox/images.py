@@ -215,8 +215,10 @@ def _check_and_label(client: Any, context: Path, manifest: BotManifest, base_ima
     try:
         text = dockerfile.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
+        # Never str(error): an OSError names the build context, a server path.
+        why = (error.strerror if isinstance(error, OSError) else str(error)) or "unreadable"
         raise ImageBuildError(f"building {manifest.name} failed: cannot read its "
-                              f"{manifest.dockerfile}: {error}", bot_caused=True) from None
+                              f"{manifest.dockerfile}: {why}", bot_caused=True) from None
     try:
         check_dockerfile(text, build_args={"BASE_IMAGE": base_image},
                          allowed_images=frozenset({base_image} if base_is_local else ()),

@@ -27,6 +27,7 @@ import logging
 import threading
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, wait
+from dataclasses import replace
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec, outcome_of
@@ -40,6 +41,7 @@ from arena.season.verify import OutcomeCheck, OutcomeMismatch, verify_outcome
 from arena.storage import PlannedSeries, Storage
 from arena.storage.lifecycle import deactivate_if_streak, deactivations_of
 from arena.storage.refusals import count_refused_outcome
+from arena.storage.vetting_records import vetted_code
 from engine.profiles import Profile
 from engine.series import Series
 
@@ -318,7 +320,9 @@ class SeasonRunner:
     def _bot_ref(self, bot_id: str) -> BotRef:
         ref = self._bot_refs.get(bot_id)
         if ref is None:
-            ref = BotRef.from_folder(self.storage.get_bot(bot_id).folder)
+            # Only the code vetting passed plays (UnvettedCodeError otherwise).
+            folder, vetted = vetted_code(self.storage, bot_id)
+            ref = replace(BotRef.from_folder(folder), vetted_hash=vetted)
             self._bot_refs[bot_id] = ref
         return ref
 

@@ -88,8 +88,8 @@ class AccountsMixin:
                     status=ACTIVE if self.vetting is None else RECEIVED)
             except OSError as error:  # e.g. a full disk: nothing was stored
                 raise CannotStoreError(f"cannot store the bot's files: {error}") from None
-        if created and self.vetting is not None:  # built and validated after this returns
-            self.vetting.submit(record.id)
+        if self.vetting is not None:  # built and validated after this returns
+            self.vetting.uploaded(record.id, created=created)
         return record, created, replaced, totals
 
     def AddAuthor(

@@ -6,6 +6,7 @@ read-only website (``arena.web``) on the same event hub."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,13 @@ from arena.core.defaults import (
 )
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
+from arena.core.tls import TlsFiles
+from arena.core.token_binding import (
+    ServerRecord,
+    served_addresses,
+    server_record_path_for,
+    write_server_record,
+)
 from arena.execution import ExecutorFactory, RunnerFactory, RunSeries, local_executor_factory
 from arena.match.runner import run_series
 from arena.sandbox import registry as sandbox_registry
@@ -123,6 +131,8 @@ def start_server(
     max_season_bots: int = DEFAULT_MAX_SEASON_BOTS,
     upload_limits: UploadLimits | None = None,
     vetting_sandbox: str | None = None,
+    tls: TlsFiles | None = None,
+    interceptors: Sequence[grpc.ServerInterceptor] = (),
 ) -> RunningServer:
     """Open the database, start serving on ``host:port`` (port 0 = any free port),
     the website on ``http`` (host, port) if given, and resume interrupted seasons.
@@ -131,16 +141,22 @@ def start_server(
     running ``runner_factory``. With ``vetting_sandbox`` (a sandbox backend's name)
     every uploaded version is built and validated in that backend before it may
     play (``arena.server.vetting``); without, uploads are active at once (trusted
-    use: tests, tools that vet nothing). Raises ``RuntimeError`` if a port cannot be bound and
+    use: tests, tools that vet nothing). With ``tls`` the API and the website serve
+    TLS only. ``interceptors`` run before the server's own (e.g. a test's recorder).
+    The addresses served are recorded next to the database
+    (``arena.core.token_binding``): the clients of this folder send the admin token
+    only there. Raises ``RuntimeError`` if a port cannot be bound and
     ``ServerConflictError`` (a ``RuntimeError``) if another live server holds the
     database or the port."""
     db_path = Path(db_path)
+    if tls is not None:
+        tls.read()  # a missing or bad file is named before anything starts
     database_lock = DatabaseLock(db_path)
     try:
         total_streams = max(1, max_workers - UNARY_RESERVE_THREADS)
         slots = StreamSlots(total=total_streams,
                             per_client=min(max_streams_per_client, total_streams))
-        listening = _Listening(host, port, max_workers, slots, http)
+        listening = _Listening(host, port, max_workers, slots, http, tls, tuple(interceptors))
         executors = executor_factory or local_executor_factory(
             runner_factory or sandbox_runner_factory)
         return _start(db_path, database_lock, listening, executors, resume, max_season_bots,
@@ -159,6 +175,8 @@ class _Listening:
     max_workers: int
     slots: StreamSlots
     http: tuple[str, int] | None
+    tls: TlsFiles | None
+    interceptors: tuple[grpc.ServerInterceptor, ...]
 
 
 def _start(
@@ -183,7 +201,7 @@ def _start(
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=listening.max_workers,
                                    thread_name_prefix="arena-rpc"),
-        interceptors=[StreamLimitInterceptor(listening.slots),
+        interceptors=[*listening.interceptors, StreamLimitInterceptor(listening.slots),
                       DecodeRequestsInterceptor(service.auth.check, MUTATING_METHODS)],
         # gRPC sets SO_REUSEPORT by default: a second server on the port would bind
         # and share the clients at random.
@@ -195,7 +213,7 @@ def _start(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
     address = f"{host}:{port}"
     try:
-        bound = server.add_insecure_port(address)
+        bound = _listen(server, address, listening.tls)
     except RuntimeError as error:
         storage.close()
         if port and port_taken(host, port):
@@ -206,10 +224,12 @@ def _start(
         if port and port_taken(host, port):
             raise ServerConflictError(port_in_use_message(address, port))
         raise RuntimeError(f"cannot listen on {address}")
+    served = ServerRecord(tuple(served_addresses(host, bound)), listening.tls is not None)
+    write_server_record(server_record_path_for(db_path), served)
     web = None
     if http is not None:
         try:
-            web = start_web(db_path, hub, *http)
+            web = start_web(db_path, hub, *http, tls=listening.tls)
         except RuntimeError:
             storage.close()
             raise
@@ -226,3 +246,11 @@ def _start(
             log.info("resumed season(s) %s", ", ".join(map(str, resumed)))
     return RunningServer(server, f"{host}:{bound}", bound, storage, manager, service,
                          token, token_path, database_lock, web, vetting)
+
+
+def _listen(server: grpc.Server, address: str, tls: TlsFiles | None) -> int:
+    """Add the port, in clear or TLS only; the port bound (0: none)."""
+    if tls is None:
+        return server.add_insecure_port(address)
+    chain, key = tls.read()
+    return server.add_secure_port(address, grpc.ssl_server_credentials([(key, chain)]))

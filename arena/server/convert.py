@@ -29,7 +29,7 @@ def bot_message(bot: BotRecord) -> arena_pb2.Bot:
     return arena_pb2.Bot(
         id=bot.id, name=bot.name, version=bot.version, language=bot.language,
         author=bot.author, description=bot.description, content_hash=bot.content_hash,
-        folder=str(bot.folder), registered_at=bot.registered_at,
+        registered_at=bot.registered_at,  # never ``folder``: a path of the server's
     )
 
 

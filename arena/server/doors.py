@@ -25,6 +25,7 @@ from google.protobuf.message import Message
 from hollywood.arena.v1 import arena_pb2
 
 from arena.core.text import first_forbidden, quote
+from arena.core.token_binding import MAX_CHALLENGE_BYTES
 
 ARENA_PACKAGE: Final = arena_pb2.DESCRIPTOR.package
 MAX_ID: Final = 2**63 - 1
@@ -151,6 +152,8 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
     "hollywood.arena.v1.RevokeAuthorRequest": {"name": Text(32)},
     "hollywood.arena.v1.GetBotRequest": {"name": BOT_REFERENCE},
     "hollywood.arena.v1.ReactivateBotRequest": {"bot_id": BOT_REFERENCE},
+    "hollywood.arena.v1.ProveAdminTokenRequest": {"challenge": Blob(MAX_CHALLENGE_BYTES)},
+    "hollywood.arena.v1.RevetBotRequest": {"bot_id": BOT_REFERENCE},
 }
 
 # A field with no entry in RULES still gets the strictest reading of its type.

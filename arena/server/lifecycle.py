@@ -1,7 +1,8 @@
 """The ``ArenaService`` methods of a bot's lifecycle: ``GetBot`` (every version with
 its status, logs, rating and recent faults; open to everyone) and
-``ReactivateBot`` (the admin only). A mixin of ``arena.server.service.ArenaService``,
-which supplies ``_call``, ``storage`` and ``auth``."""
+``ReactivateBot`` (the admin only), ``RevetBot`` (the owner or the admin). A mixin
+of ``arena.server.service.ArenaService``, which supplies ``_call``, ``storage``,
+``auth`` and ``vetting``."""
 
 from __future__ import annotations
 
@@ -22,7 +23,11 @@ from arena.storage.lifecycle import (
     recent_faults,
     version_life,
 )
-from arena.storage.submissions import version_states
+from arena.storage.submissions import NameTakenError, version_states
+from arena.storage.vetting_records import rejection_cause
+
+if TYPE_CHECKING:
+    from arena.server.vetting import VettingWorker
 
 Response = TypeVar("Response")
 
@@ -53,6 +58,7 @@ class LifecycleMixin:
 
     storage: Storage
     auth: Authenticator
+    vetting: VettingWorker | None
 
     if TYPE_CHECKING:
         def _call(self, context: grpc.ServicerContext, body: Callable[[], Response], *,
@@ -80,7 +86,8 @@ class LifecycleMixin:
             version = response.versions.add(
                 bot=bot, status_detail=life.detail, status_changed_at=life.changed_at,
                 image_id=life.image_id, build_log=life.build_log,
-                validation_log=life.validation_log)
+                validation_log=life.validation_log,
+                rejection_cause=rejection_cause(self.storage, bot.id))
             if bot.id in ratings:
                 version.rating, version.rated = ratings[bot.id], True
             for fault in recent_faults(self.storage, bot.id):
@@ -97,3 +104,23 @@ class LifecycleMixin:
             [bot] = bots_with_states(self.storage, [record])
             return arena_pb2.ReactivateBotResponse(bot=bot)
         return self._call(context, body, mutating=True)
+
+    def RevetBot(self, request: arena_pb2.RevetBotRequest, context: grpc.ServicerContext
+                 ) -> arena_pb2.RevetBotResponse:
+        caller = self.auth.caller(context)
+
+        def body() -> arena_pb2.RevetBotResponse:
+            record = self.storage.get_bot(request.bot_id.strip())
+            owner = version_life(self.storage, record.id).owner
+            if not caller.is_admin and owner != caller.author:
+                holder = f"author {owner}" if owner else "the arena's admin"
+                raise NameTakenError(f"bot name {record.name} belongs to {holder}: only its "
+                                     "owner or the admin may vet it again")
+            if self.vetting is None:
+                raise LifecycleError("this server vets nothing (uploads are active at once): "
+                                     "there is nothing to vet again")
+            self.vetting.revet(record.id, "the admin" if caller.is_admin
+                               else f"author {caller.author}")
+            [bot] = bots_with_states(self.storage, [record])
+            return arena_pb2.RevetBotResponse(bot=bot)
+        return self._call(context, body)

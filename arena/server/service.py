@@ -36,6 +36,7 @@ from arena.server.convert import (
 )
 from arena.server.event_log import season_created
 from arena.server.lifecycle import LifecycleMixin, RequestError, check_active
+from arena.server.proof import prove_admin_token
 from arena.server.story import series_story
 from arena.server.uploads import UploadLimits, UploadRefused, UploadSlots
 from arena.server.validation import check_season_request
@@ -53,7 +54,7 @@ SERVICE_NAME: Final = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full
 MUTATING_METHODS: Final = frozenset(
     f"/{SERVICE_NAME}/{name}"
     for name in ("CreateSeason", "StartSeason", "CancelSeason", "SubmitBot", "AddAuthor",
-                 "ListAuthors", "RevokeAuthor", "ReactivateBot"))
+                 "ListAuthors", "RevokeAuthor", "ReactivateBot", "RevetBot"))
 
 Response = TypeVar("Response")
 
@@ -92,6 +93,7 @@ class ArenaService(LifecycleMixin, AccountsMixin, arena_pb2_grpc.ArenaServiceSer
         self.board: StandingsBoard = manager.board
         self.hub = hub
         self.auth = Authenticator(storage, token)
+        self.admin_token = token
         self.upload_limits = upload_limits or UploadLimits()
         self.upload_slots = UploadSlots(self.upload_limits.concurrent)
         self.max_season_bots = max_season_bots
@@ -144,6 +146,14 @@ class ArenaService(LifecycleMixin, AccountsMixin, arena_pb2_grpc.ArenaServiceSer
 
     def _season_id(self, requested: int) -> int:
         return requested if requested else self.storage.latest_season_id()
+
+    # -- identity
+
+    def ProveAdminToken(
+        self, request: arena_pb2.ProveAdminTokenRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.ProveAdminTokenResponse:
+        return self._call(context, lambda: arena_pb2.ProveAdminTokenResponse(
+            proof=prove_admin_token(self.admin_token, request.challenge)))
 
     # -- bots
 

@@ -2,7 +2,8 @@
 
 An uploaded version is ``received``; the server's vetting worker moves it to
 ``building`` (Docker only), ``validating`` and then ``active`` or ``rejected``,
-keeping the image id, the build log's tail and the validation's log here. An
+keeping the image id, the build log's tail and the validation's log here
+(written by ``arena.storage.vetting_records``, pinned to the code vetted). An
 ``active`` version that loses too many series in a row by a fault is
 ``deactivated`` (it plays no more until ``reactivate``). Versions registered before
 uploads have no ``bot_versions`` row and count as ``active``.
@@ -16,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from arena.core.text import safe_text
 from arena.storage.records import NotFoundError, utc_now
 from arena.storage.store import Storage
 
@@ -50,40 +50,12 @@ class VersionLife:
     validation_log: str
 
 
-def _tail(text: str) -> str:
-    return safe_text(text, MAX_LOG_CHARS, multiline=True, keep="tail")
-
-
 def _ensure_row(db: sqlite3.Connection, bot_id: str) -> None:
     """A ``bot_versions`` row for a version registered before uploads (the admin's)."""
     if db.execute("SELECT 1 FROM bots WHERE id=?", (bot_id,)).fetchone() is None:
         raise NotFoundError(f"unknown bot {bot_id}")
     db.execute("INSERT OR IGNORE INTO bot_versions (bot_id, submitted_by, bundle, status, "
                "status_changed_at) VALUES (?, '', '', 'active', ?)", (bot_id, utc_now()))
-
-
-def set_status(storage: Storage, bot_id: str, status: str, detail: str = "") -> None:
-    """Move ``bot_id`` to ``status`` with ``detail`` (why; bounded, neutralised)."""
-    with storage.transaction() as db:
-        _ensure_row(db, bot_id)
-        db.execute("UPDATE bot_versions SET status=?, status_detail=?, status_changed_at=? "
-                   "WHERE bot_id=?",
-                   (status, safe_text(detail, MAX_DETAIL_CHARS, multiline=True), utc_now(),
-                    bot_id))
-
-
-def record_build(storage: Storage, bot_id: str, image_id: str, log: str) -> None:
-    with storage.transaction() as db:
-        _ensure_row(db, bot_id)
-        db.execute("UPDATE bot_versions SET image_id=?, build_log=? WHERE bot_id=?",
-                   (image_id, _tail(log), bot_id))
-
-
-def record_validation(storage: Storage, bot_id: str, log: str) -> None:
-    with storage.transaction() as db:
-        _ensure_row(db, bot_id)
-        db.execute("UPDATE bot_versions SET validation_log=? WHERE bot_id=?",
-                   (_tail(log), bot_id))
 
 
 def unfinished(storage: Storage) -> list[str]:

@@ -171,7 +171,21 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
         "ALTER TABLE bot_versions ADD COLUMN build_log TEXT NOT NULL DEFAULT ''",
         "ALTER TABLE bot_versions ADD COLUMN validation_log TEXT NOT NULL DEFAULT ''",
     )),
-    Migration(6, "each season counts the outcomes refused by verification", (
+    Migration(6, "the code each version was vetted with, and who caused a rejection", (
+        # The content hash vetting fixed when it started: only this code plays.
+        "ALTER TABLE bot_versions ADD COLUMN vetted_hash TEXT NOT NULL DEFAULT ''",
+        # 'author' (its build or its bot failed) or 'arena' (the arena's side
+        # failed: retried, and `bots revet` may vet it again); '' unless rejected.
+        "ALTER TABLE bot_versions ADD COLUMN rejection_cause TEXT NOT NULL DEFAULT ''",
+        # Versions active before this migration played the code they were stored with.
+        """UPDATE bot_versions SET vetted_hash = (SELECT content_hash FROM bots
+    WHERE bots.id = bot_versions.bot_id) WHERE status IN ('active', 'deactivated')""",
+        """UPDATE bot_versions SET rejection_cause = CASE
+    WHEN status_detail LIKE 'the arena could not vet it%'
+      OR status_detail LIKE '%the arena''s reference bot failed, not yours%' THEN 'arena'
+    ELSE 'author' END WHERE status = 'rejected'""",
+    )),
+    Migration(7, "each season counts the outcomes refused by verification", (
         "ALTER TABLE seasons ADD COLUMN outcomes_refused INTEGER NOT NULL DEFAULT 0",
     )),
 )

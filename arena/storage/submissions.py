@@ -139,12 +139,15 @@ def store_submission(
                            (manifest.name, submitter, utc_now()))
             db.execute(
                 "INSERT INTO bot_versions (bot_id, submitted_by, bundle, status, "
-                "status_changed_at, replaced) VALUES (?,?,?,?,?,0) "
+                "status_changed_at, replaced, vetted_hash) VALUES (?,?,?,?,?,0,?) "
                 "ON CONFLICT(bot_id) DO UPDATE SET submitted_by=excluded.submitted_by, "
                 "bundle=excluded.bundle, status=excluded.status, status_detail='', "
                 "status_changed_at=excluded.status_changed_at, replaced=replaced+1, "
-                "image_id='', build_log='', validation_log=''",
-                (bot_id, submitter, bundle_name, status, utc_now()))
+                "image_id='', build_log='', validation_log='', rejection_cause='', "
+                "vetted_hash=excluded.vetted_hash",
+                # Stored active (a server that vets nothing): it plays what it stored.
+                (bot_id, submitter, bundle_name, status, utc_now(),
+                 submission.content_hash if status == "active" else ""))
             if not bundle.exists():
                 bundle.parent.mkdir(parents=True, exist_ok=True)
                 shutil.move(submission.archive, bundle)

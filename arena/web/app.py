@@ -28,7 +28,9 @@ from arena.storage import NotFoundError, Storage
 from arena.web import views
 from arena.web.chart import RatingPoint, rating_svg
 from arena.web.live import LiveFeed
+from arena.web.params import BadParameter, query_id
 from arena.web.replay import ReplayError, hand_starts, replay_frames
+from arena.web.rules_page import RulesMissingError, rules_html
 
 HERE: Final = Path(__file__).resolve().parent
 CONTENT_SECURITY_POLICY: Final = (
@@ -161,6 +163,13 @@ class Website:
                               _season_param(request))
         return self.html("bot.html", page=page, chart=self.bot_chart(page))
 
+    async def rules(self, request: Request) -> Response:
+        try:
+            body = rules_html()
+        except RulesMissingError as error:
+            return self.html("error.html", 404, title="rules missing", message=str(error))
+        return self.html("rules.html", body=body)
+
     # -- API
 
     async def api_seasons(self, request: Request) -> Response:
@@ -201,15 +210,32 @@ class Website:
 
 
 def _season_param(request: Request) -> int | None:
-    text = request.query_params.get("season", "")
-    return int(text) if text.isdigit() else None
+    return query_id(request, "season")
 
 
 async def _not_found(request: Request, error: Exception) -> Response:
+    return _error_page(request, error, 404, "Not found")
+
+
+async def _bad_parameter(request: Request, error: Exception) -> Response:
+    return _error_page(request, error, 400, "Bad request")
+
+
+def _error_page(request: Request, error: Exception, status: int, title: str) -> Response:
     if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": str(error)}, 404)
+        return JSONResponse({"error": str(error)}, status)
     env = request.app.state.website.templates
-    return HTMLResponse(env.get_template("error.html").render(message=str(error)), 404)
+    return HTMLResponse(env.get_template("error.html").render(title=title, message=str(error)),
+                        status)
+
+
+class SecureStarlette(Starlette):
+    """Starlette whose every response carries the security headers, the 500 that its
+    outermost middleware (ServerErrorMiddleware) answers for an unexpected error
+    included: a middleware added with ``add_middleware`` sits inside that one."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(super().build_middleware_stack())
 
 
 def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | None = None
@@ -219,19 +245,19 @@ def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | 
     get = ["GET"]
     routes = [
         Route("/", site.seasons, methods=get),
-        Route("/seasons/{season_id:int}", site.season, methods=get),
-        Route("/series/{series_id}", site.series, methods=get),
-        Route("/bots/{bot_id:path}", site.bot, methods=get),
+        Route("/seasons/{season_id:arena_id}", site.season, methods=get),
+        Route("/series/{series_id:arena_series_id}", site.series, methods=get),
+        Route("/bots/{bot_id:arena_bot_id}", site.bot, methods=get),
+        Route("/rules", site.rules, methods=get),
         Route("/api/seasons", site.api_seasons, methods=get),
-        Route("/api/seasons/{season_id:int}", site.api_season, methods=get),
-        Route("/api/seasons/{season_id:int}/events", site.api_events, methods=get),
-        Route("/api/series/{series_id}", site.api_series, methods=get),
-        Route("/api/series/{series_id}/replay", site.api_replay, methods=get),
-        Route("/api/bots/{bot_id:path}", site.api_bot, methods=get),
+        Route("/api/seasons/{season_id:arena_id}", site.api_season, methods=get),
+        Route("/api/seasons/{season_id:arena_id}/events", site.api_events, methods=get),
+        Route("/api/series/{series_id:arena_series_id}", site.api_series, methods=get),
+        Route("/api/series/{series_id:arena_series_id}/replay", site.api_replay, methods=get),
+        Route("/api/bots/{bot_id:arena_bot_id}", site.api_bot, methods=get),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={NotFoundError: _not_found},
-                    lifespan=lifespan)
+    app = SecureStarlette(routes=routes, lifespan=lifespan, exception_handlers={
+        NotFoundError: _not_found, BadParameter: _bad_parameter})
     app.state.website = site
-    app.add_middleware(SecurityHeaders)
     return app

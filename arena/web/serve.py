@@ -16,6 +16,7 @@ import uvicorn
 from starlette.applications import Starlette
 
 from arena.core.defaults import DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
+from arena.core.tls import TlsFiles
 from arena.season.events import EventHub
 from arena.storage import Storage
 from arena.web.app import Website, create_app
@@ -27,14 +28,20 @@ class WebServer:
     """The website on ``host:port`` (port 0: any free port; ``port`` tells which
     once started). ``stop`` ends the live streams first, then the server."""
 
-    def __init__(self, app: Starlette, host: str, port: int, storage: Storage | None = None
-                 ) -> None:
+    def __init__(self, app: Starlette, host: str, port: int, storage: Storage | None = None,
+                 tls: TlsFiles | None = None) -> None:
         self.app = app
         self.host = host
+        self.tls = tls
         self._storage = storage
         self._loop: asyncio.AbstractEventLoop | None = None
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning",
-                                lifespan="on", timeout_graceful_shutdown=2)
+        if tls is not None:
+            tls.read()  # a missing or non-PEM file is named here, not in uvicorn's thread
+        config = uvicorn.Config(
+            app, host=host, port=port, log_level="warning", lifespan="on",
+            timeout_graceful_shutdown=2,
+            ssl_certfile=None if tls is None else str(tls.cert),
+            ssl_keyfile=None if tls is None else str(tls.key))
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
         self.port = port
@@ -47,7 +54,8 @@ class WebServer:
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        scheme = "http" if self.tls is None else "https"
+        return f"{scheme}://{host}:{self.port}"
 
     def start(self) -> None:
         """Start serving; ``RuntimeError`` if the address cannot be bound."""
@@ -89,10 +97,11 @@ class WebServer:
 
 
 def start_web(db_path: Path, hub: EventHub, host: str = DEFAULT_HTTP_HOST,
-              port: int = DEFAULT_HTTP_PORT) -> WebServer:
-    """The website over the database at ``db_path``, started."""
+              port: int = DEFAULT_HTTP_PORT, *, tls: TlsFiles | None = None) -> WebServer:
+    """The website over the database at ``db_path``, started (HTTPS with ``tls``)."""
     storage = Storage(db_path)
-    server = WebServer(create_app(storage, hub, lifespan=_remember_loop), host, port, storage)
+    server = WebServer(create_app(storage, hub, lifespan=_remember_loop), host, port, storage,
+                       tls)
     server.start()
     return server
 

@@ -1,5 +1,5 @@
 'use strict';
-// Cards, melds and deadwood for Hollywood Gin (RULES §2, §4), from scratch: a bot in
+// Cards, melds and deadwood for Hollywood Gin (docs/rules.md#melds, docs/rules.md#layoffs), from scratch: a bot in
 // another language gets nothing from the arena but the protocol, so it brings its own.
 //
 // A card is the protocol's two-character string ("As", "Td", "7c"). Internally a card

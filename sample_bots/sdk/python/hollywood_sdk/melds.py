@@ -1,4 +1,4 @@
-"""Meld and deadwood arithmetic for bots (RULES §2), independent of the engine.
+"""Meld and deadwood arithmetic for bots (docs/rules.md#melds), independent of the engine.
 
 Small hands only (up to 11 cards): an exhaustive search over the melds the hand
 contains, memoised on the set of cards still unplaced, is both simple and fast.

@@ -96,7 +96,7 @@ class Action:
 
 @dataclass(frozen=True)
 class Profile:
-    """The rule profile in force (see RULES.md)."""
+    """The rule profile in force (docs/rules.md#profiles)."""
 
     name: str
     knock_limit: int
