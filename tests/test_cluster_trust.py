@@ -16,7 +16,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from test_cluster import BOUND_S, REPO_ROOT, new_season, planned_ids, poll, stored_ids
+from test_cluster import BOUND_S, REPO_ROOT, new_season, planned_ids, stored_ids
 
 from arena.execution.cluster import ClusterExecutor, ClusterUnavailableError, check_scheduler
 from arena.execution.cluster_certs import make_cluster_certs
@@ -206,6 +206,3 @@ def test_a_non_loopback_scheduler_without_certificates_is_refused(
     message = " ".join(capsys.readouterr().err.split())
     assert "refusing the scheduler at tcp://192.0.2.10:8786 without TLS" in message
     assert not (tmp_path / "a.db").exists()
-
-
-_ = poll  # the shared bounded poll (unused here, kept importable)
