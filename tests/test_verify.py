@@ -238,3 +238,22 @@ def test_a_forfeits_figures_must_be_the_hands_finished_before_it() -> None:
     outcome = outcome_of("1-1", series, 1 - seat, fault, (0.0, 0.0), 0.0)
     check(outcome)
     assert rejected(replace(outcome, points=(9999, 0))).check == "result"
+
+
+def test_an_illegal_action_fault_whose_action_cannot_be_read_is_refused() -> None:
+    series = Series(SEED, FRIENDLY, max_hands=MAX_HANDS)
+    fault = illegal_fault(series, Action(ActionKind.DRAW_STOCK))
+    fault.rejected_action = {"kind": "teleport"}
+    seat = fault.seat
+    assert seat is not None
+    error = rejected(outcome_of("1-1", series, 1 - seat, fault, (0.0, 0.0), 0.0))
+    assert error.check == "fault" and "cannot be read" in str(error)
+
+
+def test_an_action_logged_for_the_seat_not_to_act_is_refused() -> None:
+    outcome = played_out()
+    first = action_indices(outcome)[0]
+    entry = outcome.log[first]
+    outcome.log[first] = {**entry, "seat": 1 - entry["seat"]}
+    error = rejected(outcome)
+    assert error.check == "log" and f"log entry {first}" in str(error)

@@ -154,8 +154,12 @@ def _check_fault_position(series: Series, fault: BotFault, actions: int) -> None
         return
     if fault.rejected_action is None:
         raise OutcomeMismatch(FAULT, "an illegal_action fault without the rejected action")
+    try:  # the bot's reply was a well-formed action, or the fault would be MALFORMED
+        action = Action.from_dict(fault.rejected_action)
+    except ValueError as error:
+        raise OutcomeMismatch(FAULT, f"the rejected action cannot be read: {error}") from None
     try:
-        series.apply(Action.from_dict(fault.rejected_action))
+        series.apply(action)
     except ValueError:
         return  # refused, as the fault says (and the series is left untouched)
     raise OutcomeMismatch(FAULT, f"the 'illegal' {_short(fault.rejected_action)} is legal "
