@@ -3,10 +3,13 @@ fake runner (tests/fake_runner.py), with chosen series turned into forfeits."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
-from arena_helpers import make_bot_folder
+from arena_helpers import FakeOutcome, make_bot_folder
+from deal_helpers import play_series
 from fake_runner import run_fake_series
 
 from arena.core.faults import BotFault, FaultKind
@@ -17,8 +20,8 @@ from arena.execution import LocalExecutor
 from arena.season.events import EventHub
 from arena.season.formats import plan_season
 from arena.season.runner import SeasonRunner
-from arena.storage import Storage
-from engine.series import Series
+from arena.storage import PlannedSeries, Storage
+from engine import Series
 
 SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
 HOSTILE_NAME = "<script>alert(1)</script>"
@@ -107,3 +110,21 @@ def play(storage: Storage, season_id: int,
          hub: EventHub | None = None) -> str:
     with LocalExecutor(run, 1) as executor:
         return SeasonRunner(storage, season_id, executor, hub=hub).run()
+
+
+KNOCK_SEED = 1620
+"""A series whose three hands end in a knock with a layoff, an undercut with a
+layoff and a dead hand (worked out by hand in tests/test_web_replay.py)."""
+
+
+def store_knock_series(storage: Storage, root: Path, names: Sequence[str] = ("ann", "bob")
+                       ) -> tuple[PlannedSeries, list[dict[str, Any]]]:
+    """A season of two bots whose first series is stored as the fixed-seed series
+    ``KNOCK_SEED`` (three hands, greedy play): its plan entry and its event log."""
+    ids = [register(storage, root, name) for name in names]
+    planned = storage.planned_series(create_season(storage, ids, max_hands=3))[0]
+    series = Series(KNOCK_SEED, max_hands=3)
+    play_series(series, random.Random(KNOCK_SEED))
+    outcome = FakeOutcome(planned.id, winner=1, hands_played=3, log=list(series.log))
+    storage.store_result(planned, outcome, {})  # type: ignore[arg-type]
+    return planned, series.log

@@ -29,7 +29,7 @@ from arena.web import views
 from arena.web.chart import RatingPoint, rating_svg
 from arena.web.live import LiveFeed
 from arena.web.params import BadParameter, query_id
-from arena.web.replay import ReplayError, hand_starts, replay_frames
+from arena.web.replay import UNREPLAYABLE, replay_view
 from arena.web.rules_page import RulesMissingError, rules_html
 
 HERE: Final = Path(__file__).resolve().parent
@@ -183,15 +183,14 @@ class Website:
 
     async def api_replay(self, request: Request) -> Response:
         series_id = request.path_params["series_id"]
-        views.series_page(self.storage, series_id)  # NotFoundError for an unknown id
+        self.storage.get_planned(series_id)  # NotFoundError for an unknown id
         log, _profile = self.storage.result_log(series_id)
         try:
-            frames = replay_frames(log)
-        except (ReplayError, KeyError, TypeError, ValueError) as error:
+            view = replay_view(log)
+        except UNREPLAYABLE as error:
             return JSONResponse({"error": f"the stored log of series {series_id} cannot be "
                                           f"replayed: {error}"}, 422)
-        return JSONResponse({"series_id": series_id, "frames": frames,
-                             "hand_starts": {str(k): v for k, v in hand_starts(frames).items()}})
+        return JSONResponse({"series_id": series_id, **view})
 
     async def api_bot(self, request: Request) -> Response:
         return JSONResponse(views.bot_page(self.storage, request.path_params["bot_id"],

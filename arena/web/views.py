@@ -17,6 +17,8 @@ from arena.core.status import SeasonStatus
 from arena.season.formats import format_name
 from arena.season.standings import Standings, compute_standings, series_verdict
 from arena.storage import SeasonRecord, SeriesRecord, Storage
+from arena.web.hands import series_hands
+from arena.web.replay import UNREPLAYABLE
 
 LATEST_RESULTS: Final = 12
 RATE_WINDOW: Final = 30
@@ -205,10 +207,17 @@ def bot_page(storage: Storage, bot_id: str, season_id: int | None = None) -> dic
 
 
 def series_page(storage: Storage, series_id: str) -> dict[str, Any]:
-    """A series: its plan entry and, once played, its result (no frames: those are
-    at the replay route). Raises ``NotFoundError``."""
+    """A series: its plan entry and, once played, its result and the list of its
+    hands (no frames: those are at the replay route). Raises ``NotFoundError``."""
     planned = storage.get_planned(series_id)
     result = storage.get_result(series_id)
+    hands: list[dict[str, Any]] = []
+    hands_error = None
+    if result is not None:
+        try:
+            hands = series_hands(storage.result_log(series_id)[0])
+        except UNREPLAYABLE as error:
+            hands_error = f"the stored log of series {series_id} cannot be replayed: {error}"
     return {
         "series_id": planned.id, "season_id": planned.season_id, "index": planned.index,
         "round": planned.round, "seed": planned.seed, "swap_seats": planned.swap_seats,
@@ -216,4 +225,5 @@ def series_page(storage: Storage, series_id: str) -> dict[str, Any]:
         "result": None if result is None else result_summary(result),
         "game_scores": None if result is None else [list(g) for g in result.game_scores],
         "faults": [] if result is None else fault_rows([result]),
+        "hands": hands, "hands_error": hands_error,
     }

@@ -1,6 +1,8 @@
 // Series replay viewer: fetches the frames (/api/series/<id>/replay) and draws one at
 // a time: both hands, the discard pile, the stock size, the action and the score
-// sheet. Step with the buttons or the arrow keys; ?hand=N opens hand N.
+// sheet; the step that ends a hand lays both hands out as melds, layoffs and deadwood
+// with the settlement line. Step with the buttons or the arrow keys; ?hand=N opens
+// hand N, and so does a click in the list of hands beside it.
 "use strict";
 (function () {
   const root = document.getElementById("replay");
@@ -25,6 +27,58 @@
 
   function drawCards(container, cards, drawn) {
     container.replaceChildren(...cards.map((c) => card(c, c === drawn)));
+  }
+
+  function group(kind, label, cards) {
+    const el = document.createElement("span");
+    el.className = "group " + kind;
+    el.dataset.label = label;
+    el.append(...cards.map((c) => card(c, false)));
+    return el;
+  }
+
+  function cardText(cards) {
+    return cards.map((c) => (RANKS[c[0]] || c[0]) + (SUITS[c.slice(-1)] || c.slice(-1))).join(" ");
+  }
+
+  // A knocked hand's end: each seat's melds, (the defender's) laid-off cards and
+  // deadwood as groups of cards, the counts under them, the layoffs and the settlement.
+  function drawArrangements(result) {
+    const knocker = result.knocker;
+    for (const seat of [0, 1]) {
+      const exposed = result.exposed[seat];
+      const groups = exposed.melds.map((meld, i) => group("meld", "meld " + (i + 1), meld));
+      if (seat !== knocker) {
+        const laid = result.layoffs.flatMap((layoff) => layoff.cards);
+        if (laid.length) { groups.push(group("laid-off", "laid off", laid)); }
+      }
+      if (exposed.deadwood_cards.length) {
+        groups.push(group("deadwood", "deadwood", exposed.deadwood_cards));
+      }
+      $("hand-" + seat).replaceChildren(...groups);
+      $("role-" + seat).textContent = seat === knocker ? "· knocker" : "· defender";
+      let count = "deadwood " + exposed.deadwood;
+      if (seat !== knocker && result.layoffs.length) {
+        count += " after layoffs (" + result.defender_deadwood_before_layoffs + " before)";
+      }
+      $("count-" + seat).textContent = count;
+    }
+    $("layoffs").replaceChildren(...result.layoffs.map(function (layoff) {
+      const item = document.createElement("li");
+      const meld = result.exposed[knocker].melds[layoff.meld_index];
+      item.textContent = "seat " + (1 - knocker) + " (" + bots[1 - knocker] + ") lays off " +
+        cardText(layoff.cards) + " on the knocker's meld " + (layoff.meld_index + 1) +
+        " (" + cardText(meld) + ")";
+      return item;
+    }));
+  }
+
+  function clearArrangements() {
+    for (const seat of [0, 1]) {
+      $("role-" + seat).textContent = "";
+      $("count-" + seat).textContent = "";
+    }
+    $("layoffs").replaceChildren();
   }
 
   function lastSheet(upTo) {
@@ -54,26 +108,43 @@
   function describeResult(result) {
     if (!result) { return ""; }
     if (result.winner === null) { return "Hand " + result.hand + ": dead hand, no score."; }
+    const discard = result.knock_discard
+      ? " Seat " + result.knocker + " knocked discarding " + cardText([result.knock_discard]) +
+        (result.knock_discard_face_down ? " face down." : ".")
+      : "";
     return "Hand " + result.hand + ": " + result.kind + " — seat " + result.winner + " (" +
-      bots[result.winner] + ") scores " + result.points + ".";
+      bots[result.winner] + ") scores " + result.points + "." + discard;
   }
 
   function draw() {
     const frame = frames[index];
-    for (const seat of [0, 1]) {
-      drawCards($("hand-" + seat), frame.hands[seat], frame.seat === seat ? frame.drawn : null);
-      $("seat-" + seat).classList.toggle("to-act", frame.seat === seat);
+    const knocked = frame.result && frame.result.knocker !== null;
+    if (knocked) {
+      drawArrangements(frame.result);
+    } else {
+      clearArrangements();
+      for (const seat of [0, 1]) {
+        drawCards($("hand-" + seat), frame.hands[seat], frame.seat === seat ? frame.drawn : null);
+      }
     }
+    for (const seat of [0, 1]) { $("seat-" + seat).classList.toggle("to-act", frame.seat === seat); }
     drawCards($("pile"), frame.pile, null);
+    $("pile-top").textContent = frame.pile.length
+      ? " · top card " + cardText([frame.pile[frame.pile.length - 1]]) : " · empty";
     $("stock").textContent = String(frame.stock);
+    $("stock-unit").textContent = frame.stock === 1 ? "card" : "cards";
     const who = frame.seat === null ? "" : "seat " + frame.seat + " (" + bots[frame.seat] + "): ";
     $("action").textContent = who + frame.action + (frame.drawn ? " — took " + frame.drawn : "");
     $("hand-result").textContent = describeResult(frame.result);
+    $("settlement").textContent = frame.settlement || "";
     drawSheet(lastSheet(index));
     $("position").textContent = "hand " + frame.hand + " · step " + (index + 1) + " of " + frames.length;
     $("hand-select").value = String(frame.hand);
     const link = "?hand=" + frame.hand;
     $("hand-link").href = link;
+    for (const row of document.querySelectorAll("#hands tbody tr")) {
+      row.classList.toggle("current", row.dataset.hand === String(frame.hand));
+    }
     root.dataset.index = String(index);
     root.dataset.hand = String(frame.hand);
   }
@@ -103,6 +174,14 @@
       select.append(option);
     }
     select.addEventListener("change", () => go(handStarts[select.value]));
+    for (const link of document.querySelectorAll("#hands a[data-hand]")) {
+      link.addEventListener("click", function (event) {
+        if (!(link.dataset.hand in handStarts)) { return; }  // the link still opens the page
+        event.preventDefault();
+        window.history.replaceState(null, "", "?hand=" + link.dataset.hand);
+        go(handStarts[link.dataset.hand]);
+      });
+    }
     $("first").addEventListener("click", () => go(0));
     $("back").addEventListener("click", () => go(index - 1));
     $("forward").addEventListener("click", () => go(index + 1));
