@@ -43,6 +43,11 @@ class FakeOutcome:
     wall_seconds: float = 1.0
 
 
+def trust_outcome(outcome: object, **planned: object) -> None:
+    """Accepts any outcome: for ``SeasonRunner(verify=...)`` in tests of the
+    scheduling whose results are made up (``FakeOutcome``), which no replay bears out."""
+
+
 def fault(seat: int, kind: FaultKind = FaultKind.TIMEOUT) -> BotFault:
     return BotFault(kind, "too slow", seat=seat, hand_number=3, decision_number=7,
                     stderr_tail="last words")

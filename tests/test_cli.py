@@ -20,7 +20,7 @@ from arena.cli import main
 from arena.cli.render import standings_table
 from arena.core import arguments
 from arena.core.faults import BotFault, FaultKind
-from arena.core.series import SeriesOutcome, SeriesSpec
+from arena.core.series import SeriesOutcome, SeriesSpec, outcome_of
 from arena.server.app import RunningServer, start_server
 from engine import Series
 
@@ -268,10 +268,10 @@ def test_series_show_of_a_start_up_forfeit_says_no_hand_was_played(
     capsys, tmp_path: Path
 ) -> None:
     def never_up(spec: SeriesSpec) -> SeriesOutcome:  # seat 1's image failed to build
-        outcome = run_fake_series(spec)
-        outcome.log = list(Series(spec.seed, spec.profile, swap_seats=spec.swap_seats).log)
-        outcome.fault = BotFault(FaultKind.STARTUP, "image failed to build", seat=1)
-        return outcome
+        series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
+                        swap_seats=spec.swap_seats)
+        fault = BotFault(FaultKind.STARTUP, "image failed to build", seat=1)
+        return outcome_of(spec.series_id, series, 0, fault, (0.0, 0.0), 0.0)
 
     running = start_server(tmp_path / "arena.db", port=0,
                            runner_factory=lambda config: never_up)

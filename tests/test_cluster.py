@@ -96,7 +96,8 @@ def test_a_season_on_two_workers_ends_with_exactly_the_planned_series(
         cluster: LocalCluster, tmp_path: Path) -> None:
     storage, season_id = new_season(tmp_path, ("random", "greedy", "shark"), 2)
     assert len(planned_ids(storage, season_id)) == 6  # 3 pairs x 2
-    with ClusterExecutor(cluster.address, "inprocess") as executor:
+    with ClusterExecutor(cluster.address, "inprocess",
+                         security=cluster.client_security()) as executor:
         assert executor.capacity == 4  # 2 workers x 1 slot, one more queued per slot
         runner = SeasonRunner(storage, season_id, executor)
         assert runner.run() == "finished"
@@ -114,7 +115,8 @@ def test_a_series_played_on_a_worker_is_the_series_played_here(
     specs = [SeriesSpec(series_id=f"9-{i}", seed=100 + i, profile=config.profile(),
                         max_hands=30, swap_seats=bool(i % 2), bots=bots, limits=config.limits)
              for i in range(2)]
-    with ClusterExecutor(cluster.address, "inprocess") as executor:
+    with ClusterExecutor(cluster.address, "inprocess",
+                         security=cluster.client_security()) as executor:
         remote = [executor.submit(spec).result(timeout=BOUND_S) for spec in specs]
     local = [run_series(spec, registry.create("inprocess")) for spec in specs]
 
@@ -144,7 +146,8 @@ def test_a_bots_fault_on_a_worker_comes_back_with_the_outcome(
     config = SeasonConfig.build(sandbox="inprocess", max_hands=5)
     spec = SeriesSpec(series_id="8-0", seed=1, profile=config.profile(), max_hands=5,
                       swap_seats=False, bots=(greedy, cheater), limits=config.limits)
-    with ClusterExecutor(cluster.address, "inprocess") as executor:
+    with ClusterExecutor(cluster.address, "inprocess",
+                         security=cluster.client_security()) as executor:
         outcome = executor.submit(spec).result(timeout=BOUND_S)
     assert outcome.winner == 0
     assert outcome.fault is not None and outcome.fault.seat == 1
@@ -169,7 +172,8 @@ def test_a_second_result_for_a_stored_series_is_dropped_and_counted(
                 both_read_the_plan.wait()
             return super().submit(spec)
 
-    runners = [SeasonRunner(storage, season_id, AfterBothRead(cluster.address, "inprocess"))
+    runners = [SeasonRunner(storage, season_id, AfterBothRead(cluster.address, "inprocess",
+                                                          security=cluster.client_security()))
                for _ in range(2)]
     statuses: list[str] = []
     threads = [threading.Thread(target=lambda r=r: statuses.append(r.run())) for r in runners]
@@ -195,7 +199,7 @@ def test_kill_9_of_a_worker_mid_season_loses_nothing_and_duplicates_nothing(
         planned = planned_ids(storage, season_id)
         assert len(planned) == 12
         victim = cluster.processes[1]
-        executor = ClusterExecutor(cluster.address, "inprocess")
+        executor = ClusterExecutor(cluster.address, "inprocess", security=cluster.client_security())
         runner = SeasonRunner(storage, season_id, executor)
         status: list[str] = []
         thread = threading.Thread(target=lambda: status.append(runner.run()))
@@ -222,11 +226,12 @@ def test_kill_9_of_a_worker_mid_season_loses_nothing_and_duplicates_nothing(
         assert list(Path("/tmp").glob(f"hwi-{victim.pid}-*"))
         replacement = subprocess.Popen(
             [sys.executable, "-m", "arena.cli", "worker", "--scheduler", cluster.address,
-             "--slots", "1", "--sandbox", "inprocess", "--cache-dir", str(tmp_path / "cache")],
+             "--cluster-certs", cluster.certs, "--slots", "1", "--sandbox", "inprocess",
+             "--cache-dir", str(tmp_path / "cache")],
             cwd=REPO_ROOT,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         try:
-            wait_for_workers(cluster.address, 2)
+            wait_for_workers(cluster.address, 2, security=cluster.client_security())
             assert not list(Path("/tmp").glob(f"hwi-{victim.pid}-*"))
         finally:
             replacement.send_signal(signal.SIGTERM)
@@ -256,7 +261,8 @@ def test_a_worker_without_docker_refuses_to_start_saying_why(tmp_path: Path) -> 
 
 def test_season_run_with_cluster_plays_on_the_cluster(
         cluster: LocalCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["season", "run", "--cluster", cluster.address, "--db", str(tmp_path / "a.db"),
+    code = main(["season", "run", "--cluster", cluster.address, "--cluster-certs", cluster.certs,
+                 "--db", str(tmp_path / "a.db"),
                  "--bots", str(SAMPLE_BOTS / "greedy"), str(SAMPLE_BOTS / "random"),
                  "--sandbox", "inprocess", "--max-hands", "20", "--json", "--no-http"])
     assert code == 0
@@ -293,7 +299,7 @@ def test_a_docker_season_on_two_workers_survives_a_kill_9_and_leaves_no_containe
 
     try:
         storage, season_id = new_season(tmp_path, ("random", "greedy"), 4, sandbox="docker")
-        executor = ClusterExecutor(cluster.address, "docker")
+        executor = ClusterExecutor(cluster.address, "docker", security=cluster.client_security())
         runner = SeasonRunner(storage, season_id, executor)
         status: list[str] = []
         thread = threading.Thread(target=lambda: status.append(runner.run()))
@@ -308,11 +314,12 @@ def test_a_docker_season_on_two_workers_survives_a_kill_9_and_leaves_no_containe
         assert len(storage.results(season_id)) == 4 and runner.duplicates_dropped == 0
         replacement = subprocess.Popen(
             [sys.executable, "-m", "arena.cli", "worker", "--scheduler", cluster.address,
-             "--slots", "1", "--sandbox", "docker", "--cache-dir", str(tmp_path / "cache")],
+             "--cluster-certs", cluster.certs, "--slots", "1", "--sandbox", "docker",
+             "--cache-dir", str(tmp_path / "cache")],
             cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True)
         try:
-            wait_for_workers(cluster.address, 2)
+            wait_for_workers(cluster.address, 2, security=cluster.client_security())
             assert containers_of(victim.pid) == []
         finally:
             replacement.send_signal(signal.SIGTERM)
@@ -332,5 +339,6 @@ def test_season_run_with_an_unreachable_cluster_fails_before_creating_anything(
     assert code == 1
     message = " ".join(capsys.readouterr().err.split())
     assert message.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
-    assert message.endswith("(start one with `arena cluster up`)")
+    assert message.endswith("(start one with `arena cluster up`; a cluster it starts speaks "
+                            "TLS: add --cluster-certs .arena/cluster/certs)")
     assert not db.exists()

@@ -13,25 +13,29 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena_helpers import FakeOutcome, make_bot_folder, upload_folder
+from arena_helpers import make_bot_folder, upload_folder
 from fake_runner import fake_season_server
 from hollywood.arena.v1 import arena_pb2
 
 from arena.cli.client import ArenaClient
 from arena.core.faults import BotFault, FaultKind
-from arena.core.series import SeriesSpec
+from arena.core.series import SeriesOutcome, SeriesSpec, outcome_of
 from arena.core.status import SeasonStatus
 from arena.server.app import RunningServer, start_server
 from arena.server.event_log import EVENT_LOGGER, configure_event_log
+from engine.series import Series
 
 HOSTILE_REASON = "boom\x1b[2J\u202etxt.exe"
 
 
-def crashy_loses(spec: SeriesSpec) -> FakeOutcome:
-    """The bot named "crashy" forfeits every series with a hostile message."""
+def crashy_loses(spec: SeriesSpec) -> SeriesOutcome:
+    """The bot named "crashy" forfeits every series, crashing before its first
+    decision, with a hostile message."""
     seat = 0 if spec.bots[0].name == "crashy" else 1
-    return FakeOutcome(spec.series_id, winner=1 - seat,
-                       fault=BotFault(FaultKind.CRASH, HOSTILE_REASON, seat=seat))
+    series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
+                    swap_seats=spec.swap_seats)
+    return outcome_of(spec.series_id, series, 1 - seat,
+                      BotFault(FaultKind.CRASH, HOSTILE_REASON, seat=seat), (0.0, 0.0), 0.0)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
-from arena_helpers import FakeOutcome, make_bot_folder
+from arena_helpers import FakeOutcome, make_bot_folder, trust_outcome
 
 from arena.core.manifest import content_hash, iter_bot_files
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
@@ -112,7 +112,8 @@ def test_a_second_result_for_a_series_is_dropped_and_counted(
 
     hub = EventHub()
     events = hub.subscribe(season_id)
-    runner = SeasonRunner(storage, season_id, OneFuturePerCall(run), hub=hub)
+    runner = SeasonRunner(storage, season_id, OneFuturePerCall(run), hub=hub,
+                          verify=trust_outcome)
     with caplog.at_level(logging.WARNING, logger="arena.season.runner"):
         assert runner.run() == "finished"
     assert runner.duplicates_dropped == 1
@@ -155,7 +156,8 @@ def test_runner_stops_submitting_on_cancel_and_stores_what_is_in_flight(
         return FakeOutcome(spec.series_id, winner=0)
 
     with LocalExecutor(run, 2) as executor:
-        status = SeasonRunner(storage, season_id, executor, cancel=cancel).run()
+        status = SeasonRunner(storage, season_id, executor, cancel=cancel,
+                              verify=trust_outcome).run()
     assert status == "cancelled"
     assert sorted(submitted) == [f"{season_id}-0", f"{season_id}-1"]
     assert [r.series_id for r in storage.results(season_id)] == [

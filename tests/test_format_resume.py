@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from arena_helpers import FakeOutcome, make_bot_folder
+from arena_helpers import FakeOutcome, make_bot_folder, trust_outcome
 
 from arena.core.manifest import content_hash, iter_bot_files
 from arena.core.series import SeriesSpec
@@ -52,7 +52,8 @@ def make_season(storage: Storage, root: Path, format_name: str) -> int:
 def play(storage: Storage, season_id: int, run: RunSeries,
          cancel: threading.Event | None = None) -> str:
     with LocalExecutor(run, 1) as executor:
-        return SeasonRunner(storage, season_id, executor, cancel=cancel).run()
+        return SeasonRunner(storage, season_id, executor, cancel=cancel,
+                            verify=trust_outcome).run()
 
 
 def season_state(storage: Storage, season_id: int) -> tuple[object, ...]:

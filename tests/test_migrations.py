@@ -13,14 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena_helpers import REPO_ROOT, FakeOutcome, make_bot_folder
+from arena_helpers import REPO_ROOT, make_bot_folder
 
 from arena.cli import main
-from arena.core.series import SeriesSpec
+from arena.core.faults import BotFault, FaultKind
+from arena.core.series import SeriesOutcome, SeriesSpec, outcome_of
 from arena.season.formats import RoundRobin
 from arena.server.app import RunningServer, start_server
 from arena.storage import Storage, StorageError
-from arena.storage.migrations import MIGRATIONS, SCHEMA_VERSION, Migration, migrate
+from arena.storage.migrations import MIGRATIONS, Migration, migrate
+from engine.series import Series
 
 FIXTURES = REPO_ROOT / "tests" / "fixtures" / "db"
 
@@ -52,9 +54,12 @@ def release_1(tmp_path: Path) -> Path:
     return copy
 
 
-def seat0_wins(spec: SeriesSpec) -> FakeOutcome:
-    return FakeOutcome(spec.series_id, winner=0, games_won=(2, 0), hands_won=(3, 1),
-                       points=(120, 40))
+def seat0_wins(spec: SeriesSpec) -> SeriesOutcome:
+    """Seat 1 fails to start: seat 0 wins every series."""
+    series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
+                    swap_seats=spec.swap_seats)
+    return outcome_of(spec.series_id, series, 0,
+                      BotFault(FaultKind.STARTUP, "no socket", seat=1), (0.0, 0.0), 0.0)
 
 
 @pytest.fixture
@@ -86,7 +91,7 @@ def test_the_fixture_is_a_release_1_database() -> None:
 
 def test_release_1_database_opens_migrated_with_the_same_plan(
         release_1: Path, server: RunningServer) -> None:
-    assert raw_version(release_1) == "7"  # vetted hashes (6), voided series (7)
+    assert raw_version(release_1) == "8"  # vetted hashes (6), voided series (7), refusals (8)
     storage = server.storage
     season = storage.get_season(1)
     assert season.bot_ids == RELEASE_1_BOTS and season.status == "finished"
@@ -165,10 +170,10 @@ def test_migrating_twice_changes_nothing(release_1: Path) -> None:
     connection = sqlite3.connect(release_1, isolation_level=None)
     try:
         assert migrate(connection, release_1) == 1
-        assert migrate(connection, release_1) == SCHEMA_VERSION
+        assert migrate(connection, release_1) == 8
     finally:
         connection.close()
-    assert raw_version(release_1) == str(SCHEMA_VERSION)
+    assert raw_version(release_1) == "8"
 
 
 def test_release_1_logs_move_apart_compressed_and_read_back_unchanged(
@@ -214,6 +219,7 @@ def test_versions_vetted_before_the_vetted_hash_play_their_stored_code(tmp_path:
     for column in ("vetted_hash", "rejection_cause"):
         raw.execute(f"ALTER TABLE bot_versions DROP COLUMN {column}")
     raw.execute("DROP TABLE voided_series")  # migration 7's, replayed after 6
+    raw.execute("ALTER TABLE seasons DROP COLUMN outcomes_refused")  # migration 8's
     rows = (("a@1", "active", ""), ("b@1", "rejected", "the arena could not vet it (x)"),
             ("c@1", "rejected", "c faulted: crash"), ("d@1", "received", ""))
     for seq, (bot_id, status, detail) in enumerate(rows, 1):

@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from arena_helpers import FakeOutcome, make_bot_folder
+from arena_helpers import FakeOutcome, make_bot_folder, trust_outcome
 
 from arena.core.manifest import content_hash, iter_bot_files
 from arena.core.series import SeriesSpec
@@ -164,7 +164,8 @@ def play(storage: Storage, season_id: int, run: RunSeries, *, concurrency: int =
          **options: object) -> str:
     """Run a season with ``run`` on a local executor; its final status."""
     with LocalExecutor(run, concurrency) as executor:
-        return SeasonRunner(storage, season_id, executor, **options).run()  # type: ignore[arg-type]
+        return SeasonRunner(storage, season_id, executor, verify=trust_outcome,
+                            **options).run()  # type: ignore[arg-type]
 
 
 def test_runner_plays_every_planned_series_once(tmp_path: Path) -> None:

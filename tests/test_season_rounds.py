@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from arena_helpers import FakeOutcome, make_bot_folder
+from arena_helpers import FakeOutcome, make_bot_folder, trust_outcome
 
 from arena.core.manifest import content_hash, iter_bot_files
 from arena.core.series import SeriesSpec
@@ -91,7 +91,8 @@ def b_wins_planned(series_id: str, bots: tuple[str, str]) -> FakeOutcome:
 def play(storage: Storage, season_id: int, run: RunSeries,
          cancel: threading.Event | None = None) -> str:
     with LocalExecutor(run, 1) as executor:
-        return SeasonRunner(storage, season_id, executor, cancel=cancel).run()
+        return SeasonRunner(storage, season_id, executor, cancel=cancel,
+                            verify=trust_outcome).run()
 
 
 def expected_plan(season_id: int) -> list[tuple[str, int, int, tuple[str, str]]]:

@@ -3,7 +3,6 @@ fake runner (tests/fake_runner.py), with chosen series turned into forfeits."""
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -15,7 +14,7 @@ from fake_runner import run_fake_series
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import BotManifest, content_hash, iter_bot_files
-from arena.core.series import SeriesOutcome, SeriesSpec
+from arena.core.series import SeriesOutcome, SeriesSpec, outcome_of
 from arena.core.settings import SeasonConfig
 from arena.execution import LocalExecutor
 from arena.season.events import EventHub
@@ -79,14 +78,31 @@ def forfeiting(faulty_series: set[str], seat: int = 1) -> Callable[[SeriesSpec],
     """The fake runner, except that the listed series end with ``seat`` timing out."""
 
     def run(spec: SeriesSpec) -> SeriesOutcome:
-        outcome = run_fake_series(spec)
         if spec.series_id not in faulty_series:
-            return outcome
+            return run_fake_series(spec)
+        # A forfeit its log bears out (the season verifies every outcome): the first
+        # line of play after which ``seat`` makes decision 4 of hand 1.
+        series = _line_to(Series(spec.seed, spec.profile, max_hands=spec.max_hands,
+                                 swap_seats=spec.swap_seats), seat, 3)
+        assert series is not None, "no line of play gives that seat decision 4"
         fault = BotFault(FaultKind.TIMEOUT, "decision took 3.2 s <b>late</b>", seat=seat,
                          hand_number=1, decision_number=4, stderr_tail=STDERR_TAIL)
-        return dataclasses.replace(outcome, fault=fault, winner=1 - seat)
+        return outcome_of(spec.series_id, series, 1 - seat, fault, (0.0, 0.0), 0.0)
 
     return run
+
+
+def _line_to(series: Series, seat: int, actions: int) -> Series | None:
+    """``series`` after ``actions`` more actions leaving ``seat`` to act, or None."""
+    if actions == 0:
+        return series if series.current_player == seat else None
+    for action in series.legal_actions():
+        trial = Series.replay(series.log)
+        trial.apply(action)
+        found = _line_to(trial, seat, actions - 1)
+        if found is not None:
+            return found
+    return None
 
 
 def play(storage: Storage, season_id: int,

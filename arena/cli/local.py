@@ -102,7 +102,7 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     tls = tls_of(args)
     try:
         running = start_server(args.db, host=args.host, port=args.port, http=http_of(args),
-                               executor_factory=cluster_factory(args.cluster),
+                               executor_factory=cluster_factory(args),
                                max_season_bots=args.max_season_bots,
                                vetting_sandbox=args.vet_sandbox, tls=tls)
     except RuntimeError as error:
@@ -137,21 +137,27 @@ def warn_clear_listeners(*hosts: str | None) -> None:
                   "(docs/security.md)", file=sys.stderr)
 
 
-def cluster_factory(address: str | None) -> ExecutorFactory | None:
-    """The executor factory of ``--cluster ADDRESS`` (None: play on this machine)."""
+def cluster_factory(args: argparse.Namespace) -> ExecutorFactory | None:
+    """The executor factory of ``--cluster ADDRESS`` with ``--cluster-certs`` (the
+    client certificate) or ``--insecure``; None: play on this machine."""
+    address = getattr(args, "cluster", None)
     if not address:
         return None
+    from arena.cli.cluster import cluster_security
     from arena.execution.cluster import (
         ClusterUnavailableError,
         check_scheduler,
         cluster_executor_factory,
     )
 
+    address, security = cluster_security("the scheduler at", address, args, "client")
     try:  # before any season is created: say at once that the cluster is not there
-        check_scheduler(address)
+        check_scheduler(address, security=security)
     except ClusterUnavailableError as error:
-        raise CliError(f"{error} (start one with `arena cluster up`)", code=1) from None
-    return cluster_executor_factory(address)
+        hint = "" if security is not None else (
+            "; a cluster it starts speaks TLS: add --cluster-certs .arena/cluster/certs")
+        raise CliError(f"{error} (start one with `arena cluster up`{hint})", code=1) from None
+    return cluster_executor_factory(address, security)
 
 
 @contextmanager
@@ -167,7 +173,7 @@ def embedded(db: Path, args: argparse.Namespace, console: Console) -> Iterator[A
         # No vetting: the folders are this machine's own, registered by its admin to
         # play now (a crashing bot's forfeits included); `arena check` vets one.
         running = start_server(db, host="localhost", port=0, resume=False, http=http_of(args),
-                               executor_factory=cluster_factory(getattr(args, "cluster", None)))
+                               executor_factory=cluster_factory(args))
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     if getattr(args, "json", False):  # stdout carries the JSON answer alone

@@ -19,7 +19,7 @@ from rich.console import Console
 
 from arena.cli.authors import cmd_authors_add, cmd_authors_list, cmd_authors_revoke, cmd_login
 from arena.cli.bots import cmd_bots_list, cmd_bots_register
-from arena.cli.cluster import add_cluster_commands
+from arena.cli.cluster import add_cluster_commands, add_tls_options
 from arena.cli.export import cmd_export
 from arena.cli.lifecycle import (
     cmd_bots_logs,
@@ -100,9 +100,10 @@ def _client_command(subparsers: Any, name: str, text: str,
 
 
 def _cluster_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--cluster", default=None, metavar="tcp://HOST:8786",
+    parser.add_argument("--cluster", default=None, metavar="tls://HOST:8786",
                         help="play the series on this Dask scheduler's workers (`arena "
                              "worker`, `arena cluster up`) instead of on this machine")
+    add_tls_options(parser)
 
 
 def _latest_season_option(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

@@ -124,6 +124,10 @@ def cmd_season_show(args: argparse.Namespace, console: Console) -> int:
                       "did not run a bot; no bot was charged; played again)")
     if season.error:
         console.print(f"error: {season.error}", style="red")
+    if season.outcomes_refused:
+        console.print(f"outcomes refused: {season.outcomes_refused} (their logs did not bear "
+                      "them out; the workers were excluded and the series played again; "
+                      "the server's log names them)", style="red")
     print_standings(console, standings)
     return 0
 

@@ -50,6 +50,9 @@ class BotFault(Exception):
     stderr_tail: str = field(default="", repr=False)
     other_seat_fault: BotFault | None = None
     """Set when both bots failed to start: the other seat's fault (each forfeits)."""
+    rejected_action: dict[str, object] | None = None
+    """ILLEGAL_ACTION only: the action the bot sent (``Action.to_dict()``, melds
+    included), so the arena can check from the log that it really was illegal."""
 
     def __post_init__(self) -> None:
         # Both texts come from the bot: neutralised and bounded before anyone
@@ -67,10 +70,11 @@ class BotFault(Exception):
         # An outcome with a fault comes back from a cluster worker pickled; an
         # exception pickles its ``args`` (one string here), not its fields.
         return (type(self), (self.kind, self.message, self.seat, self.hand_number,
-                             self.decision_number, self.stderr_tail, self.other_seat_fault))
+                             self.decision_number, self.stderr_tail, self.other_seat_fault,
+                             self.rejected_action))
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        data: dict[str, object] = {
             "kind": str(self.kind),
             "message": self.message,
             "seat": self.seat,
@@ -80,6 +84,9 @@ class BotFault(Exception):
             "other_seat_fault": (None if self.other_seat_fault is None
                                  else self.other_seat_fault.to_dict()),
         }
+        if self.rejected_action is not None:
+            data["rejected_action"] = self.rejected_action
+        return data
 
 
 ARENA_OVERLOAD: Final = "arena_overload"

@@ -71,6 +71,9 @@ class SeriesOutcome:
     log: list[dict[str, Any]]
     think_seconds: tuple[float, float]
     wall_seconds: float
+    played_by: str = ""
+    """Where it was played, as the executor (not the player) knows it: a cluster
+    worker's address; empty for this process. Named when the outcome is refused."""
 
 
 def outcome_of(

@@ -3,10 +3,17 @@
 through a future; ``LocalExecutor`` plays them on a local thread pool, and a
 cluster executor implements the same protocol."""
 
-from arena.execution.base import Executor, ExecutorFactory, RunnerFactory, RunSeries
+from arena.execution.base import (
+    ExcludesPlayers,
+    Executor,
+    ExecutorFactory,
+    RunnerFactory,
+    RunSeries,
+)
 from arena.execution.local import LocalExecutor, local_executor_factory
 
 __all__ = [
+    "ExcludesPlayers",
     "Executor",
     "ExecutorFactory",
     "LocalExecutor",

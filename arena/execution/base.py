@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
@@ -36,6 +36,17 @@ class Executor(Protocol):
 
     def close(self) -> None:
         """Release the executor's workers (after waiting for series in flight)."""
+        ...
+
+
+@runtime_checkable
+class ExcludesPlayers(Protocol):
+    """An executor that can stop giving series to one of its players (a cluster
+    worker whose outcome was refused)."""
+
+    def exclude(self, played_by: str, series_id: str) -> None:
+        """Give no more series to ``played_by`` (an outcome's ``played_by``); the next
+        submission of ``series_id`` is played afresh, never joined to the refused one."""
         ...
 
 

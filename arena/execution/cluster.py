@@ -10,6 +10,12 @@ A worker lost mid-series (killed, unreachable) makes the scheduler replay the ta
 elsewhere, from the same specification (same seed, same plan); a task that raises
 is retried ``retries`` times. A series played more than once is stored once: the
 season runner drops and counts a second result for a stored series.
+
+With ``security`` (``arena.execution.cluster_security``) the client speaks mutual
+TLS with the cluster CA's client certificate. Each outcome names the worker that
+holds it, as the scheduler knows it (``played_by``), so an outcome the season
+refuses is pinned on its worker, which ``exclude`` then keeps out of this
+executor's series; the refused series is submitted again under a new key.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import logging
 import threading
 import time
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
@@ -26,6 +32,9 @@ from arena.execution.base import Executor, ExecutorFactory
 from arena.execution.bundles import bundle_of
 from arena.execution.tasks import SERIES_SLOT, SeriesTask, sandbox_resource
 from arena.execution.worker import play_clustered
+
+if TYPE_CHECKING:
+    from distributed import Security
 
 log = logging.getLogger(__name__)
 
@@ -46,14 +55,16 @@ class ClusterExecutor:
     """Plays submitted series on the Dask cluster at ``address`` in ``sandbox``."""
 
     def __init__(self, address: str, sandbox: str, *, retries: int = DEFAULT_RETRIES,
-                 connect_timeout: float = CONNECT_TIMEOUT_S) -> None:
+                 connect_timeout: float = CONNECT_TIMEOUT_S,
+                 security: Security | None = None) -> None:
         from distributed import Client
 
         self.address = address
         self.sandbox = sandbox
         self.retries = retries
         try:
-            self._client = Client(address, timeout=connect_timeout, set_as_default=False)
+            self._client = Client(address, timeout=connect_timeout, set_as_default=False,
+                                  security=security)
         except (OSError, TimeoutError) as error:
             raise ClusterUnavailableError(
                 f"cannot reach the Dask scheduler at {address}: {error}") from None
@@ -61,6 +72,8 @@ class ClusterExecutor:
         self._held: dict[str, Any] = {}  # key -> the Dask future, kept until it settles
         self._capacity = 1
         self._capacity_at = -_CAPACITY_TTL_S
+        self._excluded: set[str] = set()  # worker addresses
+        self._replays: dict[str, int] = {}  # series id -> times submitted again
         if self.capacity_now() == 0:
             log.warning("no worker of %s offers the %s sandbox yet: series wait for one "
                         "(start `arena worker --scheduler %s --sandbox %s`)",
@@ -73,7 +86,25 @@ class ClusterExecutor:
         return int(sum(
             min(info.get("resources", {}).get(SERIES_SLOT, 0),
                 info.get("resources", {}).get(wanted, 0))
-            for info in workers.values()))
+            for address, info in workers.items() if address not in self._excluded))
+
+    def exclude(self, played_by: str, series_id: str) -> None:
+        """No more series on the worker at ``played_by``; ``series_id`` is submitted
+        afresh next time (a new key: never joined to the refused result)."""
+        with self._lock:
+            self._excluded.add(played_by)
+            self._replays[series_id] = self._replays.get(series_id, 0) + 1
+        self._capacity_at = -_CAPACITY_TTL_S
+        log.warning("worker %s gets no more series from this executor", played_by)
+
+    def _allowed_workers(self) -> list[str] | None:
+        """The workers a series may go to (None: any), excluded ones left out."""
+        with self._lock:
+            if not self._excluded:
+                return None
+            excluded = set(self._excluded)
+        workers = self._client.scheduler_info(n_workers=-1).get("workers", {})
+        return [address for address in workers if address not in excluded]
 
     @property
     def capacity(self) -> int:
@@ -90,24 +121,41 @@ class ClusterExecutor:
                           self.sandbox)
         answer: Future[SeriesOutcome] = Future()
         answer.set_running_or_notify_cancel()
-        remote = self._client.submit(
-            play_clustered, task, key=task.key, pure=False, retries=self.retries,
-            resources={SERIES_SLOT: 1, sandbox_resource(self.sandbox): 1})
         with self._lock:
-            self._held[task.key] = remote
+            replays = self._replays.get(spec.series_id, 0)
+        key = task.key if not replays else f"{task.key}-again-{replays}"
+        allowed = self._allowed_workers()
+        remote = self._client.submit(
+            play_clustered, task, key=key, pure=False, retries=self.retries,
+            resources={SERIES_SLOT: 1, sandbox_resource(self.sandbox): 1},
+            workers=allowed, allow_other_workers=False)
+        with self._lock:
+            self._held[key] = remote
 
         def settle(done: Any) -> None:
             try:
-                answer.set_result(done.result())
+                outcome = done.result()
+                outcome.played_by = self._holder(done)
+                answer.set_result(outcome)
             except BaseException as error:
                 answer.set_exception(error)
             finally:
                 with self._lock:
-                    if self._held.get(task.key) is done:
-                        del self._held[task.key]
+                    if self._held.get(key) is done:
+                        del self._held[key]
 
         remote.add_done_callback(settle)
         return answer
+
+    def _holder(self, done: Any) -> str:
+        """The worker holding ``done``'s result, as the scheduler knows it (called on
+        Dask's callback thread, not its event loop)."""
+        try:
+            holders = self._client.who_has(done).get(done.key, ())
+        except Exception as error:  # the outcome is still verified; only its origin is lost
+            log.warning("cannot ask the scheduler where %s was played: %s", done.key, error)
+            return "an unknown worker"
+        return ",".join(sorted(holders)) or "an unknown worker"
 
     def close(self) -> None:
         self._client.close()
@@ -119,24 +167,27 @@ class ClusterExecutor:
         self.close()
 
 
-def check_scheduler(address: str, timeout: float = 10.0) -> int:
+def check_scheduler(address: str, timeout: float = 10.0,
+                    security: Security | None = None) -> int:
     """How many workers the scheduler at ``address`` has now; raises
     ``ClusterUnavailableError`` if it does not answer within ``timeout`` seconds."""
     from distributed import Client
 
     try:
-        with Client(address, timeout=timeout, set_as_default=False) as client:
+        with Client(address, timeout=timeout, set_as_default=False,
+                    security=security) as client:
             return len(client.scheduler_info(n_workers=-1).get("workers", {}))
     except (OSError, TimeoutError, ValueError) as error:
         raise ClusterUnavailableError(
             f"cannot reach the Dask scheduler at {address}: {error}") from None
 
 
-def cluster_executor_factory(address: str) -> ExecutorFactory:
+def cluster_executor_factory(address: str,
+                             security: Security | None = None) -> ExecutorFactory:
     """An ``ExecutorFactory`` playing each season on the cluster at ``address``, in the
     season's sandbox backend (on the workers' machines)."""
 
     def make(config: SeasonConfig) -> Executor:
-        return ClusterExecutor(address, config.sandbox)
+        return ClusterExecutor(address, config.sandbox, security=security)
 
     return make

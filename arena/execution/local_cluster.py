@@ -16,6 +16,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from arena.execution.cluster_certs import CA_CERT, make_cluster_certs
+from arena.execution.cluster_security import LOOPBACK_HOST, ClusterTLS, is_loopback
+
+if TYPE_CHECKING:
+    from distributed import Security
 
 ARENA_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_STATE_DIR = Path(".arena") / "cluster"
@@ -47,12 +54,20 @@ class LocalCluster:
 
     address: str
     processes: list[ClusterProcess] = field(default_factory=list)
+    certs: str = ""
+    """The certificates' folder (``arena cluster certs``); empty for plain TCP."""
 
     def save(self, state_dir: Path) -> None:
         path = state_dir / STATE_FILE
-        path.write_text(json.dumps({"address": self.address,
+        path.write_text(json.dumps({"address": self.address, "certs": self.certs,
                                     "processes": [asdict(p) for p in self.processes]},
                                    indent=2) + "\n")
+
+    def client_security(self) -> Security | None:
+        """The arena's (client role) security for this cluster; None for plain TCP."""
+        if not self.certs:
+            return None
+        return ClusterTLS.from_dir(Path(self.certs), "client").security()
 
     @classmethod
     def load(cls, state_dir: Path) -> LocalCluster | None:
@@ -61,7 +76,8 @@ class LocalCluster:
             return None
         try:
             data = json.loads(path.read_text())
-            return cls(data["address"], [ClusterProcess(**p) for p in data["processes"]])
+            return cls(data["address"], [ClusterProcess(**p) for p in data["processes"]],
+                       str(data.get("certs", "")))
         except (ValueError, KeyError, TypeError) as error:
             raise LocalClusterError(f"{path} is not a cluster state file: {error}") from None
 
@@ -82,38 +98,56 @@ def is_running(process: ClusterProcess) -> bool:
 
 
 def up(workers: int, *, slots: int | None, sandboxes: Sequence[str], port: int = DEFAULT_PORT,
-       state_dir: Path = DEFAULT_STATE_DIR, host: str = "127.0.0.1") -> LocalCluster:
-    """Start a scheduler on ``host:port`` (0 = any free port) and ``workers`` workers,
-    wait until all workers have joined, record them; ``LocalClusterError`` if a
-    cluster recorded in ``state_dir`` still runs or a process fails to start (then
-    every process started here is stopped again)."""
+       state_dir: Path = DEFAULT_STATE_DIR, host: str = LOOPBACK_HOST,
+       certs: Path | None = None, insecure: bool = False) -> LocalCluster:
+    """Start a scheduler on ``host:port`` (0 = any free port) and ``workers`` workers
+    listening on ``host`` too, wait until all workers have joined, record them;
+    ``LocalClusterError`` if a cluster recorded in ``state_dir`` still runs or a
+    process fails to start (then every process started here is stopped again).
+
+    Every process speaks mutual TLS with the certificates in ``certs``; without
+    them, with those made in ``state_dir/certs`` (made once, on first use), or,
+    with ``insecure``, plain TCP."""
     state_dir.mkdir(parents=True, exist_ok=True)
     existing = LocalCluster.load(state_dir)
     if existing is not None and any(is_running(p) for p in existing.processes):
         raise LocalClusterError(f"a local cluster is already up at {existing.address} "
                                 "(`arena cluster down` first)")
+    if certs is None and not insecure:
+        certs = state_dir / "certs"
+        if not (certs / CA_CERT).exists():
+            make_cluster_certs(certs, [] if is_loopback(host) else [host])
+    if certs is not None:
+        certs = certs.resolve()
     scheduler_file = state_dir / SCHEDULER_FILE
     scheduler_file.unlink(missing_ok=True)
-    cluster = LocalCluster("")
+    cluster = LocalCluster("", certs=str(certs or ""))
     try:
         cluster.processes.append(_spawn(
             "scheduler", [sys.executable, "-m", "distributed.cli.dask_scheduler",
                           "--host", host, "--port", str(port), "--no-dashboard",
-                          "--scheduler-file", str(scheduler_file)], state_dir))
+                          # Its HTTP server (health, metrics) runs without the dashboard
+                          # too, on every interface unless told: same host, any port.
+                          "--dashboard-address", _host_port(host, 0),
+                          "--scheduler-file", str(scheduler_file),
+                          *_scheduler_tls(certs)], state_dir))
         cluster.address = _wait_for(lambda: _scheduler_address(scheduler_file),
                                     cluster.processes[0], "the scheduler to start")
         cluster.save(state_dir)
         for index in range(workers):
             command = [sys.executable, "-m", "arena.cli", "worker",
                        "--scheduler", cluster.address, "--name", f"local-{index}",
-                       "--cache-dir", str(state_dir / "worker-cache")]
+                       "--cache-dir", str(state_dir / "worker-cache"), "--listen-host", host]
+            command += ["--cluster-certs", str(certs)] if certs is not None else []
+            command += ["--insecure"] if insecure else []
             if slots is not None:
                 command += ["--slots", str(slots)]
             for sandbox in sandboxes:
                 command += ["--sandbox", sandbox]
             cluster.processes.append(_spawn(f"worker-{index}", command, state_dir))
             cluster.save(state_dir)
-        wait_for_workers(cluster.address, workers, cluster.processes[1:])
+        wait_for_workers(cluster.address, workers, cluster.processes[1:],
+                         security=cluster.client_security())
     except BaseException:
         down(state_dir)
         raise
@@ -142,13 +176,26 @@ def down(state_dir: Path = DEFAULT_STATE_DIR) -> list[ClusterProcess]:
     return running
 
 
+def _host_port(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _scheduler_tls(certs: Path | None) -> list[str]:
+    if certs is None:
+        return []
+    tls = ClusterTLS.from_dir(certs, "scheduler")
+    return ["--protocol", "tls", "--tls-ca-file", str(tls.ca), "--tls-cert", str(tls.cert),
+            "--tls-key", str(tls.key)]
+
+
 def wait_for_workers(address: str, count: int, processes: Sequence[ClusterProcess] = (),
-                     timeout: float = READY_TIMEOUT_S) -> None:
+                     timeout: float = READY_TIMEOUT_S, security: Security | None = None
+                     ) -> None:
     """Wait until ``count`` workers have joined the scheduler at ``address``;
     ``LocalClusterError`` if one of ``processes`` exits first (its log's tail shown)."""
     from distributed import Client
 
-    with Client(address, timeout=timeout, set_as_default=False) as client:
+    with Client(address, timeout=timeout, set_as_default=False, security=security) as client:
         give_up_at = time.monotonic() + timeout
         while len(client.scheduler_info(n_workers=-1).get("workers", {})) < count:
             for process in processes:
@@ -167,6 +214,8 @@ def _spawn(role: str, command: list[str], state_dir: Path) -> ClusterProcess:
     environment = dict(os.environ)
     environment["PYTHONPATH"] = os.pathsep.join(
         [str(ARENA_ROOT), *filter(None, [environment.get("PYTHONPATH")])])
+    if "--tls-cert" in command:  # the scheduler's command line has no such option
+        environment["DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION"] = "True"
     with log_path.open("wb") as log_file:
         process = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL, start_new_session=True,

@@ -20,8 +20,9 @@ import os
 import signal
 import threading
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.core.series import BotRef, SeriesOutcome
 from arena.execution.bundles import BundleError, unpack
@@ -29,6 +30,9 @@ from arena.execution.tasks import SERIES_SLOT, SeriesTask, sandbox_resource
 from arena.match.runner import run_series
 from arena.sandbox import registry
 from arena.sandbox.base import Sandbox, SandboxError
+
+if TYPE_CHECKING:
+    from distributed import Security
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +134,8 @@ def serve(
     cache_dir: Path = DEFAULT_CACHE_DIR,
     name: str | None = None,
     ready: threading.Event | None = None,
+    listen: Listening | None = None,
+    connect_timeout: float = CONNECT_TIMEOUT_S,
 ) -> None:
     """Check the sandboxes, then serve as a Dask worker of ``scheduler`` until it goes
     away or the process gets SIGTERM/SIGINT. Raises ``WorkerSetupError``."""
@@ -139,16 +145,29 @@ def serve(
     with _STATE.lock:
         _STATE.sandboxes.update(checked)
         _STATE.cache_root = cache_dir.resolve()
-    asyncio.run(_serve(scheduler, slots, list(sandboxes), name, ready))
+    asyncio.run(_serve(scheduler, slots, list(sandboxes), name, ready, listen or Listening(),
+                       connect_timeout))
+
+
+@dataclass(frozen=True)
+class Listening:
+    """Where the worker listens for its peers (the scheduler, other workers): only
+    on ``host`` (loopback unless told), over TLS when ``security`` is given."""
+
+    host: str = "127.0.0.1"
+    security: Security | None = None
 
 
 async def _serve(scheduler: str, slots: int, sandboxes: list[str], name: str | None,
-                 ready: threading.Event | None) -> None:
+                 ready: threading.Event | None, listen: Listening,
+                 connect_timeout: float) -> None:
     from distributed import Worker
 
     worker = Worker(scheduler, nthreads=slots, resources=worker_resources(slots, sandboxes),
                     name=name or f"arena-worker-{os.getpid()}", dashboard=False,
-                    death_timeout=CONNECT_TIMEOUT_S)
+                    death_timeout=connect_timeout, host=listen.host,
+                    protocol="tls" if listen.security is not None else "tcp",
+                    security=listen.security)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, lambda: asyncio.ensure_future(worker.close()))

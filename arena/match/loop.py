@@ -131,7 +131,8 @@ def play_match(
             try:
                 events = series.apply(action)
             except ValueError as error:  # IllegalActionError, or invalid declared melds
-                raise BotFault(FaultKind.ILLEGAL_ACTION, f"'{action}' rejected: {error}") from None
+                raise BotFault(FaultKind.ILLEGAL_ACTION, f"'{action}' rejected: {error}",
+                               rejected_action=action.to_dict()) from None
         except BotFault as fault:
             fault.seat, fault.hand_number, fault.decision_number = seat, hand_number, decisions
             if on_event is not None:

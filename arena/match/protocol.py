@@ -130,6 +130,7 @@ def action_from_reply(reply: bot_pb2.DecideResponse, legal_actions: Sequence[Act
         raise BotFault(
             FaultKind.ILLEGAL_ACTION,
             f"'{action}' is not legal here; legal: {describe_actions(legal_actions)}",
+            rejected_action=action.to_dict(),
         )
     return action
 

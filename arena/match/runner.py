@@ -115,4 +115,5 @@ def _complete(fault: BotFault, bot: RunningBot | None) -> BotFault:
         kind = verdict.kind
     return BotFault(kind, message, seat=fault.seat, hand_number=fault.hand_number,
                     decision_number=fault.decision_number,
-                    stderr_tail=fault.stderr_tail or bot.stderr_tail())
+                    stderr_tail=fault.stderr_tail or bot.stderr_tail(),
+                    rejected_action=fault.rejected_action)

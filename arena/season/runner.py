@@ -10,6 +10,12 @@ The loop, each step read back from the database so that a run killed at any poin
 2. when none is left, give the format every stored result, round by round; store
    the round it answers (one transaction), or finish when it answers None.
 
+Every outcome is verified before it is stored (``arena.season.verify``: its log
+replayed from the planned seed): a refused outcome is logged with where it was
+played and counted (``outcomes_refused``), that player gets no more series of the
+season (an executor that ``ExcludesPlayers``), and the series is played again, at
+most ``MAX_PLAYS`` times in all, so the season ends exactly as planned.
+
 Cancelling stops submitting: series in flight finish and are stored. An arena-side
 error (a failed series, a format that cannot plan) stops the season as failed,
 saying why; nothing of the failed step is stored.
@@ -34,12 +40,14 @@ from arena.core.faults import ArenaOverload, BotFault, FaultKind
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec, outcome_of
 from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
-from arena.execution import Executor
+from arena.execution import ExcludesPlayers, Executor
 from arena.season.events import EventHub, SeasonEvent
 from arena.season.formats import Format, PlannedUpFront, format_for, format_name
 from arena.season.standings_live import StandingsBoard
+from arena.season.verify import OutcomeCheck, OutcomeMismatch, verify_outcome
 from arena.storage import PlannedSeries, Storage
 from arena.storage.lifecycle import deactivate_if_streak, deactivations_of
+from arena.storage.refusals import count_refused_outcome
 from arena.storage.vetting_records import vetted_code
 from arena.storage.voids import record_void
 from engine.profiles import Profile
@@ -49,6 +57,9 @@ log = logging.getLogger(__name__)
 
 MAX_VOID_TRIES: Final = 3
 """Voids of one series (arena overload) in one run before the season pauses."""
+
+MAX_PLAYS = 3
+"""Plays of one series whose outcomes are refused before the season fails."""
 
 
 class FormatError(RuntimeError):
@@ -70,8 +81,12 @@ class SeasonRunner:
         cancel: threading.Event | None = None,
         season_format: Format | None = None,
         board: StandingsBoard | None = None,
+        verify: OutcomeCheck = verify_outcome,
     ) -> None:
         self.storage = storage
+        self.verify = verify
+        """Checks each outcome before it is stored; only tests of the scheduling with
+        made-up results pass another (``arena.season.verify`` is the real one)."""
         self.season_id = season_id
         self.executor = executor
         self.hub = hub or EventHub()
@@ -87,10 +102,17 @@ class SeasonRunner:
         self._error = ""
         self._duplicates = 0
         self._voids: dict[str, int] = {}
+        self._refused = 0
+        self._plays: dict[str, int] = {}
 
     @property
     def duplicates_dropped(self) -> int:
         return self._duplicates
+
+    @property
+    def outcomes_refused(self) -> int:
+        """Outcomes refused by verification in this run (each series replayed)."""
+        return self._refused
 
     def run(self) -> SeasonStatus:
         """Play until the format is done, a cancel or an arena-side error; returns
@@ -184,24 +206,38 @@ class SeasonRunner:
                 return
             done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
             for future in done:
-                self._store(in_flight.pop(future), future)
+                planned = in_flight.pop(future)
+                again = self._store(planned, future)
+                if again is not None:
+                    in_flight[again] = planned
 
-    def _store(self, planned: PlannedSeries, future: Future[SeriesOutcome]) -> None:
+    def _store(self, planned: PlannedSeries,
+               future: Future[SeriesOutcome]) -> Future[SeriesOutcome] | None:
+        """Verify and store ``future``'s outcome; the future of the series played
+        again when the outcome was refused."""
         try:
             outcome = future.result()
         except ArenaOverload as overload:
             self._void(planned, overload)
-            return
+            return None
         except Exception as error:
             self._fail(planned, error)
-            return
+            return None
         try:
             if outcome.series_id != planned.id:
                 raise RuntimeError(f"runner answered for series {outcome.series_id!r}")
+            self.verify(outcome, seed=planned.seed, profile=self.profile,
+                        max_hands=self.config.max_hands, swap_seats=planned.swap_seats)
+        except OutcomeMismatch as mismatch:
+            return self._refuse(planned, outcome, mismatch)
+        except Exception as error:
+            self._fail(planned, error)
+            return None
+        try:
             stored = self.storage.store_result(planned, outcome, self.profile_dict)
         except Exception as error:
             self._fail(planned, error)
-            return
+            return None
         if stored:
             self._count_faults(planned, outcome)
             if self.board is not None:  # applied before watchers hear of the result
@@ -218,6 +254,35 @@ class SeasonRunner:
             self._duplicates += 1
             log.warning("series %s already had a result; the new one was dropped "
                         "(%d dropped in this run)", planned.id, self._duplicates)
+        return None
+
+    def _refuse(self, planned: PlannedSeries, outcome: SeriesOutcome,
+                mismatch: OutcomeMismatch) -> Future[SeriesOutcome] | None:
+        """Count and log a refused outcome, keep its player away from the season,
+        and play the series again (None once it was played ``MAX_PLAYS`` times)."""
+        self._refused += 1
+        try:
+            count_refused_outcome(self.storage, self.season_id)
+        except Exception:  # the count is for the organiser; the refusal stands without it
+            log.exception("season %d: counting a refused outcome failed", self.season_id)
+        player = outcome.played_by or "this arena"
+        log.error("season %d: the outcome of series %s played by %s was refused (%s); "
+                  "%d refused in this run", self.season_id, planned.id, player, mismatch,
+                  self._refused)
+        if isinstance(self.executor, ExcludesPlayers) and outcome.played_by:
+            self.executor.exclude(outcome.played_by, planned.id)
+        plays = self._plays[planned.id] = self._plays.get(planned.id, 1) + 1
+        if plays > MAX_PLAYS:
+            self._fail(planned, RuntimeError(
+                f"{plays - 1} outcome(s) refused, the last played by {player}: {mismatch}"))
+            return None
+        if self._stopping():  # left without a result: a resumed season plays it again
+            return None
+        try:
+            return self.executor.submit(self._spec(planned))
+        except Exception as error:
+            self._fail(planned, error)
+            return None
 
     def _void(self, planned: PlannedSeries, overload: ArenaOverload) -> None:
         """Store the void; the series stays pending (played again), or, voided too

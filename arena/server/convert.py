@@ -69,6 +69,7 @@ def season_message(season: SeasonRecord) -> arena_pb2.Season:
         series_total=season.series_total, series_done=season.series_done,
         series_voided=season.series_voided,
         created_at=season.created_at, updated_at=season.updated_at, error=season.error,
+        outcomes_refused=season.outcomes_refused,
     )
 
 

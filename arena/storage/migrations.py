@@ -196,6 +196,9 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
 )""",
         "CREATE INDEX voided_series_by_season ON voided_series (season_id, series_id)",
     )),
+    Migration(8, "each season counts the outcomes refused by verification", (
+        "ALTER TABLE seasons ADD COLUMN outcomes_refused INTEGER NOT NULL DEFAULT 0",
+    )),
 )
 SCHEMA_VERSION: Final = MIGRATIONS[-1].version
 """The version this arena writes."""

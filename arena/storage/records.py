@@ -81,6 +81,9 @@ class SeasonRecord:
     series_done: int
     series_voided: int = 0
     """Times a series was voided for arena overload (played again; not a result)."""
+    outcomes_refused: int = 0
+    """Outcomes its log did not bear out, refused and played again (a forging or
+    broken worker): 0 in an honest cluster."""
 
 
 @dataclass(frozen=True)

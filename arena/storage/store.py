@@ -250,7 +250,7 @@ class Storage:
         return SeasonRecord(
             id=season_id, name=row["name"], config=json.loads(row["config_json"]),
             profile=json.loads(row["profile_json"]), bot_ids=bots,
-            status=SeasonStatus(row["status"]),
+            status=SeasonStatus(row["status"]), outcomes_refused=int(row["outcomes_refused"]),
             error=row["error"], created_at=row["created_at"], updated_at=row["updated_at"],
             series_total=int(total), series_done=int(done), series_voided=int(voided),
         )

@@ -1,0 +1,208 @@
+"""Trust across machines on a real local cluster (issue 26): every process speaks
+mutual TLS with the cluster CA's certificates; a worker or client without one (or
+with another CA's) can neither join nor fetch anything from a worker; every
+listener binds only to the interface it was given; and a worker that forges its
+results has them refused, is excluded, and the season ends exactly as planned.
+Waits poll with bounds; nothing sleeps."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+from test_cluster import BOUND_S, REPO_ROOT, new_season, planned_ids, stored_ids
+
+from arena.execution.cluster import ClusterExecutor, ClusterUnavailableError, check_scheduler
+from arena.execution.cluster_certs import make_cluster_certs
+from arena.execution.cluster_security import ClusterTLS
+from arena.execution.local import LocalExecutor
+from arena.execution.local_cluster import LocalCluster, down, is_running, up, wait_for_workers
+from arena.match.runner import run_series
+from arena.sandbox import registry
+from arena.season.runner import SeasonRunner
+from arena.storage import Storage
+
+pytestmark = [pytest.mark.cluster, pytest.mark.timeout(300)]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    """A TLS scheduler and 1 single-slot worker (in-process sandbox), as `arena
+    cluster up` starts them with no options: certificates made in its state folder."""
+    state = tmp_path_factory.mktemp("cluster")
+    started = up(1, slots=1, sandboxes=["inprocess"], port=0, state_dir=state)
+    yield started
+    down(state)
+    assert not any(is_running(p) for p in started.processes)
+
+
+@pytest.fixture(scope="module")
+def foreign(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Certificates of another CA: valid certificates, of the wrong cluster."""
+    return make_cluster_certs(tmp_path_factory.mktemp("foreign") / "certs")
+
+
+def listening(pid: int) -> list[tuple[str, int]]:
+    return [(c.laddr.ip, c.laddr.port) for c in psutil.Process(pid).net_connections("inet")
+            if c.status == psutil.CONN_LISTEN]
+
+
+def test_cluster_up_speaks_tls_with_certificates_it_made(cluster: LocalCluster) -> None:
+    assert cluster.address.startswith("tls://127.0.0.1:")
+    certs = Path(cluster.certs)
+    assert sorted(p.name for p in certs.iterdir()) == [
+        "ca-key.pem", "ca.pem", "client-key.pem", "client.pem", "scheduler-key.pem",
+        "scheduler.pem", "server-key.pem", "server.pem", "worker-key.pem", "worker.pem"]
+    assert {oct(p.stat().st_mode & 0o777) for p in certs.glob("*-key.pem")} == {"0o600"}
+    assert check_scheduler(cluster.address, security=cluster.client_security()) == 1
+
+
+def test_every_listener_binds_only_to_loopback(cluster: LocalCluster) -> None:
+    sockets = {p.role: listening(p.pid) for p in cluster.processes}
+    assert sockets["scheduler"] and sockets["worker-0"]  # each listens somewhere
+    assert {ip for found in sockets.values() for ip, _ in found} == {"127.0.0.1"}
+
+
+def test_a_cluster_given_another_interface_listens_only_there(tmp_path: Path) -> None:
+    lan = next((a.address for addresses in psutil.net_if_addrs().values() for a in addresses
+                if a.family.name == "AF_INET" and not a.address.startswith("127.")), None)
+    if lan is None:
+        pytest.skip("this machine has no non-loopback IPv4 address")
+    state = tmp_path / "state"
+    started = up(1, slots=1, sandboxes=["inprocess"], port=0, state_dir=state, host=lan)
+    try:
+        assert started.address.startswith(f"tls://{lan}:")
+        found = {ip for p in started.processes for ip, _ in listening(p.pid)}
+        assert found == {lan}
+    finally:
+        down(state)
+
+
+def test_an_arena_without_the_cluster_certificate_cannot_connect(
+        cluster: LocalCluster, foreign: Path) -> None:
+    plain = cluster.address.replace("tls://", "tcp://")
+    with pytest.raises(ClusterUnavailableError):
+        check_scheduler(plain, timeout=5)
+    with pytest.raises(ClusterUnavailableError):
+        check_scheduler(cluster.address, timeout=5,
+                        security=ClusterTLS.from_dir(foreign, "client").security())
+
+
+def worker_command(cluster: LocalCluster, *options: str) -> list[str]:
+    return [sys.executable, "-m", "arena.cli", "worker", "--scheduler", cluster.address,
+            "--slots", "1", "--sandbox", "inprocess", *options]
+
+
+def test_a_worker_without_the_cluster_certificate_cannot_join(
+        cluster: LocalCluster, foreign: Path, tmp_path: Path) -> None:
+    without = subprocess.run(worker_command(cluster, "--cache-dir", str(tmp_path / "a")),
+                             cwd=REPO_ROOT, capture_output=True, text=True, timeout=BOUND_S)
+    assert without.returncode == 2
+    assert "is a TLS scheduler: give --cluster-certs DIR" in " ".join(without.stderr.split())
+    other_ca = subprocess.run(
+        worker_command(cluster, "--cluster-certs", str(foreign), "--connect-timeout", "5",
+                       "--cache-dir", str(tmp_path / "b")),
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=BOUND_S)
+    assert other_ca.returncode == 1
+    assert "cannot reach the scheduler" in " ".join(other_ca.stderr.split())
+    assert check_scheduler(cluster.address, security=cluster.client_security()) == 1
+
+
+def test_nothing_is_fetched_from_a_worker_without_the_certificate(
+        cluster: LocalCluster, foreign: Path) -> None:
+    from distributed.comm import connect
+
+    with ClusterExecutor(cluster.address, "inprocess",
+                         security=cluster.client_security()) as executor:
+        workers = list(executor._client.scheduler_info(n_workers=-1)["workers"])
+    assert len(workers) == 1 and workers[0].startswith("tls://127.0.0.1:")
+    own = ClusterTLS.from_dir(Path(cluster.certs), "client").security()
+    other = ClusterTLS.from_dir(foreign, "client").security()
+
+    async def reach(address: str, arguments: dict[str, object]) -> bool:
+        try:
+            comm = await connect(address, timeout=5, **arguments)
+            # A TLS peer that refuses the certificate may let the handshake end first
+            # and drop the connection at once: asking for data tells the two apart.
+            await comm.write({"op": "versions", "reply": True})
+            await comm.read()
+        except (OSError, TimeoutError):
+            return False
+        await comm.close()
+        return True
+
+    assert asyncio.run(reach(workers[0], own.get_connection_args("client")))
+    assert not asyncio.run(reach(workers[0], other.get_connection_args("client")))
+    assert not asyncio.run(reach(workers[0].replace("tls://", "tcp://"), {}))
+
+
+def test_a_forging_worker_is_refused_excluded_and_the_season_ends_as_planned(
+        cluster: LocalCluster, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    bots = ("greedy", "shark")
+    honest_storage, honest_season = new_season(tmp_path / "honest", bots, 4)
+    with LocalExecutor(lambda spec: run_series(spec, registry.create("inprocess")), 1) as local:
+        assert SeasonRunner(honest_storage, honest_season, local).run() == "finished"
+
+    forger = subprocess.Popen(
+        [sys.executable, str(REPO_ROOT / "tests" / "forging_worker.py"), "--scheduler",
+         cluster.address, "--cluster-certs", cluster.certs, "--slots", "1", "--sandbox",
+         "inprocess", "--name", "forger", "--cache-dir", str(tmp_path / "forger-cache")],
+        cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)
+    try:
+        security = cluster.client_security()
+        wait_for_workers(cluster.address, 2, security=security)
+
+        class ForgerFirst(ClusterExecutor):
+            """Every series goes to the forger until it is excluded."""
+
+            def _allowed_workers(self) -> list[str] | None:
+                allowed = super()._allowed_workers()
+                if allowed is not None:
+                    return allowed
+                workers = self._client.scheduler_info(n_workers=-1)["workers"]
+                return [a for a, info in workers.items() if info.get("name") == "forger"]
+
+        (tmp_path / "forged").mkdir()
+        storage, season_id = new_season(tmp_path / "forged", bots, 4)
+        with ForgerFirst(cluster.address, "inprocess", security=security) as executor, \
+                caplog.at_level(logging.ERROR, logger="arena.season.runner"):
+            runner = SeasonRunner(storage, season_id, executor)
+            assert runner.run() == "finished"
+            forger_address = [a for a, info in executor._client.scheduler_info(
+                n_workers=-1)["workers"].items() if info.get("name") == "forger"]
+            assert executor._excluded == set(forger_address)
+        assert runner.outcomes_refused >= 1
+        refusals = [r.getMessage() for r in caplog.records if "was refused" in r.getMessage()]
+        assert len(refusals) == runner.outcomes_refused
+        assert all(forger_address[0] in message for message in refusals)
+    finally:
+        forger.terminate()
+        forger.wait(BOUND_S)
+    assert stored_ids(storage, season_id) == planned_ids(storage, season_id)
+    assert rows(storage, season_id) == rows(honest_storage, honest_season)
+    assert all(r.points != (9999, 0) for r in storage.results(season_id))
+
+
+def rows(storage: Storage, season_id: int) -> list[tuple[object, ...]]:
+    return [(r.series_id, r.winner_seat, r.games_won, r.hands_won, r.points, r.game_scores,
+             r.hands_played) for r in storage.results(season_id)]
+
+
+def test_a_non_loopback_scheduler_without_certificates_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from arena.cli import main
+
+    code = main(["season", "run", "--cluster", "tcp://192.0.2.10:8786", "--db",
+                 str(tmp_path / "a.db"), "--bots", str(REPO_ROOT / "sample_bots" / "greedy"),
+                 str(REPO_ROOT / "sample_bots" / "random"), "--sandbox", "inprocess"])
+    assert code == 2
+    message = " ".join(capsys.readouterr().err.split())
+    assert "refusing the scheduler at tcp://192.0.2.10:8786 without TLS" in message
+    assert not (tmp_path / "a.db").exists()
