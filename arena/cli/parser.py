@@ -177,6 +177,8 @@ def _add_bots(commands: Any) -> None:
     register = _client_command(bots, "register", "register bot folder(s) (bot.toml + code)",
                                cmd_bots_register)
     register.add_argument("folders", nargs="+", type=Path, metavar="PATH")
+    register.add_argument("--no-wait", action="store_true",
+                          help="return after the uploads, not when every version is vetted")
     _client_command(bots, "list", "list registered bot versions", cmd_bots_list)
     show = _client_command(bots, "show", "a bot's versions: status, owner, times, image, "
                            "build log tail, validation, rating, recent faults", cmd_bots_show)

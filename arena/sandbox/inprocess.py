@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import ManifestError, content_hash, sdk_module_path
-from arena.sandbox.base import SandboxError, pid_alive, wait_for_socket
+from arena.sandbox.base import SandboxError, identity_environment, pid_alive, wait_for_socket
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 
 if TYPE_CHECKING:
@@ -143,7 +143,8 @@ class InProcessSandbox:
         socket_path = work / "bot.sock"
         try:
             server = sdk.start_server(instance, f"unix:{socket_path}",
-                                      sdk.identity_of(instance, Path(bot.folder)))
+                                      sdk.identity_of(instance, Path(bot.folder),
+                                                      identity_environment(bot)))
         except sdk.ServeError as error:
             shutil.rmtree(work, ignore_errors=True)
             raise SandboxError(f"cannot serve {bot.name} in process: {error}") from error
