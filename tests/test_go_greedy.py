@@ -147,10 +147,8 @@ def test_a_season_against_greedy_through_the_api(go_greedy: Path,
                 sandbox_backend="process", series_per_pair=2, max_hands=10,
                 decision_seconds=2.0, startup_seconds=30.0, concurrency=1)),
             metadata=client.auth).season
-        last = None
-        for last in client.stub.WatchSeason(
-                arena_pb2.WatchSeasonRequest(season_id=season.id), timeout=900):
-            pass
+        *_, last = client.stub.WatchSeason(
+            arena_pb2.WatchSeasonRequest(season_id=season.id), timeout=900)
         assert last is not None and last.status == arena_pb2.SEASON_STATUS_FINISHED
         rows = last.standings.rows
         assert sorted(row.bot_id for row in rows) == ["go-greedy@1.0.0", "greedy@1.0.0"]

@@ -83,6 +83,9 @@ def cmd_bots_show(args: argparse.Namespace, console: Console) -> int:
         console.print(f"  owner {escape(bot.owner or 'admin')}, registered "
                       f"{bot.registered_at}, status since {version.status_changed_at}",
                       soft_wrap=True)
+        if bot.status == "deactivated":
+            console.print(f"  deactivated: it plays in no new season until the admin runs "
+                          f"`arena bots reactivate {escape(bot.id)}`", soft_wrap=True)
         console.print(f"  image {escape(version.image_id or '-')}, rating "
                       + (f"{version.rating:.2f}" if version.rated else "-"), soft_wrap=True)
         if version.validation_log:
