@@ -57,6 +57,24 @@ PROTO_SOURCES = REPO_ROOT / "proto" / "hollywood"
 STAGED_DIR = ".hollywood"
 DEFAULT_BUILD_TIMEOUT_S = DEFAULT_CONFIG.build_timeout_s
 DEFAULT_LOG_DIR = Path(".arena") / "build-logs"
+BUILD_LOGS_NAME = "build-logs"
+_log_dir = [DEFAULT_LOG_DIR]
+"""Where builds write their whole logs, unless a caller names a folder: beside the
+database of the server running in this process (``keep_build_logs_beside``), else
+``.arena/build-logs`` under the working directory (a tool run by hand)."""
+
+
+def keep_build_logs_beside(db_path: Path) -> Path:
+    """Make the builds of this process log to ``build-logs`` beside ``db_path`` (the
+    server's database: its data folder, not wherever the server was started)."""
+    folder = Path(db_path).resolve().parent / BUILD_LOGS_NAME
+    _log_dir[0] = folder
+    return folder
+
+
+def build_log_dir() -> Path:
+    """The folder builds log to (see ``keep_build_logs_beside``)."""
+    return _log_dir[0]
 BUILD_NETWORK = "none"
 """Build steps (RUN) never get a network: the local base already holds what a bot
 needs, and an untrusted Dockerfile must not reach out while it builds."""
@@ -159,7 +177,7 @@ def build_bot_image(
     client: Any | None = None,
     base_image: str = BASE_IMAGE_TAG,
     timeout_s: float | None = None,
-    log_dir: Path = DEFAULT_LOG_DIR,
+    log_dir: Path | None = None,
     config: SandboxConfig = DEFAULT_CONFIG,
     memory: BuildMemory = BUILDS,
 ) -> BotImage:
@@ -168,7 +186,8 @@ def build_bot_image(
     The Dockerfile is checked first (``arena.sandbox.dockerfile_check``: nothing that
     fetches), then built with no network, ``base_image`` passed as ``--build-arg
     BASE_IMAGE``; it must exist locally (``prepare_base``). ``timeout_s`` overrides
-    ``config.build_timeout_s``. Only this image's lock is held while building; a
+    ``config.build_timeout_s``. The whole log goes to ``log_dir``, by default
+    ``build_log_dir()``. Only this image's lock is held while building; a
     failure the bot caused is remembered by content hash in ``memory`` and repeated
     at once for the same files. Raises ``ImageBuildError`` on a refused, failed,
     timed-out or oversized build, ``ManifestError`` for a bad manifest."""
@@ -196,7 +215,8 @@ def build_bot_image(
             try:
                 label = _check_and_label(client, context_path, manifest, base_image,
                                          base_is_local=base_id is not None)
-                log_path = log_dir / f"{manifest.name}-{content_hash[:16]}.log"
+                log_path = ((log_dir or build_log_dir())
+                            / f"{manifest.name}-{content_hash[:16]}.log")
                 image_id = _run_build(client, context_path, manifest, tag, content_hash,
                                       base_image, config, log_path, label)
             except ImageBuildError as error:
