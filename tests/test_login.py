@@ -75,7 +75,7 @@ def test_a_wrong_token_is_refused_and_nothing_is_stored(
         home: Path, server: RunningServer, capsys: pytest.CaptureFixture[str]) -> None:
     wrong = home / "wrong.txt"
     wrong.write_text("not-the-token")
-    code, out, err = run(capsys, "login", "--server", server.address, "--token-file",
+    code, _, err = run(capsys, "login", "--server", server.address, "--token-file",
                          str(wrong))
     assert code == 2
     assert f"the server at {server.address} refused the token: wrong admin token" in err

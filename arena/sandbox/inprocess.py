@@ -40,6 +40,11 @@ if TYPE_CHECKING:
 MODULE_PREFIX = "hollywood_inprocess_bot"
 WORK_PREFIX = "hwi-"
 _POLL_S = 0.005
+STOP_GRACE_S = 1.0
+"""A bot's server stops gracefully (GOAWAY without an error) when no call is left, at
+once; only a call still running after this long is cancelled. Stopping with no grace
+cancels with an error code, and the arena's own gRPC core then logs "Got goaway [2]"
+on stderr for every series."""
 
 
 def _sdk() -> Any:
@@ -189,7 +194,7 @@ class InProcessBot:
         if self._stopped:
             return
         self._stopped = True
-        self.server.stop(grace=None).wait()
+        self.server.stop(grace=STOP_GRACE_S).wait()
         shutil.rmtree(self.work, ignore_errors=True)
 
 
