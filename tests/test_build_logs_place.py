@@ -12,7 +12,7 @@ import pytest
 from arena.cli.client import ArenaClient
 from arena.cli.lifecycle import wait_all_active
 from arena.cli.submit import upload
-from arena.sandbox.images import build_log_dir
+from arena.sandbox.build_logs import build_log_dir
 from arena.server.app import RunningServer, start_server
 from tests.conftest import SAMPLE_BOTS
 

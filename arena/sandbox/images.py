@@ -45,6 +45,7 @@ from arena.core import arguments
 from arena.core.manifest import BotManifest, ManifestError, iter_bot_files
 from arena.sandbox.base_image import BASE_IMAGE_TAG, BaseImage, BaseImageError, prepare_base_image
 from arena.sandbox.build_guard import BUILDS, BuildMemory, LogTail, remove_build_containers
+from arena.sandbox.build_logs import DEFAULT_LOG_DIR, build_log_dir, keep_build_logs_beside
 from arena.sandbox.config import DEFAULT_CONFIG, MIB, SandboxConfig
 from arena.sandbox.dockerfile_check import DockerfileRefused, check_dockerfile, with_build_label
 
@@ -56,25 +57,6 @@ SDK_PACKAGE = REPO_ROOT / "sample_bots" / "sdk" / "python" / "hollywood_sdk"
 PROTO_SOURCES = REPO_ROOT / "proto" / "hollywood"
 STAGED_DIR = ".hollywood"
 DEFAULT_BUILD_TIMEOUT_S = DEFAULT_CONFIG.build_timeout_s
-DEFAULT_LOG_DIR = Path(".arena") / "build-logs"
-BUILD_LOGS_NAME = "build-logs"
-_log_dir = [DEFAULT_LOG_DIR]
-"""Where builds write their whole logs, unless a caller names a folder: beside the
-database of the server running in this process (``keep_build_logs_beside``), else
-``.arena/build-logs`` under the working directory (a tool run by hand)."""
-
-
-def keep_build_logs_beside(db_path: Path) -> Path:
-    """Make the builds of this process log to ``build-logs`` beside ``db_path`` (the
-    server's database: its data folder, not wherever the server was started)."""
-    folder = Path(db_path).resolve().parent / BUILD_LOGS_NAME
-    _log_dir[0] = folder
-    return folder
-
-
-def build_log_dir() -> Path:
-    """The folder builds log to (see ``keep_build_logs_beside``)."""
-    return _log_dir[0]
 BUILD_NETWORK = "none"
 """Build steps (RUN) never get a network: the local base already holds what a bot
 needs, and an untrusted Dockerfile must not reach out while it builds."""
@@ -85,11 +67,14 @@ LOG_TAIL_LINES = 40
 
 __all__ = [
     "BASE_IMAGE_TAG",
+    "DEFAULT_LOG_DIR",
     "BaseImage",
     "BaseImageError",
     "BotImage",
     "ImageBuildError",
     "build_bot_image",
+    "build_log_dir",
+    "keep_build_logs_beside",
     "prepare_base",
     "stage_build_context",
 ]

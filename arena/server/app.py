@@ -41,7 +41,7 @@ from arena.execution import ExecutorFactory, RunnerFactory, RunSeries, local_exe
 from arena.match.runner import run_series
 from arena.sandbox import registry as sandbox_registry
 from arena.sandbox.base import Sandbox
-from arena.sandbox.images import keep_build_logs_beside
+from arena.sandbox.build_logs import keep_build_logs_beside
 from arena.season.manager import SeasonManager
 from arena.server.event_log import LoggingHub, LoggingSeasonManager
 from arena.server.exclusive import (
