@@ -9,6 +9,8 @@ the handshake."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ from arena.sandbox.base import Sandbox
 from arena.sandbox.inprocess import InProcessSandbox
 from arena.sandbox.process import ProcessSandbox
 from tests.conftest import SAMPLE_BOTS
+from tests.polling import wait_until
 
 LIMITS = TimeLimits(startup_s=30.0, decision_s=2.0, reserve_s=5.0)
 
@@ -85,3 +88,38 @@ def test_without_the_variables_the_sdk_falls_back_as_before(tmp_path: Path) -> N
     assert hs.server.identity_of(Named(), tmp_path, {}) == hs.Identity("classname", "0.1.0")
     assert hs.server.identity_of(hs.Bot(), tmp_path, {"HOLLYWOOD_BOT_NAME": " "}) == \
         hs.Identity("tomlname", "1.2.3")
+
+
+def handshake_of_process(argv: list[str], cwd: Path, environment: dict[str, str],
+                         socket_path: Path) -> tuple[str, str]:
+    """Start a bot as the arena would (``HOLLYWOOD_BOT_SOCKET`` plus ``environment``)
+    and return what its handshake says."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "HOLLYWOOD_BOT_SOCKET": str(socket_path), **environment}
+    process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: socket_path.exists() or process.poll() is not None,
+                   what=f"{argv[0]} to listen")
+        client = BotClient.connect(f"unix:{socket_path}", startup_timeout=LIMITS.startup_s)
+        try:
+            info = client.handshake(timeout=10)
+        finally:
+            client.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    return info.name, info.version
+
+
+GIVEN = {"HOLLYWOOD_BOT_NAME": "renamed", "HOLLYWOOD_BOT_VERSION": "7.8.9"}
+
+
+def test_js_greedy_answers_with_the_arenas_variables(tmp_path: Path) -> None:
+    folder = SAMPLE_BOTS / "js-greedy"
+    node_path = {"NODE_PATH": str(folder / "node_modules")}
+    assert handshake_of_process(["node", "bot.js"], folder, {**node_path, **GIVEN},
+                                tmp_path / "js.sock") == ("renamed", "7.8.9")
+    # Without them (run by hand), its bot.toml.
+    assert handshake_of_process(["node", "bot.js"], folder, node_path,
+                                tmp_path / "js2.sock") == ("js-greedy", "1.0.0")
