@@ -1,10 +1,11 @@
 """The arena gives a bot the name and version it runs it as (issue 28, point 6):
 every sandbox backend sets HOLLYWOOD_BOT_NAME and HOLLYWOOD_BOT_VERSION, and the
-Python SDK answers the handshake with them, so a bot need not repeat its bot.toml.
+Python SDK answers the handshake with them (unless the bot's class hard-codes its
+own), so a bot need not repeat its bot.toml.
 
 The bot references below carry a name and version unlike the folder's bot.toml
-(greedy 1.0.0) and the bot's class: only the arena's variables can carry them into
-the handshake."""
+(greedy 1.0.0; its class sets neither): only the arena's variables can carry them
+into the handshake."""
 
 from __future__ import annotations
 
@@ -74,13 +75,14 @@ class Named(hs.Bot):
     version = "0.1.0"
 
 
-def test_the_sdk_prefers_the_arenas_variables(tmp_path: Path) -> None:
+def test_the_sdk_takes_the_arenas_variables_over_bot_toml(tmp_path: Path) -> None:
     (tmp_path / "bot.toml").write_text('name = "tomlname"\nversion = "1.2.3"\nauthor = "Ann"\n')
     given = {"HOLLYWOOD_BOT_NAME": "envname", "HOLLYWOOD_BOT_VERSION": "3.2.1"}
-    assert hs.server.identity_of(Named(), tmp_path, given) == hs.Identity(
-        "envname", "3.2.1", "Ann")
     assert hs.server.identity_of(hs.Bot(), tmp_path, given) == hs.Identity(
         "envname", "3.2.1", "Ann")
+    # What the author hard-coded still wins (and validation rejects it if stale).
+    assert hs.server.identity_of(Named(), tmp_path, given) == hs.Identity(
+        "classname", "0.1.0", "Ann")
 
 
 def test_without_the_variables_the_sdk_falls_back_as_before(tmp_path: Path) -> None:

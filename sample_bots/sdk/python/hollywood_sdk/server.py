@@ -46,10 +46,10 @@ class Identity:
 
 def identity_of(bot: Bot, folder: Path | None = None,
                 environ: Mapping[str, str] | None = None) -> Identity:
-    """The bot's name, version and author. Name and version: what the arena says
-    (``$HOLLYWOOD_BOT_NAME``, ``$HOLLYWOOD_BOT_VERSION``, set from ``bot.toml`` by
-    every sandbox), else the class attributes, else ``bot.toml``; author: the class
-    attribute, else ``bot.toml``."""
+    """The bot's name, version and author: the class attributes when set (what the
+    author wrote wins, and validation rejects it if it disagrees with ``bot.toml``),
+    else what the arena says (``$HOLLYWOOD_BOT_NAME``, ``$HOLLYWOOD_BOT_VERSION``, set
+    from ``bot.toml`` by every sandbox; no author), else ``bot.toml``."""
     env = os.environ if environ is None else environ
     manifest: dict[str, object] = {}
     path = (folder or Path.cwd()) / "bot.toml"
@@ -58,9 +58,9 @@ def identity_of(bot: Bot, folder: Path | None = None,
             manifest = tomllib.loads(path.read_text())
         except (OSError, tomllib.TOMLDecodeError) as error:
             log.warning("cannot read %s: %s", path, error)
-    name = (env.get(NAME_ENV, "").strip() or bot.name
+    name = (bot.name or env.get(NAME_ENV, "").strip()
             or str(manifest.get("name") or type(bot).__name__.lower()))
-    version = (env.get(VERSION_ENV, "").strip() or bot.version
+    version = (bot.version or env.get(VERSION_ENV, "").strip()
                or str(manifest.get("version") or "0.0.0"))
     author = bot.author or str(manifest.get("author") or "")
     return Identity(name, version, author)
