@@ -9,7 +9,7 @@ STUBS_STAMP := proto/gen/.generated
 JS_BOT := sample_bots/js-greedy
 NODE_STAMP := $(JS_BOT)/node_modules/.installed
 
-.PHONY: setup stubs node-modules browser docker-engine cpp-bot run test test-fast fuzz bench mutation lint clean
+.PHONY: setup stubs node-modules browser docker-engine cpp-bot go-bot run test test-fast fuzz bench mutation lint clean
 
 setup: $(STAMP) $(STUBS_STAMP) $(NODE_STAMP) browser
 
@@ -46,6 +46,12 @@ docker-engine:
 cpp-bot:
 	bash arena/scripts/ensure-cpp-toolchain.sh
 	sample_bots/cpp-greedy/build.sh
+
+# The Go sample bot (sample_bots/go-greedy): Debian's Go toolchain and grpc-go (root:
+# installed if missing), then build.sh (a static binary in bin/).
+go-bot:
+	bash arena/scripts/ensure-go-toolchain.sh
+	sample_bots/go-greedy/build.sh
 
 # Options for `arena demo`, e.g. make run ARGS="--http 127.0.0.1:8090" (a second demo on
 # the same machine on another port) or ARGS="--no-http --series-per-pair 1".

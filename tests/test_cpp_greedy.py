@@ -29,6 +29,7 @@ from engine.series import Series
 from tests.bot_processes import LocalBot, run_bot
 from tests.conftest import REPO_ROOT, SAMPLE_BOTS, arena_leftovers
 from tests.polling import wait_until
+from tests.test_bot_identity_env import handshake_of_process
 from tests.test_play import accepts, free_port
 
 pytestmark = pytest.mark.slow
@@ -98,6 +99,13 @@ def test_the_handshake_says_what_bot_toml_says(cpp_greedy: Path) -> None:
         finally:
             client.close()
     assert (info.name, info.version, info.protocol_version) == ("cpp-greedy", "1.0.0", 1)
+
+
+def test_the_handshake_says_what_the_arena_gives_it(cpp_greedy: Path, tmp_path: Path) -> None:
+    # Started outside its folder, with the arena's variables: they win over bot.toml.
+    given = {"HOLLYWOOD_BOT_NAME": "renamed", "HOLLYWOOD_BOT_VERSION": "7.8.9"}
+    assert handshake_of_process([str(cpp_greedy / "bin" / "cpp-greedy")], tmp_path, given,
+                                tmp_path / "bot.sock") == ("renamed", "7.8.9")
 
 
 def play_pair(sandbox: Sandbox, cpp_greedy: Path, tag: str) -> list[SeriesOutcome]:

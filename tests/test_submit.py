@@ -248,8 +248,13 @@ def test_bots_register_a_glob_skips_folders_without_bot_toml(
                          "--token-file", str(server.token_path))
     assert code == 0, err
     assert f"skipped {SAMPLES / 'sdk'}: no bot.toml" in out
-    assert sorted(bot.name for bot in server.storage.list_bots()) == [
-        "cpp-greedy", "greedy", "js-greedy", "random", "shark"]
+    # The compiled bots only once built (vetting would reject them): skipped with a note.
+    compiled = {"cpp-greedy": "bin/cpp-greedy", "go-greedy": "bin/go-greedy"}
+    built = [name for name, binary in compiled.items() if (SAMPLES / name / binary).exists()]
+    for name in compiled.keys() - set(built):
+        assert f"skipped {SAMPLES / name}: not built" in out
+    assert sorted(bot.name for bot in server.storage.list_bots()) == sorted([
+        "greedy", "js-greedy", "random", "shark", *built])
     # The JavaScript bot's node_modules (a local install) is not part of the upload.
     js = next(bot for bot in server.storage.list_bots() if bot.name == "js-greedy")
     assert not (js.folder / "node_modules").exists()

@@ -1,6 +1,6 @@
-"""``arena bots register`` and ``arena bots list``, and the all-or-nothing check of
-bot folders before registration that ``season run`` and ``demo`` share. Folders
-are registered by uploading them (``arena.cli.submit``)."""
+"""``arena bots register`` (which waits for the uploads' vetting) and ``arena bots
+list``, and the all-or-nothing check of bot folders before registration that ``season
+run`` and ``demo`` share. Folders are registered by uploading them (``arena.cli.submit``)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.cli.client import ArenaClient, connect
-from arena.cli.lifecycle import wait_all_active
+from arena.cli.lifecycle import rejection_text, wait_all_active, wait_vetted
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import shown
 from arena.cli.submit import bot_folders, describe, upload
 from arena.core.manifest import ManifestError, submission_problem
+from arena.core.text import neutralise
 
 if TYPE_CHECKING:
     from arena.server.validation import BotFolder
@@ -76,9 +77,35 @@ def cmd_bots_register(args: argparse.Namespace, console: Console) -> int:
             results.append(response)
             if not args.json:
                 console.print(describe(response), soft_wrap=True)
+        # A season refuses a version still being vetted, so by default the command
+        # returns once every upload is active or rejected (--no-wait: at once).
+        refused = [] if args.no_wait else wait_for_vetting(client, results, console, args.json)
     if args.json:
         print_json([to_json(result) for result in results])
-    return 0
+    for version in refused:
+        if not args.json:
+            console.print(rejection_text(version), soft_wrap=True, markup=False)
+    return 1 if refused else 0
+
+
+def wait_for_vetting(client: ArenaClient, results: Sequence[arena_pb2.SubmitBotResponse],
+                     console: Console, quiet: bool) -> list[arena_pb2.BotVersion]:
+    """Wait until each upload of ``results`` is vetted, saying each change of status
+    (unless ``quiet``), and put its final state into its result; returns the versions
+    that did not end active."""
+    refused = []
+    for result in results:
+        def show(status: str, detail: str, bot_id: str = result.bot.id) -> None:
+            if not quiet:
+                console.print(f"{neutralise(bot_id)}: {status}"
+                              + (f" ({neutralise(detail)})" if detail and status != "rejected"
+                                 else ""), soft_wrap=True, markup=False)
+
+        version = wait_vetted(client, result.bot.id, on_status=show)
+        result.bot.CopyFrom(version.bot)
+        if (version.bot.status or "active") != "active":
+            refused.append(version)
+    return refused
 
 
 def cmd_bots_list(args: argparse.Namespace, console: Console) -> int:

@@ -20,7 +20,7 @@ from typing import Final
 import grpc
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
-from arena.cli.credentials import Credentials, find_credentials
+from arena.cli.credentials import Credentials, find_credentials, stored_default_server
 from arena.cli.output import CliError
 from arena.core.defaults import AUTH_METADATA_KEY, DEFAULT_SERVER
 from arena.core.settings import ConfigError
@@ -38,7 +38,8 @@ PROOF_TIMEOUT_S: Final = 30.0
 
 
 def default_server() -> str:
-    return os.environ.get(SERVER_ENV, DEFAULT_SERVER)
+    """``$ARENA_SERVER``, else the server ``arena login`` last stored, else localhost."""
+    return os.environ.get(SERVER_ENV) or stored_default_server() or DEFAULT_SERVER
 
 
 @dataclass(frozen=True)

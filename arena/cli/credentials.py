@@ -9,6 +9,9 @@ that it holds the token before sending it (``arena.cli.client``). A token stored
 ``arena login`` is sent only to the server it was stored for. Each ``Credentials``
 knows its source, so an authentication error can say which token was used, or which
 was held back and why, and what to do next.
+
+``arena login`` also makes its server the default one (``default-server`` beside the
+credentials file): a command without ``--server`` or ``$ARENA_SERVER`` goes there.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from arena.core.token_binding import read_server_record, server_record_path_for
 TOKEN_ENV: Final = "ARENA_TOKEN"
 CONFIG_DIR_NAME: Final = "hollywood-arena"
 CREDENTIALS_NAME: Final = "credentials"
+DEFAULT_SERVER_NAME: Final = "default-server"
+MAX_SERVER_CHARS: Final = 300
 
 
 def credentials_path() -> Path:
@@ -149,6 +154,37 @@ def store_credentials(path: Path, server: str, token: str) -> None:
     try:
         with os.fdopen(descriptor, "w") as handle:  # mkstemp's file is mode 0600
             parser.write(handle)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def default_server_path() -> Path:
+    """Where ``arena login`` records its server as the default one (may not exist)."""
+    return credentials_path().parent / DEFAULT_SERVER_NAME
+
+
+def stored_default_server() -> str | None:
+    """The server ``arena login`` last made the default, or None (no file, an
+    unreadable one, or one that holds no single HOST:PORT line)."""
+    try:
+        text = default_server_path().read_text(errors="replace").strip()
+    except OSError:
+        return None
+    if not text or len(text) > MAX_SERVER_CHARS or any(c.isspace() for c in text):
+        return None
+    return text
+
+
+def store_default_server(server: str) -> None:
+    """Make ``server`` the default of the commands without ``--server``."""
+    path = default_server_path()
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(prefix=".default-server-", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(server + "\n")
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

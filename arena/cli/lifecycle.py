@@ -91,6 +91,9 @@ def cmd_bots_show(args: argparse.Namespace, console: Console) -> int:
         if version.rejection_cause:
             console.print("  " + CAUSES.get(version.rejection_cause,
                                             escape(version.rejection_cause)), soft_wrap=True)
+        if bot.status == "deactivated":
+            console.print(f"  deactivated: it plays in no new season until the admin runs "
+                          f"`arena bots reactivate {escape(bot.id)}`", soft_wrap=True)
         console.print(f"  image {escape(version.image_id or '-')}, rating "
                       + (f"{version.rating:.2f}" if version.rated else "-"), soft_wrap=True)
         if version.validation_log:

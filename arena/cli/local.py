@@ -37,6 +37,7 @@ from arena.cli.render import (
     status_name,
 )
 from arena.cli.season_options import season_config_message
+from arena.cli.submit import unbuilt
 from arena.cli.watching import unbatched
 from arena.core.defaults import DEFAULT_DB, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
 from arena.core.manifest import BotManifest, ManifestError
@@ -67,16 +68,6 @@ def unbuilt_sample_bots(root: Path = SAMPLE_BOTS) -> list[Path]:
 
 def _all_sample_bots(root: Path) -> list[Path]:
     return sorted(path.parent for path in root.glob("*/bot.toml") if path.parent.name != "sdk")
-
-
-def unbuilt(folder: Path) -> bool:
-    """Whether the bot's ``run.command`` names a program in its folder that is not there
-    (a compiled bot before its build, e.g. ``sample_bots/cpp-greedy/build.sh``)."""
-    try:
-        program = BotManifest.load(folder).run_command[0]
-    except ManifestError:
-        return False  # registering it says what is wrong
-    return "/" in program and not program.startswith("/") and not (folder / program).exists()
 
 
 def http_of(args: argparse.Namespace) -> tuple[str, int] | None:

@@ -184,6 +184,8 @@ def _add_bots(commands: Any) -> None:
     register = _client_command(bots, "register", "register bot folder(s) (bot.toml + code)",
                                cmd_bots_register)
     register.add_argument("folders", nargs="+", type=Path, metavar="PATH")
+    register.add_argument("--no-wait", action="store_true",
+                          help="return after the uploads, not when every version is vetted")
     _client_command(bots, "list", "list registered bot versions", cmd_bots_list)
     show = _client_command(bots, "show", "a bot's versions: status, owner, times, image, "
                            "build log tail, validation, rating, recent faults", cmd_bots_show)
@@ -218,9 +220,12 @@ def _add_accounts(commands: Any) -> None:
                         help="replace the code of this version (only if it has not played)")
     submit.add_argument("--no-wait", action="store_true",
                         help="return after the upload, not when the version is vetted")
-    login = commands.add_parser("login", help="store a token for a server in your "
-                                "credentials file (~/.config/hollywood-arena/credentials)")
+    login = commands.add_parser("login", help="check a token with a server, store it in "
+                                "your credentials file (~/.config/hollywood-arena/credentials) "
+                                "and make that server the default")
     _client_options(login)
+    login.add_argument("--no-check", action="store_true",
+                       help="store the token without asking the server whose it is")
     login.set_defaults(handler=cmd_login)
     authors = commands.add_parser("authors", help="bot authors and their tokens (admin)")
     actions = authors.add_subparsers(dest="authors_command", required=True, metavar="ACTION")

@@ -53,18 +53,34 @@ def upload_all(client: ArenaClient, folders: Sequence[Path]) -> list[arena_pb2.S
 
 def bot_folders(paths: Sequence[Path], console: Console) -> list[Path]:
     """The paths to register: given several (e.g. ``sample_bots/*``), folders without
-    a ``bot.toml`` are skipped with a note; one path, or a path that is no folder at
-    all, is kept (the check reports its problem)."""
+    a ``bot.toml`` and compiled bots not built yet (``unbuilt``: vetting would reject
+    them) are skipped with a note; one path, or a path that is no folder at all, is
+    kept (the check reports its problem)."""
     if len(paths) == 1:
         return list(paths)
-    kept = [path for path in paths
-            if not path.is_dir() or (path / MANIFEST_NAME).is_file()]
+    kept = []
     for path in paths:
-        if path not in kept:
+        if path.is_dir() and not (path / MANIFEST_NAME).is_file():
             console.print(f"skipped {path}: no {MANIFEST_NAME}", soft_wrap=True)
+        elif path.is_dir() and unbuilt(path):
+            console.print(f"skipped {path}: not built (its run.command names a program the "
+                          "folder does not have yet; see its build.sh or README)",
+                          soft_wrap=True, markup=False)
+        else:
+            kept.append(path)
     if not kept:
         raise CliError(f"none of the {len(paths)} paths is a bot folder (with a {MANIFEST_NAME})")
     return kept
+
+
+def unbuilt(folder: Path) -> bool:
+    """Whether the bot's ``run.command`` names a program in its folder that is not there
+    (a compiled bot before its build, e.g. ``sample_bots/cpp-greedy/build.sh``)."""
+    try:
+        program = BotManifest.load(folder).run_command[0]
+    except ManifestError:
+        return False  # registering it says what is wrong
+    return "/" in program and not program.startswith("/") and not (folder / program).exists()
 
 
 def describe(response: arena_pb2.SubmitBotResponse) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Final
 
 from arena.core.limits import TimeLimits
@@ -85,10 +84,10 @@ def vet_bot(
 def _build(bot: BotRef, vetting: Vetting, timeout_s: float | None, on_line: LineSink) -> bool:
     # Imported here: the Docker SDK is loaded only where images are built.
     from arena.sandbox.images import (
-        DEFAULT_LOG_DIR,
         BaseImageError,
         ImageBuildError,
         build_bot_image,
+        build_log_dir,
         prepare_base,
     )
 
@@ -114,7 +113,7 @@ def _build(bot: BotRef, vetting: Vetting, timeout_s: float | None, on_line: Line
         raise SandboxError(f"Docker is not available: {type(error).__name__}: {error}"
                            ) from error
     vetting.image_id = image.image_id
-    log_path = Path(DEFAULT_LOG_DIR) / f"{bot.manifest.name}-{image.content_hash[:16]}.log"
+    log_path = build_log_dir() / f"{bot.manifest.name}-{image.content_hash[:16]}.log"
     vetting.build_log = (log_path.read_text(errors="replace") if log_path.is_file()
                          else f"image {image.tag} already built")
     for line in vetting.build_log.splitlines():

@@ -15,8 +15,19 @@ from arena.sandbox.schedstat import SchedSource, no_source
 if TYPE_CHECKING:
     from arena.core.series import BotRef
 
-__all__ = ["RunningBot", "Sandbox", "SandboxError", "check_socket", "pid_alive",
-           "sched_source_of", "wait_for_socket"]
+__all__ = ["BOT_NAME_ENV", "BOT_VERSION_ENV", "RunningBot", "Sandbox", "SandboxError",
+           "check_socket", "identity_environment", "pid_alive", "sched_source_of",
+           "wait_for_socket"]
+
+BOT_NAME_ENV = "HOLLYWOOD_BOT_NAME"
+BOT_VERSION_ENV = "HOLLYWOOD_BOT_VERSION"
+
+
+def identity_environment(bot: BotRef) -> dict[str, str]:
+    """The variables that tell a bot the name and version the arena runs it as (its
+    ``bot.toml``'s), so that a compiled bot's handshake need not hard-code them. Every
+    backend sets them; both are strict ASCII identifiers (checked by the manifest)."""
+    return {BOT_NAME_ENV: bot.name, BOT_VERSION_ENV: bot.version}
 
 
 class SandboxError(RuntimeError):

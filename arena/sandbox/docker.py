@@ -32,7 +32,7 @@ import requests.exceptions
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import ManifestError, content_hash
-from arena.sandbox.base import SandboxError, wait_for_socket
+from arena.sandbox.base import SandboxError, identity_environment, wait_for_socket
 from arena.sandbox.base_image import BASE_IMAGE_TAG, BaseImageError
 from arena.sandbox.build_guard import BUILDS, BuildMemory
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
@@ -214,7 +214,8 @@ class DockerSandbox:
             try:
                 return self.client.containers.create(
                     image, name=name, labels=labels,
-                    environment={"HOLLYWOOD_BOT_SOCKET": f"{SOCKET_MOUNT}/{SOCKET_NAME}"},
+                    environment={"HOLLYWOOD_BOT_SOCKET": f"{SOCKET_MOUNT}/{SOCKET_NAME}",
+                                 **identity_environment(bot)},
                     volumes=place.mount(), **self._hardening(),
                 )
             except docker.errors.ImageNotFound:

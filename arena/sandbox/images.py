@@ -45,6 +45,7 @@ from arena.core import arguments
 from arena.core.manifest import BotManifest, ManifestError, iter_bot_files
 from arena.sandbox.base_image import BASE_IMAGE_TAG, BaseImage, BaseImageError, prepare_base_image
 from arena.sandbox.build_guard import BUILDS, BuildMemory, LogTail, remove_build_containers
+from arena.sandbox.build_logs import DEFAULT_LOG_DIR, build_log_dir, keep_build_logs_beside
 from arena.sandbox.config import DEFAULT_CONFIG, MIB, SandboxConfig
 from arena.sandbox.dockerfile_check import DockerfileRefused, check_dockerfile, with_build_label
 
@@ -56,7 +57,6 @@ SDK_PACKAGE = REPO_ROOT / "sample_bots" / "sdk" / "python" / "hollywood_sdk"
 PROTO_SOURCES = REPO_ROOT / "proto" / "hollywood"
 STAGED_DIR = ".hollywood"
 DEFAULT_BUILD_TIMEOUT_S = DEFAULT_CONFIG.build_timeout_s
-DEFAULT_LOG_DIR = Path(".arena") / "build-logs"
 BUILD_NETWORK = "none"
 """Build steps (RUN) never get a network: the local base already holds what a bot
 needs, and an untrusted Dockerfile must not reach out while it builds."""
@@ -67,11 +67,14 @@ LOG_TAIL_LINES = 40
 
 __all__ = [
     "BASE_IMAGE_TAG",
+    "DEFAULT_LOG_DIR",
     "BaseImage",
     "BaseImageError",
     "BotImage",
     "ImageBuildError",
     "build_bot_image",
+    "build_log_dir",
+    "keep_build_logs_beside",
     "prepare_base",
     "stage_build_context",
 ]
@@ -159,7 +162,7 @@ def build_bot_image(
     client: Any | None = None,
     base_image: str = BASE_IMAGE_TAG,
     timeout_s: float | None = None,
-    log_dir: Path = DEFAULT_LOG_DIR,
+    log_dir: Path | None = None,
     config: SandboxConfig = DEFAULT_CONFIG,
     memory: BuildMemory = BUILDS,
 ) -> BotImage:
@@ -168,7 +171,8 @@ def build_bot_image(
     The Dockerfile is checked first (``arena.sandbox.dockerfile_check``: nothing that
     fetches), then built with no network, ``base_image`` passed as ``--build-arg
     BASE_IMAGE``; it must exist locally (``prepare_base``). ``timeout_s`` overrides
-    ``config.build_timeout_s``. Only this image's lock is held while building; a
+    ``config.build_timeout_s``. The whole log goes to ``log_dir``, by default
+    ``build_log_dir()``. Only this image's lock is held while building; a
     failure the bot caused is remembered by content hash in ``memory`` and repeated
     at once for the same files. Raises ``ImageBuildError`` on a refused, failed,
     timed-out or oversized build, ``ManifestError`` for a bad manifest."""
@@ -196,7 +200,8 @@ def build_bot_image(
             try:
                 label = _check_and_label(client, context_path, manifest, base_image,
                                          base_is_local=base_id is not None)
-                log_path = log_dir / f"{manifest.name}-{content_hash[:16]}.log"
+                log_path = ((log_dir or build_log_dir())
+                            / f"{manifest.name}-{content_hash[:16]}.log")
                 image_id = _run_build(client, context_path, manifest, tag, content_hash,
                                       base_image, config, log_path, label)
             except ImageBuildError as error:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import ManifestError, content_hash, sdk_module_path
-from arena.sandbox.base import SandboxError, pid_alive, wait_for_socket
+from arena.sandbox.base import SandboxError, identity_environment, pid_alive, wait_for_socket
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 
 if TYPE_CHECKING:
@@ -40,6 +40,11 @@ if TYPE_CHECKING:
 MODULE_PREFIX = "hollywood_inprocess_bot"
 WORK_PREFIX = "hwi-"
 _POLL_S = 0.005
+STOP_GRACE_S = 1.0
+"""A bot's server stops gracefully (GOAWAY without an error) when no call is left, at
+once; only a call still running after this long is cancelled. Stopping with no grace
+cancels with an error code, and the arena's own gRPC core then logs "Got goaway [2]"
+on stderr for every series."""
 
 
 def _sdk() -> Any:
@@ -143,7 +148,8 @@ class InProcessSandbox:
         socket_path = work / "bot.sock"
         try:
             server = sdk.start_server(instance, f"unix:{socket_path}",
-                                      sdk.identity_of(instance, Path(bot.folder)))
+                                      sdk.identity_of(instance, Path(bot.folder),
+                                                      identity_environment(bot)))
         except sdk.ServeError as error:
             shutil.rmtree(work, ignore_errors=True)
             raise SandboxError(f"cannot serve {bot.name} in process: {error}") from error
@@ -188,7 +194,7 @@ class InProcessBot:
         if self._stopped:
             return
         self._stopped = True
-        self.server.stop(grace=None).wait()
+        self.server.stop(grace=STOP_GRACE_S).wait()
         shutil.rmtree(self.work, ignore_errors=True)
 
 

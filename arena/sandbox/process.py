@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from arena.core.faults import BotFault, FaultKind
-from arena.sandbox.base import SandboxError, pid_alive, wait_for_socket
+from arena.sandbox.base import SandboxError, identity_environment, pid_alive, wait_for_socket
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 from arena.sandbox.schedstat import SchedSource, process_tree_source
 
@@ -94,6 +94,7 @@ class ProcessSandbox:
             "NODE_PATH": os.pathsep.join(node_path),
             "HOLLYWOOD_PROTO_DIR": str(PROTO_DIR),
             "HOLLYWOOD_BOT_SOCKET": str(socket_path),
+            **identity_environment(bot),
         }
         program = _program(command[0], Path(bot.folder), environment["PATH"])
         if program is None:

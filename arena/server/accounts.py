@@ -1,6 +1,7 @@
 """The ``ArenaService`` methods of accounts and uploads: ``SubmitBot`` (authors and
 the admin: the only way a bot reaches the server, which never opens a path a client
-names) and ``AddAuthor`` / ``ListAuthors`` / ``RevokeAuthor`` (the admin only). A mixin of
+names), ``AddAuthor`` / ``ListAuthors`` / ``RevokeAuthor`` (the admin only) and ``WhoAmI``
+(any valid token: whose it is). A mixin of
 ``arena.server.service.ArenaService``, which supplies ``_call``, ``storage`` and
 ``auth``."""
 
@@ -111,6 +112,13 @@ class AccountsMixin:
     ) -> arena_pb2.RevokeAuthorResponse:
         return self._admin_call(context, lambda: arena_pb2.RevokeAuthorResponse(
             author=author_message(revoke_author(self.storage, request.name.strip()))))
+
+    def WhoAmI(
+        self, request: arena_pb2.WhoAmIRequest, context: grpc.ServicerContext
+    ) -> arena_pb2.WhoAmIResponse:
+        caller = self.auth.caller(context)
+        return self._call(context, lambda: arena_pb2.WhoAmIResponse(
+            admin=caller.is_admin, author="" if caller.is_admin else caller.author))
 
     def _admin_call(self, context: grpc.ServicerContext, body: Callable[[], Response]
                     ) -> Response:

@@ -41,6 +41,7 @@ from arena.execution import ExecutorFactory, RunnerFactory, RunSeries, local_exe
 from arena.match.runner import run_series
 from arena.sandbox import registry as sandbox_registry
 from arena.sandbox.base import Sandbox
+from arena.sandbox.build_logs import keep_build_logs_beside
 from arena.season.manager import SeasonManager
 from arena.server.event_log import LoggingHub, LoggingSeasonManager
 from arena.server.exclusive import (
@@ -191,6 +192,7 @@ def _start(
 ) -> RunningServer:
     host, port, http = listening.host, listening.port, listening.http
     storage = Storage(db_path)
+    keep_build_logs_beside(db_path)
     token_path = token_path_for(db_path)
     token = ensure_admin_token(token_path)
     hub = LoggingHub(storage)  # the operator's log: one line per season event and fault

@@ -154,6 +154,7 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
     "hollywood.arena.v1.ReactivateBotRequest": {"bot_id": BOT_REFERENCE},
     "hollywood.arena.v1.ProveAdminTokenRequest": {"challenge": Blob(MAX_CHALLENGE_BYTES)},
     "hollywood.arena.v1.RevetBotRequest": {"bot_id": BOT_REFERENCE},
+    "hollywood.arena.v1.WhoAmIRequest": {},
 }
 
 # A field with no entry in RULES still gets the strictest reading of its type.

@@ -52,21 +52,30 @@ function findProtoDir() {
   return found;
 }
 
-/** name / version / author from the top level of bot.toml (plain `key = "text"` lines). */
-function readIdentity(folder) {
+/**
+ * name / version / author from the top level of bot.toml (plain `key = "text"` lines);
+ * the name and version the arena runs the bot as (HOLLYWOOD_BOT_NAME,
+ * HOLLYWOOD_BOT_VERSION, set by every sandbox) come first.
+ */
+function readIdentity(folder, env = process.env) {
   const identity = { name: 'js-greedy', version: '0.0.0', author: '' };
   let text = '';
   try {
     text = fs.readFileSync(path.join(folder, 'bot.toml'), 'utf8');
   } catch (error) {
-    log(`cannot read bot.toml (${error.message}); answering the handshake with defaults`);
-    return identity;
+    if (!env.HOLLYWOOD_BOT_NAME) {
+      log(`cannot read bot.toml (${error.message}); answering the handshake with defaults`);
+    }
   }
   for (const line of text.split('\n')) {
     if (/^\s*\[/.test(line)) break; // tables start: the top-level keys are over
     const match = /^\s*(name|version|author)\s*=\s*"((?:[^"\\]|\\.)*)"/.exec(line);
     if (match) identity[match[1]] = JSON.parse(`"${match[2]}"`);
   }
+  const name = (env.HOLLYWOOD_BOT_NAME || '').trim();
+  const version = (env.HOLLYWOOD_BOT_VERSION || '').trim();
+  if (name) identity.name = name;
+  if (version) identity.version = version;
   return identity;
 }
 

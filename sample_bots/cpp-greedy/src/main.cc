@@ -47,18 +47,13 @@ struct Identity {
   std::string author;
 };
 
-// name / version / author from the top level of bot.toml (plain `key = "text"` lines),
-// found in the working directory (the arena starts a bot in its folder) or next to
-// the binary's bin/ folder.
-Identity ReadIdentity(const std::string& executable) {
-  Identity identity;
-  std::string folder = executable.substr(0, executable.find_last_of('/') + 1) + "../";
-  std::ifstream file("bot.toml");
-  if (!file) file.open(folder + "bot.toml");
-  if (!file) {
-    Log("cannot read bot.toml; answering the handshake with defaults");
-    return identity;
-  }
+std::string Env(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
+
+// name / version / author from the top level of bot.toml (plain `key = "text"` lines).
+void ReadTopLevel(std::ifstream& file, Identity& identity) {
   const std::regex line_pattern(R"(^\s*(name|version|author)\s*=\s*"([^"\\]*)\")");
   std::string line;
   while (std::getline(file, line)) {
@@ -70,6 +65,24 @@ Identity ReadIdentity(const std::string& executable) {
       if (match[1] == "author") identity.author = match[2];
     }
   }
+}
+
+// The identity from bot.toml, found in the working directory (the arena starts a bot
+// in its folder) or next to the binary's bin/ folder; the name and version the arena
+// runs the bot as (HOLLYWOOD_BOT_NAME, HOLLYWOOD_BOT_VERSION, set by every sandbox)
+// come first.
+Identity ReadIdentity(const std::string& executable) {
+  Identity identity;
+  std::string folder = executable.substr(0, executable.find_last_of('/') + 1) + "../";
+  std::ifstream file("bot.toml");
+  if (!file) file.open(folder + "bot.toml");
+  if (file) {
+    ReadTopLevel(file, identity);
+  } else if (Env("HOLLYWOOD_BOT_NAME").empty()) {
+    Log("cannot read bot.toml; answering the handshake with defaults");
+  }
+  if (!Env("HOLLYWOOD_BOT_NAME").empty()) identity.name = Env("HOLLYWOOD_BOT_NAME");
+  if (!Env("HOLLYWOOD_BOT_VERSION").empty()) identity.version = Env("HOLLYWOOD_BOT_VERSION");
   return identity;
 }
 
@@ -196,11 +209,6 @@ class GreedyBot final : public botv1::BotService::Service {
 std::atomic<bool> stop_requested{false};
 
 void RequestStop(int) { stop_requested = true; }
-
-std::string Env(const char* name) {
-  const char* value = std::getenv(name);
-  return value == nullptr ? "" : value;
-}
 
 }  // namespace
 

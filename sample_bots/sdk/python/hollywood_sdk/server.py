@@ -9,6 +9,7 @@ import sys
 import threading
 import tomllib
 import traceback
+from collections.abc import Mapping
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,8 @@ PROTOCOL_VERSION = 1
 
 SOCKET_ENV = "HOLLYWOOD_BOT_SOCKET"
 ADDRESS_ENV = "HOLLYWOOD_BOT_ADDRESS"
+NAME_ENV = "HOLLYWOOD_BOT_NAME"
+VERSION_ENV = "HOLLYWOOD_BOT_VERSION"
 
 log = logging.getLogger("hollywood_sdk")
 
@@ -41,8 +44,13 @@ class Identity:
     author: str = ""
 
 
-def identity_of(bot: Bot, folder: Path | None = None) -> Identity:
-    """The bot's name, version and author: its class attributes, else ``bot.toml``."""
+def identity_of(bot: Bot, folder: Path | None = None,
+                environ: Mapping[str, str] | None = None) -> Identity:
+    """The bot's name, version and author: the class attributes when set (what the
+    author wrote wins, and validation rejects it if it disagrees with ``bot.toml``),
+    else what the arena says (``$HOLLYWOOD_BOT_NAME``, ``$HOLLYWOOD_BOT_VERSION``, set
+    from ``bot.toml`` by every sandbox; no author), else ``bot.toml``."""
+    env = os.environ if environ is None else environ
     manifest: dict[str, object] = {}
     path = (folder or Path.cwd()) / "bot.toml"
     if path.is_file():
@@ -50,8 +58,10 @@ def identity_of(bot: Bot, folder: Path | None = None) -> Identity:
             manifest = tomllib.loads(path.read_text())
         except (OSError, tomllib.TOMLDecodeError) as error:
             log.warning("cannot read %s: %s", path, error)
-    name = bot.name or str(manifest.get("name") or type(bot).__name__.lower())
-    version = bot.version or str(manifest.get("version") or "0.0.0")
+    name = (bot.name or env.get(NAME_ENV, "").strip()
+            or str(manifest.get("name") or type(bot).__name__.lower()))
+    version = (bot.version or env.get(VERSION_ENV, "").strip()
+               or str(manifest.get("version") or "0.0.0"))
     author = bot.author or str(manifest.get("author") or "")
     return Identity(name, version, author)
 
