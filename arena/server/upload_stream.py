@@ -62,11 +62,13 @@ class _IdleLimited(Generic[Message]):
 
     def __next__(self) -> Message:
         left = self._deadline - self._clock()
-        wait = min(self._limits.idle_seconds, left)
+        if left <= 0:
+            raise _timed_out(self._limits, idle=False)
+        idle = self._limits.idle_seconds < left
         try:
-            item = self._queue.get(timeout=max(0.0, wait))
+            item = self._queue.get(timeout=self._limits.idle_seconds if idle else left)
         except queue.Empty:
-            raise _timed_out(self._limits, idle=wait < left) from None
+            raise _timed_out(self._limits, idle=idle) from None
         if item is _END:
             self._queue.put(_END)  # every later call ends too
             raise StopIteration
