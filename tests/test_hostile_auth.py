@@ -96,6 +96,26 @@ def test_bogus_tokens_are_refused_without_hashing(
     assert hashes == [SECRET, alice_token.partition(".")[2]]
 
 
+def test_a_token_that_passed_costs_no_hash_again_until_its_author_changes(
+        server: RunningServer, hashes: list[str]) -> None:
+    _, old = add_author(server.storage, "alice")
+    hashes.clear()  # the hash stored by add_author
+    for _ in range(3):
+        error = list_authors(server.address, old)
+        assert error is not None and error.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert len(hashes) == 1
+    revoke_author(server.storage, "alice")
+    error = list_authors(server.address, old)  # revoked at once, remembered or not
+    assert error is not None and "the token of author alice was revoked" in error.details()
+    _, new = add_author(server.storage, "alice")
+    hashes.clear()  # the hash stored by add_author
+    error = list_authors(server.address, old)  # it passed against the old hash only
+    assert error is not None and "wrong token for author alice" in error.details()
+    error = list_authors(server.address, new)
+    assert error is not None and error.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert hashes == [old.partition(".")[2], new.partition(".")[2]]
+
+
 def test_failed_checks_are_rate_limited_per_client_address(server: RunningServer) -> None:
     clock = FakeClock()
     # 3 failures at once, then one every 2 s.
@@ -158,3 +178,14 @@ def test_auth_limits_refuse_nonsense() -> None:
         AuthLimits(burst=0)
     with pytest.raises(ValueError, match="burst >= 1 and per_second > 0"):
         AuthLimits(per_second=0)
+
+
+def test_guesses_sent_at_once_overdraw_the_bucket_and_are_paid_for() -> None:
+    clock = FakeClock()
+    limiter = FailedAuthLimiter(AuthLimits(burst=2, per_second=1.0), clock)
+    for _ in range(5):  # five guesses checked at once, before any had failed
+        limiter.failed("flooder")
+    # Overdrawn to -2 (a second burst at most): 3 s until one guess is allowed.
+    assert limiter.retry_after("flooder") == pytest.approx(3.0)
+    clock.now += 3.0
+    assert limiter.retry_after("flooder") is None

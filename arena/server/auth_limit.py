@@ -5,7 +5,9 @@ others nothing.
 Each client (``stream_limits.client_of`` its peer: the address without its port)
 has a bucket of ``burst`` failures that refills at ``per_second``. A client whose
 bucket is empty is refused at once, before its token is looked at, with
-RESOURCE_EXHAUSTED saying when to retry; successful calls cost nothing. The clock
+RESOURCE_EXHAUSTED saying when to retry; successful calls cost nothing. Guesses
+sent all at once are all checked (they pass the door before any has failed) but
+overdraw the bucket, so the client then waits for every one of them. The clock
 is injectable so that tests need no sleeps.
 """
 
@@ -67,7 +69,9 @@ class FailedAuthLimiter:
             if bucket is None:
                 self._make_room()
                 bucket = self._buckets[client] = _Bucket(self.limits.burst, self._clock())
-            bucket.tokens = max(0.0, bucket.tokens - 1)
+            # Failures of calls that were checked at once overdraw the bucket (up to
+            # a second burst): a flood of concurrent guesses pays for every guess.
+            bucket.tokens = max(-float(self.limits.burst), bucket.tokens - 1)
 
     def _refilled(self, client: str) -> _Bucket | None:
         bucket = self._buckets.get(client)

@@ -5,9 +5,10 @@ DEADLINE_EXCEEDED, nothing stored, and frees its upload slot.
 gRPC's synchronous server gives a handler a blocking iterator of the client's
 messages and no way to wait on it with a timeout, so a client that stops sending
 mid-stream would hold its handler thread and upload slot for as long as it keeps
-the connection. ``idle_limited`` reads the iterator on a helper thread into a
-one-message queue and waits on the queue with the time left; when the upload ends
-(limit or not), the handler's status ends the call, which ends the helper's read.
+the connection. ``idle_limited`` reads the iterator on a helper thread, one message
+each time the handler asks for one (so no message waits in memory ahead of the
+handler), and waits for it with the time left; when the upload ends (limit or
+not), the handler's status ends the call, which ends the helper's read.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from typing import Final, Generic, TypeVar
 
 import grpc
@@ -41,46 +42,52 @@ class _IdleLimited(Generic[Message]):
         self._limits = limits
         self._clock = clock
         self._deadline = clock() + limits.total_seconds
-        self._queue: queue.Queue[object] = queue.Queue(maxsize=1)
-        self._closed = threading.Event()
+        self._wanted = threading.Semaphore(0)
+        self._received: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._closed = False
+        self._ended = False
         self._reader = threading.Thread(target=self._read, args=(requests,), daemon=True,
                                         name="upload-reader")
         self._reader.start()
 
     def _read(self, requests: Iterator[Message]) -> None:
-        try:
-            for message in requests:
-                self._queue.put(message)
-                if self._closed.is_set():
-                    return
-            self._queue.put(_END)
-        except BaseException as error:  # handed over and raised in the handler's thread
-            self._queue.put(_Failure(error))
+        while True:
+            self._wanted.acquire()
+            if self._closed:
+                return
+            try:
+                self._received.put(next(requests, _END))
+            except BaseException as error:  # handed over and raised in the handler's thread
+                self._received.put(_Failure(error))
+                return
 
     def __iter__(self) -> Iterator[Message]:
         return self
 
     def __next__(self) -> Message:
+        if self._ended:
+            raise StopIteration
         left = self._deadline - self._clock()
         if left <= 0:
             raise _timed_out(self._limits, idle=False)
         idle = self._limits.idle_seconds < left
+        self._wanted.release()
         try:
-            item = self._queue.get(timeout=self._limits.idle_seconds if idle else left)
+            item = self._received.get(timeout=self._limits.idle_seconds if idle else left)
         except queue.Empty:
             raise _timed_out(self._limits, idle=idle) from None
         if item is _END:
-            self._queue.put(_END)  # every later call ends too
+            self._ended = True
             raise StopIteration
         if isinstance(item, _Failure):
+            self._ended = True
             raise item.error
         return item  # type: ignore[return-value]
 
     def close(self) -> None:
-        """Let the reader thread end: it stops after the message it may be handing over."""
-        self._closed.set()
-        with suppress(queue.Empty):
-            self._queue.get_nowait()
+        """Let the reader thread end once its read (if any) returns."""
+        self._closed = True
+        self._wanted.release()
 
 
 def _timed_out(limits: UploadLimits, *, idle: bool) -> UploadRefused:

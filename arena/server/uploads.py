@@ -43,7 +43,9 @@ from arena.storage.submissions import ADMIN_OWNER, Submission
 MIB: Final = 1024 * 1024
 MAX_CHUNK_BYTES: Final = CHUNK_BYTES
 COMPRESSIONS: Final = {"gzip": ".tar.gz", "zstd": ".tar.zst"}
-_COPY_BYTES: Final = 256 * 1024
+_BUFFER_BYTES: Final = 64 * 1024
+"""Every buffer of an upload: under glibc's 128 KiB threshold, so the buffers of
+many uploads on many threads do not each leave a MiB behind in a thread's arena."""
 MAX_ZSTD_WINDOW: Final = 8 * MIB
 """The largest zstd window accepted (level 19 uses 8 MiB; a frame may ask for up
 to 2 GiB, which the decompressor would allocate)."""
@@ -144,7 +146,7 @@ class _ChunkReader(io.RawIOBase):
         self._keep = keep
         self._limits = limits
         self._totals = totals
-        self._pending = b""
+        self._pending = memoryview(b"")
 
     def readable(self) -> bool:
         return True
@@ -156,18 +158,20 @@ class _ChunkReader(io.RawIOBase):
                 return 0
             if message.WhichOneof("part") != "chunk":
                 raise _invalid("the header may only be the first message of an upload")
-            if len(message.chunk) > MAX_CHUNK_BYTES:
-                raise _invalid(f"a chunk of {len(message.chunk)} bytes: at most "
+            chunk = message.chunk  # read once: each read of the field is a copy
+            del message
+            if len(chunk) > MAX_CHUNK_BYTES:
+                raise _invalid(f"a chunk of {len(chunk)} bytes: at most "
                                f"{MAX_CHUNK_BYTES} bytes per message")
-            self._totals.compressed += len(message.chunk)
+            self._totals.compressed += len(chunk)
             if self._totals.compressed > self._limits.compressed_bytes:
                 raise _too_big(f"the archive is over the limit of "
                                f"{_size(self._limits.compressed_bytes)} compressed")
-            self._keep.write(message.chunk)
-            self._pending = message.chunk
+            self._keep.write(chunk)
+            self._pending = memoryview(chunk)
         size = min(len(buffer), len(self._pending))
         buffer[:size] = self._pending[:size]
-        self._pending = self._pending[size:]
+        self._pending = self._pending[size:]  # a view: the chunk is never copied whole
         return size
 
 
@@ -197,11 +201,12 @@ def receive_upload(
         archive = staging / ("archive" + suffix)
         totals = UploadTotals()
         with archive.open("wb") as keep:
-            reader = io.BufferedReader(_ChunkReader(requests, keep, limits, totals), MIB)
+            reader = io.BufferedReader(_ChunkReader(requests, keep, limits, totals),
+                                       _BUFFER_BYTES)
             _unpack(reader, header.compression, unpacked, limits, totals)
             # The compressed stream may end before its last chunk: read the rest, so
             # the kept archive and the compressed total are the whole upload.
-            while reader.read(MIB):
+            while reader.read(_BUFFER_BYTES):
                 pass
         manifest = _manifest(unpacked)
         yield (Submission(manifest, content_hash(unpacked), unpacked, archive, suffix),
@@ -247,7 +252,7 @@ def _unpack(reader: IO[bytes], compression: str, into: Path, limits: UploadLimit
                 max_window_size=MAX_ZSTD_WINDOW).stream_reader(reader)
         else:
             stream = cast("IO[bytes]", gzip.GzipFile(fileobj=reader, mode="rb"))
-        bounded = io.BufferedReader(_BoundedReader(stream, limits), MIB)
+        bounded = io.BufferedReader(_BoundedReader(stream, limits), _BUFFER_BYTES)
         with tarfile.open(fileobj=TarHeaderGuard(bounded), mode="r|") as tar:
             for member in tar:
                 _check_member(member, limits, totals)
@@ -302,7 +307,7 @@ def _extract(tar: tarfile.TarFile, member: tarfile.TarInfo, into: Path) -> None:
         source = tar.extractfile(member)
         assert source is not None  # a regular file always has data
         with target.open("wb") as out:
-            shutil.copyfileobj(source, out, _COPY_BYTES)
+            shutil.copyfileobj(source, out, _BUFFER_BYTES)
     except (FileExistsError, NotADirectoryError, IsADirectoryError):
         raise _invalid(f"{member.name!r} clashes with another entry of the archive "
                        "(a file and a folder of the same name)") from None
