@@ -277,3 +277,40 @@ def test_closing_lets_the_reader_thread_end() -> None:
         assert readers() - before
     wait_until(lambda: not readers() - before,
                what="the reader thread to end once the stream is closed")
+
+
+def test_the_idle_limit_is_a_server_setting(monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from arena.cli import main
+    from arena.server import app
+
+    seen: list[UploadLimits] = []
+
+    def fake_start(*args: object, upload_limits: UploadLimits, **kwargs: object) -> None:
+        seen.append(upload_limits)
+        raise RuntimeError("not starting in a test")
+
+    monkeypatch.setattr(app, "start_server", fake_start)
+    assert main(["serve", "--upload-idle-seconds", "7.5", "--db", "unused.db"]) == 1
+    assert seen == [UploadLimits(idle_seconds=7.5)]
+    assert main(["serve"]) == 1
+    assert seen[-1].idle_seconds == 30.0
+    with pytest.raises(SystemExit):
+        main(["serve", "--upload-idle-seconds", "0"])
+    assert "--upload-idle-seconds: must be more than 0, got 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("limits", [
+    {"concurrent": 0}, {"per_author": 0}, {"idle_seconds": 0.0},
+    {"total_seconds": float("nan")}])
+def test_upload_limits_refuse_nonsense(limits: dict[str, float]) -> None:
+    with pytest.raises(ValueError, match="upload limits need at least 1 upload at once"):
+        UploadLimits(**limits)  # type: ignore[arg-type]
+
+
+def test_an_author_never_holds_every_slot() -> None:
+    from arena.server.uploads import UploadSlots
+
+    assert UploadSlots(UploadLimits(concurrent=4, per_author=9)).per_author == 3
+    assert UploadSlots(UploadLimits(concurrent=1, per_author=2)).per_author == 1
+    assert UploadSlots(UploadLimits()).per_author == 2

@@ -35,6 +35,7 @@ import grpc
 import zstandard
 from hollywood.arena.v1 import arena_pb2
 
+from arena.core.defaults import DEFAULT_UPLOAD_IDLE_SECONDS
 from arena.core.manifest import BotManifest, ManifestError, content_hash, submission_problem
 from arena.core.upload_messages import CHUNK_BYTES
 from arena.server.tar_headers import TarHeaderError, TarHeaderGuard
@@ -64,11 +65,17 @@ class UploadLimits:
     per_author: int = 2
     """Uploads of one author at once (the admin counts as one author); kept below
     ``concurrent`` so that no author can take every slot."""
-    idle_seconds: float = 30.0
+    idle_seconds: float = DEFAULT_UPLOAD_IDLE_SECONDS
     """No message for this long ends an upload."""
     total_seconds: float = 600.0
     """An upload still streaming after this long ends (a trickle of bytes that
     never goes idle)."""
+
+    def __post_init__(self) -> None:
+        if min(self.concurrent, self.per_author) < 1 or not (
+                self.idle_seconds > 0 and self.total_seconds > 0):  # refuses nan too
+            raise ValueError(f"upload limits need at least 1 upload at once and times "
+                             f"over 0, got {self}")
 
 
 class UploadSlots:
