@@ -15,6 +15,7 @@ from pathlib import Path
 import grpc
 import pytest
 from fake_runner import run_fake_series
+from hollywood.arena.v1 import arena_pb2
 from hostile_archives import (
     bot_entries,
     end,
@@ -314,3 +315,18 @@ def test_an_author_never_holds_every_slot() -> None:
     assert UploadSlots(UploadLimits(concurrent=4, per_author=9)).per_author == 3
     assert UploadSlots(UploadLimits(concurrent=1, per_author=2)).per_author == 1
     assert UploadSlots(UploadLimits()).per_author == 2
+
+
+def test_a_message_refused_at_the_door_mid_upload_ends_it_with_the_doors_reason(
+        server: RunningServer) -> None:
+    # The door's check runs on the upload's reader thread: its refusal still
+    # reaches the client as it is, and frees the slot.
+    def oversized() -> Iterator[object]:
+        yield from messages([gz(bot_entries(), end())])
+        yield arena_pb2.SubmitBotRequest(chunk=b"\0" * (1024 * 1024 + 1))
+
+    error = refusal(server.address, server.token, oversized())  # type: ignore[arg-type]
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert error.details() == "SubmitBotRequest.chunk: 1048577 bytes, at most 1048576 allowed"
+    assert stored_nothing(server)
+    wait_until(lambda: server.service.upload_slots.in_use == 0, what="the slot to be freed")
