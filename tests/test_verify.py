@@ -203,7 +203,8 @@ def illegal_fault(series: Series, action: Action) -> BotFault:
 
 def test_an_illegal_action_fault_whose_action_is_illegal_passes() -> None:
     series = Series(SEED, FRIENDLY, max_hands=MAX_HANDS)
-    # The first decision offers draw_discard or pass (docs/rules.md#the-upcard-offer): a stock draw is refused.
+    # The first decision offers draw_discard or pass (docs/rules.md#the-upcard-offer):
+    # a stock draw is refused.
     fault = illegal_fault(series, Action(ActionKind.DRAW_STOCK))
     seat = fault.seat
     assert seat is not None

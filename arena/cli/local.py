@@ -88,6 +88,7 @@ def wait_for_interrupt() -> None:
 def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     from arena.server.app import start_server
     from arena.server.event_log import configure_event_log
+    from arena.server.uploads import UploadLimits
 
     configure_event_log(args.log_format)
     tls = tls_of(args)
@@ -95,6 +96,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
         running = start_server(args.db, host=args.host, port=args.port, http=http_of(args),
                                executor_factory=cluster_factory(args),
                                max_season_bots=args.max_season_bots,
+                               upload_limits=UploadLimits(
+                                   idle_seconds=args.upload_idle_seconds),
                                vetting_sandbox=args.vet_sandbox, tls=tls)
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None

@@ -54,6 +54,7 @@ from arena.core.defaults import (
     DEFAULT_HTTP,
     DEFAULT_MAX_SEASON_BOTS,
     DEFAULT_PORT,
+    DEFAULT_UPLOAD_IDLE_SECONDS,
 )
 from arena.core.limits import TimeLimits
 from arena.core.settings import DEFAULT_SANDBOX
@@ -157,6 +158,10 @@ def _add_serve(commands: Any) -> None:
     serve.add_argument("--max-season-bots", type=arguments.positive_int,
                        default=DEFAULT_MAX_SEASON_BOTS, metavar="N",
                        help=f"refuse seasons of more bots (default {DEFAULT_MAX_SEASON_BOTS})")
+    serve.add_argument("--upload-idle-seconds", type=arguments.seconds,
+                       default=DEFAULT_UPLOAD_IDLE_SECONDS, metavar="S",
+                       help="end an upload that sends nothing for S seconds (default "
+                            f"{DEFAULT_UPLOAD_IDLE_SECONDS:g})")
     serve.add_argument("--vet-sandbox", default=DEFAULT_SANDBOX, metavar="NAME",
                        help="sandbox backend uploads are built and validated in (default "
                        f"{DEFAULT_SANDBOX})")

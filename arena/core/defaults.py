@@ -17,6 +17,9 @@ DEFAULT_MAX_SEASON_BOTS: Final = 256
 Measured by tests/bench/bench_big_season.py: a 256-bot duplicate round robin
 (65,280 series) is planned and stored in about 1.5 s and its standings update in a
 few ms; the limit keeps one request from planning unbounded work."""
+DEFAULT_UPLOAD_IDLE_SECONDS: Final = 30.0
+"""An upload that sends nothing for this long is ended (``arena serve
+--upload-idle-seconds``)."""
 TOKEN_FILE_NAME: Final = "admin.token"
 AUTH_METADATA_KEY: Final = "authorization"
 

@@ -230,7 +230,8 @@ def content_hash(folder: Path | str) -> str:
     for relative, path in iter_bot_files(folder):
         executable = os.access(path, os.X_OK)
         digest.update(f"{relative}\0{int(executable)}\0".encode())
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        with path.open("rb") as handle:  # in pieces: an upload's file may be 100 MiB
+            digest.update(hashlib.file_digest(handle, "sha256").digest())
     return digest.hexdigest()
 
 

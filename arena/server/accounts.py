@@ -15,6 +15,7 @@ from hollywood.arena.v1 import arena_pb2
 
 from arena.server.auth import Authenticator, Caller
 from arena.server.convert import bot_message
+from arena.server.upload_stream import idle_limited
 from arena.server.uploads import UploadLimits, UploadSlots, UploadTotals, receive_upload
 from arena.storage import BotRecord, Storage
 from arena.storage.authors import Author, add_author, list_authors, revoke_author
@@ -80,8 +81,9 @@ class AccountsMixin:
     def _receive(self, requests: Iterator[arena_pb2.SubmitBotRequest], caller: Caller
                  ) -> tuple[BotRecord, bool, bool, UploadTotals]:
         work_root = bundles_dir(self.storage) / ".incoming"
-        with self.upload_slots.slot(), receive_upload(
-                requests, work_root, self.upload_limits) as (submission, header, totals):
+        with self.upload_slots.slot(caller.author), idle_limited(
+                requests, self.upload_limits) as stream, receive_upload(
+                stream, work_root, self.upload_limits) as (submission, header, totals):
             try:
                 record, created, replaced = store_submission(
                     self.storage, submission, submitter=caller.author,

@@ -206,8 +206,10 @@ def _start(
         interceptors=[*listening.interceptors, StreamLimitInterceptor(listening.slots),
                       DecodeRequestsInterceptor(service.auth.check, MUTATING_METHODS)],
         # gRPC sets SO_REUSEPORT by default: a second server on the port would bind
-        # and share the clients at random.
-        options=[("grpc.so_reuseport", 0)])
+        # and share the clients at random. Without BDP probing a client may send a
+        # message ahead of what its call has read, not a growing window of several
+        # MiB: three uploads at once held ~30 MiB each in gRPC's buffers with it.
+        options=[("grpc.so_reuseport", 0), ("grpc.http2.bdp_probe", 0)])
     arena_pb2_grpc.add_ArenaServiceServicer_to_server(service, server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -1,6 +1,7 @@
 """Who is calling: the admin (the server's admin token) or an author (a token from
 ``AddAuthor``, checked against its stored hash on every call, so a revoked token
-fails at once). Reads need neither."""
+fails at once). Reads need neither. Failed token checks are rate-limited per client
+address (``arena.server.auth_limit``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,13 @@ from dataclasses import dataclass
 import grpc
 
 from arena.core.defaults import AUTH_METADATA_KEY
+from arena.server.auth_limit import (
+    AuthLimits,
+    FailedAuthLimiter,
+    limited_client,
+    retry_message,
+)
+from arena.server.stream_limits import client_of
 from arena.storage import Storage
 from arena.storage.authors import check_author_token, is_author_token
 from arena.storage.submissions import ADMIN_OWNER
@@ -37,9 +45,11 @@ ADMIN = Caller(ADMIN_OWNER)
 class Authenticator:
     """Checks the token of a call."""
 
-    def __init__(self, storage: Storage, admin_token: str) -> None:
+    def __init__(self, storage: Storage, admin_token: str,
+                 limiter: FailedAuthLimiter | None = None) -> None:
         self._storage = storage
         self._admin_token = admin_token
+        self.limiter = limiter or FailedAuthLimiter(AuthLimits())
 
     def caller(self, context: grpc.ServicerContext) -> Caller:
         """The caller, or abort with UNAUTHENTICATED saying why."""
@@ -51,15 +61,22 @@ class Authenticator:
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             context.abort(grpc.StatusCode.UNAUTHENTICATED, NO_TOKEN)
+        client = limited_client(client_of(context.peer()))
+        wait = self.limiter.retry_after(client)
+        if wait is not None:
+            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, retry_message(client, wait))
         if is_author_token(token):
             check = check_author_token(self._storage, token)
-            if check.author is None:
-                context.abort(grpc.StatusCode.UNAUTHENTICATED, check.problem)
-            assert check.author is not None
-            return Caller(check.author)
-        if not hmac.compare_digest(token.encode(), self._admin_token.encode()):
-            context.abort(grpc.StatusCode.UNAUTHENTICATED, "wrong admin token")
-        return ADMIN
+            if check.author is not None:
+                return Caller(check.author)
+            problem = check.problem
+        elif hmac.compare_digest(token.encode(), self._admin_token.encode()):
+            return ADMIN
+        else:
+            problem = "wrong admin token"
+        self.limiter.failed(client)
+        context.abort(grpc.StatusCode.UNAUTHENTICATED, problem)
+        raise AssertionError("unreachable: context.abort raises")
 
     def check(self, context: grpc.ServicerContext) -> None:
         """Abort unless the call carries a valid token (any role)."""

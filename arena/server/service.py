@@ -95,7 +95,7 @@ class ArenaService(LifecycleMixin, AccountsMixin, arena_pb2_grpc.ArenaServiceSer
         self.auth = Authenticator(storage, token)
         self.admin_token = token
         self.upload_limits = upload_limits or UploadLimits()
-        self.upload_slots = UploadSlots(self.upload_limits.concurrent)
+        self.upload_slots = UploadSlots(self.upload_limits)
         self.max_season_bots = max_season_bots
         self.messages = StandingsMessages(storage)
         self.watch_messages = WatchMessages(storage, self.board, self.messages)

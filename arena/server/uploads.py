@@ -7,6 +7,12 @@ Files go into a private staging folder the server names; the archive's bytes are
 kept in a temporary file beside it. Only then is ``bot.toml`` read from the staged
 copy, never from a path a client names. Every refusal is an ``UploadRefused`` with
 its gRPC status code and a message naming the file or the limit.
+
+Memory stays bounded whatever an upload holds: the tar's extension headers are
+checked before ``tarfile`` reads them (``arena.server.tar_headers``), a zstd
+frame may not ask for a window over ``MAX_ZSTD_WINDOW``, and every buffer is of a
+fixed size. Time too: an upload that stalls ends (``arena.server.upload_stream``),
+and no author holds more than ``UploadLimits.per_author`` of the server's slots.
 """
 
 from __future__ import annotations
@@ -29,48 +35,88 @@ import grpc
 import zstandard
 from hollywood.arena.v1 import arena_pb2
 
+from arena.core.defaults import DEFAULT_UPLOAD_IDLE_SECONDS
 from arena.core.manifest import BotManifest, ManifestError, content_hash, submission_problem
 from arena.core.upload_messages import CHUNK_BYTES
-from arena.storage.submissions import Submission
+from arena.server.tar_headers import TarHeaderError, TarHeaderGuard
+from arena.storage.submissions import ADMIN_OWNER, Submission
 
 MIB: Final = 1024 * 1024
 MAX_CHUNK_BYTES: Final = CHUNK_BYTES
 COMPRESSIONS: Final = {"gzip": ".tar.gz", "zstd": ".tar.zst"}
-_COPY_BYTES: Final = 256 * 1024
+_BUFFER_BYTES: Final = 64 * 1024
+"""Every buffer of an upload: under glibc's 128 KiB threshold, so the buffers of
+many uploads on many threads do not each leave a MiB behind in a thread's arena."""
+MAX_ZSTD_WINDOW: Final = 8 * MIB
+"""The largest zstd window accepted (level 19 uses 8 MiB; a frame may ask for up
+to 2 GiB, which the decompressor would allocate)."""
 
 
 @dataclass(frozen=True)
 class UploadLimits:
-    """What one upload may hold, and how many the server receives at once (each
-    holds a thread of the server's pool while it streams)."""
+    """What one upload may hold, how long it may take, and how many the server
+    receives at once (each holds a thread of the server's pool while it streams),
+    in all and from one author."""
 
     compressed_bytes: int = 20 * MIB
     unpacked_bytes: int = 100 * MIB
     entries: int = 5000
     concurrent: int = 4
+    per_author: int = 2
+    """Uploads of one author at once (the admin counts as one author); kept below
+    ``concurrent`` so that no author can take every slot."""
+    idle_seconds: float = DEFAULT_UPLOAD_IDLE_SECONDS
+    """No message for this long ends an upload."""
+    total_seconds: float = 600.0
+    """An upload still streaming after this long ends (a trickle of bytes that
+    never goes idle)."""
+
+    def __post_init__(self) -> None:
+        if min(self.concurrent, self.per_author) < 1 or not (
+                self.idle_seconds > 0 and self.total_seconds > 0):  # refuses nan too
+            raise ValueError(f"upload limits need at least 1 upload at once and times "
+                             f"over 0, got {self}")
 
 
 class UploadSlots:
-    """At most ``limit`` uploads at once; one more is refused at once with
-    RESOURCE_EXHAUSTED rather than queued behind a slow client."""
+    """At most ``limits.concurrent`` uploads at once, and ``limits.per_author`` of
+    one author (at most ``concurrent - 1`` when ``concurrent`` is above 1); one more
+    is refused at once with RESOURCE_EXHAUSTED rather than queued behind a slow
+    client."""
 
-    def __init__(self, limit: int) -> None:
-        self._limit = limit
+    def __init__(self, limits: UploadLimits) -> None:
+        self._limit = limits.concurrent
+        self.per_author = max(1, min(limits.per_author, limits.concurrent - 1))
         self._lock = threading.Lock()
+        self._by_author: dict[str, int] = {}
         self.in_use = 0
 
-    @contextmanager
-    def slot(self) -> Iterator[None]:
+    def of(self, author: str) -> int:
+        """Uploads of ``author`` in progress."""
         with self._lock:
+            return self._by_author.get(author, 0)
+
+    @contextmanager
+    def slot(self, author: str) -> Iterator[None]:
+        with self._lock:
+            mine = self._by_author.get(author, 0)
             if self.in_use >= self._limit:
                 raise _too_big(f"the server is receiving {self._limit} uploads, its limit "
                                "at once: try again shortly")
+            if mine >= self.per_author:
+                who = "the admin" if author == ADMIN_OWNER else f"author {author}"
+                raise _too_big(f"{who} is sending {mine} uploads, the limit at once per "
+                               "author: wait for one to finish")
             self.in_use += 1
+            self._by_author[author] = mine + 1
         try:
             yield
         finally:
             with self._lock:
                 self.in_use -= 1
+                self._by_author[author] -= 1
+                if not self._by_author[author]:
+                    del self._by_author[author]
 
 
 class UploadRefused(Exception):
@@ -107,7 +153,7 @@ class _ChunkReader(io.RawIOBase):
         self._keep = keep
         self._limits = limits
         self._totals = totals
-        self._pending = b""
+        self._pending = memoryview(b"")
 
     def readable(self) -> bool:
         return True
@@ -119,18 +165,20 @@ class _ChunkReader(io.RawIOBase):
                 return 0
             if message.WhichOneof("part") != "chunk":
                 raise _invalid("the header may only be the first message of an upload")
-            if len(message.chunk) > MAX_CHUNK_BYTES:
-                raise _invalid(f"a chunk of {len(message.chunk)} bytes: at most "
+            chunk = message.chunk  # read once: each read of the field is a copy
+            del message
+            if len(chunk) > MAX_CHUNK_BYTES:
+                raise _invalid(f"a chunk of {len(chunk)} bytes: at most "
                                f"{MAX_CHUNK_BYTES} bytes per message")
-            self._totals.compressed += len(message.chunk)
+            self._totals.compressed += len(chunk)
             if self._totals.compressed > self._limits.compressed_bytes:
                 raise _too_big(f"the archive is over the limit of "
                                f"{_size(self._limits.compressed_bytes)} compressed")
-            self._keep.write(message.chunk)
-            self._pending = message.chunk
+            self._keep.write(chunk)
+            self._pending = memoryview(chunk)
         size = min(len(buffer), len(self._pending))
         buffer[:size] = self._pending[:size]
-        self._pending = self._pending[size:]
+        self._pending = self._pending[size:]  # a view: the chunk is never copied whole
         return size
 
 
@@ -160,11 +208,12 @@ def receive_upload(
         archive = staging / ("archive" + suffix)
         totals = UploadTotals()
         with archive.open("wb") as keep:
-            reader = io.BufferedReader(_ChunkReader(requests, keep, limits, totals), MIB)
+            reader = io.BufferedReader(_ChunkReader(requests, keep, limits, totals),
+                                       _BUFFER_BYTES)
             _unpack(reader, header.compression, unpacked, limits, totals)
             # The compressed stream may end before its last chunk: read the rest, so
             # the kept archive and the compressed total are the whole upload.
-            while reader.read(MIB):
+            while reader.read(_BUFFER_BYTES):
                 pass
         manifest = _manifest(unpacked)
         yield (Submission(manifest, content_hash(unpacked), unpacked, archive, suffix),
@@ -206,16 +255,19 @@ def _unpack(reader: IO[bytes], compression: str, into: Path, limits: UploadLimit
             totals: UploadTotals) -> None:
     try:
         if compression == "zstd":
-            stream: IO[bytes] = zstandard.ZstdDecompressor().stream_reader(reader)
+            stream: IO[bytes] = zstandard.ZstdDecompressor(
+                max_window_size=MAX_ZSTD_WINDOW).stream_reader(reader)
         else:
             stream = cast("IO[bytes]", gzip.GzipFile(fileobj=reader, mode="rb"))
-        bounded = io.BufferedReader(_BoundedReader(stream, limits), MIB)
-        with tarfile.open(fileobj=bounded, mode="r|") as tar:
+        bounded = io.BufferedReader(_BoundedReader(stream, limits), _BUFFER_BYTES)
+        with tarfile.open(fileobj=TarHeaderGuard(bounded), mode="r|") as tar:
             for member in tar:
                 _check_member(member, limits, totals)
                 _extract(tar, member, into)
     except UploadRefused:
         raise
+    except TarHeaderError as error:
+        raise UploadRefused(error.code, str(error)) from None
     except (tarfile.TarError, zstandard.ZstdError, EOFError, OSError) as error:
         raise _invalid(f"the archive cannot be read as a {compression} tar: {error}") from None
 
@@ -262,7 +314,7 @@ def _extract(tar: tarfile.TarFile, member: tarfile.TarInfo, into: Path) -> None:
         source = tar.extractfile(member)
         assert source is not None  # a regular file always has data
         with target.open("wb") as out:
-            shutil.copyfileobj(source, out, _COPY_BYTES)
+            shutil.copyfileobj(source, out, _BUFFER_BYTES)
     except (FileExistsError, NotADirectoryError, IsADirectoryError):
         raise _invalid(f"{member.name!r} clashes with another entry of the archive "
                        "(a file and a folder of the same name)") from None

@@ -1,15 +1,30 @@
 """Bot authors and their tokens.
 
-A token is ``<author>.<secret>``: the author's name says which row to check, and
-only a salted scrypt hash of the secret is stored, compared in constant time. A
-revoked author's token fails from the next call on (nothing is cached).
+A token is ``<author>.<secret>``: the author's name, in clear, says which row to
+check, and only a salted scrypt hash of the secret is stored, compared in constant
+time. A revoked author's token fails from the next call on (the author's row is
+read on every call).
+
+A scrypt check costs about 16 MiB and tens of milliseconds, so only a token that
+can be right pays for one: a malformed token, an unknown or a revoked author is
+refused without hashing (author names are public: every bot shows its owner); a
+token that passed once is known by its SHA-256 (``_VERIFIED``, enough for a
+256-bit random secret) as long as the author's stored hash is the same; and every
+check runs on one of ``MAX_HASHES_AT_ONCE`` threads kept for it, whoever calls:
+the memory scrypt takes stays with those threads (glibc keeps a freed block of
+that size in the arena of the thread that used it, so hashing on every thread of
+the server's pool would keep 16 MiB per thread).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
+import threading
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Final
 
@@ -26,6 +41,17 @@ _SCRYPT_N: Final = 2**14
 _SCRYPT_R: Final = 8
 _SCRYPT_P: Final = 1
 _HASH_BYTES: Final = 32
+_SECRET_BYTES: Final = 32
+SECRET_PATTERN: Final = re.compile(r"[A-Za-z0-9_-]{43}")
+"""A ``secrets.token_urlsafe(_SECRET_BYTES)`` secret: 43 characters of base64url."""
+MAX_HASHES_AT_ONCE: Final = 1
+"""scrypt checks at once: 16 MiB each (a token that passed is remembered)."""
+_HASHING = ThreadPoolExecutor(MAX_HASHES_AT_ONCE, thread_name_prefix="token-hash")
+MAX_VERIFIED: Final = 1024
+"""Tokens remembered as verified (the least recently used are forgotten)."""
+_VERIFIED: OrderedDict[bytes, bytes] = OrderedDict()
+"""SHA-256 of a token that passed -> the stored hash it passed against."""
+_VERIFIED_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -52,9 +78,10 @@ def is_author_token(token: str) -> bool:
     return TOKEN_SEPARATOR in token
 
 
-def _hash(secret: str, salt: bytes) -> bytes:
-    return hashlib.scrypt(secret.encode(), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R,
-                          p=_SCRYPT_P, dklen=_HASH_BYTES)
+def secret_digest(secret: str, salt: bytes) -> bytes:
+    """The stored form of a token's secret (the only place a token is hashed)."""
+    return _HASHING.submit(hashlib.scrypt, secret.encode(), salt=salt, n=_SCRYPT_N,
+                           r=_SCRYPT_R, p=_SCRYPT_P, dklen=_HASH_BYTES).result()
 
 
 def add_author(storage: Storage, name: str) -> tuple[Author, str]:
@@ -64,9 +91,9 @@ def add_author(storage: Storage, name: str) -> tuple[Author, str]:
     if not NAME_PATTERN.fullmatch(name):
         raise AuthorError(f"author name {name!r} must match [a-z0-9][a-z0-9-]{{0,31}} "
                           "(lower-case letters, digits and '-', at most 32 characters)")
-    secret = secrets.token_urlsafe(32)
+    secret = secrets.token_urlsafe(_SECRET_BYTES)
     salt = secrets.token_bytes(_SALT_BYTES)
-    digest = _hash(secret, salt)
+    digest = secret_digest(secret, salt)
     with storage.transaction() as db:
         row = db.execute("SELECT revoked_at FROM authors WHERE name=?", (name,)).fetchone()
         if row is not None and not row["revoked_at"]:
@@ -115,19 +142,35 @@ class TokenCheck:
 
 
 def check_author_token(storage: Storage, token: str) -> TokenCheck:
-    """Which author ``token`` belongs to, or why it is refused (unknown author,
-    revoked, wrong secret)."""
+    """Which author ``token`` belongs to, or why it is refused (malformed, unknown
+    author, revoked, wrong secret); only the last costs a hash."""
     name, _, secret = token.partition(TOKEN_SEPARATOR)
+    if not NAME_PATTERN.fullmatch(name):
+        return TokenCheck(None, "malformed token: an author's token is <author>.<secret> "
+                                "as `arena authors add` printed it")
     with storage.transaction() as db:
         row = db.execute("SELECT token_salt, token_hash, revoked_at FROM authors WHERE name=?",
                          (name,)).fetchone()
-    if row is None or not NAME_PATTERN.fullmatch(name):
-        _hash(secret, bytes(_SALT_BYTES))  # as slow as a known name: timing tells nothing
+    if row is None:
         return TokenCheck(None, "the token names no known author")
-    if not hmac.compare_digest(_hash(secret, bytes(row["token_salt"])),
-                               bytes(row["token_hash"])):
-        return TokenCheck(None, f"wrong token for author {name}")
+    if not SECRET_PATTERN.fullmatch(secret):
+        return TokenCheck(None, f"malformed token for author {name}: its secret is 43 "
+                                "characters of A-Z a-z 0-9 _ - as `arena authors add` printed it")
     if row["revoked_at"]:
         return TokenCheck(None, f"the token of author {name} was revoked at "
                                 f"{row['revoked_at']}")
+    stored = bytes(row["token_hash"])
+    known = hashlib.sha256(token.encode()).digest()
+    with _VERIFIED_LOCK:
+        passed = _VERIFIED.get(known)
+        if passed is not None:
+            _VERIFIED.move_to_end(known)
+    if passed is not None and hmac.compare_digest(passed, stored):
+        return TokenCheck(name, "")
+    if not hmac.compare_digest(secret_digest(secret, bytes(row["token_salt"])), stored):
+        return TokenCheck(None, f"wrong token for author {name}")
+    with _VERIFIED_LOCK:
+        _VERIFIED[known] = stored
+        while len(_VERIFIED) > MAX_VERIFIED:
+            _VERIFIED.popitem(last=False)
     return TokenCheck(name, "")
