@@ -17,13 +17,13 @@ from cryptography.x509.verification import PolicyBuilder, Store
 from arena.cli import main
 from arena.cli.cluster import cluster_security
 from arena.cli.output import CliError
+from arena.core.token_binding import is_loopback_host
 from arena.execution.cluster_certs import CertificateError, make_cluster_certs
 from arena.execution.cluster_security import (
     ClusterSecurityError,
     ClusterTLS,
     exposure_check,
     host_of,
-    is_loopback,
     scheduler_address,
 )
 
@@ -88,7 +88,7 @@ def test_a_role_needs_its_files_and_a_private_key(tmp_path: Path) -> None:
     ("localhost", True), ("0.0.0.0", False), ("::", False), ("192.0.2.10", False),
     ("arena.example", False), ("", False)])
 def test_loopback_is_told_apart(host: str, loopback: bool) -> None:
-    assert is_loopback(host) is loopback
+    assert is_loopback_host(host) is loopback
 
 
 @pytest.mark.parametrize("address, host", [

@@ -13,12 +13,12 @@ the warning to print).
 
 from __future__ import annotations
 
-import ipaddress
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from arena.core.token_binding import is_loopback_host
 from arena.execution.cluster_certs import CA_CERT, DASK_ROLES, cert_file, key_file
 
 if TYPE_CHECKING:
@@ -68,17 +68,6 @@ class ClusterTLS:
             require_encryption=True, tls_ca_file=str(self.ca), **files)
 
 
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` (a name or an IP, brackets allowed) is this machine's loopback."""
-    host = host.strip("[]")
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def host_of(address: str) -> str:
     """The host of ``tls://HOST:PORT``, ``tcp://HOST:PORT``, ``HOST:PORT`` or ``HOST``."""
     rest = address.split("://", 1)[-1]
@@ -91,7 +80,7 @@ def exposure_check(what: str, address: str, tls: ClusterTLS | None, insecure: bo
     """'' when ``address`` may be used: loopback, or certificates given; with
     ``insecure`` the warning to print for a non-loopback one without; else
     ``ClusterSecurityError`` saying how to fix it."""
-    if tls is not None or is_loopback(host_of(address)):
+    if tls is not None or is_loopback_host(host_of(address)):
         return ""
     if insecure:
         return (f"warning: {what} {address} without TLS (--insecure): any machine that "

@@ -18,8 +18,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from arena.core.token_binding import is_loopback_host
 from arena.execution.cluster_certs import CA_CERT, make_cluster_certs
-from arena.execution.cluster_security import LOOPBACK_HOST, ClusterTLS, is_loopback
+from arena.execution.cluster_security import LOOPBACK_HOST, ClusterTLS
 
 if TYPE_CHECKING:
     from distributed import Security
@@ -116,7 +117,7 @@ def up(workers: int, *, slots: int | None, sandboxes: Sequence[str], port: int =
     if certs is None and not insecure:
         certs = state_dir / "certs"
         if not (certs / CA_CERT).exists():
-            make_cluster_certs(certs, [] if is_loopback(host) else [host])
+            make_cluster_certs(certs, [] if is_loopback_host(host) else [host])
     if certs is not None:
         certs = certs.resolve()
     scheduler_file = state_dir / SCHEDULER_FILE
