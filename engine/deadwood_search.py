@@ -95,12 +95,22 @@ def max_meld_value(mask: int) -> int:
     return _max_meld_value_with_sets(mask, ranks)
 
 
+def _one_rank_options(mask: int, ranks: int) -> tuple[SetChoice, ...]:
+    """The set choices of the only rank in ``ranks`` (a single bit)."""
+    rank = ranks.bit_length() - 1
+    return SET_OPTIONS[rank * 16 + (
+        ((mask >> rank) & 1)
+        | ((mask >> (rank + 12)) & 2)
+        | ((mask >> (rank + 24)) & 4)
+        | ((mask >> (rank + 36)) & 8)
+    )]
+
+
 def _max_meld_value_with_sets(mask: int, ranks: int) -> int:
-    choices = rank_options(mask, ranks)
     run = RUN_VALUE
     best = 0
-    if len(choices) == 1:
-        for value, keep in choices[0]:
+    if not ranks & (ranks - 1):  # one rank held three or four times: the usual case
+        for value, keep in _one_rank_options(mask, ranks):
             rest = mask & keep
             total = (
                 value + run[rest & 8191] + run[(rest >> 13) & 8191]
@@ -109,6 +119,7 @@ def _max_meld_value_with_sets(mask: int, ranks: int) -> int:
             if total > best:
                 best = total
         return best
+    choices = rank_options(mask, ranks)
     if len(choices) == 2:
         second = choices[1]
         for value1, keep1 in choices[0]:
@@ -180,17 +191,29 @@ def best_discards_mask(mask: int) -> tuple[int, int]:
 def _best_discard_search(mask: int, ranks: int) -> tuple[int, int]:
     """(largest melded value plus discarded value, mask of every discard reaching
     it) over every combination of set choices."""
-    run = RUN_VALUE
-    gain = DROP_GAIN
-    gain_cards = DROP_CARDS
-    best = NO_CARD_GAIN
-    best_cards = 0
+    if not ranks & (ranks - 1):  # one rank held three or four times: the usual case
+        return _best_discard_over([(value, mask & keep) for value, keep
+                                   in _one_rank_options(mask, ranks)])
+    scored = []
     for combo in product(*rank_options(mask, ranks)):
         rest = mask
         total = 0
         for value, keep in combo:
             rest &= keep
             total += value
+        scored.append((total, rest))
+    return _best_discard_over(scored)
+
+
+def _best_discard_over(scored: list[tuple[int, int]]) -> tuple[int, int]:
+    """The best of :func:`_best_discard_search` over ``(set value, cards left for
+    runs)`` pairs, one per combination of set choices."""
+    run = RUN_VALUE
+    gain = DROP_GAIN
+    gain_cards = DROP_CARDS
+    best = NO_CARD_GAIN
+    best_cards = 0
+    for total, rest in scored:
         m0 = rest & 8191
         m1 = (rest >> 13) & 8191
         m2 = (rest >> 26) & 8191

@@ -62,19 +62,27 @@ def hand_mask(cards: Iterable[Card] | str, *, max_cards: int = 52) -> int:
     Raises :class:`~engine.cards.DuplicateCardError` for a repeated card,
     ``TypeError`` for a non-card and ``ValueError`` for more than ``max_cards`` cards.
     """
+    mask = _quick_mask(cards)
+    if mask >= 0 and mask.bit_count() <= max_cards:
+        return mask
     if isinstance(cards, str):
         cards = parse_cards(cards)
-    elif not isinstance(cards, list | tuple):
-        cards = list(cards)
+    return _checked_hand_mask(list(cards), max_cards)
+
+
+def _quick_mask(cards: object) -> int:
+    """The mask of a list or tuple of distinct cards, in one pass; -1 for anything
+    else (text, another iterable, a non-card, a repeat), which the full check sorts
+    out. This is the check every public call pays, so it is kept to one loop."""
+    if cards.__class__ is not list and cards.__class__ is not tuple:
+        return -1
     mask = 0
     for card in cards:
         if card.__class__ is not Card:
-            return _checked_hand_mask(cards, max_cards)
+            return -1
         mask |= card.bit
     # A repeated card sets no new bit: fewer bits than cards means a repeat.
-    if mask.bit_count() != len(cards) or len(cards) > max_cards:
-        return _checked_hand_mask(cards, max_cards)
-    return mask
+    return mask if mask.bit_count() == len(cards) else -1
 
 
 def _checked_hand_mask(cards: Sequence[Card], max_cards: int) -> int:
@@ -93,6 +101,9 @@ def _checked_hand_mask(cards: Sequence[Card], max_cards: int) -> int:
 
 
 def _exact_mask(cards: Iterable[Card] | str, count: int) -> int:
+    mask = _quick_mask(cards)
+    if mask >= 0 and mask.bit_count() == count:
+        return mask
     mask = hand_mask(cards)
     if mask.bit_count() != count:
         raise ValueError(f"expected exactly {count} cards, got {mask.bit_count()}")
@@ -101,7 +112,10 @@ def _exact_mask(cards: Iterable[Card] | str, count: int) -> int:
 
 def min_deadwood(cards: Iterable[Card] | str) -> int:
     """The exact minimum deadwood of a hand of at most 11 cards (docs/rules.md#deadwood)."""
-    return min_deadwood_mask(hand_mask(cards, max_cards=_MAX_SEARCH_CARDS))
+    mask = _quick_mask(cards)
+    if mask < 0 or mask.bit_count() > _MAX_SEARCH_CARDS:
+        mask = hand_mask(cards, max_cards=_MAX_SEARCH_CARDS)
+    return min_deadwood_mask(mask)
 
 
 def best_discards(cards: Iterable[Card] | str) -> tuple[int, list[Card]]:
@@ -112,6 +126,8 @@ def best_discards(cards: Iterable[Card] | str) -> tuple[int, list[Card]]:
     leave different cards idle get every right answer.
     """
     deadwood, reached = best_discards_mask(_exact_mask(cards, 11))
+    if not reached & (reached - 1):  # most hands have one best discard
+        return deadwood, [ALL_CARDS[reached.bit_length() - 1]]
     # Card index order is suit-then-rank order: the set bits come out sorted.
     return deadwood, mask_to_cards(reached)
 
