@@ -13,13 +13,13 @@ rank, and then the answer is four lookups and no search at all.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import product
 
 from engine.cards import ALL_CARDS, Card
 from engine.deadwood_tables import (
     DROP_CARDS,
     DROP_GAIN,
-    NO_CARD_GAIN,
     ROW_IDLE,
     ROW_VALUE,
     RUN_VALUE,
@@ -156,8 +156,25 @@ def min_deadwood_mask(mask: int) -> int:
         idle = ROW_IDLE
         return idle[s0] + idle[s1] + idle[s2] + idle[s3]
     value = ROW_VALUE
-    return (value[s0] + value[s1] + value[s2] + value[s3]
-            - _max_meld_value_with_sets(mask, ranks))
+    total = value[s0] + value[s1] + value[s2] + value[s3]
+    if ranks & (ranks - 1):
+        return total - _max_meld_value_with_sets(mask, ranks)
+    # One rank held three or four times (the usual case): "no set" against each set.
+    run = RUN_VALUE
+    best = run[s0] + run[s1] + run[s2] + run[s3]
+    rank = ranks.bit_length() - 1
+    for melded, keep in SET_OPTIONS[rank * 16 + (
+        ((mask >> rank) & 1)
+        | ((mask >> (rank + 12)) & 2)
+        | ((mask >> (rank + 24)) & 4)
+        | ((mask >> (rank + 36)) & 8)
+    )]:
+        rest = mask & keep
+        melded += (run[rest & 8191] + run[(rest >> 13) & 8191] + run[(rest >> 26) & 8191]
+                   + run[rest >> 39])
+        if melded > best:
+            best = melded
+    return total - best
 
 
 def best_discards_mask(mask: int) -> tuple[int, int]:
@@ -167,53 +184,65 @@ def best_discards_mask(mask: int) -> tuple[int, int]:
     s1 = (mask >> 13) & 8191
     s2 = (mask >> 26) & 8191
     s3 = mask >> 39
-    ranks = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
     gain = DROP_GAIN
+    g0 = gain[s0]
+    g1 = gain[s1]
+    g2 = gain[s2]
+    g3 = gain[s3]
+    top = max(g0, g1, g2, g3)
+    cards = DROP_CARDS
+    reached = (
+        (cards[s0] if g0 == top else 0)
+        | (cards[s1] << 13 if g1 == top else 0)
+        | (cards[s2] << 26 if g2 == top else 0)
+        | (cards[s3] << 39 if g3 == top else 0)
+    )
+    ranks = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
     if not ranks:
-        g0 = gain[s0]
-        g1 = gain[s1]
-        g2 = gain[s2]
-        g3 = gain[s3]
-        top = max(g0, g1, g2, g3)
-        cards = DROP_CARDS
-        reached = (
-            (cards[s0] if g0 == top else 0)
-            | (cards[s1] << 13 if g1 == top else 0)
-            | (cards[s2] << 26 if g2 == top else 0)
-            | (cards[s3] << 39 if g3 == top else 0)
-        )
         idle = ROW_IDLE
         return idle[s0] + idle[s1] + idle[s2] + idle[s3] - top, reached
-    best, reached = _best_discard_search(mask, ranks)
-    return mask_value(mask) - best, reached
-
-
-def _best_discard_search(mask: int, ranks: int) -> tuple[int, int]:
-    """(largest melded value plus discarded value, mask of every discard reaching
-    it) over every combination of set choices."""
+    # The "no set" choice is scored above; weigh every choice with sets against it.
+    run = RUN_VALUE
+    best = run[s0] + run[s1] + run[s2] + run[s3] + top
     if not ranks & (ranks - 1):  # one rank held three or four times: the usual case
-        return _best_discard_over([(value, mask & keep) for value, keep
-                                   in _one_rank_options(mask, ranks)])
-    scored = []
+        rank = ranks.bit_length() - 1
+        with_sets: Sequence[SetChoice] = SET_OPTIONS[rank * 16 + (
+            ((mask >> rank) & 1)
+            | ((mask >> (rank + 12)) & 2)
+            | ((mask >> (rank + 24)) & 4)
+            | ((mask >> (rank + 36)) & 8)
+        )]
+    else:
+        with_sets = _set_combinations(mask, ranks)
+    best, reached = _best_discard_over(mask, with_sets, best, reached)
+    value = ROW_VALUE
+    return value[s0] + value[s1] + value[s2] + value[s3] - best, reached
+
+
+def _set_combinations(mask: int, ranks: int) -> list[SetChoice]:
+    """Every combination of the set choices of two or more ranks, as one choice:
+    ``(set value, mask of the cards kept for runs)``."""
+    combined = []
     for combo in product(*rank_options(mask, ranks)):
-        rest = mask
+        kept = -1
         total = 0
         for value, keep in combo:
-            rest &= keep
+            kept &= keep
             total += value
-        scored.append((total, rest))
-    return _best_discard_over(scored)
+        combined.append((total, kept))
+    return combined
 
 
-def _best_discard_over(scored: list[tuple[int, int]]) -> tuple[int, int]:
-    """The best of :func:`_best_discard_search` over ``(set value, cards left for
-    runs)`` pairs, one per combination of set choices."""
+def _best_discard_over(mask: int, choices: Sequence[SetChoice], best: int, best_cards: int
+                       ) -> tuple[int, int]:
+    """The largest melded value plus discarded value, and every discard reaching it,
+    over the set ``choices`` for the hand ``mask``, starting from ``best`` reached
+    by the discards ``best_cards``."""
     run = RUN_VALUE
     gain = DROP_GAIN
     gain_cards = DROP_CARDS
-    best = NO_CARD_GAIN
-    best_cards = 0
-    for total, rest in scored:
+    for total, keep in choices:
+        rest = mask & keep
         m0 = rest & 8191
         m1 = (rest >> 13) & 8191
         m2 = (rest >> 26) & 8191

@@ -101,6 +101,15 @@ def cpu_times() -> list[int]:
         return [int(field) for field in stat.readline().split()[1:9]]
 
 
+def anchor_available() -> bool:
+    """Whether ``.bench-venv`` exists and imports OpenSpiel."""
+    if not ANCHOR_PYTHON.exists():
+        return False
+    check = subprocess.run([str(ANCHOR_PYTHON), "-c", "import pyspiel"], capture_output=True,
+                           check=False)
+    return check.returncode == 0
+
+
 class Anchor:
     """OpenSpiel in its own process and environment, timing chunks of the same hands
     on request (``openspiel_deadwood.py``)."""
@@ -150,7 +159,7 @@ def main() -> None:
     mask_sets = {key: [cards_to_mask(hand) for hand in sample]
                  for key, sample in hand_sets.items()}
     anchor = Anchor({f"{name}/{kind}": [[card.index for card in hand] for hand in sample]
-                     for (name, kind), sample in hand_sets.items()}) if ANCHOR_PYTHON.exists() \
+                     for (name, kind), sample in hand_sets.items()}) if anchor_available() \
         else None
     # Per chunk of CHUNK hands: engine (checked), engine (mask), OpenSpiel, back to back.
     engine: dict[tuple[str, str], list[int]] = {key: [] for key in hand_sets}
