@@ -19,6 +19,9 @@ from itertools import product
 from engine.cards import ALL_CARDS, Card
 from engine.deadwood_tables import (
     DROP_CARDS,
+    DROP_CARDS_1,
+    DROP_CARDS_2,
+    DROP_CARDS_3,
     DROP_GAIN,
     ROW_IDLE,
     ROW_VALUE,
@@ -168,7 +171,7 @@ def min_deadwood_mask(mask: int) -> int:
         | ((mask >> (rank + 12)) & 2)
         | ((mask >> (rank + 24)) & 4)
         | ((mask >> (rank + 36)) & 8)
-    )]:
+    )][1:]:  # the first choice, "no set", is scored above
         rest = mask & keep
         melded += (run[rest & 8191] + run[(rest >> 13) & 8191] + run[(rest >> 26) & 8191]
                    + run[rest >> 39])
@@ -189,13 +192,16 @@ def best_discards_mask(mask: int) -> tuple[int, int]:
     g1 = gain[s1]
     g2 = gain[s2]
     g3 = gain[s3]
-    top = max(g0, g1, g2, g3)
-    cards = DROP_CARDS
+    top = g0 if g0 >= g1 else g1  # comparisons: cheaper than a call of max()
+    if g2 > top:
+        top = g2
+    if g3 > top:
+        top = g3
     reached = (
-        (cards[s0] if g0 == top else 0)
-        | (cards[s1] << 13 if g1 == top else 0)
-        | (cards[s2] << 26 if g2 == top else 0)
-        | (cards[s3] << 39 if g3 == top else 0)
+        (DROP_CARDS[s0] if g0 == top else 0)
+        | (DROP_CARDS_1[s1] if g1 == top else 0)
+        | (DROP_CARDS_2[s2] if g2 == top else 0)
+        | (DROP_CARDS_3[s3] if g3 == top else 0)
     )
     ranks = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
     if not ranks:
@@ -211,7 +217,7 @@ def best_discards_mask(mask: int) -> tuple[int, int]:
             | ((mask >> (rank + 12)) & 2)
             | ((mask >> (rank + 24)) & 4)
             | ((mask >> (rank + 36)) & 8)
-        )]
+        )][1:]  # the first choice, "no set", is scored above
     else:
         with_sets = _set_combinations(mask, ranks)
     best, reached = _best_discard_over(mask, with_sets, best, reached)
@@ -221,9 +227,12 @@ def best_discards_mask(mask: int) -> tuple[int, int]:
 
 def _set_combinations(mask: int, ranks: int) -> list[SetChoice]:
     """Every combination of the set choices of two or more ranks, as one choice:
-    ``(set value, mask of the cards kept for runs)``."""
+    ``(set value, mask of the cards kept for runs)``; all but the first, "no set"
+    for every rank, which :func:`best_discards_mask` scores on its own."""
     combined = []
-    for combo in product(*rank_options(mask, ranks)):
+    combos = product(*rank_options(mask, ranks))
+    next(combos)
+    for combo in combos:
         kept = -1
         total = 0
         for value, keep in combo:
@@ -240,7 +249,6 @@ def _best_discard_over(mask: int, choices: Sequence[SetChoice], best: int, best_
     by the discards ``best_cards``."""
     run = RUN_VALUE
     gain = DROP_GAIN
-    gain_cards = DROP_CARDS
     for total, keep in choices:
         rest = mask & keep
         m0 = rest & 8191
@@ -251,15 +259,19 @@ def _best_discard_over(mask: int, choices: Sequence[SetChoice], best: int, best_
         g1 = gain[m1]
         g2 = gain[m2]
         g3 = gain[m3]
-        top = max(g0, g1, g2, g3)
+        top = g0 if g0 >= g1 else g1
+        if g2 > top:
+            top = g2
+        if g3 > top:
+            top = g3
         total += run[m0] + run[m1] + run[m2] + run[m3] + top
         if total < best:
             continue
         reached = (
-            (gain_cards[m0] if g0 == top else 0)
-            | (gain_cards[m1] << 13 if g1 == top else 0)
-            | (gain_cards[m2] << 26 if g2 == top else 0)
-            | (gain_cards[m3] << 39 if g3 == top else 0)
+            (DROP_CARDS[m0] if g0 == top else 0)
+            | (DROP_CARDS_1[m1] if g1 == top else 0)
+            | (DROP_CARDS_2[m2] if g2 == top else 0)
+            | (DROP_CARDS_3[m3] if g3 == top else 0)
         )
         if total > best:
             best = total
