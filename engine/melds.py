@@ -112,10 +112,17 @@ def _exact_mask(cards: Iterable[Card] | str, count: int) -> int:
 
 def min_deadwood(cards: Iterable[Card] | str) -> int:
     """The exact minimum deadwood of a hand of at most 11 cards (docs/rules.md#deadwood)."""
-    mask = _quick_mask(cards)
-    if mask < 0 or mask.bit_count() > _MAX_SEARCH_CARDS:
-        mask = hand_mask(cards, max_cards=_MAX_SEARCH_CARDS)
-    return min_deadwood_mask(mask)
+    # _quick_mask written out: the call would cost a tenth of this function.
+    if cards.__class__ is list or cards.__class__ is tuple:
+        mask = 0
+        for card in cards:
+            if card.__class__ is not Card:
+                break
+            mask |= card.bit
+        else:
+            if mask.bit_count() == len(cards) <= _MAX_SEARCH_CARDS:
+                return min_deadwood_mask(mask)
+    return min_deadwood_mask(hand_mask(cards, max_cards=_MAX_SEARCH_CARDS))
 
 
 def best_discards(cards: Iterable[Card] | str) -> tuple[int, list[Card]]:
@@ -125,7 +132,17 @@ def best_discards(cards: Iterable[Card] | str) -> tuple[int, list[Card]]:
     Every discard is weighed, so hands where two arrangements meld equal points but
     leave different cards idle get every right answer.
     """
-    deadwood, reached = best_discards_mask(_exact_mask(cards, 11))
+    mask = -1
+    if cards.__class__ is list or cards.__class__ is tuple:  # _quick_mask written out
+        mask = 0
+        for card in cards:
+            if card.__class__ is not Card:
+                mask = -1
+                break
+            mask |= card.bit
+        if mask.bit_count() != len(cards) or len(cards) != 11:
+            mask = -1
+    deadwood, reached = best_discards_mask(mask if mask >= 0 else _exact_mask(cards, 11))
     if not reached & (reached - 1):  # most hands have one best discard
         return deadwood, [ALL_CARDS[reached.bit_length() - 1]]
     # Card index order is suit-then-rank order: the set bits come out sorted.
