@@ -11,11 +11,13 @@ benchmark's own environment (``.bench-venv/``, git-ignored; never the project's
 ``.venv``): ``tests/bench/openspiel_deadwood.py`` runs there and times
 ``GinRummyUtils.min_deadwood`` on the same hands (card numbers, which its binding
 converts to a C++ vector, as the engine's public functions check their ``Card``
-lists). Chunks of 100 hands (well under a scheduler time slice) interleave the engine and OpenSpiel (A, B, A, B, ...)
-so that both see the same machine; the ratio printed is the median of the
+lists). Chunks of 100 hands (well under a scheduler time slice) interleave the
+engine and OpenSpiel (A, B, A, B, ...) so that both see the same machine, with the
+garbage collector off on both sides; the ratio printed is the median of the
 per-chunk ratios (engine time / OpenSpiel time), with the load average and the
-host's steal share over the run. Targets (issue 29): ratio <= 1.0 on uniform hands, <= 0.75 on
-meld-rich ones.
+host's steal share over the run. OpenSpiel's 11-card call returns a number; the
+engine's ``best_discards`` also lists every best discard. Targets (issue 29):
+ratio <= 1.0 on uniform hands, <= 0.75 on meld-rich ones.
 
 Run: ``.venv/bin/python tests/bench/bench_deadwood.py [hands] [rounds]`` (or
 ``make bench``). Without ``.bench-venv`` the engine rows are printed alone.
