@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import product
+from operator import attrgetter
 from typing import Any, Literal
 
 from engine.cards import ALL_CARDS, Card, mask_to_cards
@@ -24,6 +25,8 @@ from engine.profiles import FRIENDLY, Profile
 __all__ = ["HAND_SIZE", "Layoff", "SettleError", "Settlement", "settle"]
 
 HAND_SIZE = 10
+_BY_INDEX = attrgetter("index")
+"""Sort key of cards: index order is suit-then-rank order, without ``Card.__lt__``."""
 
 SettlementKind = Literal["gin", "knock", "undercut"]
 Side = Literal["knocker", "defender"]
@@ -134,7 +137,7 @@ def settle(
     else:
         declared = _declared_melds(knocker_melds)
         knocker_deadwood = validate_arrangement(knocker, declared, knock_limit=profile.knock_limit)
-        melds = tuple(tuple(sorted(meld)) for meld in declared)
+        melds = tuple(tuple(sorted(meld, key=_BY_INDEX)) for meld in declared)
     knocker_melded = {card for meld in melds for card in meld}
     knocker_idle = tuple(card for card in knocker if card not in knocker_melded)
 
@@ -239,7 +242,7 @@ def _layoff_options(meld: tuple[Card, ...], defender_mask: int) -> list[tuple[Ca
         rank += 1
     # Chaining: a card further out can only go on once every card between it and
     # the run has gone on, so each end contributes a prefix of its chain.
-    return [tuple(sorted(below[:low] + above[:high]))
+    return [tuple(sorted(below[:low] + above[:high], key=_BY_INDEX))
             for low in range(len(below) + 1) for high in range(len(above) + 1)]
 
 
