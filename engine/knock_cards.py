@@ -1,4 +1,4 @@
-"""Which cards an 11-card hand may knock with (docs/rules.md#knocking).
+"""Which cards an 11-card hand may knock with (docs/rules.md#knocking-and-gin).
 
 Called on every discard decision, so it starts with a cheap proof that most hands
 cannot knock at all, and runs the exact search on the hand's mask only when that
