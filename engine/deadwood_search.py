@@ -19,9 +19,6 @@ from itertools import product
 from engine.cards import ALL_CARDS, Card
 from engine.deadwood_tables import (
     DROP_CARDS,
-    DROP_CARDS_1,
-    DROP_CARDS_2,
-    DROP_CARDS_3,
     DROP_GAIN,
     ROW_IDLE,
     ROW_VALUE,
@@ -197,11 +194,12 @@ def best_discards_mask(mask: int) -> tuple[int, int]:
         top = g2
     if g3 > top:
         top = g3
+    cards = DROP_CARDS
     reached = (
-        (DROP_CARDS[s0] if g0 == top else 0)
-        | (DROP_CARDS_1[s1] if g1 == top else 0)
-        | (DROP_CARDS_2[s2] if g2 == top else 0)
-        | (DROP_CARDS_3[s3] if g3 == top else 0)
+        (cards[s0] if g0 == top else 0)
+        | (cards[s1] << 13 if g1 == top else 0)
+        | (cards[s2] << 26 if g2 == top else 0)
+        | (cards[s3] << 39 if g3 == top else 0)
     )
     ranks = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
     if not ranks:
@@ -269,9 +267,9 @@ def _best_discard_over(mask: int, choices: Sequence[SetChoice], best: int, best_
             continue
         reached = (
             (DROP_CARDS[m0] if g0 == top else 0)
-            | (DROP_CARDS_1[m1] if g1 == top else 0)
-            | (DROP_CARDS_2[m2] if g2 == top else 0)
-            | (DROP_CARDS_3[m3] if g3 == top else 0)
+            | (DROP_CARDS[m1] << 13 if g1 == top else 0)
+            | (DROP_CARDS[m2] << 26 if g2 == top else 0)
+            | (DROP_CARDS[m3] << 39 if g3 == top else 0)
         )
         if total > best:
             best = total

@@ -117,8 +117,5 @@ def build_set_options() -> list[tuple[SetChoice, ...]]:
 
 
 RUN_VALUE, RUN_CARDS, DROP_GAIN, DROP_CARDS = build_run_tables()
-DROP_CARDS_1, DROP_CARDS_2, DROP_CARDS_3 = ([cards << (SUIT_BITS * suit) for cards in DROP_CARDS]
-                                           for suit in (1, 2, 3))
-"""``DROP_CARDS`` already shifted into diamonds, hearts and spades: no shift per call."""
 ROW_VALUE, ROW_IDLE = build_value_tables(RUN_VALUE)
 SET_OPTIONS: Final = build_set_options()
