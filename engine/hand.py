@@ -32,7 +32,7 @@ from engine.actions import (
 from engine.cards import ALL_CARDS, Card, mask_to_cards
 from engine.dealing import Deal
 from engine.hand_result import HandResult
-from engine.melds import best_discards, deadwood_after_each_discard
+from engine.knock_cards import knock_cards
 from engine.observation import Observation, observe
 from engine.phase import Phase
 from engine.profiles import FRIENDLY, Profile
@@ -75,51 +75,6 @@ def _discard_actions(mask: int) -> list[Action]:
         actions.extend(chunk)
     return actions
 
-
-
-def _suit_tables() -> tuple[list[int], list[int], list[int]]:
-    """Per 13-bit suit mask: the cards in some run of 3+ within it, and the value
-    total and the largest value of a suit mask's cards."""
-    in_run: list[int] = []
-    value_sum: list[int] = []
-    value_max: list[int] = []
-    for bits in range(1 << 13):
-        starts = bits & (bits >> 1) & (bits >> 2)
-        in_run.append(starts | (starts << 1) | (starts << 2))
-        values = [min(rank + 1, 10) for rank in range(13) if bits >> rank & 1]
-        value_sum.append(sum(values))
-        value_max.append(max(values, default=0))
-    return in_run, value_sum, value_max
-
-
-_IN_RUN, _VALUE_SUM, _VALUE_MAX = _suit_tables()
-
-
-def cannot_knock(mask: int, knock_limit: int) -> bool:
-    """A cheap proof that no discard from the 11 cards of ``mask`` leaves deadwood
-    <= ``knock_limit``.
-
-    A card is "loose" when it is in no possible meld of the hand: not in three
-    consecutive ranks of its suit, and its rank held fewer than 3 times. Loose
-    cards stay loose in every 10-card subset, so after any discard the deadwood is
-    at least their total minus the largest of them (the best one to discard).
-    ``False`` means "maybe": the exact computation must decide.
-    """
-    a = mask & _SUIT_BITS
-    b = (mask >> 13) & _SUIT_BITS
-    c = (mask >> 26) & _SUIT_BITS
-    d = mask >> 39
-    set_ranks = (a & b & c) | (a & b & d) | (a & c & d) | (b & c & d)
-    in_run = _IN_RUN
-    loose_a = a & ~(in_run[a] | set_ranks)
-    loose_b = b & ~(in_run[b] | set_ranks)
-    loose_c = c & ~(in_run[c] | set_ranks)
-    loose_d = d & ~(in_run[d] | set_ranks)
-    total = _VALUE_SUM[loose_a] + _VALUE_SUM[loose_b] + _VALUE_SUM[loose_c] + _VALUE_SUM[loose_d]
-    largest = max(
-        _VALUE_MAX[loose_a], _VALUE_MAX[loose_b], _VALUE_MAX[loose_c], _VALUE_MAX[loose_d]
-    )
-    return total - largest > knock_limit
 
 
 class Hand:
@@ -225,17 +180,7 @@ class Hand:
         return self._knock_cards
 
     def _compute_knock_cards(self, seat: int) -> list[Card]:
-        mask = self._masks[seat]
-        limit = self.profile.knock_limit
-        if cannot_knock(mask, limit):
-            return []
-        cards = mask_to_cards(mask)
-        lowest, _ = best_discards(cards)
-        if lowest > limit:
-            return []
-        banned = self.banned_discard
-        deadwoods = deadwood_after_each_discard(cards)
-        return [card for card in cards if deadwoods[card] <= limit and card is not banned]
+        return knock_cards(self._masks[seat], self.profile.knock_limit, self.banned_discard)
 
     def legal_actions(self) -> list[Action]:
         """Every action the current player may take, in a fixed order: draws and pass

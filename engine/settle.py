@@ -6,19 +6,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import product
+from operator import attrgetter
 from typing import Any, Literal
 
 from engine.cards import ALL_CARDS, Card, mask_to_cards
 from engine.melds import (
     Arrangement,
     InvalidMeldsError,
-    best_arrangement,
+    best_arrangement_mask,
     hand_mask,
     is_run,
     is_set,
-    mask_value,
-    max_meld_value,
-    min_deadwood,
+    min_deadwood_mask,
     validate_arrangement,
 )
 from engine.profiles import FRIENDLY, Profile
@@ -26,6 +25,8 @@ from engine.profiles import FRIENDLY, Profile
 __all__ = ["HAND_SIZE", "Layoff", "SettleError", "Settlement", "settle"]
 
 HAND_SIZE = 10
+_BY_INDEX = attrgetter("index")
+"""Sort key of cards: index order is suit-then-rank order, without ``Card.__lt__``."""
 
 SettlementKind = Literal["gin", "knock", "undercut"]
 Side = Literal["knocker", "defender"]
@@ -120,17 +121,15 @@ def settle(
         raise SettleError("settle() takes card lists, not text; use parse_cards() first")
     knocker_mask = _checked_mask(list(knocker_cards), "knocker")
     defender_mask = _checked_mask(list(defender_cards), "defender")
+    # Card index order is suit-then-rank order: the cards come out sorted.
     knocker = mask_to_cards(knocker_mask)
-    defender = mask_to_cards(defender_mask)
-    knocker.sort()
-    defender.sort()
     shared = knocker_mask & defender_mask
     if shared:
         names = " ".join(str(card) for card in ALL_CARDS if shared & card.bit)
         raise SettleError(f"cards held by both knocker and defender: {names}")
 
     if knocker_melds is None:
-        knocker_deadwood, melds = best_arrangement(knocker)
+        knocker_deadwood, melds = best_arrangement_mask(knocker_mask)
         if knocker_deadwood > profile.knock_limit:
             raise InvalidMeldsError(
                 f"cannot knock: deadwood {knocker_deadwood} is over the knock limit "
@@ -138,20 +137,23 @@ def settle(
     else:
         declared = _declared_melds(knocker_melds)
         knocker_deadwood = validate_arrangement(knocker, declared, knock_limit=profile.knock_limit)
-        melds = tuple(tuple(sorted(meld)) for meld in declared)
+        melds = tuple(tuple(sorted(meld, key=_BY_INDEX)) for meld in declared)
     knocker_melded = {card for meld in melds for card in meld}
     knocker_idle = tuple(card for card in knocker if card not in knocker_melded)
 
-    defender_before = min_deadwood(defender)
+    defender_before = min_deadwood_mask(defender_mask)
     if knocker_deadwood == 0:
         layoffs: tuple[Layoff, ...] = ()
-        kept = defender
+        kept_mask = defender_mask
         defender_deadwood = defender_before
     else:
         defender_deadwood, layoffs = _best_layoffs(melds, defender_mask)
-        laid = {card for layoff in layoffs for card in layoff.cards}
-        kept = [card for card in defender if card not in laid]
-    _, defender_melds = best_arrangement(kept)
+        kept_mask = defender_mask
+        for layoff in layoffs:
+            for card in layoff.cards:
+                kept_mask &= ~card.bit
+    kept = mask_to_cards(kept_mask)
+    _, defender_melds = best_arrangement_mask(kept_mask)
     defender_melded = {card for meld in defender_melds for card in meld}
     defender_idle = tuple(card for card in kept if card not in defender_melded)
 
@@ -240,7 +242,7 @@ def _layoff_options(meld: tuple[Card, ...], defender_mask: int) -> list[tuple[Ca
         rank += 1
     # Chaining: a card further out can only go on once every card between it and
     # the run has gone on, so each end contributes a prefix of its chain.
-    return [tuple(sorted(below[:low] + above[:high]))
+    return [tuple(sorted(below[:low] + above[:high], key=_BY_INDEX))
             for low in range(len(below) + 1) for high in range(len(above) + 1)]
 
 
@@ -260,7 +262,7 @@ def _best_layoffs(melds: Arrangement, defender_mask: int) -> tuple[int, tuple[La
         if overlap:
             continue
         kept = defender_mask & ~laid
-        deadwood = mask_value(kept) - max_meld_value(kept)
+        deadwood = min_deadwood_mask(kept)
         key = (deadwood, laid.bit_count())
         if best is None or key < best:
             best = key

@@ -11,8 +11,9 @@ from engine import ALL_CARDS, CLASSIC, FRIENDLY, Card, Deal, Hand, Profile, obse
 from engine.actions import Action, ActionKind, ActionParseError, IllegalActionError
 from engine.cards import DuplicateCardError
 from engine.dealing import derive_seed
-from engine.hand import Move, cannot_knock
+from engine.hand import Move
 from engine.hand_result import HandResult
+from engine.knock_cards import cannot_knock
 from engine.melds import hand_mask
 from engine.observation import Observation
 from engine.phase import Phase

@@ -34,7 +34,7 @@ from engine import (
     deal_hand,
     min_deadwood,
 )
-from engine.hand import cannot_knock
+from engine.knock_cards import cannot_knock
 
 PROFILES = [
     FRIENDLY,

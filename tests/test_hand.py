@@ -412,13 +412,16 @@ def test_legal_actions_returns_a_fresh_list() -> None:
 
 
 # ------------------------------------------------------------------ the cheap "cannot knock" proof
-# engine.hand builds its suit tables at import; the test rebuilds them by calling the
-# builder, so a mistake in it cannot hide behind the import-time copy.
+# engine.knock_cards and engine.deadwood_tables build their suit tables at import; the
+# test rebuilds them by calling the builders, so a mistake in one cannot hide behind
+# the import-time copy.
 
 def test_suit_tables_follow_the_rules_for_every_suit_mask() -> None:
-    from engine import hand as hand_module
+    from engine import deadwood_tables, knock_cards
 
-    in_run, value_sum, value_max = hand_module._suit_tables()
+    in_run, value_max = knock_cards._suit_tables()
+    run_value = deadwood_tables.build_run_tables()[0]
+    value_sum, _ = deadwood_tables.build_value_tables(run_value)
     assert len(in_run) == len(value_sum) == len(value_max) == 8192
     for bits in range(8192):
         ranks = [rank for rank in range(13) if bits >> rank & 1]
@@ -443,7 +446,7 @@ LOOSE_EIGHT = "Ac 3d 5h 7s 9c Jd 2h 4s"
 
 @pytest.mark.parametrize("kings", ["Kc Kd Kh", "Kc Kd Ks", "Kc Kh Ks", "Kd Kh Ks"])
 def test_cannot_knock_sees_a_set_in_any_three_suits(kings: str) -> None:
-    from engine.hand import cannot_knock
+    from engine.knock_cards import cannot_knock
 
     mask = _mask(f"{kings} {LOOSE_EIGHT}")
     # The kings may form a set, so only the eight loose cards count: 41 - 10 = 31.
@@ -452,7 +455,7 @@ def test_cannot_knock_sees_a_set_in_any_three_suits(kings: str) -> None:
 
 
 def test_cannot_knock_sees_a_run_and_counts_two_in_a_row_as_loose() -> None:
-    from engine.hand import cannot_knock
+    from engine.knock_cards import cannot_knock
 
     # 4h 5h 6h may form a run; Jd Qd are only two in a row, so they stay loose.
     mask = _mask("4h 5h 6h Ac 3d 7s 9c Jd 2s Kc Qd")
@@ -462,7 +465,7 @@ def test_cannot_knock_sees_a_run_and_counts_two_in_a_row_as_loose() -> None:
 
 
 def test_cannot_knock_with_every_card_loose() -> None:
-    from engine.hand import cannot_knock
+    from engine.knock_cards import cannot_knock
 
     mask = _mask("Kc Qd Jh Ts 9c 8d 7h 6s 5c 4d 3h")
     # 82 in all; the best discard is a 10, leaving 72.

@@ -327,9 +327,9 @@ def _runs_by_rules(suit_mask: int) -> list[int]:
 
 
 def test_run_tables_follow_the_rules_for_every_suit_mask() -> None:
-    from engine import melds
+    from engine import deadwood_tables
 
-    run_value, run_cards, drop_gain, drop_cards = melds._build_run_tables()
+    run_value, run_cards, drop_gain, drop_cards = deadwood_tables.build_run_tables()
     assert len(run_value) == len(run_cards) == len(drop_gain) == len(drop_cards) == 8192
     for mask in range(8192):
         runs = _runs_by_rules(mask)
@@ -346,14 +346,30 @@ def test_run_tables_follow_the_rules_for_every_suit_mask() -> None:
         assert drop_gain[mask] == best, mask
         assert drop_cards[mask] == sum(1 << rank for rank, gain in gains.items()
                                        if gain == best), mask
-    assert drop_gain[0] == melds._NO_CARD_GAIN
+    assert drop_gain[0] == deadwood_tables.NO_CARD_GAIN
     assert drop_cards[0] == 0
 
 
-def test_run_tables_hand_checked_entries() -> None:
-    from engine import melds
+def test_value_tables_follow_the_rules_for_every_suit_mask() -> None:
+    from engine import deadwood_tables
 
-    run_value, run_cards, drop_gain, drop_cards = melds._build_run_tables()
+    run_value = deadwood_tables.build_run_tables()[0]
+    row_value, row_idle = deadwood_tables.build_value_tables(run_value)
+    assert len(row_value) == len(row_idle) == 8192
+    for mask in range(8192):
+        values = [min(rank + 1, 10) for rank in range(13) if mask >> rank & 1]
+        assert row_value[mask] == sum(values), mask
+        # Without sets, a row's deadwood is its cards outside its runs.
+        assert row_idle[mask] == sum(values) - _values_by_rules(_runs_by_rules(mask)), mask
+    # Hand-checked: A 2 3 and a king: the king alone is idle; J Q K 9: the 9.
+    assert row_idle[0b1000000000111] == 10
+    assert row_idle[0b1110100000000] == 9
+
+
+def test_run_tables_hand_checked_entries() -> None:
+    from engine import deadwood_tables
+
+    run_value, run_cards, drop_gain, drop_cards = deadwood_tables.build_run_tables()
     a23 = 0b111
     assert (run_value[a23], run_cards[a23]) == (6, 0b111)
     assert (drop_gain[a23], drop_cards[a23]) == (-3, 0b100)  # drop the 3: gain 3 - 6
@@ -384,9 +400,9 @@ def _set_options_by_rules(rank: int, pattern: int) -> set[tuple[int, int]]:
 
 
 def test_set_options_follow_the_rules_for_every_rank_and_suit_pattern() -> None:
-    from engine import melds
+    from engine import deadwood_tables
 
-    options = melds._build_set_options()
+    options = deadwood_tables.build_set_options()
     assert len(options) == 13 * 16
     for rank in range(13):
         for pattern in range(16):
@@ -397,9 +413,9 @@ def test_set_options_follow_the_rules_for_every_rank_and_suit_pattern() -> None:
 
 
 def test_set_options_hand_checked_entries() -> None:
-    from engine import melds
+    from engine import deadwood_tables
 
-    options = melds._build_set_options()
+    options = deadwood_tables.build_set_options()
     all_ones = (1 << 52) - 1
     # Sevens (rank index 6) in clubs, diamonds and spades: no set, or the set of three.
     sevens = options[6 * 16 + 0b1011]

@@ -1,0 +1,325 @@
+"""The deadwood search on bare 52-bit hand masks, for the engine's own callers.
+
+Nothing here checks its input: a mask is trusted to be a hand the engine built
+(:func:`engine.melds.hand_mask` checks what comes from outside, once). The public,
+validating functions of :mod:`engine.melds` call these after the check.
+
+Only ranks held in 3 or 4 suits can form a set (at most three such ranks in 11
+cards); for each the choices are: no set, the 3-card set, or (with 4 cards) all
+four or any one of the four 3-subsets. Every combination of choices is scored
+with four row lookups (:mod:`engine.deadwood_tables`). Most hands have no such
+rank, and then the answer is four lookups and no search at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import product
+
+from engine.cards import ALL_CARDS, Card
+from engine.deadwood_tables import (
+    DROP_CARDS,
+    DROP_GAIN,
+    ROW_IDLE,
+    ROW_VALUE,
+    RUN_VALUE,
+    SET_OPTIONS,
+    SetChoice,
+)
+
+__all__ = [
+    "best_discards_mask",
+    "best_melded_after_each_discard",
+    "deadwood_after_each_discard_mask",
+    "mask_value",
+    "max_meld_value",
+    "min_deadwood_mask",
+    "rank_options",
+    "set_ranks",
+]
+
+_NO_SETS: tuple[tuple[SetChoice, ...], ...] = (((0, -1),),)
+"""The single "no set" choice of a hand without any rank held three times."""
+
+
+def set_ranks(mask: int) -> int:
+    """13-bit mask of the ranks present in at least three suits of ``mask``."""
+    s0 = mask & 8191
+    s1 = (mask >> 13) & 8191
+    s2 = (mask >> 26) & 8191
+    s3 = mask >> 39
+    return (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
+
+
+def rank_options(mask: int, ranks: int) -> list[tuple[SetChoice, ...]]:
+    """The set choices (see :func:`engine.deadwood_tables.build_set_options`) of
+    every rank in the 13-bit rank mask ``ranks``."""
+    choices = []
+    while ranks:
+        low = ranks & -ranks
+        ranks ^= low
+        rank = low.bit_length() - 1
+        pattern = (
+            ((mask >> rank) & 1)
+            | ((mask >> (rank + 12)) & 2)
+            | ((mask >> (rank + 24)) & 4)
+            | ((mask >> (rank + 36)) & 8)
+        )
+        choices.append(SET_OPTIONS[rank * 16 + pattern])
+    return choices
+
+
+def _choices(mask: int) -> list[tuple[SetChoice, ...]] | tuple[tuple[SetChoice, ...], ...]:
+    ranks = set_ranks(mask)
+    return rank_options(mask, ranks) if ranks else _NO_SETS
+
+
+def mask_value(mask: int) -> int:
+    """The total deadwood value of the cards in ``mask``."""
+    value = ROW_VALUE
+    return (value[mask & 8191] + value[(mask >> 13) & 8191] + value[(mask >> 26) & 8191]
+            + value[mask >> 39])
+
+
+def _runs_value(mask: int) -> int:
+    run = RUN_VALUE
+    return run[mask & 8191] + run[(mask >> 13) & 8191] + run[(mask >> 26) & 8191] + run[mask >> 39]
+
+
+def max_meld_value(mask: int) -> int:
+    """The largest total value of cards that can be melded from the hand ``mask``
+    (meant for hands of up to 11 cards: the set choices multiply beyond that)."""
+    ranks = set_ranks(mask)
+    if not ranks:
+        return _runs_value(mask)
+    return _max_meld_value_with_sets(mask, ranks)
+
+
+def _one_rank_options(mask: int, ranks: int) -> tuple[SetChoice, ...]:
+    """The set choices of the only rank in ``ranks`` (a single bit)."""
+    rank = ranks.bit_length() - 1
+    return SET_OPTIONS[rank * 16 + (
+        ((mask >> rank) & 1)
+        | ((mask >> (rank + 12)) & 2)
+        | ((mask >> (rank + 24)) & 4)
+        | ((mask >> (rank + 36)) & 8)
+    )]
+
+
+def _max_meld_value_with_sets(mask: int, ranks: int) -> int:
+    run = RUN_VALUE
+    best = 0
+    if not ranks & (ranks - 1):  # one rank held three or four times: the usual case
+        for value, keep in _one_rank_options(mask, ranks):
+            rest = mask & keep
+            total = (
+                value + run[rest & 8191] + run[(rest >> 13) & 8191]
+                + run[(rest >> 26) & 8191] + run[rest >> 39]
+            )
+            if total > best:
+                best = total
+        return best
+    choices = rank_options(mask, ranks)
+    if len(choices) == 2:
+        second = choices[1]
+        for value1, keep1 in choices[0]:
+            rest1 = mask & keep1
+            for value2, keep2 in second:
+                rest = rest1 & keep2
+                total = (
+                    value1 + value2 + run[rest & 8191] + run[(rest >> 13) & 8191]
+                    + run[(rest >> 26) & 8191] + run[rest >> 39]
+                )
+                if total > best:
+                    best = total
+        return best
+    for combo in product(*choices):
+        rest = mask
+        total = 0
+        for value, keep in combo:
+            rest &= keep
+            total += value
+        total += _runs_value(rest)
+        if total > best:
+            best = total
+    return best
+
+
+def min_deadwood_mask(mask: int) -> int:
+    """The minimum deadwood of the hand ``mask`` (at most 11 cards, unchecked)."""
+    s0 = mask & 8191
+    s1 = (mask >> 13) & 8191
+    s2 = (mask >> 26) & 8191
+    s3 = mask >> 39
+    ranks = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
+    if not ranks:
+        idle = ROW_IDLE
+        return idle[s0] + idle[s1] + idle[s2] + idle[s3]
+    value = ROW_VALUE
+    total = value[s0] + value[s1] + value[s2] + value[s3]
+    if ranks & (ranks - 1):
+        return total - _max_meld_value_with_sets(mask, ranks)
+    # One rank held three or four times (the usual case): "no set" against each set.
+    run = RUN_VALUE
+    best = run[s0] + run[s1] + run[s2] + run[s3]
+    rank = ranks.bit_length() - 1
+    for melded, keep in SET_OPTIONS[rank * 16 + (
+        ((mask >> rank) & 1)
+        | ((mask >> (rank + 12)) & 2)
+        | ((mask >> (rank + 24)) & 4)
+        | ((mask >> (rank + 36)) & 8)
+    )][1:]:  # the first choice, "no set", is scored above
+        rest = mask & keep
+        melded += (run[rest & 8191] + run[(rest >> 13) & 8191] + run[(rest >> 26) & 8191]
+                   + run[rest >> 39])
+        if melded > best:
+            best = melded
+    return total - best
+
+
+def best_discards_mask(mask: int) -> tuple[int, int]:
+    """For the 11-card hand ``mask`` (unchecked): the lowest deadwood reachable by
+    one discard, and the mask of every discard reaching it."""
+    s0 = mask & 8191
+    s1 = (mask >> 13) & 8191
+    s2 = (mask >> 26) & 8191
+    s3 = mask >> 39
+    gain = DROP_GAIN
+    g0 = gain[s0]
+    g1 = gain[s1]
+    g2 = gain[s2]
+    g3 = gain[s3]
+    top = g0 if g0 >= g1 else g1  # comparisons: cheaper than a call of max()
+    if g2 > top:
+        top = g2
+    if g3 > top:
+        top = g3
+    cards = DROP_CARDS
+    reached = (
+        (cards[s0] if g0 == top else 0)
+        | (cards[s1] << 13 if g1 == top else 0)
+        | (cards[s2] << 26 if g2 == top else 0)
+        | (cards[s3] << 39 if g3 == top else 0)
+    )
+    ranks = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
+    if not ranks:
+        idle = ROW_IDLE
+        return idle[s0] + idle[s1] + idle[s2] + idle[s3] - top, reached
+    # The "no set" choice is scored above; weigh every choice with sets against it.
+    run = RUN_VALUE
+    best = run[s0] + run[s1] + run[s2] + run[s3] + top
+    if not ranks & (ranks - 1):  # one rank held three or four times: the usual case
+        rank = ranks.bit_length() - 1
+        with_sets: Sequence[SetChoice] = SET_OPTIONS[rank * 16 + (
+            ((mask >> rank) & 1)
+            | ((mask >> (rank + 12)) & 2)
+            | ((mask >> (rank + 24)) & 4)
+            | ((mask >> (rank + 36)) & 8)
+        )][1:]  # the first choice, "no set", is scored above
+    else:
+        with_sets = _set_combinations(mask, ranks)
+    best, reached = _best_discard_over(mask, with_sets, best, reached)
+    value = ROW_VALUE
+    return value[s0] + value[s1] + value[s2] + value[s3] - best, reached
+
+
+def _set_combinations(mask: int, ranks: int) -> list[SetChoice]:
+    """Every combination of the set choices of two or more ranks, as one choice:
+    ``(set value, mask of the cards kept for runs)``; all but the first, "no set"
+    for every rank, which :func:`best_discards_mask` scores on its own."""
+    combined = []
+    combos = product(*rank_options(mask, ranks))
+    next(combos)
+    for combo in combos:
+        kept = -1
+        total = 0
+        for value, keep in combo:
+            kept &= keep
+            total += value
+        combined.append((total, kept))
+    return combined
+
+
+def _best_discard_over(mask: int, choices: Sequence[SetChoice], best: int, best_cards: int
+                       ) -> tuple[int, int]:
+    """The largest melded value plus discarded value, and every discard reaching it,
+    over the set ``choices`` for the hand ``mask``, starting from ``best`` reached
+    by the discards ``best_cards``."""
+    run = RUN_VALUE
+    gain = DROP_GAIN
+    for total, keep in choices:
+        rest = mask & keep
+        m0 = rest & 8191
+        m1 = (rest >> 13) & 8191
+        m2 = (rest >> 26) & 8191
+        m3 = rest >> 39
+        g0 = gain[m0]
+        g1 = gain[m1]
+        g2 = gain[m2]
+        g3 = gain[m3]
+        top = g0 if g0 >= g1 else g1
+        if g2 > top:
+            top = g2
+        if g3 > top:
+            top = g3
+        total += run[m0] + run[m1] + run[m2] + run[m3] + top
+        if total < best:
+            continue
+        reached = (
+            (DROP_CARDS[m0] if g0 == top else 0)
+            | (DROP_CARDS[m1] << 13 if g1 == top else 0)
+            | (DROP_CARDS[m2] << 26 if g2 == top else 0)
+            | (DROP_CARDS[m3] << 39 if g3 == top else 0)
+        )
+        if total > best:
+            best = total
+            best_cards = reached
+        else:
+            best_cards |= reached
+    return best, best_cards
+
+
+def best_melded_after_each_discard(mask: int) -> dict[int, int]:
+    """Card bit -> the largest melded value of ``mask`` without that card.
+
+    One pass over the set choices: under a choice, discarding a card outside its
+    sets changes only that card's suit, so each card costs one table lookup. Every
+    card is outside all sets under the "no sets" choice, so every card gets a value.
+    """
+    run = RUN_VALUE
+    best: dict[int, int] = {}
+    for combo in product(*_choices(mask)):
+        rest = mask
+        set_value = 0
+        for value, keep in combo:
+            rest &= keep
+            set_value += value
+        rows = (rest & 8191, (rest >> 13) & 8191, (rest >> 26) & 8191, rest >> 39)
+        base = set_value + run[rows[0]] + run[rows[1]] + run[rows[2]] + run[rows[3]]
+        for suit, row in enumerate(rows):
+            others = base - run[row]
+            shift = 13 * suit
+            remaining = row
+            while remaining:
+                low = remaining & -remaining
+                remaining ^= low
+                melded = others + run[row ^ low]
+                bit = low << shift
+                if melded > best.get(bit, -1):
+                    best[bit] = melded
+    return best
+
+
+def deadwood_after_each_discard_mask(mask: int) -> dict[Card, int]:
+    """For the 11-card hand ``mask`` (unchecked): the minimum deadwood of the 10
+    cards left after each discard, keyed in card (suit, then rank) order."""
+    total = mask_value(mask)
+    best_melded = best_melded_after_each_discard(mask)
+    result: dict[Card, int] = {}
+    rest = mask
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        card = ALL_CARDS[low.bit_length() - 1]
+        result[card] = total - card.value - best_melded[low]
+    return result
