@@ -7,6 +7,7 @@ import threading
 
 from arena.core.series import BotRef
 from arena.sandbox.inprocess import InProcessBot, InProcessSandbox
+from arena.storage import Storage
 
 STARTS: list[str] = []
 _LOCK = threading.Lock()
@@ -22,3 +23,13 @@ class CountingSandbox(InProcessSandbox):
         with _LOCK:
             STARTS.append(bot.name)
         return super().start(bot, series_id=series_id, seat=seat)
+
+
+def mark_deactivated(storage: Storage, bot_id: str, reason: str) -> None:
+    """Leave ``bot_id`` deactivated with ``reason``, as a fault streak would (for the
+    views of a deactivated version; the streak itself is tested in test_lifecycle)."""
+    with storage.transaction() as db:
+        db.execute("INSERT OR IGNORE INTO bot_versions (bot_id, submitted_by, bundle, status, "
+                   "status_changed_at) VALUES (?, '', '', 'active', '')", (bot_id,))
+        db.execute("UPDATE bot_versions SET status='deactivated', status_detail=? "
+                   "WHERE bot_id=?", (reason, bot_id))

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from fake_runner import fake_season_server
+from lifecycle_helpers import mark_deactivated
 
 from arena.cli import main
 from arena.cli.parser import build_parser
@@ -46,11 +47,7 @@ def table_rows(out: str) -> dict[str, list[str]]:
 
 def test_bots_list_shows_the_status_in_its_own_column(
         server: RunningServer, capsys: pytest.CaptureFixture[str]) -> None:
-    with server.storage.transaction() as db:  # as a fault streak would leave it
-        db.execute("INSERT OR IGNORE INTO bot_versions (bot_id, submitted_by, bundle, status, "
-                   "status_changed_at) VALUES ('random@1.0.0', '', '', 'active', '')")
-        db.execute("UPDATE bot_versions SET status='deactivated', "
-                   "status_detail='5 forfeits in a row' WHERE bot_id='random@1.0.0'")
+    mark_deactivated(server.storage, "random@1.0.0", "5 forfeits in a row")
     assert cli(server, "bots", "list") == 0
     out = capsys.readouterr().out
     header = next(line for line in out.splitlines() if "language" in line)

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from fake_runner import fake_season_server
+from lifecycle_helpers import mark_deactivated
 
 from arena.cli import main
 from arena.server.app import RunningServer, start_server
-from arena.storage.lifecycle import set_status
 from tests.conftest import HOSTILE_BOTS, SAMPLE_BOTS
 
 
@@ -70,8 +70,7 @@ def server(tmp_path: Path) -> Iterator[RunningServer]:
 
 def test_bots_show_reports_a_deactivation_and_its_reason(
         server: RunningServer, capsys: pytest.CaptureFixture[str]) -> None:
-    set_status(server.storage, "random@1.0.0", "deactivated",
-               "5 forfeits in a row (last: timeout)")
+    mark_deactivated(server.storage, "random@1.0.0", "5 forfeits in a row (last: timeout)")
     code, out, _ = cli(capsys, server, "bots", "show", "random")
     assert code == 0
     lines = out.splitlines()
