@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.execution.cluster_certs import CA_CERT, make_cluster_certs
+from arena.execution.cluster_roles import ROLES_PRELOAD
 from arena.execution.cluster_security import LOOPBACK_HOST, ClusterTLS, is_loopback
 
 if TYPE_CHECKING:
@@ -130,6 +131,8 @@ def up(workers: int, *, slots: int | None, sandboxes: Sequence[str], port: int =
                           # too, on every interface unless told: same host, any port.
                           "--dashboard-address", _host_port(host, 0),
                           "--scheduler-file", str(scheduler_file),
+                          # Certificates' roles checked on every connection.
+                          "--preload", ROLES_PRELOAD,
                           *_scheduler_tls(certs)], state_dir))
         cluster.address = _wait_for(lambda: _scheduler_address(scheduler_file),
                                     cluster.processes[0], "the scheduler to start")
