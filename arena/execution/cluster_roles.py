@@ -143,12 +143,12 @@ def role_of(peercert: object) -> str | None:
     return None
 
 
-def _refuse(**message: Any) -> dict[str, Any]:
+def _refuse(**message: Any) -> object:
     # Answered as Dask answers a handler's error (the caller's rpc raises it), without
     # Dask logging a traceback for what was already logged as refused.
     from distributed.core import error_message
 
-    return error_message(PermissionError(  # type: ignore[no-any-return]
+    return error_message(PermissionError(
         f"{message.get('refused')!r} refused to a {message.get('role')!r} "
         f"certificate: {message.get('why')}"))
 
