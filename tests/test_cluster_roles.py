@@ -170,7 +170,7 @@ def test_the_refusal_answers_a_permission_error_naming_the_operation_and_role() 
     guard_server(server, SCHEDULER_POLICY)
     answer = server.handlers[REFUSED_OP](refused="run_function", role="worker",
                                          why="its certificate's role may not send it")
-    assert answer["status"] == "error"
+    assert answer["status"] == "uncaught-error"  # what Dask's rpc raises again
     assert answer["exception_text"] == (
         "PermissionError(\"'run_function' refused to a 'worker' certificate: its "
         "certificate's role may not send it\")")

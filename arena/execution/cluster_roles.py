@@ -144,13 +144,13 @@ def role_of(peercert: object) -> str | None:
 
 
 def _refuse(**message: Any) -> object:
-    # Answered as Dask answers a handler's error (the caller's rpc raises it), without
+    # Answered as Dask answers a handler that raised (the caller's rpc raises it), without
     # Dask logging a traceback for what was already logged as refused.
     from distributed.core import error_message
 
     return error_message(PermissionError(
         f"{message.get('refused')!r} refused to a {message.get('role')!r} "
-        f"certificate: {message.get('why')}"))
+        f"certificate: {message.get('why')}"), status="uncaught-error")
 
 
 def _refuse_stream(**message: Any) -> None:
