@@ -157,6 +157,19 @@ def test_without_tls_there_are_no_roles_to_check() -> None:
     assert refused(read_through(SCHEDULER_POLICY, None, dict(message), tls=True))
 
 
+def test_a_tls_listener_is_checked_even_without_require_encryption() -> None:
+    @dataclass
+    class Listener:
+        contact_address: str
+
+    server = FakeServer(FakeSecurity(False))
+    server.listeners = [Listener("tls://10.0.0.1:8786")]  # type: ignore[attr-defined]
+    guard_server(server, SCHEDULER_POLICY)
+    comm = FakeComm(certificate("arena-worker"), [{"op": "run_function"}])
+    server._handle_comm(comm)
+    assert refused(asyncio.run(comm.read()))
+
+
 def test_connections_accepted_before_the_guard_are_checked_too() -> None:
     server = FakeServer()
     early = FakeComm(certificate("arena-worker"), [{"op": "run_function"}])

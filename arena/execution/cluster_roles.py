@@ -211,7 +211,9 @@ def guard_server(server: Any, policy: Mapping[str, Permit]) -> None:
     and of those already accepted (a preload runs after the listener opened; those
     connections wait for the server to start before reading anything)."""
     name = type(server).__name__
-    enforce = bool(getattr(server.security, "require_encryption", False))
+    enforce = bool(getattr(server.security, "require_encryption", False)) or any(
+        str(getattr(listener, "contact_address", "")).startswith("tls://")
+        for listener in getattr(server, "listeners", ()))
     if not enforce:
         log.warning("%s: the cluster runs without TLS, so certificates' roles are not "
                     "checked: any peer may ask anything", name)
