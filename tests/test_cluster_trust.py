@@ -288,3 +288,27 @@ def test_a_worker_certificate_cannot_make_a_worker_run_anything(
     assert ask(worker, stolen, "get_data", keys=[]) == {"status": "OK", "data": {}}
     assert ask(worker, as_a_client(Path(cluster.certs), "server"), "get_data",
                keys=[]).__class__ is PermissionError
+
+
+def test_the_schedulers_http_server_shows_no_info_pages(cluster: LocalCluster) -> None:
+    """It asks no certificate, so it answers health and metrics only: Dask's info
+    pages (workers' logs, call stacks, tasks' errors) would go around the roles."""
+    import urllib.error
+    import urllib.request
+
+    scheduler = cluster.processes[0]
+    cluster_port = int(cluster.address.rsplit(":", 1)[1])
+    [http_port] = [port for _, port in listening(scheduler.pid) if port != cluster_port]
+
+    def status(path: str) -> int:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{http_port}{path}",
+                                        timeout=BOUND_S) as answer:
+                return int(answer.status)
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    assert status("/health") == 200
+    for path in ("/info/main/workers.html", "/info/main/logs.html", "/json/identity.json",
+                 "/info/main/exceptions.html"):
+        assert status(path) == 404, path
