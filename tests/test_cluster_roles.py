@@ -7,12 +7,16 @@ cluster's refusals are in tests/test_cluster_trust.py."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from arena.execution.cluster_certs import make_cluster_certs
+from arena.execution.cluster_peers import role_of
 from arena.execution.cluster_roles import (
     REFUSED_OP,
     SCHEDULER_POLICY,
@@ -20,8 +24,8 @@ from arena.execution.cluster_roles import (
     Permit,
     dask_setup,
     guard_server,
-    role_of,
 )
+from arena.execution.cluster_security import ClusterTLS
 
 PEER = "tls://10.0.0.7:50123"
 
@@ -192,3 +196,62 @@ def test_the_refusal_answers_a_permission_error_naming_the_operation_and_role() 
         server.stream_handlers[REFUSED_OP](refused="update-graph", role="worker",
                                            why="its certificate's role may not send it",
                                            worker="tls://10.0.0.7:40000")
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_cluster_certs(tmp_path_factory.mktemp("roles") / "certs")
+
+
+def handshake(certs: Path, listening_role: str, connecting_role: str) -> str:
+    """'connected', or why not: a process of ``connecting_role`` opening a real Dask
+    TLS connection to a listener that presents ``listening_role``'s certificate."""
+    from distributed import Security
+    from distributed.comm import connect, listen
+
+    async def run() -> str:
+        listening = Security(  # type: ignore[no-untyped-call]
+            require_encryption=True, tls_ca_file=str(certs / "ca.pem"),
+            tls_scheduler_cert=str(certs / f"{listening_role}.pem"),
+            tls_scheduler_key=str(certs / f"{listening_role}-key.pem"))
+
+        async def accept(comm: Any) -> None:
+            await comm.close()
+
+        listener = listen("tls://127.0.0.1:0", accept,
+                          **listening.get_listen_args("scheduler"))
+        await listener.start()
+        try:
+            security = ClusterTLS.from_dir(certs, connecting_role).security()
+            comm = await connect(listener.contact_address, timeout=30,
+                                 **security.get_connection_args(connecting_role))
+            await comm.close()
+            return "connected"
+        except OSError as error:
+            return str(error)
+        finally:
+            listener.stop()
+
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize(("listening", "connecting", "expected"), [
+    ("scheduler", "client", None), ("worker", "client", "'worker', not 'scheduler'"),
+    ("client", "client", "'client', not 'scheduler'"),
+    ("scheduler", "worker", None), ("worker", "worker", None),
+    ("client", "worker", "'client', not 'scheduler' or 'worker'"),
+    ("server", "worker", "'server', not 'scheduler' or 'worker'")])
+def test_a_connection_reaches_only_a_peer_of_the_role_it_expects(
+        certs: Path, listening: str, connecting: str, expected: str | None,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A certificate of the CA posing as the scheduler (a worker's, with the traffic
+    redirected to it) gets nothing from the arena's client: the handshake fails
+    before a byte is sent."""
+    with caplog.at_level(logging.ERROR, logger="arena.execution.cluster_peers"):
+        answer = handshake(certs, listening, connecting)
+    if expected is None:
+        assert answer == "connected"
+    else:
+        assert "TLS certificate does not match" in answer
+        assert [r.getMessage().split(": ", 1)[1] for r in caplog.records] == [
+            f"the peer's certificate names the role {expected}"]

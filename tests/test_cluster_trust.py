@@ -127,8 +127,9 @@ def test_nothing_is_fetched_from_a_worker_without_the_certificate(
                          security=cluster.client_security()) as executor:
         workers = list(executor._client.scheduler_info(n_workers=-1)["workers"])
     assert len(workers) == 1 and workers[0].startswith("tls://127.0.0.1:")
-    own = ClusterTLS.from_dir(Path(cluster.certs), "client").security()
-    other = ClusterTLS.from_dir(foreign, "client").security()
+    # As the scheduler reaches its workers (a worker accepts a scheduler's anything).
+    own = ClusterTLS.from_dir(Path(cluster.certs), "scheduler").security()
+    other = ClusterTLS.from_dir(foreign, "scheduler").security()
 
     async def reach(address: str, arguments: dict[str, object]) -> bool:
         try:
@@ -142,8 +143,8 @@ def test_nothing_is_fetched_from_a_worker_without_the_certificate(
         await comm.close()
         return True
 
-    assert asyncio.run(reach(workers[0], own.get_connection_args("client")))
-    assert not asyncio.run(reach(workers[0], other.get_connection_args("client")))
+    assert asyncio.run(reach(workers[0], own.get_connection_args("scheduler")))
+    assert not asyncio.run(reach(workers[0], other.get_connection_args("scheduler")))
     assert not asyncio.run(reach(workers[0].replace("tls://", "tcp://"), {}))
 
 

@@ -29,17 +29,18 @@ from __future__ import annotations
 import functools
 import logging
 import socket
+import ssl
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from arena.execution.cluster_peers import PEERS, peer_checking_socket, role_of
 from arena.execution.cluster_security import host_of
 
 log = logging.getLogger(__name__)
 
 ROLES_PRELOAD: Final = __name__
 """The module to preload into a scheduler (``dask scheduler --preload``)."""
-ROLE_PREFIX: Final = "arena-"
 REFUSED_OP: Final = "arena-refused"
 """The operation a refused message is turned into: its handler answers the error."""
 ALWAYS: Final = frozenset({"close", "close-stream"})
@@ -128,19 +129,6 @@ WORKER_POLICY: Final[Mapping[str, Permit]] = {
     # Another worker fetches a result it needs; it never makes this one run anything.
     "worker": Permit(only=frozenset({"get_data"})),
 }
-
-
-def role_of(peercert: object) -> str | None:
-    """The cluster role named by a peer certificate's common name ``arena-<role>``
-    (as ``ssl.SSLSocket.getpeercert`` gives it); None without one."""
-    if not isinstance(peercert, dict):
-        return None
-    for rdn in peercert.get("subject", ()):
-        for name, value in rdn:
-            if name == "commonName" and isinstance(value, str) \
-                    and value.startswith(ROLE_PREFIX):
-                return value[len(ROLE_PREFIX):]
-    return None
 
 
 def _refuse(**message: Any) -> object:
@@ -233,4 +221,8 @@ def guard_server(server: Any, policy: Mapping[str, Permit]) -> None:
 def dask_setup(scheduler: Any) -> None:
     """The scheduler preload: ``dask scheduler --preload arena.execution.cluster_roles``."""
     guard_server(scheduler, SCHEDULER_POLICY)
+    # Its own connections (to workers) check the role of the peer they reach.
+    context = getattr(scheduler, "connection_args", {}).get("ssl_context")
+    if isinstance(context, ssl.SSLContext):
+        context.sslsocket_class = peer_checking_socket(PEERS["scheduler"])
     log.info("cluster roles checked on the scheduler's connections")
