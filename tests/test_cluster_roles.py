@@ -22,7 +22,6 @@ from arena.execution.cluster_roles import (
     SCHEDULER_POLICY,
     WORKER_POLICY,
     Permit,
-    dask_setup,
     guard_server,
 )
 from arena.execution.cluster_security import ClusterTLS
@@ -178,7 +177,7 @@ def test_connections_accepted_before_the_guard_are_checked_too() -> None:
     server = FakeServer()
     early = FakeComm(certificate("arena-worker"), [{"op": "run_function"}])
     server._comms[early] = None
-    dask_setup(server)
+    guard_server(server, SCHEDULER_POLICY)
     assert refused(asyncio.run(early.read()))
 
 

@@ -12,7 +12,7 @@ reads from a connection it accepted, before Dask dispatches it:
   arena.execution.cluster_roles``, which ``arena cluster up`` passes) lets a
   *worker* certificate register as a worker and send what a worker sends, nothing
   else (no ``register-client``, ``run_function``, ``gather``, task stream...); a
-  *client* certificate anything but registering as a worker;
+  *client* certificate anything but what only a worker sends;
 * a worker (``arena worker``) lets a *worker* certificate only fetch results
   (``get_data``), never ``run``, ``run_coroutine`` or install plugins; the
   scheduler and the arena's client keep every operation.
@@ -220,6 +220,11 @@ def guard_server(server: Any, policy: Mapping[str, Permit]) -> None:
 
 def dask_setup(scheduler: Any) -> None:
     """The scheduler preload: ``dask scheduler --preload arena.execution.cluster_roles``."""
+    arena_log = logging.getLogger("arena")
+    if not arena_log.handlers:  # in Dask's process: log refusals as Dask logs
+        for handler in logging.getLogger("distributed").handlers:
+            arena_log.addHandler(handler)
+        arena_log.setLevel(logging.INFO)
     guard_server(scheduler, SCHEDULER_POLICY)
     # Its own connections (to workers) check the role of the peer they reach.
     context = getattr(scheduler, "connection_args", {}).get("ssl_context")
