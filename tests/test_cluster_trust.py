@@ -254,11 +254,12 @@ def test_a_worker_certificate_cannot_act_as_a_client_while_the_arena_plays(
     assert "whose certificate's role is 'worker'" in scheduler_log.read_text()
     # What would reveal a task (and so an author's bundle) or run code on the
     # scheduler or through it on every worker.
-    calls: list[tuple[str, dict[str, object]]] = [("run_function", {"function": b"", "wait": True}),
-                          ("get_cluster_state", {"exclude": []}),
-                          ("get_task_stream", {}), ("who_has", {}), ("processing", {}),
-                          ("gather", {"keys": []}), ("broadcast", {"msg": {"op": "run"}}),
-                          ("register_worker_plugin", {"plugin": b"", "name": "x"})]
+    calls: list[tuple[str, dict[str, object]]] = [
+        ("register-client", {"client": "thief"}), ("update-graph", {"graph_header": {}}),
+        ("run_function", {"function": b"", "wait": True}),  # run_on_scheduler's op
+        ("get_cluster_state", {"exclude": []}), ("get_task_stream", {}), ("who_has", {}),
+        ("processing", {}), ("gather", {"keys": []}), ("broadcast", {"msg": {"op": "run"}}),
+        ("register_worker_plugin", {"plugin": b"", "name": "x"})]
     for op, arguments in calls:
         answer = ask(cluster.address, stolen, op, **arguments)
         assert isinstance(answer, PermissionError), (op, answer)
