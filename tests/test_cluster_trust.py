@@ -314,3 +314,27 @@ def test_the_schedulers_http_server_shows_no_info_pages(cluster: LocalCluster) -
     for path in ("/info/main/workers.html", "/info/main/logs.html", "/json/identity.json",
                  "/info/main/exceptions.html"):
         assert status(path) == 404, path
+
+
+def test_a_worker_sending_a_clients_message_on_its_stream_is_dropped(
+        cluster: LocalCluster) -> None:
+    """A worker (Dask's own, with the worker certificate) that joins and then sends
+    `update-graph` on its stream has that stream closed and is removed; the
+    scheduler and the honest worker go on."""
+    from distributed import Worker
+
+    security = ClusterTLS.from_dir(Path(cluster.certs), "worker").security()
+
+    async def join_and_misbehave() -> None:
+        worker = Worker(cluster.address, security=security, protocol="tls",
+                        host="127.0.0.1", nthreads=1, dashboard=False, name="thief")
+        await worker
+        worker.batched_stream.send({"op": "update-graph", "graph_header": {},
+                                    "graph_frames": []})
+        await asyncio.wait_for(worker.finished(), BOUND_S)  # dropped by the scheduler
+
+    asyncio.run(join_and_misbehave())
+    client = cluster.client_security()
+    wait_until(lambda: check_scheduler(cluster.address, security=client) == 1,
+               what="the misbehaving worker to be removed", bound_s=BOUND_S)
+    assert "refused 'update-graph' from" in Path(cluster.processes[0].log).read_text()
