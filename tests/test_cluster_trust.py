@@ -13,9 +13,11 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import psutil
 import pytest
+from polling import wait_until
 from test_cluster import BOUND_S, REPO_ROOT, new_season, planned_ids, stored_ids
 
 from arena.execution.cluster import ClusterExecutor, ClusterUnavailableError, check_scheduler
@@ -27,6 +29,9 @@ from arena.match.runner import run_series
 from arena.sandbox import registry
 from arena.season.runner import SeasonRunner
 from arena.storage import Storage
+
+if TYPE_CHECKING:
+    from distributed import Security
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(300)]
 
@@ -122,8 +127,9 @@ def test_nothing_is_fetched_from_a_worker_without_the_certificate(
                          security=cluster.client_security()) as executor:
         workers = list(executor._client.scheduler_info(n_workers=-1)["workers"])
     assert len(workers) == 1 and workers[0].startswith("tls://127.0.0.1:")
-    own = ClusterTLS.from_dir(Path(cluster.certs), "client").security()
-    other = ClusterTLS.from_dir(foreign, "client").security()
+    # As the scheduler reaches its workers (a worker accepts a scheduler's anything).
+    own = ClusterTLS.from_dir(Path(cluster.certs), "scheduler").security()
+    other = ClusterTLS.from_dir(foreign, "scheduler").security()
 
     async def reach(address: str, arguments: dict[str, object]) -> bool:
         try:
@@ -137,8 +143,8 @@ def test_nothing_is_fetched_from_a_worker_without_the_certificate(
         await comm.close()
         return True
 
-    assert asyncio.run(reach(workers[0], own.get_connection_args("client")))
-    assert not asyncio.run(reach(workers[0], other.get_connection_args("client")))
+    assert asyncio.run(reach(workers[0], own.get_connection_args("scheduler")))
+    assert not asyncio.run(reach(workers[0], other.get_connection_args("scheduler")))
     assert not asyncio.run(reach(workers[0].replace("tls://", "tcp://"), {}))
 
 
@@ -206,3 +212,129 @@ def test_a_non_loopback_scheduler_without_certificates_is_refused(
     message = " ".join(capsys.readouterr().err.split())
     assert "refusing the scheduler at tcp://192.0.2.10:8786 without TLS" in message
     assert not (tmp_path / "a.db").exists()
+
+
+def as_a_client(certs: Path, role: str) -> Security:
+    """The security of a process that holds only ``role``'s certificate and uses it
+    to connect as a Dask client."""
+    from distributed import Security
+
+    return Security(  # type: ignore[no-untyped-call]
+        require_encryption=True, tls_ca_file=str(certs / "ca.pem"),
+        tls_client_cert=str(certs / f"{role}.pem"),
+        tls_client_key=str(certs / f"{role}-key.pem"))
+
+
+def ask(address: str, security: Security, op: str, **arguments: object) -> object:
+    """``op`` sent straight to the server at ``address`` (no Dask client); its
+    answer, or the exception it raised."""
+    from distributed.core import rpc
+
+    async def call() -> object:
+        async with rpc(address, connection_args=security.get_connection_args("client"),
+                       timeout=BOUND_S) as server:
+            try:
+                return await getattr(server, op)(**arguments)
+            except Exception as error:
+                return error
+
+    return asyncio.run(call())
+
+
+def test_a_worker_certificate_cannot_act_as_a_client_while_the_arena_plays(
+        cluster: LocalCluster, tmp_path: Path) -> None:
+    from distributed import Client
+
+    stolen = as_a_client(Path(cluster.certs), "worker")
+    with pytest.raises((OSError, TimeoutError)):
+        Client(cluster.address, security=stolen, timeout=5, set_as_default=False)
+    scheduler_log = Path(cluster.processes[0].log)
+    wait_until(lambda: "refused 'register-client' from" in scheduler_log.read_text(),
+               what="the scheduler to log the refused client", bound_s=BOUND_S)
+    assert "whose certificate's role is 'worker'" in scheduler_log.read_text()
+    # What would reveal a task (and so an author's bundle) or run code on the
+    # scheduler or through it on every worker.
+    calls: list[tuple[str, dict[str, object]]] = [
+        ("register-client", {"client": "thief"}), ("update-graph", {"graph_header": {}}),
+        ("run_function", {"function": b"", "wait": True}),  # run_on_scheduler's op
+        ("get_cluster_state", {"exclude": []}), ("get_task_stream", {}), ("who_has", {}),
+        ("processing", {}), ("gather", {"keys": []}), ("broadcast", {"msg": {"op": "run"}}),
+        ("register_worker_plugin", {"plugin": b"", "name": "x"})]
+    for op, arguments in calls:
+        answer = ask(cluster.address, stolen, op, **arguments)
+        assert isinstance(answer, PermissionError), (op, answer)
+        assert str(answer) == (f"'{op}' refused to a 'worker' certificate: its "
+                               "certificate's role may not send it")
+    # The arena's own client (client certificate) plays on the real, certified worker.
+    storage, season_id = new_season(tmp_path, ("greedy", "random"), 2)
+    with ClusterExecutor(cluster.address, "inprocess",
+                         security=cluster.client_security()) as executor:
+        assert SeasonRunner(storage, season_id, executor).run() == "finished"
+    assert stored_ids(storage, season_id) == planned_ids(storage, season_id)
+
+
+def test_a_worker_certificate_cannot_make_a_worker_run_anything(
+        cluster: LocalCluster) -> None:
+    with ClusterExecutor(cluster.address, "inprocess",
+                         security=cluster.client_security()) as executor:
+        worker = next(iter(executor._client.scheduler_info(n_workers=-1)["workers"]))
+    stolen = as_a_client(Path(cluster.certs), "worker")
+    calls: list[tuple[str, dict[str, object]]] = [
+        ("run", {"function": b""}), ("run_coroutine", {"function": b""}),
+        ("plugin-add", {"plugin": b""}), ("upload_file", {}), ("update_data", {"data": {}})]
+    for op, arguments in calls:
+        answer = ask(worker, stolen, op, **arguments)
+        assert isinstance(answer, PermissionError), (op, answer)
+        assert f"'{op}' refused to a 'worker' certificate" in str(answer)
+    # What a worker does ask another worker: a result it needs.
+    assert ask(worker, stolen, "get_data", keys=[]) == {"status": "OK", "data": {}}
+    assert ask(worker, as_a_client(Path(cluster.certs), "server"), "get_data",
+               keys=[]).__class__ is PermissionError
+
+
+def test_the_schedulers_http_server_shows_no_info_pages(cluster: LocalCluster) -> None:
+    """It asks no certificate, so it answers health and metrics only: Dask's info
+    pages (workers' logs, call stacks, tasks' errors) would go around the roles."""
+    import urllib.error
+    import urllib.request
+
+    scheduler = cluster.processes[0]
+    cluster_port = int(cluster.address.rsplit(":", 1)[1])
+    [http_port] = [port for _, port in listening(scheduler.pid) if port != cluster_port]
+
+    def status(path: str) -> int:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{http_port}{path}",
+                                        timeout=BOUND_S) as answer:
+                return int(answer.status)
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    assert status("/health") == 200
+    for path in ("/info/main/workers.html", "/info/main/logs.html", "/json/identity.json",
+                 "/info/main/exceptions.html"):
+        assert status(path) == 404, path
+
+
+def test_a_worker_sending_a_clients_message_on_its_stream_is_dropped(
+        cluster: LocalCluster) -> None:
+    """A worker (Dask's own, with the worker certificate) that joins and then sends
+    `update-graph` on its stream has that stream closed and is removed; the
+    scheduler and the honest worker go on."""
+    from distributed import Worker
+
+    security = ClusterTLS.from_dir(Path(cluster.certs), "worker").security()
+
+    async def join_and_misbehave() -> None:
+        worker = Worker(cluster.address, security=security, protocol="tls",
+                        host="127.0.0.1", nthreads=1, dashboard=False, name="thief")
+        await worker
+        worker.batched_stream.send({"op": "update-graph", "graph_header": {},
+                                    "graph_frames": []})
+        await asyncio.wait_for(worker.finished(), BOUND_S)  # dropped by the scheduler
+
+    asyncio.run(join_and_misbehave())
+    client = cluster.client_security()
+    wait_until(lambda: check_scheduler(cluster.address, security=client) == 1,
+               what="the misbehaving worker to be removed", bound_s=BOUND_S)
+    assert "refused 'update-graph' from" in Path(cluster.processes[0].log).read_text()

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Final
 
 from arena.core.token_binding import is_loopback_host
 from arena.execution.cluster_certs import CA_CERT, DASK_ROLES, cert_file, key_file
+from arena.execution.cluster_peers import role_checked_security
 
 if TYPE_CHECKING:
     from distributed import Security
@@ -61,11 +62,9 @@ class ClusterTLS:
         return tls
 
     def security(self) -> Security:
-        from distributed import Security
-
         files = {f"tls_{self.role}_cert": str(self.cert), f"tls_{self.role}_key": str(self.key)}
-        return Security(  # type: ignore[no-untyped-call]
-            require_encryption=True, tls_ca_file=str(self.ca), **files)
+        return role_checked_security(require_encryption=True, tls_ca_file=str(self.ca),
+                                     **files)
 
 
 def host_of(address: str) -> str:

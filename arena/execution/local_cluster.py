@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from arena.core.token_binding import is_loopback_host
 from arena.execution.cluster_certs import CA_CERT, make_cluster_certs
+from arena.execution.cluster_roles import ROLES_PRELOAD
 from arena.execution.cluster_security import LOOPBACK_HOST, ClusterTLS
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ DEFAULT_STATE_DIR = Path(".arena") / "cluster"
 STATE_FILE = "cluster.json"
 SCHEDULER_FILE = "scheduler.json"
 DEFAULT_PORT = 8786
+SCHEDULER_HTTP_ROUTES = '["distributed.http.health", "distributed.http.scheduler.prometheus"]'
 READY_TIMEOUT_S = 90.0
 STOP_TIMEOUT_S = 20.0
 _POLL_S = 0.1
@@ -131,6 +133,8 @@ def up(workers: int, *, slots: int | None, sandboxes: Sequence[str], port: int =
                           # too, on every interface unless told: same host, any port.
                           "--dashboard-address", _host_port(host, 0),
                           "--scheduler-file", str(scheduler_file),
+                          # Certificates' roles checked on every connection.
+                          "--preload", ROLES_PRELOAD,
                           *_scheduler_tls(certs)], state_dir))
         cluster.address = _wait_for(lambda: _scheduler_address(scheduler_file),
                                     cluster.processes[0], "the scheduler to start")
@@ -217,6 +221,11 @@ def _spawn(role: str, command: list[str], state_dir: Path) -> ClusterProcess:
         [str(ARENA_ROOT), *filter(None, [environment.get("PYTHONPATH")])])
     if "--tls-cert" in command:  # the scheduler's command line has no such option
         environment["DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION"] = "True"
+    if role == "scheduler":
+        # Its HTTP server answers anyone who reaches it, no certificate asked: only
+        # health and metrics, not Dask's info pages (workers' logs and call stacks,
+        # tasks' errors), which would go around the roles' check.
+        environment["DASK_DISTRIBUTED__SCHEDULER__HTTP__ROUTES"] = SCHEDULER_HTTP_ROUTES
     with log_path.open("wb") as log_file:
         process = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL, start_new_session=True,

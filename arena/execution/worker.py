@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from arena.core.series import BotRef, SeriesOutcome
 from arena.execution.bundles import BundleError, unpack
+from arena.execution.cluster_roles import WORKER_POLICY, guard_server
 from arena.execution.tasks import SERIES_SLOT, SeriesTask, sandbox_resource
 from arena.match.runner import run_series
 from arena.sandbox import registry
@@ -168,6 +169,7 @@ async def _serve(scheduler: str, slots: int, sandboxes: list[str], name: str | N
                     death_timeout=connect_timeout, host=listen.host,
                     protocol="tls" if listen.security is not None else "tcp",
                     security=listen.security)
+    guard_server(worker, WORKER_POLICY)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, lambda: asyncio.ensure_future(worker.close()))
