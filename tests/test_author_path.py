@@ -145,9 +145,14 @@ def test_season_show_piped_into_a_reader_that_has_gone_exits_0_and_says_nothing(
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_make_run_passes_its_args_to_arena_demo() -> None:
+    # Under `make test` this make is a sub-make: without --no-print-directory it would
+    # end with "make[1]: Leaving directory ...", and MAKEFLAGS would carry the parent's.
+    environment = {name: value for name, value in os.environ.items()
+                   if name not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     completed = subprocess.run(
-        ["make", "-n", "run", "ARGS=--http 127.0.0.1:8090 --db '/tmp/a demo.db'"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+        ["make", "--no-print-directory", "-n", "run",
+         "ARGS=--http 127.0.0.1:8090 --db '/tmp/a demo.db'"],
+        cwd=ROOT, env=environment, capture_output=True, text=True, timeout=120, check=True)
     command = completed.stdout.strip().splitlines()[-1]
     words = shlex.split(command)
     assert words[0].endswith("/arena") and words[1] == "demo"
