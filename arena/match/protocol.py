@@ -264,13 +264,6 @@ def hand_ended_request(
     return request
 
 
-SERIES_ENDS: Final = {
-    "complete": bot_pb2.SERIES_END_COMPLETE,
-    "hand_cap": bot_pb2.SERIES_END_HAND_CAP,
-    "forfeit": bot_pb2.SERIES_END_FORFEIT,
-}
-
-
 def series_ended_request(
     result: SeriesResult | None,
     sheet: ScoreSheet,
