@@ -2,7 +2,7 @@
 
 Outgoing: observation, legal actions, profile, hand and series results. Incoming:
 the bot's action, validated field by field so that every defect gives a
-:class:`~arena.faults.BotFault` naming the field (MALFORMED) or the action
+:class:`~arena.core.faults.BotFault` naming the field (MALFORMED) or the action
 (ILLEGAL_ACTION).
 """
 
