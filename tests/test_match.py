@@ -1,4 +1,4 @@
-"""arena.match.play_match: timing, reserve, faults and forfeits, notifications."""
+"""arena.match.loop.play_match: timing, reserve, faults and forfeits, notifications."""
 
 from __future__ import annotations
 

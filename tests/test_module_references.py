@@ -1,7 +1,8 @@
-"""Every module the code and the docs name exists: a dotted ``arena.x.y`` (or
-``engine.x``, possibly followed by an attribute, ``arena.core.settings.SETTINGS``) in
-arena/, engine/, docs/ and the README imports and has that attribute, and every path
-``arena/x/y.py`` is a file. A module moved or renamed leaves no stale name behind."""
+"""Every module the code, the tests and the docs name exists: a dotted module name
+(``arena.core.faults``, possibly followed by attributes, ``arena.core.settings.SETTINGS``;
+or ``engine.cards``) in arena/, engine/, sample_bots/, tests/, docs/ and the README
+imports and has those attributes, and every path (``arena/storage/store.py``) is a
+file. A module moved or renamed leaves no stale name behind."""
 
 from __future__ import annotations
 
@@ -17,13 +18,19 @@ DOTTED = re.compile(r"(?<![\w./-])((?:arena|engine)(?:\.[A-Za-z_]\w*)+)")
 PATH = re.compile(r"(?<![\w./-])((?:arena|engine)/[\w/]*\.py)\b")
 # A dotted name ending in a file extension is a file (docs/arena.md, .arena/arena.db).
 FILE_ENDINGS = frozenset({"md", "db", "proto", "py", "toml", "json", "txt", "html", "pth"})
-# Dotted names that are not modules: a logger and example host names.
-NOT_MODULES = frozenset({"arena.events", "arena.example", "arena.example.org"})
+# Dotted names that are not modules: a logger, example host names, the folder of
+# registered bots' copies beside the database.
+NOT_MODULES = frozenset({"arena.events", "arena.example", "arena.example.org", "arena.bots"})
+# Tests whose examples are stale names on purpose.
+SELF_EXAMPLES = frozenset({"test_module_references.py", "test_private_names.py"})
 
 
 def sources() -> list[Path]:
-    return sorted([*REPO.glob("arena/**/*.py"), *REPO.glob("engine/**/*.py"),
-                   *REPO.glob("docs/**/*.md"), REPO / "README.md"])
+    found = [*REPO.glob("arena/**/*.py"), *REPO.glob("engine/**/*.py"),
+             *REPO.glob("sample_bots/**/*.py"), *REPO.glob("sample_bots/**/*.md"),
+             *REPO.glob("tests/**/*.py"), *REPO.glob("docs/**/*.md"), REPO / "README.md"]
+    return sorted(path for path in found
+                  if "node_modules" not in path.parts and path.name not in SELF_EXAMPLES)
 
 
 def is_mutant_name(dotted: str) -> bool:
