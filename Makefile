@@ -102,6 +102,7 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy --strict engine arena sample_bots/sdk/python/hollywood_sdk
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/vulture
 	$(PY) -m arena.codegen --check
 
 clean:

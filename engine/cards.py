@@ -26,10 +26,6 @@ class Suit(IntEnum):
     SPADES = 3
 
     @property
-    def letter(self) -> str:
-        return SUIT_LETTERS[self]
-
-    @property
     def symbol(self) -> str:
         return "♣♦♥♠"[self]
 

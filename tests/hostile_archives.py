@@ -16,7 +16,7 @@ import zstandard
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.core.defaults import AUTH_METADATA_KEY
-from arena.core.upload_messages import CHUNK_BYTES, upload_messages
+from arena.core.upload_messages import CHUNK_BYTES
 
 MIB = 1024 * 1024
 GOOD_TOML = (b'name = "tiny"\nversion = "1.0.0"\nlanguage = "python"\n'
@@ -143,8 +143,3 @@ def refusal(address: str, token: str, requests: Iterator[arena_pb2.SubmitBotRequ
     except grpc.RpcError as error:
         return error
     raise AssertionError("the upload was accepted")
-
-
-def good_upload(name: str = "tiny", version: str = "1.0.0"
-                ) -> Iterator[arena_pb2.SubmitBotRequest]:
-    return upload_messages(gz(bot_entries(name, version), end()))

@@ -2,7 +2,7 @@
 measurements and quick behaviour tests).
 
 Each decision goes through the same conversions as a real match: the engine's
-observation becomes a ``DecideRequest`` (``arena.protocol``), the bot sees it as an
+observation becomes a ``DecideRequest`` (``arena.match.protocol``), the bot sees it as an
 ``hollywood_sdk.Observation``, and its reply is decoded and checked against the legal
 actions exactly as ``arena.match`` does. Hand and series ends reach the bot's hooks.
 Only the transport is missing, so a bot's play here equals its play in the arena.

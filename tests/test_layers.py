@@ -52,6 +52,10 @@ def copy_of_the_code(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("arena/cli/client.py", "import arena.server.service", "the thin client"),
         ("engine/cards.py", "import arena.core.faults", "engine imports nothing"),
         ("engine/cards.py", "import grpc", "engine imports nothing"),
+        # No list names numpy: the engine's contract allows the standard library only.
+        ("engine/cards.py", "import numpy", "engine imports nothing"),
+        ("engine/settle.py", "from numpy import linalg", "engine imports nothing"),
+        ("engine/hand.py", "import some_package_nobody_installed", "engine imports nothing"),
         (f"{SDK}/views.py", "import engine.cards", "the bot SDK never imports"),
         ("engine/observation.py", "import engine.hand", "no import loops"),
     ],

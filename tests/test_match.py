@@ -1,4 +1,4 @@
-"""arena.match.play_match: timing, reserve, faults and forfeits, notifications."""
+"""arena.match.loop.play_match: timing, reserve, faults and forfeits, notifications."""
 
 from __future__ import annotations
 
@@ -132,7 +132,6 @@ class TimedBot:
         self.answers_late = answers_late
         self.cutoffs: list[float] = []
         self.reserves_ms: list[int] = []
-        self.hands_ended = 0
         self.series_ended_count = 0
 
     def decide(self, request: bot_pb2.DecideRequest, legal: list[Action],
@@ -147,7 +146,6 @@ class TimedBot:
         return legal[0]
 
     def hand_ended(self, request: object, timeout: float) -> bool:
-        self.hands_ended += 1
         return True
 
     def series_ended(self, request: object, timeout: float) -> bool:

@@ -1,4 +1,4 @@
-"""arena.protocol: engine values <-> hollywood.bot.v1 messages."""
+"""arena.match.protocol: engine values <-> hollywood.bot.v1 messages."""
 
 from __future__ import annotations
 

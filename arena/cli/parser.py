@@ -36,9 +36,9 @@ from arena.cli.local import (
     cmd_season_run,
     cmd_serve,
 )
-from arena.cli.play import cmd_play
+from arena.cli.play import PLAY_DEFAULTS, PLAY_HELPS, PLAY_SETTINGS, cmd_play
 from arena.cli.reads import cmd_series_list, cmd_series_show, cmd_standings, cmd_watch
-from arena.cli.season_options import add_season_options
+from arena.cli.season_options import add_season_options, add_setting_options
 from arena.cli.seasons import (
     cmd_season_cancel,
     cmd_season_create,
@@ -56,9 +56,7 @@ from arena.core.defaults import (
     DEFAULT_PORT,
     DEFAULT_UPLOAD_IDLE_SECONDS,
 )
-from arena.core.limits import TimeLimits
 from arena.core.settings import DEFAULT_SANDBOX
-from arena.sandbox import registry
 
 Handler = Callable[[argparse.Namespace, Console], int]
 
@@ -348,21 +346,7 @@ def _add_play(commands: Any) -> None:
                       help="series to play, in duplicate pairs (default 1)")
     play.add_argument("--show", action="store_true",
                       help="print each hand's deal and every move too, not only how it ended")
-    play.add_argument("--sandbox", choices=registry.names(), default=DEFAULT_SANDBOX,
-                      help=f"how bots other than tcp: ones run (default {DEFAULT_SANDBOX})")
-    play.add_argument("--seed", type=arguments.seed, default=1, help="first deal seed (1)")
-    play.add_argument("--profile", default="friendly", metavar="NAME",
-                      help="rule profile: friendly (default) or classic")
-    play.add_argument("--max-hands", type=arguments.positive_int, default=200, metavar="N",
-                      help="hand cap per series (200)")
-    defaults = TimeLimits()
-    for option, default, text in (
-            ("--startup-seconds", defaults.startup_s, "bot start-up + handshake limit"),
-            ("--decision-seconds", defaults.decision_s, "per-decision deadline"),
-            ("--reserve-seconds", defaults.reserve_s, "time bank per series")):
-        play.add_argument(option, type=arguments.seconds, default=default, metavar="S",
-                          help=f"{text} ({default:g}; raise them to step through a bot "
-                          "in a debugger)")
+    add_setting_options(play, PLAY_SETTINGS, defaults=PLAY_DEFAULTS, helps=PLAY_HELPS)
     play.add_argument("--db", type=Path, default=DEFAULT_DB,
                       help="database holding registered bots (.arena/arena.db)")
     play.set_defaults(handler=cmd_play)

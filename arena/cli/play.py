@@ -16,21 +16,34 @@ import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from rich.console import Console
 
 from arena.cli.local import is_folder
 from arena.cli.output import CliError
+from arena.cli.season_options import setting_values
 from arena.core.limits import TimeLimits
 from arena.core.manifest import ManifestError
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
-from arena.core.settings import ConfigError, SeasonConfig
+from arena.core.settings import SETTINGS_BY_NAME, ConfigError, SeasonConfig
 from arena.sandbox.tcp import TCP_PREFIX, AddressError, TcpAddress, hand_started_ref
 from arena.server.story import hand_lines, sheet_line
 from engine.actions import Action
 from engine.profiles import Profile
 from engine.series import Series
+
+PLAY_SETTINGS: Final = ("sandbox", "seed", "profile_name", "max_hands", "startup_s",
+                        "decision_s", "reserve_s")
+"""The season settings ``arena play`` takes, as options derived from their declarations."""
+PLAY_DEFAULTS: Final = {"seed": 1}
+_DEBUGGER = "; raise the time limits to step through a bot in a debugger"
+PLAY_HELPS: Final = {
+    "sandbox": "how bots other than tcp: ones run",
+    "seed": "the first series' deal seed (each duplicate pair has the next)",
+    **{name: SETTINGS_BY_NAME[name].help + _DEBUGGER
+       for name in ("startup_s", "decision_s", "reserve_s")},
+}
 
 
 @dataclass(frozen=True)
@@ -148,30 +161,30 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
 
     players = [resolve_player(reference, args.db) for reference in (args.bot_a, args.bot_b)]
     try:
-        profile = SeasonConfig(profile_name=args.profile).profile()  # its checks, its errors
-        backend = registry.backend(args.sandbox)
+        config = SeasonConfig.build(**setting_values(args, PLAY_SETTINGS))  # its checks
+        profile = config.profile()
+        backend = registry.backend(config.sandbox)
         for player in players:
             if player.address is None:
                 backend.check_bot(player.bot.manifest)
-        limits = TimeLimits(startup_s=args.startup_seconds, decision_s=args.decision_seconds,
-                            reserve_s=args.reserve_seconds)
     except (ConfigError, ManifestError, ValueError) as error:
         raise CliError(str(error)) from None
     names = seat_names(players)
-    specs = series_specs(players, args.series, args.seed, profile, args.max_hands, limits)
+    specs = series_specs(players, args.series, config.seed, profile, config.max_hands,
+                         config.limits)
     shown = [name if name == player.reference else f"{name} ({player.reference})"
              for name, player in zip(names, players, strict=True)]
     console.print(f"arena play: {shown[0]} vs {shown[1]}; {len(specs)} series, "
                   f"profile {profile.name}, "
-                  f"at most {args.max_hands} hands each, seed {args.seed}, "
-                  f"sandbox {args.sandbox}", markup=False, highlight=False, soft_wrap=True)
+                  f"at most {config.max_hands} hands each, seed {config.seed}, "
+                  f"sandbox {config.sandbox}", markup=False, highlight=False, soft_wrap=True)
     addresses = {player.bot: player.address for player in players if player.address}
     try:
         inner = None if all(player.address for player in players) else registry.create(
-            args.sandbox)
+            config.sandbox)
         sandbox = WithHandStartedBots(inner, addresses)
     except Exception as error:  # e.g. Docker is not there
-        raise CliError(f"cannot use the {args.sandbox} sandbox: {error}", code=1) from None
+        raise CliError(f"cannot use the {config.sandbox} sandbox: {error}", code=1) from None
     wins = [0, 0]
     faults = 0
     try:
@@ -182,7 +195,7 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
             try:
                 outcome = run_series(spec, sandbox, printer)
             except SandboxError as error:
-                raise CliError(f"the {args.sandbox} sandbox failed: {error}", code=1) from None
+                raise CliError(f"the {config.sandbox} sandbox failed: {error}", code=1) from None
             except ArenaOverload as overload:
                 raise CliError(f"series {spec.series_id} voided: the machine did not run a "
                                f"bot (arena overload; no bot charged): {overload}; play it "

@@ -1,6 +1,7 @@
 """The season settings on the command line, derived from their declarations
 (``arena.core.settings.SETTINGS``): ``add_season_options`` adds one option per
-setting, ``season_config_message`` turns the parsed options into the request's
+setting (``add_setting_options`` some of them, with defaults, for ``arena play``),
+``season_config_message`` turns the parsed options into the request's
 ``SeasonConfig`` message, and ``settings_table`` renders the table of
 docs/arena.md (a test keeps the two equal). The ``--sandbox`` choices are the
 registered backends (``arena.sandbox.registry``).
@@ -11,11 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 from hollywood.arena.v1 import arena_pb2
 
-from arena.core.settings import SETTINGS, Setting, parse_override
+from arena.core.settings import SETTINGS, SETTINGS_BY_NAME, Setting, parse_override
 from arena.sandbox import registry as sandbox_registry
 
 # Settings whose valid values are a list known above arena.core.
@@ -26,20 +27,47 @@ _WIRE_ZERO = 1e-9
 
 
 def add_season_options(parser: argparse.ArgumentParser) -> None:
-    """The ``season settings`` option group (one option per setting) and ``--name``."""
+    """The ``season settings`` option group (one option per setting) and ``--name``.
+    An option not given is ``None``: the server's default."""
     group = parser.add_argument_group("season settings")
     for setting in SETTINGS:
-        text = f"{setting.help} (default {setting.shown_default})"
-        if setting.kind is dict:
-            group.add_argument(setting.flag, dest=setting.option_dest, action="append",
-                               default=[], metavar=setting.metavar, help=setting.help)
-        elif setting.name in _CHOICES:
-            group.add_argument(setting.flag, dest=setting.option_dest, default=None,
-                               choices=_CHOICES[setting.name](), help=text)
-        else:
-            group.add_argument(setting.flag, dest=setting.option_dest, default=None,
-                               type=_value_parser(setting), metavar=setting.metavar, help=text)
+        _add_setting_option(group, setting, None, setting.help, setting.shown_default)
     group.add_argument("--name", default="", help="season display name")
+
+
+def add_setting_options(parser: argparse.ArgumentParser, names: Sequence[str], *,
+                        defaults: Mapping[str, object] | None = None,
+                        helps: Mapping[str, str] | None = None) -> None:
+    """Options for the settings ``names`` only, for a command that plays without a
+    server (``arena play``): each option has its declared default (or ``defaults``'),
+    since there is no server to fill it in; ``helps`` rephrase a setting's help where
+    the command uses it differently. The values parse and are bounded as declared."""
+    for name in names:
+        setting = SETTINGS_BY_NAME[name]
+        default = (defaults or {}).get(name, setting.default)
+        _add_setting_option(parser, setting, default, (helps or {}).get(name, setting.help),
+                            f"{default:g}" if isinstance(default, float) else str(default))
+
+
+def setting_values(args: argparse.Namespace, names: Sequence[str]) -> dict[str, object]:
+    """The parsed options of the settings ``names``, by setting name (for
+    ``SeasonConfig.build``)."""
+    return {name: getattr(args, SETTINGS_BY_NAME[name].option_dest) for name in names}
+
+
+def _add_setting_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+                        setting: Setting, default: object, text: str, shown: str) -> None:
+    described = f"{text} (default {shown})"
+    if setting.kind is dict:
+        parser.add_argument(setting.flag, dest=setting.option_dest, action="append",
+                            default=[], metavar=setting.metavar, help=text)
+    elif setting.name in _CHOICES:
+        parser.add_argument(setting.flag, dest=setting.option_dest, default=default,
+                            choices=_CHOICES[setting.name](), help=described)
+    else:
+        parser.add_argument(setting.flag, dest=setting.option_dest, default=default,
+                            type=_value_parser(setting), metavar=setting.metavar,
+                            help=described)
 
 
 def season_config_message(args: argparse.Namespace) -> arena_pb2.SeasonConfig:

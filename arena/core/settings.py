@@ -2,7 +2,7 @@
 
 ``SETTINGS`` declares each setting a season is played under (name, type, default,
 bounds, help text, command-line flag, proto field). Everything else is derived
-from it: ``SeasonConfig.build``/``validate``/``to_dict``/``from_dict`` here, the
+from it: ``SeasonConfig.build``/``to_dict``/``from_dict`` here, the
 proto conversion (``arena.server.convert``), the command-line options
 (``arena.cli.season_options``) and the settings table of docs/arena.md (checked
 by a test). To add a setting: one ``Setting`` here, one field in ``SeasonConfig``
@@ -219,10 +219,6 @@ class SeasonConfig:
         config = cls(limits=TimeLimits(**grouped["limits"]), **flat)
         config.profile()
         return config
-
-    def validate(self) -> None:
-        """Raise ``ConfigError`` naming the first bad setting."""
-        SeasonConfig.build(**self.values())
 
     def values(self) -> dict[str, Any]:
         """Every setting's value by name: ``build(**config.values())`` is ``config``."""

@@ -1,7 +1,7 @@
 """The arena's gRPC caller of one bot (``hollywood.bot.v1.BotService``).
 
-Every failure becomes a :class:`~arena.faults.BotFault` with the matching
-:class:`~arena.faults.FaultKind` and a message that says what went wrong, so a
+Every failure becomes a :class:`~arena.core.faults.BotFault` with the matching
+:class:`~arena.core.faults.FaultKind` and a message that says what went wrong, so a
 misbehaving bot can never crash the arena. Seat, hand and decision numbers are
 filled in by the match loop.
 """
@@ -138,7 +138,7 @@ class BotClient:
         """Ask for one decision and return it as an engine action from ``legal_actions``
         (a knock keeps the melds the bot declared).
 
-        ``request`` comes from :func:`arena.protocol.decide_request`; ``timeout``
+        ``request`` comes from :func:`arena.match.protocol.decide_request`; ``timeout``
         cuts the call off (TIMEOUT) by the wall clock, or, given a fair clock's
         ``window`` (of ``timeout`` seconds), once the bot was charged that much
         (``ArenaOverload`` if the window's cap came first). Any invalid answer

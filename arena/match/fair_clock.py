@@ -165,10 +165,5 @@ def meter_for(bot: SchedSource, clock: Clock = time.monotonic) -> Meter:
     return Meter(bot, clock=clock, arena=lambda: _nothing)
 
 
-def wall_meter(clock: Clock = time.monotonic) -> Meter:
-    """A meter that knows only the wall clock (no bot threads to read)."""
-    return Meter(_nothing, clock=clock, arena=lambda: _nothing)
-
-
 def _nothing() -> Mapping[int, TaskTimes]:
     return {}

@@ -5,7 +5,7 @@ drawn from the deciding bot's series reserve (``TimeLimits.reserve_s``). The cal
 is cut off at deadline + reserve left, so a bot that never answers costs at most
 that. Only ``Decide`` time counts; notifications are not charged.
 
-Faults: any :class:`~arena.faults.BotFault` (from the bot client, or an action the
+Faults: any :class:`~arena.core.faults.BotFault` (from the bot client, or an action the
 engine rejects, e.g. an invalid declared meld arrangement) ends the series at once;
 the fault gets the seat, hand number and decision number, and the opponent wins by
 forfeit.

@@ -2,7 +2,7 @@
 
 Outgoing: observation, legal actions, profile, hand and series results. Incoming:
 the bot's action, validated field by field so that every defect gives a
-:class:`~arena.faults.BotFault` naming the field (MALFORMED) or the action
+:class:`~arena.core.faults.BotFault` naming the field (MALFORMED) or the action
 (ILLEGAL_ACTION).
 """
 
@@ -262,13 +262,6 @@ def hand_ended_request(
                 for card in layoff.cards
             )
     return request
-
-
-SERIES_ENDS: Final = {
-    "complete": bot_pb2.SERIES_END_COMPLETE,
-    "hand_cap": bot_pb2.SERIES_END_HAND_CAP,
-    "forfeit": bot_pb2.SERIES_END_FORFEIT,
-}
 
 
 def series_ended_request(

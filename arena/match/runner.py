@@ -3,7 +3,7 @@
 ``run_series`` prepares both bots (``Sandbox.prepare``: e.g. builds an image;
 not charged to the start-up deadline), starts, connects and handshakes both at
 once, each seat on its own start-up clock (``arena.match.startup``), plays the
-series with ``arena.match.play_match``, and stops both bots on every path. A
+series with ``arena.match.loop.play_match``, and stops both bots on every path. A
 bot's misbehaviour never raises out of it: it returns a ``SeriesOutcome`` whose
 ``fault`` names the bot's seat, the kind, the hand and decision, the bot's stderr
 tail and, where the sandbox knows better (an out-of-memory kill), the sandbox's

@@ -8,7 +8,6 @@ machines without Docker; ``inprocess`` (arena.sandbox.inprocess) serves Python S
 bot classes inside the arena (no isolation; trusted bots, tests, quick trials).
 """
 
-from arena.sandbox.base import RunningBot, Sandbox, SandboxError, pid_alive
-from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
+from arena.sandbox.base import RunningBot, SandboxError
 
-__all__ = ["DEFAULT_CONFIG", "RunningBot", "Sandbox", "SandboxConfig", "SandboxError", "pid_alive"]
+__all__ = ["RunningBot", "SandboxError"]

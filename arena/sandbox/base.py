@@ -62,14 +62,6 @@ class RunningBot(Protocol):
         ...
 
 
-class MeasuredBot(Protocol):
-    """A running bot whose threads the kernel can account for (``/proc``)."""
-
-    def sched_source(self) -> SchedSource:
-        """The run-queue and CPU times of every thread of the bot."""
-        ...
-
-
 def sched_source_of(bot: RunningBot) -> SchedSource:
     """What the kernel knows of ``bot``'s threads; nothing for a bot (a fake, an
     in-process bot sharing the arena's threads) whose threads are not its own."""

@@ -51,11 +51,6 @@ class BuildMemory:
             while len(self._failures) > self.capacity:
                 self._failures.popitem(last=False)
 
-    def forget(self, content_hash: str) -> None:
-        """Drop a remembered failure (e.g. after the operator fixed the machine)."""
-        with self._guard:
-            self._failures.pop(content_hash, None)
-
 
 BUILDS = BuildMemory()
 """The arena process's build memory (every sandbox and ``arena images build`` share it)."""

@@ -1,7 +1,7 @@
 """Docker images for bots: the local base image and each bot's own image.
 
 ``prepare_base(...)`` makes sure the local base image (``hollywood/base:local``, see
-``arena.base_image``) exists. ``build_bot_image(folder, manifest)`` stages the bot's
+``arena.sandbox.base_image``) exists. ``build_bot_image(folder, manifest)`` stages the bot's
 folder with the protocol stubs, the Python SDK and the ``.proto`` sources (the build
 context of docs/design.md), fingerprints it together with the base image's id, and
 builds it with ``--build-arg BASE_IMAGE=...`` unless an image with that fingerprint

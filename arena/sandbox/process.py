@@ -42,7 +42,7 @@ process sandbox's counterpart of ``.hollywood/proto`` in an image build context.
 NODE_PATHS = (REPO_ROOT / "sample_bots" / "js-greedy" / "node_modules",)
 """``@grpc/grpc-js`` and ``@grpc/proto-loader`` as ``make setup`` installs them on the
 host: the counterpart of the base image's ``NODE_PATH``. A registered bot runs from
-a copy of its folder without its ``node_modules`` (see ``arena.manifest``)."""
+a copy of its folder without its ``node_modules`` (see ``arena.core.manifest``)."""
 WEAKER_WARNING = (
     "process sandbox: bots run as plain processes with resource limits only - no file "
     "system, network or user isolation. Use it only for trusted bots."

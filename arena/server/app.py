@@ -138,7 +138,7 @@ def start_server(
     """Open the database, start serving on ``host:port`` (port 0 = any free port),
     the website on ``http`` (host, port) if given, and resume interrupted seasons.
     Seasons play on ``executor_factory``'s executors (e.g.
-    ``arena.execution.cluster_executor_factory``), by default on a local thread pool
+    ``arena.execution.cluster.cluster_executor_factory``), by default on a local thread pool
     running ``runner_factory``. With ``vetting_sandbox`` (a sandbox backend's name)
     every uploaded version is built and validated in that backend before it may
     play (``arena.server.vetting``); without, uploads are active at once (trusted

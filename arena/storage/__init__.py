@@ -1,7 +1,6 @@
 """The arena's database (SQLite): bots, seasons, their plans and results, with a
 versioned schema that migrates forward on open."""
 
-from arena.storage.migrations import SCHEMA_VERSION
 from arena.storage.records import (
     BotRecord,
     ConflictError,
@@ -14,7 +13,6 @@ from arena.storage.records import (
 from arena.storage.store import Storage
 
 __all__ = [
-    "SCHEMA_VERSION",
     "BotRecord",
     "ConflictError",
     "NotFoundError",

@@ -50,7 +50,7 @@ class VersionLife:
     validation_log: str
 
 
-def _ensure_row(db: sqlite3.Connection, bot_id: str) -> None:
+def ensure_version_row(db: sqlite3.Connection, bot_id: str) -> None:
     """A ``bot_versions`` row for a version registered before uploads (the admin's)."""
     if db.execute("SELECT 1 FROM bots WHERE id=?", (bot_id,)).fetchone() is None:
         raise NotFoundError(f"unknown bot {bot_id}")
@@ -135,7 +135,7 @@ def deactivations_of(storage: Storage, bot_ids: Sequence[str]) -> dict[str, str]
     Asked before every series a season plays, so one read and no write lock
     (``transaction`` would take the writer's lock for a read)."""
     marks = ",".join("?" * len(bot_ids))
-    rows = storage._query(
+    rows = storage.query(
         f"SELECT bot_id, status_detail FROM bot_versions WHERE status=? AND bot_id IN ({marks})",
         (DEACTIVATED, *bot_ids))
     return {str(row["bot_id"]): str(row["status_detail"]) or "deactivated" for row in rows}
@@ -148,7 +148,7 @@ def deactivate_if_streak(storage: Storage, bot_id: str, season_id: int, limit: i
     if streak < limit:
         return False
     with storage.transaction() as db:
-        _ensure_row(db, bot_id)
+        ensure_version_row(db, bot_id)
         cursor = db.execute(
             "UPDATE bot_versions SET status=?, status_detail=?, status_changed_at=? "
             "WHERE bot_id=? AND status=?",
@@ -161,7 +161,7 @@ def reactivate(storage: Storage, bot_id: str) -> None:
     """Make a deactivated ``bot_id`` active again (``LifecycleError`` if it is not
     deactivated)."""
     with storage.transaction() as db:
-        _ensure_row(db, bot_id)
+        ensure_version_row(db, bot_id)
         cursor = db.execute(
             "UPDATE bot_versions SET status=?, status_detail='reactivated', "
             "status_changed_at=? WHERE bot_id=? AND status=?",

@@ -134,7 +134,7 @@ class SeriesRecord:
         return (first, 1 - first) if other else (first,)
 
 
-def _bot(row: sqlite3.Row) -> BotRecord:
+def bot_from_row(row: sqlite3.Row) -> BotRecord:
     return BotRecord(
         id=row["id"], name=row["name"], version=row["version"], language=row["language"],
         author=row["author"], description=row["description"],
@@ -143,7 +143,7 @@ def _bot(row: sqlite3.Row) -> BotRecord:
     )
 
 
-def _planned(row: sqlite3.Row) -> PlannedSeries:
+def planned_from_row(row: sqlite3.Row) -> PlannedSeries:
     return PlannedSeries(
         id=row["id"], season_id=int(row["season_id"]), index=int(row["idx"]),
         seed=int(row["seed"]), swap_seats=bool(row["swap_seats"]),
@@ -151,7 +151,7 @@ def _planned(row: sqlite3.Row) -> PlannedSeries:
     )
 
 
-def _result(
+def result_from_row(
     row: sqlite3.Row, series_id: str | None = None, season_id: int | None = None
 ) -> SeriesRecord:
     """The result in ``row`` (``series_id`` and ``season_id`` given apart when the

@@ -35,12 +35,12 @@ from arena.storage.records import (
     PlannedSeries,
     SeasonRecord,
     SeriesRecord,
-    _bot,
-    _planned,
-    _result,
+    bot_from_row,
+    planned_from_row,
+    result_from_row,
     utc_now,
 )
-from arena.storage.schema import _PLANNED_COLUMNS, _RESULT_COLUMNS, _RESULT_COLUMNS_R
+from arena.storage.schema import PLANNED_COLUMNS, RESULT_COLUMNS, RESULT_COLUMNS_OF_R
 
 # Free texts from bot authors, operators and exceptions are neutralised and bounded
 # before they are stored (arena.core.text).
@@ -86,12 +86,12 @@ class Storage:
                 raise
             self._connection.execute("COMMIT")
 
-    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
             return self._connection.execute(sql, params).fetchall()
 
     def _bot_names(self) -> list[str]:
-        return [row[0] for row in self._query("SELECT name FROM bots UNION SELECT id FROM bots")]
+        return [row[0] for row in self.query("SELECT name FROM bots UNION SELECT id FROM bots")]
 
     def _migrate(self) -> None:
         with self._lock:
@@ -124,7 +124,7 @@ class Storage:
                         f"(from {row['source_folder']}); give the new code a new version "
                         "in bot.toml"
                     )
-                return _bot(row), False
+                return bot_from_row(row), False
             seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM bots").fetchone()[0]
             # Named by the (validated) name and the registration number: the free-text
             # version never becomes part of a path.
@@ -137,26 +137,26 @@ class Storage:
                  str(destination.resolve()), str(source_folder), utc_now()),
             )
             created = db.execute("SELECT * FROM bots WHERE id=?", (bot_id,)).fetchone()
-        return _bot(created), True
+        return bot_from_row(created), True
 
     def list_bots(self) -> list[BotRecord]:
-        return [_bot(row) for row in self._query("SELECT * FROM bots ORDER BY seq")]
+        return [bot_from_row(row) for row in self.query("SELECT * FROM bots ORDER BY seq")]
 
     def get_bot(self, bot_id: str) -> BotRecord:
-        rows = self._query("SELECT * FROM bots WHERE id=?", (bot_id,))
+        rows = self.query("SELECT * FROM bots WHERE id=?", (bot_id,))
         if not rows:
             raise NotFoundError(unknown_name("bot", bot_id, self._bot_names(), "arena bots list"))
-        return _bot(rows[0])
+        return bot_from_row(rows[0])
 
     def resolve_bot(self, reference: str) -> BotRecord:
         """``name@version``, or a bare ``name`` meaning its latest registered version."""
         if "@" in reference:
             return self.get_bot(reference)
-        rows = self._query("SELECT * FROM bots WHERE name=? ORDER BY seq DESC LIMIT 1",
+        rows = self.query("SELECT * FROM bots WHERE name=? ORDER BY seq DESC LIMIT 1",
                            (reference,))
         if not rows:
             return self.get_bot(reference)  # unknown: its error names the closest bot
-        return _bot(rows[0])
+        return bot_from_row(rows[0])
 
     # ------------------------------------------------------------ seasons
 
@@ -206,23 +206,23 @@ class Storage:
         return True
 
     def get_season(self, season_id: int) -> SeasonRecord:
-        rows = self._query("SELECT * FROM seasons WHERE id=?", (season_id,))
+        rows = self.query("SELECT * FROM seasons WHERE id=?", (season_id,))
         if not rows:
             raise NotFoundError(f"unknown season {season_id} (see `arena season list`)")
         return self._season(rows[0])
 
     def latest_season_id(self) -> int:
-        rows = self._query("SELECT MAX(id) FROM seasons")
+        rows = self.query("SELECT MAX(id) FROM seasons")
         if rows[0][0] is None:
             raise NotFoundError("no season yet (create one with `arena season create`)")
         return int(rows[0][0])
 
     def list_seasons(self) -> list[SeasonRecord]:
-        return [self._season(row) for row in self._query("SELECT * FROM seasons ORDER BY id DESC")]
+        return [self._season(row) for row in self.query("SELECT * FROM seasons ORDER BY id DESC")]
 
     def seasons_with_status(self, status: SeasonStatus) -> list[int]:
         return [int(row[0]) for row in
-                self._query("SELECT id FROM seasons WHERE status=? ORDER BY id", (status,))]
+                self.query("SELECT id FROM seasons WHERE status=? ORDER BY id", (status,))]
 
     def set_season_status(
         self, season_id: int, status: SeasonStatus | str, error: str = ""
@@ -240,10 +240,10 @@ class Storage:
 
     def _season(self, row: sqlite3.Row) -> SeasonRecord:
         season_id = int(row["id"])
-        bots = tuple(r[0] for r in self._query(
+        bots = tuple(r[0] for r in self.query(
             "SELECT bot_id FROM season_bots WHERE season_id=? ORDER BY position", (season_id,)))
         # Index look-ups, not counts: indexes run 0..n-1, storage numbers 1..n.
-        total, done, voided = self._query(
+        total, done, voided = self.query(
             "SELECT (SELECT COALESCE(MAX(idx), -1) + 1 FROM planned_series WHERE season_id=?1), "
             "(SELECT COALESCE(MAX(stored_seq), 0) FROM series_results WHERE season_id=?1), "
             "(SELECT COUNT(*) FROM voided_series WHERE season_id=?1)", (season_id,))[0]
@@ -258,14 +258,14 @@ class Storage:
     # ------------------------------------------------------------ series
 
     def planned_series(self, season_id: int) -> list[PlannedSeries]:
-        return [_planned(row) for row in self._query(
-            f"SELECT {_PLANNED_COLUMNS} FROM planned_series WHERE season_id=? ORDER BY idx",
+        return [planned_from_row(row) for row in self.query(
+            f"SELECT {PLANNED_COLUMNS} FROM planned_series WHERE season_id=? ORDER BY idx",
             (season_id,))]
 
     def pending_series(self, season_id: int) -> list[PlannedSeries]:
         """Planned series without a stored result, in plan order."""
-        columns = ", ".join(f"p.{column.strip()}" for column in _PLANNED_COLUMNS.split(","))
-        return [_planned(row) for row in self._query(
+        columns = ", ".join(f"p.{column.strip()}" for column in PLANNED_COLUMNS.split(","))
+        return [planned_from_row(row) for row in self.query(
             f"SELECT {columns} FROM planned_series p "
             "LEFT JOIN series_results r ON r.series_id = p.id "
             "WHERE p.season_id=? AND r.series_id IS NULL ORDER BY p.idx", (season_id,))]
@@ -275,22 +275,22 @@ class Storage:
     ) -> list[tuple[PlannedSeries, SeriesRecord | None]]:
         """Planned series from plan index ``first_index`` on (at most ``limit``), in
         plan order, each with its stored result (None while unplayed)."""
-        planned = ", ".join(f"p.{column.strip()}" for column in _PLANNED_COLUMNS.split(","))
-        rows = self._query(
+        planned = ", ".join(f"p.{column.strip()}" for column in PLANNED_COLUMNS.split(","))
+        rows = self.query(
             f"SELECT {planned}, r.series_id AS result_id, "
-            + ", ".join(f"r.{c.strip()}" for c in _RESULT_COLUMNS.split(",")[2:])
+            + ", ".join(f"r.{c.strip()}" for c in RESULT_COLUMNS.split(",")[2:])
             + " FROM planned_series p LEFT JOIN series_results r ON r.series_id = p.id "
             "WHERE p.season_id=? AND p.idx >= ? ORDER BY p.idx LIMIT ?",
             (season_id, first_index, -1 if limit is None else limit))
-        return [(_planned(row), _result(row, row["id"], row["season_id"])
+        return [(planned_from_row(row), result_from_row(row, row["id"], row["season_id"])
                  if row["result_id"] is not None else None) for row in rows]
 
     def get_planned(self, series_id: str) -> PlannedSeries:
-        rows = self._query(f"SELECT {_PLANNED_COLUMNS} FROM planned_series WHERE id=?",
+        rows = self.query(f"SELECT {PLANNED_COLUMNS} FROM planned_series WHERE id=?",
                            (series_id,))
         if not rows:
             raise NotFoundError(f"unknown series {series_id!r} (ids look like 3-17)")
-        return _planned(rows[0])
+        return planned_from_row(rows[0])
 
     def store_result(
         self, planned: PlannedSeries, outcome: SeriesOutcome, profile: dict[str, Any]
@@ -303,9 +303,9 @@ class Storage:
         now = utc_now()
         with self.transaction() as db:
             cursor = db.execute(
-                f"INSERT OR IGNORE INTO series_results ({_RESULT_COLUMNS}) "
+                f"INSERT OR IGNORE INTO series_results ({RESULT_COLUMNS}) "
                 "SELECT " + ",".join("?" * 21) + ", COALESCE(MAX(stored_seq), 0) + 1 "
-                f"FROM series_results WHERE season_id=? RETURNING {_RESULT_COLUMNS}",
+                f"FROM series_results WHERE season_id=? RETURNING {RESULT_COLUMNS}",
                 (
                     planned.id, planned.season_id, outcome.winner,
                     outcome.games_won[0], outcome.games_won[1],
@@ -325,12 +325,12 @@ class Storage:
                        (planned.id, encoded.codec, encoded.raw_bytes, json.dumps(profile),
                         encoded.data))
             db.execute("UPDATE seasons SET updated_at=? WHERE id=?", (now, planned.season_id))
-        return _result(stored[0])
+        return result_from_row(stored[0])
 
     def results(self, season_id: int) -> list[SeriesRecord]:
         """A season's stored results in plan order."""
-        return [_result(row) for row in self._query(
-            f"SELECT {_RESULT_COLUMNS_R} FROM series_results r "
+        return [result_from_row(row) for row in self.query(
+            f"SELECT {RESULT_COLUMNS_OF_R} FROM series_results r "
             "JOIN planned_series p ON p.id = r.series_id "
             "WHERE r.season_id=? ORDER BY p.idx", (season_id,))]
 
@@ -339,32 +339,32 @@ class Storage:
     ) -> list[SeriesRecord]:
         """A season's results in storage order whose ``stored_seq`` is above
         ``after`` (and at most ``until``)."""
-        return [_result(row) for row in self._query(
-            f"SELECT {_RESULT_COLUMNS} FROM series_results WHERE season_id=? "
+        return [result_from_row(row) for row in self.query(
+            f"SELECT {RESULT_COLUMNS} FROM series_results WHERE season_id=? "
             "AND stored_seq > ? AND stored_seq <= ? ORDER BY stored_seq",
             (season_id, after, until if until is not None else 2**62))]
 
     def results_by_round(self, season_id: int) -> list[list[SeriesRecord]]:
         """A season's stored results grouped by the round that planned them (round 1
         first), each round in plan order; a round without results is an empty list."""
-        rounds = self._query("SELECT COALESCE(MAX(round), 0) FROM planned_series "
+        rounds = self.query("SELECT COALESCE(MAX(round), 0) FROM planned_series "
                              "WHERE season_id=?", (season_id,))[0][0]
         grouped: list[list[SeriesRecord]] = [[] for _ in range(int(rounds))]
-        for row in self._query(
-                f"SELECT {_RESULT_COLUMNS_R}, p.round FROM series_results r "
+        for row in self.query(
+                f"SELECT {RESULT_COLUMNS_OF_R}, p.round FROM series_results r "
                 "JOIN planned_series p ON p.id = r.series_id "
                 "WHERE r.season_id=? ORDER BY p.idx", (season_id,)):
-            grouped[int(row["round"]) - 1].append(_result(row))
+            grouped[int(row["round"]) - 1].append(result_from_row(row))
         return grouped
 
     def get_result(self, series_id: str) -> SeriesRecord | None:
-        rows = self._query(f"SELECT {_RESULT_COLUMNS} FROM series_results WHERE series_id=?",
+        rows = self.query(f"SELECT {RESULT_COLUMNS} FROM series_results WHERE series_id=?",
                            (series_id,))
-        return _result(rows[0]) if rows else None
+        return result_from_row(rows[0]) if rows else None
 
     def result_log(self, series_id: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """(event log, profile) of a played series."""
-        rows = self._query("SELECT codec, data, profile_json FROM series_logs WHERE series_id=?",
+        rows = self.query("SELECT codec, data, profile_json FROM series_logs WHERE series_id=?",
                            (series_id,))
         if not rows:
             raise NotFoundError(f"series {series_id!r} has not been played")
@@ -372,7 +372,7 @@ class Storage:
 
     def log_sizes(self, season_id: int) -> list[tuple[int, int]]:
         """(stored bytes, raw JSON bytes) of each stored event log of a season."""
-        return [(int(row[0]), int(row[1])) for row in self._query(
+        return [(int(row[0]), int(row[1])) for row in self.query(
             "SELECT length(l.data), l.raw_bytes FROM series_logs l "
             "JOIN series_results r ON r.series_id = l.series_id WHERE r.season_id=?",
             (season_id,))]
@@ -381,7 +381,7 @@ class Storage:
         """Rows per table (tests use it to prove a failed call changed nothing)."""
         tables = ("bots", "seasons", "season_bots", "planned_series", "series_results",
                   "series_logs")
-        return {table: int(self._query(f"SELECT COUNT(*) FROM {table}")[0][0])
+        return {table: int(self.query(f"SELECT COUNT(*) FROM {table}")[0][0])
                 for table in tables}
 
 
@@ -390,7 +390,7 @@ def _insert_round(
     plan: Sequence[tuple[int, bool, str, str]],
 ) -> None:
     db.executemany(
-        f"INSERT INTO planned_series ({_PLANNED_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
+        f"INSERT INTO planned_series ({PLANNED_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
         [
             (f"{season_id}-{index}", season_id, index, seed, int(swap), seat0, seat1,
              round_number)

@@ -26,7 +26,7 @@ from typing import Final
 from arena.core.manifest import BotManifest, iter_bot_files
 from arena.core.text import safe_text
 from arena.storage.bot_files import copy_bot_files
-from arena.storage.records import BotRecord, ConflictError, _bot, utc_now
+from arena.storage.records import BotRecord, ConflictError, bot_from_row, utc_now
 from arena.storage.store import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, Storage
 
 VERSION_STATUSES: Final = ("received", "building", "validating", "active", "rejected",
@@ -104,7 +104,7 @@ def store_submission(
             replaced = False
             if row is not None:
                 if row["content_hash"] == submission.content_hash:
-                    return _bot(row), False, False
+                    return bot_from_row(row), False, False
                 if not replace:
                     raise ConflictError(
                         f"bot {bot_id} is already registered with different content: bump "
@@ -152,7 +152,7 @@ def store_submission(
                 bundle.parent.mkdir(parents=True, exist_ok=True)
                 shutil.move(submission.archive, bundle)
                 moved = True
-            record = _bot(db.execute("SELECT * FROM bots WHERE id=?", (bot_id,)).fetchone())
+            record = bot_from_row(db.execute("SELECT * FROM bots WHERE id=?", (bot_id,)).fetchone())
     except BaseException:
         if moved:
             bundle.unlink(missing_ok=True)

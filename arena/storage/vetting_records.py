@@ -25,7 +25,7 @@ from arena.storage.lifecycle import (
     RECEIVED,
     REJECTED,
     LifecycleError,
-    _ensure_row,
+    ensure_version_row,
 )
 from arena.storage.records import NotFoundError, utc_now
 from arena.storage.store import Storage
@@ -72,7 +72,7 @@ class Verdict:
 
 def code_to_vet(storage: Storage, bot_id: str) -> CodeToVet:
     """``bot_id``'s current code and the owner of its name (``NotFoundError``)."""
-    rows = storage._query(
+    rows = storage.query(
         "SELECT b.content_hash, b.folder, COALESCE(n.owner, '') AS owner FROM bots b "
         "LEFT JOIN bot_names n ON n.name = b.name WHERE b.id=?", (bot_id,))
     if not rows:
@@ -117,7 +117,7 @@ def expected_hash(storage: Storage, bot_id: str) -> str | None:
     since), or None for a version registered without an upload (before uploads, or
     by a trusted tool), which was never vetted and plays the files it has.
     ``NotFoundError`` for an unknown version."""
-    rows = storage._query(
+    rows = storage.query(
         "SELECT v.vetted_hash, v.bot_id IS NULL AS unrecorded FROM bots b "
         "LEFT JOIN bot_versions v ON v.bot_id = b.id WHERE b.id=?", (bot_id,))
     if not rows:
@@ -147,14 +147,14 @@ def vetted_code(storage: Storage, bot_id: str) -> tuple[Path, str]:
 
 def rejection_cause(storage: Storage, bot_id: str) -> str:
     """``AUTHOR`` or ``ARENA`` for a rejected version, else ``''``."""
-    rows = storage._query("SELECT rejection_cause FROM bot_versions WHERE bot_id=?",
+    rows = storage.query("SELECT rejection_cause FROM bot_versions WHERE bot_id=?",
                           (bot_id,))
     return str(rows[0]["rejection_cause"]) if rows else ""
 
 
 def rejected_by_arena(storage: Storage) -> list[str]:
     """Versions rejected by the arena's side, oldest first (a restart vets them again)."""
-    rows = storage._query(
+    rows = storage.query(
         "SELECT v.bot_id FROM bot_versions v JOIN bots b ON b.id = v.bot_id "
         "WHERE v.status=? AND v.rejection_cause=? ORDER BY b.seq", (REJECTED, ARENA))
     return [str(row["bot_id"]) for row in rows]
@@ -165,7 +165,7 @@ def mark_for_revetting(storage: Storage, bot_id: str, asked_by: str) -> None:
     (``LifecycleError`` while it is being vetted, or when it is deactivated: that
     is the admin's ``reactivate``)."""
     with storage.transaction() as db:
-        _ensure_row(db, bot_id)
+        ensure_version_row(db, bot_id)
         status = str(db.execute("SELECT status FROM bot_versions WHERE bot_id=?",
                                 (bot_id,)).fetchone()["status"])
         if status in IN_PROGRESS:

@@ -43,14 +43,6 @@ def record_void(storage: Storage, season_id: int, series_id: str, message: str,
     return int(row[0])
 
 
-def void_count(storage: Storage, season_id: int) -> int:
-    """How many times series of the season were voided (each replay's void counts)."""
-    with storage.transaction() as db:
-        row = db.execute("SELECT COUNT(*) FROM voided_series WHERE season_id=?",
-                         (season_id,)).fetchone()
-    return int(row[0])
-
-
 def voids_of(storage: Storage, season_id: int) -> list[VoidedSeries]:
     """Every void of the season, oldest first."""
     with storage.transaction() as db:

@@ -149,7 +149,7 @@ def bench_conversion(count: int) -> None:
         protocol.decide_request(series.observation(seat), series.legal_actions(), profile,
                                 series_id="b", decision_number=1, deadline_s=1, reserve_s=30)
 
-    print(f"arena.protocol.decide_request (build, no I/O):   median "
+    print(f"arena.match.protocol.decide_request (build, no I/O):   median "
           f"{median_us(timed(build, count)):7.0f} us")
 
 
