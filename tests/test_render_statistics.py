@@ -22,12 +22,15 @@ def row(rank: int, bot: str, **values: object) -> arena_pb2.StandingRow:
     return arena_pb2.StandingRow(rank=rank, bot_id=bot, **values)  # type: ignore[arg-type]
 
 
-def test_elo_interval_tied_mark_and_swiss_columns() -> None:
-    standings = arena_pb2.Standings(season_id=4, format="swiss", rows=[
+def test_elo_interval_tied_mark_and_the_formats_columns() -> None:
+    # The renderer shows a format's columns and note without knowing the format.
+    standings = arena_pb2.Standings(
+        season_id=4, format="some-format", extra_columns=["Byes", "Score", "Buchholz"],
+        order_note="Ordered by score, then Buchholz.", rows=[
         row(1, "a@1", bt_elo=51.4, bt_elo_low=-10.2, bt_elo_high=113.0, tied_with_next=True,
-            byes=1, swiss_score=4.5, buchholz=7.0),
-        row(2, "b@1", bt_elo=-51.4, bt_elo_low=-113.0, bt_elo_high=10.2, swiss_score=3.0,
-            buchholz=8.5),
+            extra_cells=["1", "4.5", "7"]),
+        row(2, "b@1", bt_elo=-51.4, bt_elo_low=-113.0, bt_elo_high=10.2,
+            extra_cells=["0", "3", "8.5"]),
     ], los=[arena_pb2.LosCell(bot_id="a@1", opponent_id="b@1", los=0.9512),
             arena_pb2.LosCell(bot_id="b@1", opponent_id="a@1", los=0.0488)])
     text = rendered(standings, los_table(standings))
@@ -36,7 +39,8 @@ def test_elo_interval_tied_mark_and_swiss_columns() -> None:
     assert "+51 [-10,+113]" in lines["a@1"] and "tied" in lines["a@1"]
     assert "-51 [-113,+10]" in lines["b@1"] and "tied" not in lines["b@1"]
     assert lines["a@1"].split()[-3:] == ["1", "4.5", "7"]
-    assert "Swiss: ordered by score (series points + byes), Buchholz, rating." in text
+    assert lines["b@1"].split()[-3:] == ["0", "3", "8.5"]
+    assert "Buchholz" in text and "Ordered by score, then Buchholz." in text
     assert "95.1" in text and "4.9" in text
 
 

@@ -1,7 +1,8 @@
 """The season statistics (``arena.season.season_statistics``) into the
 ``Standings`` message: Bradley-Terry Elo and tied marks on the rows, the row
-order of the format, the likelihood-of-superiority matrix, the knockout bracket
-and the SPRT state."""
+order, columns and order note of the format (which every screen shows without
+knowing the format), the likelihood-of-superiority matrix, and the typed values
+formats give for the API (a bracket, the state of a test, Swiss scores)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ def add_statistics(message: arena_pb2.Standings, stats: SeasonStatistics,
         row.bt_elo = stats.rating.elo[stats.rating.index(row.bot_id)]
         row.bt_elo_low, row.bt_elo_high = stats.rating.interval(row.bot_id)
         row.tied_with_next = stats.tied_with_next.get(row.bot_id, False)
+        row.extra_cells.extend(column.cells.get(row.bot_id, "") for column in stats.columns)
         swiss = stats.swiss.get(row.bot_id)
         if swiss is not None:
             row.byes, row.swiss_score, row.buchholz = swiss.byes, swiss.score, swiss.buchholz
@@ -64,6 +66,8 @@ def add_statistics(message: arena_pb2.Standings, stats: SeasonStatistics,
     del message.rows[:]
     message.rows.extend(copies)
     message.format = stats.format
+    message.extra_columns.extend(column.label for column in stats.columns)
+    message.order_note = stats.order_note
     if stats.progress is not None:
         message.series_per_minute = stats.progress.series_per_minute
         left = stats.progress.seconds_left

@@ -6,9 +6,19 @@ pairs are played. The first bot of the season is A, whose Elo is tested."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Self
 
-from arena.core.settings import ConfigError
-from arena.season.formats.base import Pairing, derive_round_seed, meeting, series_scores
+from arena.core.settings import ConfigError, SeasonConfig
+from arena.season.formats.base import (
+    Format,
+    FormatStandings,
+    Pairing,
+    Resolve,
+    SeasonView,
+    derive_round_seed,
+    meeting,
+    series_scores,
+)
 from arena.season.statistics.pentanomial import (
     SprtSpec,
     SprtSpecError,
@@ -32,19 +42,43 @@ def pentanomial_counts(bot_a: str, results_by_round: Sequence[Sequence[SeriesRec
     return counts
 
 
-class SprtMatch:
+class SprtMatch(Format):
     """See the module docstring."""
+
+    settings = ("sprt", "max_pairs")
+    reads_plan = True  # a pair is a stored round
 
     def __init__(self, spec: SprtSpec, max_pairs: int) -> None:
         self.spec = spec
         self.max_pairs = max_pairs
 
     @classmethod
-    def from_config(cls, spec_text: str, max_pairs: int) -> SprtMatch:
+    def from_spec(cls, spec_text: str, max_pairs: int) -> Self:
         try:
             return cls(SprtSpec.parse(spec_text), max_pairs)
         except SprtSpecError as error:
             raise ConfigError(str(error)) from None
+
+    @classmethod
+    def from_config(cls, config: SeasonConfig) -> Self:
+        return cls.from_spec(config.sprt, config.max_pairs)
+
+    @classmethod
+    def admit(cls, config: SeasonConfig, bot_ids: list[str], resolve: Resolve
+              ) -> tuple[SeasonConfig, list[str]]:
+        """The test is stored in its full form."""
+        return config.with_changes(sprt=cls.from_config(config).spec.text()), bot_ids
+
+    @classmethod
+    def summary(cls, config: SeasonConfig) -> str:
+        return f"({config.sprt}, at most {config.max_pairs} pairs)"
+
+    def standings(self, season: SeasonView) -> FormatStandings:
+        """The state of the test."""
+        bots = season.bot_ids
+        return FormatStandings(fields={
+            "sprt": self.state(bots, season.results_by_round), "max_pairs": self.max_pairs,
+            "match_bots": (bots[0], bots[1])})
 
     def state(self, bot_ids: Sequence[str],
               results_by_round: Sequence[Sequence[SeriesRecord]]) -> SprtState:
