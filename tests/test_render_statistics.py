@@ -44,26 +44,18 @@ def test_elo_interval_tied_mark_and_the_formats_columns() -> None:
     assert "95.1" in text and "4.9" in text
 
 
-def test_bracket_and_sprt_lines() -> None:
-    knockout = arena_pb2.Standings(season_id=5, format="knockout", champion="b@1", bracket=[
-        arena_pb2.KnockoutTie(bracket_round=1, high="a@1", high_seed=1, winner="a@1",
-                              decided_by="bye"),
-        arena_pb2.KnockoutTie(bracket_round=1, high="b@1", low="c@1", high_seed=2, low_seed=3,
-                              high_score=2, low_score=2, pairs=2, winner="b@1",
-                              decided_by="seed"),
-    ])
-    text = rendered(knockout)
-    assert "Bracket — champion b@1" in text
-    assert "(2) b@1" in text and "(3) c@1" in text and "2-2" in text
-    assert "b@1 (seed)" in text and "bye" in text
-    match = arena_pb2.Standings(season_id=6, format="sprt", series_per_minute=12.0,
-                                seconds_left=-1, sprt=arena_pb2.SprtStatus(
-        spec="elo0=0,elo1=10,alpha=0.05,beta=0.05", pentanomial=[1, 2, 3, 4, 5], llr=1.25,
-        lower_bound=-2.944, upper_bound=2.944, elo=35.2, elo_low=-3.0, elo_high=74.1,
-        los=0.96, max_pairs=100, bot_a="a@1", bot_b="b@1"))
-    text = rendered(match)
-    assert "SPRT a@1 (A) vs b@1 (B), elo0=0,elo1=10,alpha=0.05,beta=0.05: undecided" in text
-    assert "pairs 15/100" in text and "[1 2 3 4 5]" in text
-    assert "LLR 1.250  bounds [-2.944, 2.944]" in text
-    assert "Elo of A over B +35.2 [-3.0, +74.1] (95 %)  LOS 96.0 %" in text
+def test_the_formats_sections_are_shown_without_knowing_the_format() -> None:
+    standings = arena_pb2.Standings(
+        season_id=5, format="some-format", series_per_minute=12.0, seconds_left=-1, sections=[
+            arena_pb2.StandingsSection(
+                title="Bracket — champion b@1", headers=["Round", "Through"],
+                rows=[arena_pb2.SectionRow(cells=["1", "a@1 (bye)"]),
+                      arena_pb2.SectionRow(cells=["2", "b@1 (seed)"])]),
+            arena_pb2.StandingsSection(lines=["LLR 1.250  bounds [-2.944, 2.944]",
+                                              "second line"])])
+    text = rendered(standings)
+    assert "Bracket — champion b@1" in text and "Through" in text
+    cells = [line.replace("│", " ").split() for line in text.splitlines()]
+    assert ["1", "a@1", "(bye)"] in cells and ["2", "b@1", "(seed)"] in cells
+    assert "LLR 1.250  bounds [-2.944, 2.944]\nsecond line" in text
     assert "12.0 series/min" in text

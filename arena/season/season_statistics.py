@@ -20,6 +20,7 @@ from arena.season.formats import (
     ExtraColumn,
     FormatStandings,
     SeasonView,
+    Section,
     format_for,
     format_name,
     rounds_of,
@@ -38,7 +39,7 @@ from arena.storage import PlannedSeries, SeasonRecord, SeriesRecord
 @dataclass
 class SeasonStatistics:
     """See the module docstring; ``order`` is the bot ids in table order,
-    ``columns`` and ``order_note`` the format's own (for every screen); the
+    ``columns``, ``order_note`` and ``sections`` the format's own (for every screen); the
     fields after them are the typed values formats give for the API."""
 
     format: str
@@ -47,6 +48,7 @@ class SeasonStatistics:
     tied_with_next: dict[str, bool]
     columns: list[ExtraColumn] = field(default_factory=list)
     order_note: str = ""
+    sections: list[Section] = field(default_factory=list)
     swiss: dict[str, SwissScore] = field(default_factory=dict)
     bracket: Bracket | None = None
     sprt: SprtState | None = None
@@ -94,7 +96,7 @@ def season_statistics(season: SeasonRecord, planned: Sequence[PlannedSeries],
         except ConfigError:
             expected = None  # settings it cannot use for this field: no count
     stats.order = extras.order or stats.order
-    stats.columns, stats.order_note = extras.columns, extras.note
+    stats.columns, stats.order_note, stats.sections = extras.columns, extras.note, extras.sections
     for key, value in extras.fields.items():
         setattr(stats, key, value)
     # The pace reads the most recent results only (storage order is finishing order).

@@ -68,6 +68,10 @@ def add_statistics(message: arena_pb2.Standings, stats: SeasonStatistics,
     message.format = stats.format
     message.extra_columns.extend(column.label for column in stats.columns)
     message.order_note = stats.order_note
+    message.sections.extend(arena_pb2.StandingsSection(
+        title=section.title, headers=section.headers,
+        rows=[arena_pb2.SectionRow(cells=row) for row in section.rows], lines=section.lines)
+        for section in stats.sections)
     if stats.progress is not None:
         message.series_per_minute = stats.progress.series_per_minute
         left = stats.progress.seconds_left

@@ -40,17 +40,29 @@ class ExtraColumn:
     cells: Mapping[str, str]
 
 
+@dataclass(frozen=True)
+class Section:
+    """A part a format adds under the standings table: a ``title``, then a table
+    (``headers`` and ``rows`` of cells) or ``lines`` of text."""
+
+    title: str
+    headers: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+    lines: tuple[str, ...] = ()
+
+
 @dataclass
 class FormatStandings:
     """What a format adds to a season's standings, for any screen to show without
     knowing the format: ``order`` (bot ids in table order; None keeps the
-    standings' own), extra ``columns``, and a ``note`` on how the table is
-    ordered. ``fields`` are the format's typed values for the API (names of
-    ``SeasonStatistics`` fields, e.g. a bracket), which screens read from there."""
+    standings' own), extra ``columns``, a ``note`` on how the table is ordered,
+    and ``sections`` under it. ``fields`` are the format's typed values for the
+    API (names of ``SeasonStatistics`` fields, e.g. a bracket)."""
 
     order: list[str] | None = None
     columns: list[ExtraColumn] = field(default_factory=list)
     note: str = ""
+    sections: list[Section] = field(default_factory=list)
     fields: dict[str, object] = field(default_factory=dict)
 
 

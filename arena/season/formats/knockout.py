@@ -27,6 +27,7 @@ from arena.season.formats.base import (
     Pairing,
     Ratings,
     SeasonView,
+    Section,
     derive_round_seed,
     meeting,
     series_scores,
@@ -172,9 +173,24 @@ class Knockout(Format):
         return max(planned_so_far, 2 * (bot_count - 1))
 
     def standings(self, season: SeasonView) -> FormatStandings:
-        """The bracket so far."""
-        return FormatStandings(fields={"bracket": replay_bracket(
-            season.bot_ids, season.seed, self.tiebreak_pairs, season.results_by_round)})
+        """The bracket so far, tie by tie."""
+        bracket = replay_bracket(season.bot_ids, season.seed, self.tiebreak_pairs,
+                                 season.results_by_round)
+        return FormatStandings(sections=[bracket_section(bracket)], fields={"bracket": bracket})
+
+
+def bracket_section(bracket: Bracket) -> Section:
+    """The bracket as a table under the standings."""
+    rows = []
+    for tie in (tie for ties in bracket.rounds for tie in ties):
+        through = f"{tie.winner} ({tie.decided_by})" if tie.winner else "…"
+        rows.append((str(tie.bracket_round), f"({tie.high_seed}) {tie.high}",
+                     f"({tie.low_seed}) {tie.low}" if tie.low else "bye",
+                     f"{tie.high_score:g}-{tie.low_score:g}" if tie.low else "",
+                     str(tie.pairs), through))
+    return Section(
+        "Bracket" + (f" — champion {bracket.champion}" if bracket.champion else ""),
+        ("Round", "Higher seed", "Lower seed", "Score", "Pairs", "Through"), tuple(rows))
 
     def first_round(self, bot_ids: Sequence[str], seed: int) -> list[Pairing]:
         if len(set(bot_ids)) != len(bot_ids) or len(bot_ids) < 2:

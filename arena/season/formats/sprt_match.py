@@ -15,6 +15,7 @@ from arena.season.formats.base import (
     Pairing,
     Resolve,
     SeasonView,
+    Section,
     derive_round_seed,
     meeting,
     series_scores,
@@ -76,9 +77,26 @@ class SprtMatch(Format):
     def standings(self, season: SeasonView) -> FormatStandings:
         """The state of the test."""
         bots = season.bot_ids
-        return FormatStandings(fields={
-            "sprt": self.state(bots, season.results_by_round), "max_pairs": self.max_pairs,
-            "match_bots": (bots[0], bots[1])})
+        state = self.state(bots, season.results_by_round)
+        return FormatStandings(
+            sections=[Section("", lines=self.lines(state, bots[0], bots[1]))],
+            fields={"sprt": state, "max_pairs": self.max_pairs,
+                    "match_bots": (bots[0], bots[1])})
+
+    def lines(self, state: SprtState, bot_a: str, bot_b: str) -> tuple[str, ...]:
+        """Pair counts, LLR with its bounds, Elo with its 95 % interval and LOS."""
+        counts = " ".join(str(count) for count in state.counts)
+        decision = {"H1": "accepted H1 (A is stronger by elo1 or more)",
+                    "H0": "accepted H0 (A is not stronger by elo1)"}.get(
+                        state.decision, "undecided")
+        spec, estimate = state.spec, state.estimate
+        elo, low, high, los = ((estimate.elo, estimate.elo_low, estimate.elo_high, estimate.los)
+                               if estimate is not None else (0.0, 0.0, 0.0, 0.0))
+        return (
+            f"SPRT {bot_a} (A) vs {bot_b} (B), {spec.text()}: {decision}",
+            f"pairs {sum(state.counts)}/{self.max_pairs}  pentanomial [0 ¼ ½ ¾ 1] = [{counts}]",
+            f"LLR {state.llr:.3f}  bounds [{spec.lower_bound:.3f}, {spec.upper_bound:.3f}]",
+            f"Elo of A over B {elo:+.1f} [{low:+.1f}, {high:+.1f}] (95 %)  LOS {100 * los:.1f} %")
 
     def state(self, bot_ids: Sequence[str],
               results_by_round: Sequence[Sequence[SeriesRecord]]) -> SprtState:
