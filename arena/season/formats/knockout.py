@@ -178,20 +178,6 @@ class Knockout(Format):
                                  season.results_by_round)
         return FormatStandings(sections=[bracket_section(bracket)], fields={"bracket": bracket})
 
-
-def bracket_section(bracket: Bracket) -> Section:
-    """The bracket as a table under the standings."""
-    rows = []
-    for tie in (tie for ties in bracket.rounds for tie in ties):
-        through = f"{tie.winner} ({tie.decided_by})" if tie.winner else "…"
-        rows.append((str(tie.bracket_round), f"({tie.high_seed}) {tie.high}",
-                     f"({tie.low_seed}) {tie.low}" if tie.low else "bye",
-                     f"{tie.high_score:g}-{tie.low_score:g}" if tie.low else "",
-                     str(tie.pairs), through))
-    return Section(
-        "Bracket" + (f" — champion {bracket.champion}" if bracket.champion else ""),
-        ("Round", "Higher seed", "Lower seed", "Score", "Pairs", "Through"), tuple(rows))
-
     def first_round(self, bot_ids: Sequence[str], seed: int) -> list[Pairing]:
         if len(set(bot_ids)) != len(bot_ids) or len(bot_ids) < 2:
             raise ValueError("a season needs at least two distinct bots")
@@ -206,3 +192,17 @@ def bracket_section(bracket: Bracket) -> Section:
 
     def planned_count(self, bot_count: int) -> int | None:
         return None  # tie-break pairs depend on the results
+
+
+def bracket_section(bracket: Bracket) -> Section:
+    """The bracket as a table under the standings."""
+    rows = []
+    for tie in (tie for ties in bracket.rounds for tie in ties):
+        through = f"{tie.winner} ({tie.decided_by})" if tie.winner else "…"
+        rows.append((str(tie.bracket_round), f"({tie.high_seed}) {tie.high}",
+                     f"({tie.low_seed}) {tie.low}" if tie.low else "bye",
+                     f"{tie.high_score:g}-{tie.low_score:g}" if tie.low else "",
+                     str(tie.pairs), through))
+    return Section(
+        "Bracket" + (f" — champion {bracket.champion}" if bracket.champion else ""),
+        ("Round", "Higher seed", "Lower seed", "Score", "Pairs", "Through"), tuple(rows))
