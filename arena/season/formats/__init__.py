@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.core.settings import ConfigError, SeasonConfig
-from arena.season.formats import base
+from arena.season.formats import base, king_of_the_hill
 from arena.season.formats.base import (
     ExtraColumn,
     Format,
@@ -92,6 +92,7 @@ FORMATS: Final[dict[str, type[Format]]] = {
     "swiss": Swiss,
     "knockout": Knockout,
     "sprt": SprtMatch,
+    "king-of-the-hill": king_of_the_hill.KingOfTheHill,
 }
 """Every format, by the name a season's configuration gives."""
 
