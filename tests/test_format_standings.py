@@ -75,6 +75,8 @@ def test_swiss_adds_byes_score_and_buchholz_and_orders_the_table() -> None:
         ("Buchholz", {A: "0", B: "1", C: "0"}),
     ]
     assert extras.note == "Swiss: ordered by score (series points + byes), Buchholz, rating."
+    assert extras.row_api[C] == {"byes": 1, "swiss_score": 1.0, "buchholz": 0.0}
+    assert extras.row_api[B] == {"byes": 0, "swiss_score": 0.0, "buchholz": 1.0}
 
 
 def test_the_bracket_section() -> None:

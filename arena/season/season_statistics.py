@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from arena.core.settings import ConfigError, SeasonConfig
 from arena.season.formats import (
@@ -26,13 +27,10 @@ from arena.season.formats import (
     rounds_of,
 )
 from arena.season.formats.base import series_scores
-from arena.season.formats.knockout import Bracket
-from arena.season.formats.swiss import SwissScore
 from arena.season.progress import WINDOW as PACE_WINDOW
 from arena.season.progress import Progress, season_progress
 from arena.season.standings import Standings
 from arena.season.statistics.bradley_terry import BradleyTerryFit, PairResult, fit
-from arena.season.statistics.pentanomial import SprtState
 from arena.storage import PlannedSeries, SeasonRecord, SeriesRecord
 
 
@@ -40,7 +38,7 @@ from arena.storage import PlannedSeries, SeasonRecord, SeriesRecord
 class SeasonStatistics:
     """See the module docstring; ``order`` is the bot ids in table order,
     ``columns``, ``order_note`` and ``sections`` the format's own (for every screen); the
-    fields after them are the typed values formats give for the API."""
+    ``api`` and ``row_api`` the format's own fields of the API's message."""
 
     format: str
     order: list[str]
@@ -49,11 +47,8 @@ class SeasonStatistics:
     columns: list[ExtraColumn] = field(default_factory=list)
     order_note: str = ""
     sections: list[Section] = field(default_factory=list)
-    swiss: dict[str, SwissScore] = field(default_factory=dict)
-    bracket: Bracket | None = None
-    sprt: SprtState | None = None
-    max_pairs: int = 0
-    match_bots: tuple[str, str] = ("", "")
+    api: dict[str, Any] = field(default_factory=dict)
+    row_api: dict[str, dict[str, Any]] = field(default_factory=dict)
     progress: Progress | None = None
 
     def los_matrix(self) -> dict[str, dict[str, float]]:
@@ -97,8 +92,7 @@ def season_statistics(season: SeasonRecord, planned: Sequence[PlannedSeries],
             expected = None  # settings it cannot use for this field: no count
     stats.order = extras.order or stats.order
     stats.columns, stats.order_note, stats.sections = extras.columns, extras.note, extras.sections
-    for key, value in extras.fields.items():
-        setattr(stats, key, value)
+    stats.api, stats.row_api = extras.api, extras.row_api
     # The pace reads the most recent results only (storage order is finishing order).
     recent = results[-PACE_WINDOW:]
     stats.progress = season_progress((r.finished_at for r in recent), len(results), expected)

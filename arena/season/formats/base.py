@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Final, Self
+from typing import Any, ClassVar, Final, Self
 
 from arena.core.settings import MAX_SEED, SETTINGS_BY_NAME, ConfigError, SeasonConfig
 from arena.storage import PlannedSeries, SeriesRecord
@@ -56,14 +56,16 @@ class FormatStandings:
     """What a format adds to a season's standings, for any screen to show without
     knowing the format: ``order`` (bot ids in table order; None keeps the
     standings' own), extra ``columns``, a ``note`` on how the table is ordered,
-    and ``sections`` under it. ``fields`` are the format's typed values for the
-    API (names of ``SeasonStatistics`` fields, e.g. a bracket)."""
+    and ``sections`` under it. ``api`` and ``row_api`` (by bot) are the format's
+    own fields of the API's ``Standings`` message and of its rows (e.g. a
+    bracket, a Swiss score), in their JSON form under the proto's field names."""
 
     order: list[str] | None = None
     columns: list[ExtraColumn] = field(default_factory=list)
     note: str = ""
     sections: list[Section] = field(default_factory=list)
-    fields: dict[str, object] = field(default_factory=dict)
+    api: dict[str, Any] = field(default_factory=dict)
+    row_api: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -176,7 +176,9 @@ class Knockout(Format):
         """The bracket so far, tie by tie."""
         bracket = replay_bracket(season.bot_ids, season.seed, self.tiebreak_pairs,
                                  season.results_by_round)
-        return FormatStandings(sections=[bracket_section(bracket)], fields={"bracket": bracket})
+        return FormatStandings(sections=[bracket_section(bracket)], api={
+            "bracket": [tie.to_dict() for ties in bracket.rounds for tie in ties],
+            "champion": bracket.champion})
 
     def first_round(self, bot_ids: Sequence[str], seed: int) -> list[Pairing]:
         if len(set(bot_ids)) != len(bot_ids) or len(bot_ids) < 2:

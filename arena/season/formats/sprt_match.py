@@ -80,8 +80,19 @@ class SprtMatch(Format):
         state = self.state(bots, season.results_by_round)
         return FormatStandings(
             sections=[Section("", lines=self.lines(state, bots[0], bots[1]))],
-            fields={"sprt": state, "max_pairs": self.max_pairs,
-                    "match_bots": (bots[0], bots[1])})
+            api={"sprt": self.api(state, bots[0], bots[1])})
+
+    def api(self, state: SprtState, bot_a: str, bot_b: str) -> dict[str, object]:
+        """The state of the test as the API's ``SprtStatus``."""
+        status: dict[str, object] = {
+            "spec": state.spec.text(), "pentanomial": list(state.counts), "llr": state.llr,
+            "decision": state.decision, "lower_bound": state.spec.lower_bound,
+            "upper_bound": state.spec.upper_bound, "max_pairs": self.max_pairs,
+            "bot_a": bot_a, "bot_b": bot_b}
+        if state.estimate is not None:
+            status.update(elo=state.estimate.elo, elo_low=state.estimate.elo_low,
+                          elo_high=state.estimate.elo_high, los=state.estimate.los)
+        return status
 
     def lines(self, state: SprtState, bot_a: str, bot_b: str) -> tuple[str, ...]:
         """Pair counts, LLR with its bounds, Elo with its 95 % interval and LOS."""

@@ -110,7 +110,8 @@ class Swiss(Format):
                             {bot: f"{item.buchholz:g}" for bot, item in scores.items()}),
             ],
             note="Swiss: ordered by score (series points + byes), Buchholz, rating.",
-            fields={"swiss": scores})
+            row_api={bot: {"byes": item.byes, "swiss_score": item.score,
+                           "buchholz": item.buchholz} for bot, item in scores.items()})
 
     def rounds_for(self, count: int) -> int:
         return self.rounds or max(1, math.ceil(math.log2(count)))
