@@ -20,8 +20,8 @@ it counts, but two inputs are not rebuilt from scratch each time:
   of the results (or one result per bot, early on) or 2 s; the final table's are
   exact.
 
-Everything else (row order, Swiss scores, bracket, SPRT state, pace) is computed
-from the table's own results every time.
+Everything else (the format's row order, columns and sections, and the pace) is
+computed from the table's own results every time.
 """
 
 from __future__ import annotations
