@@ -58,6 +58,7 @@ def test_gauntlet_adds_the_challenger_and_only_it_meets_everyone(server, stub) -
                              challenger="random2")
     assert list(season.bot_ids) == ["k1@1.0.0", "k2@1.0.0", "random1@1.0.0", "random2@1.0.0"]
     assert season.config.challenger == "random2@1.0.0" and season.series_total == 6
+    assert season.format_summary == "gauntlet (challenger random2@1.0.0)"
     series = stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=season.id)).series
     assert all("random2@1.0.0" in (s.seat0_bot_id, s.seat1_bot_id) for s in series)
     assert len(standings.los) == 4 * 3
@@ -75,7 +76,13 @@ def test_swiss_standings_show_byes_scores_and_buchholz(server, stub) -> None:
     assert scores == sorted(scores, reverse=True)
     for row in standings.rows:
         assert row.swiss_score == row.series_points + 2 * row.byes
+        # The same values as the format's own columns, which screens show as they are.
+        assert list(row.extra_cells) == [str(row.byes), f"{row.swiss_score:g}",
+                                         f"{row.buchholz:g}"]
+    assert list(standings.extra_columns) == ["Byes", "Score", "Buchholz"]
+    assert standings.order_note.startswith("Swiss: ordered by score")
     assert [row.rank for row in standings.rows] == [1, 2, 3, 4, 5]
+    assert season.format_summary == "swiss"
 
 
 def test_knockout_bracket_and_champion(server, stub) -> None:
@@ -103,6 +110,8 @@ def test_sprt_match_stops_on_a_decision(server, stub) -> None:
                              sprt="elo0=0,elo1=100", max_pairs=60)
     sprt = standings.sprt
     assert season.config.sprt == sprt.spec == "elo0=0,elo1=100,alpha=0.05,beta=0.05"
+    assert season.format_summary == (
+        "sprt (elo0=0,elo1=100,alpha=0.05,beta=0.05, at most 60 pairs)")
     assert (sprt.bot_a, sprt.bot_b) == ("k1@1.0.0", "random1@1.0.0")
     pairs = sum(sprt.pentanomial)
     assert season.series_total == 2 * pairs
@@ -122,6 +131,8 @@ def test_sprt_match_stops_on_a_decision(server, stub) -> None:
     (["k1", "k2"], {"format": "ladder"}, "format must be one of"),
     (["k1", "k2"], {"challenger": "k1"}, "challenger is a setting of the gauntlet format"),
     (["k1", "k2"], {"format": "knockout", "rounds": 2}, "rounds is a setting of the swiss"),
+    (["k1", "k2"], {"tiebreak_pairs": 5}, "tiebreak_pairs is a setting of the knockout"),
+    (["k1", "k2"], {"format": "swiss", "max_pairs": 9}, "max_pairs is a setting of the sprt"),
 ])
 def test_bad_format_settings_are_refused_storing_nothing(
         server, stub, bots: list[str], config: dict[str, object], message: str) -> None:

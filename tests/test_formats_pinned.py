@@ -58,7 +58,7 @@ def test_a_meeting_is_duplicate_pairs_then_one_single_series() -> None:
 # ------------------------------------------------------------------ sprt match
 
 def test_sprt_match_plays_one_duplicate_pair_per_round_on_its_own_deal() -> None:
-    match = SprtMatch.from_config("elo0=0,elo1=20", max_pairs=3)
+    match = SprtMatch.from_spec("elo0=0,elo1=20", max_pairs=3)
     first = match.first_round([A, B], 9)
     zero = round_seed(9, "sprt:0")
     assert first == [Pairing(zero, False, A, B), Pairing(zero, False, B, A)]
@@ -90,7 +90,7 @@ def test_pentanomial_counts_score_each_complete_pair_for_the_first_bot() -> None
 
 
 def test_sprt_match_stops_when_the_test_decides() -> None:
-    match = SprtMatch.from_config("elo0=0,elo1=20", max_pairs=1000)
+    match = SprtMatch.from_spec("elo0=0,elo1=20", max_pairs=1000)
     pair = [Pairing(1, False, A, B), Pairing(1, False, B, A)]
     # a scores 3/4 over 200 pairs (about +190 Elo), far past the bounds of 0 and 20
     rounds = [won_by(pair, [A, A]), won_by(pair, [A, B])] * 100
@@ -101,7 +101,7 @@ def test_sprt_match_stops_when_the_test_decides() -> None:
 
 
 def test_sprt_match_refuses_other_than_two_distinct_bots() -> None:
-    match = SprtMatch.from_config("elo0=0,elo1=20", max_pairs=3)
+    match = SprtMatch.from_spec("elo0=0,elo1=20", max_pairs=3)
     with pytest.raises(ConfigError) as three:
         match.first_round([A, B, C], 1)
     assert str(three.value) == "an sprt match is between exactly two bots, got 3"
@@ -112,7 +112,7 @@ def test_sprt_match_refuses_other_than_two_distinct_bots() -> None:
         match.first_round([A, A], 1)
     assert str(same.value) == "a match needs two distinct bots"
     with pytest.raises(ConfigError) as spec:
-        SprtMatch.from_config("elo0=20,elo1=0", max_pairs=3)
+        SprtMatch.from_spec("elo0=20,elo1=0", max_pairs=3)
     assert str(spec.value) == "sprt: elo0 (20) must be less than elo1 (0)"
 
 

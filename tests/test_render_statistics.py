@@ -22,12 +22,15 @@ def row(rank: int, bot: str, **values: object) -> arena_pb2.StandingRow:
     return arena_pb2.StandingRow(rank=rank, bot_id=bot, **values)  # type: ignore[arg-type]
 
 
-def test_elo_interval_tied_mark_and_swiss_columns() -> None:
-    standings = arena_pb2.Standings(season_id=4, format="swiss", rows=[
+def test_elo_interval_tied_mark_and_the_formats_columns() -> None:
+    # The renderer shows a format's columns and note without knowing the format.
+    standings = arena_pb2.Standings(
+        season_id=4, format="some-format", extra_columns=["Byes", "Score", "Buchholz"],
+        order_note="Ordered by score, then Buchholz.", rows=[
         row(1, "a@1", bt_elo=51.4, bt_elo_low=-10.2, bt_elo_high=113.0, tied_with_next=True,
-            byes=1, swiss_score=4.5, buchholz=7.0),
-        row(2, "b@1", bt_elo=-51.4, bt_elo_low=-113.0, bt_elo_high=10.2, swiss_score=3.0,
-            buchholz=8.5),
+            extra_cells=["1", "4.5", "7"]),
+        row(2, "b@1", bt_elo=-51.4, bt_elo_low=-113.0, bt_elo_high=10.2,
+            extra_cells=["0", "3", "8.5"]),
     ], los=[arena_pb2.LosCell(bot_id="a@1", opponent_id="b@1", los=0.9512),
             arena_pb2.LosCell(bot_id="b@1", opponent_id="a@1", los=0.0488)])
     text = rendered(standings, los_table(standings))
@@ -36,30 +39,23 @@ def test_elo_interval_tied_mark_and_swiss_columns() -> None:
     assert "+51 [-10,+113]" in lines["a@1"] and "tied" in lines["a@1"]
     assert "-51 [-113,+10]" in lines["b@1"] and "tied" not in lines["b@1"]
     assert lines["a@1"].split()[-3:] == ["1", "4.5", "7"]
-    assert "Swiss: ordered by score (series points + byes), Buchholz, rating." in text
+    assert lines["b@1"].split()[-3:] == ["0", "3", "8.5"]
+    assert "Buchholz" in text and "Ordered by score, then Buchholz." in text
     assert "95.1" in text and "4.9" in text
 
 
-def test_bracket_and_sprt_lines() -> None:
-    knockout = arena_pb2.Standings(season_id=5, format="knockout", champion="b@1", bracket=[
-        arena_pb2.KnockoutTie(bracket_round=1, high="a@1", high_seed=1, winner="a@1",
-                              decided_by="bye"),
-        arena_pb2.KnockoutTie(bracket_round=1, high="b@1", low="c@1", high_seed=2, low_seed=3,
-                              high_score=2, low_score=2, pairs=2, winner="b@1",
-                              decided_by="seed"),
-    ])
-    text = rendered(knockout)
-    assert "Bracket — champion b@1" in text
-    assert "(2) b@1" in text and "(3) c@1" in text and "2-2" in text
-    assert "b@1 (seed)" in text and "bye" in text
-    match = arena_pb2.Standings(season_id=6, format="sprt", series_per_minute=12.0,
-                                seconds_left=-1, sprt=arena_pb2.SprtStatus(
-        spec="elo0=0,elo1=10,alpha=0.05,beta=0.05", pentanomial=[1, 2, 3, 4, 5], llr=1.25,
-        lower_bound=-2.944, upper_bound=2.944, elo=35.2, elo_low=-3.0, elo_high=74.1,
-        los=0.96, max_pairs=100, bot_a="a@1", bot_b="b@1"))
-    text = rendered(match)
-    assert "SPRT a@1 (A) vs b@1 (B), elo0=0,elo1=10,alpha=0.05,beta=0.05: undecided" in text
-    assert "pairs 15/100" in text and "[1 2 3 4 5]" in text
-    assert "LLR 1.250  bounds [-2.944, 2.944]" in text
-    assert "Elo of A over B +35.2 [-3.0, +74.1] (95 %)  LOS 96.0 %" in text
+def test_the_formats_sections_are_shown_without_knowing_the_format() -> None:
+    standings = arena_pb2.Standings(
+        season_id=5, format="some-format", series_per_minute=12.0, seconds_left=-1, sections=[
+            arena_pb2.StandingsSection(
+                title="Bracket — champion b@1", headers=["Round", "Through"],
+                rows=[arena_pb2.SectionRow(cells=["1", "a@1 (bye)"]),
+                      arena_pb2.SectionRow(cells=["2", "b@1 (seed)"])]),
+            arena_pb2.StandingsSection(lines=["LLR 1.250  bounds [-2.944, 2.944]",
+                                              "second line"])])
+    text = rendered(standings)
+    assert "Bracket — champion b@1" in text and "Through" in text
+    cells = [line.replace("│", " ").split() for line in text.splitlines()]
+    assert ["1", "a@1", "(bye)"] in cells and ["2", "b@1", "(seed)"] in cells
+    assert "LLR 1.250  bounds [-2.944, 2.944]\nsecond line" in text
     assert "12.0 series/min" in text

@@ -17,12 +17,12 @@ from arena.core.series import SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution import LocalExecutor, RunSeries
 from arena.season import formats
-from arena.season.formats import Pairing
+from arena.season.formats import Format, Pairing
 from arena.season.runner import SeasonRunner
 from arena.storage import SeriesRecord, Storage
 
 
-class WinnerMeetsThird:
+class WinnerMeetsThird(Format):
     """Round 1: a and b, a duplicate pair on seed 100. Round 2: round 1's better
     bot (more series won; a on a tie) against c, a duplicate pair on seed 200. Then
     done. Records every ``next_round`` call."""
@@ -56,7 +56,13 @@ class WinnerMeetsThird:
 @pytest.fixture
 def two_rounds(monkeypatch: pytest.MonkeyPatch) -> WinnerMeetsThird:
     fake = WinnerMeetsThird()
-    monkeypatch.setitem(formats.FORMATS, "winner-meets-third", lambda config: fake)
+
+    class Registered(WinnerMeetsThird):
+        @classmethod
+        def from_config(cls, config: SeasonConfig) -> WinnerMeetsThird:  # type: ignore[override]
+            return fake
+
+    monkeypatch.setitem(formats.FORMATS, "winner-meets-third", Registered)
     return fake
 
 

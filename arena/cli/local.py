@@ -45,6 +45,7 @@ from arena.core.settings import DEFAULT_SANDBOX, ConfigError
 from arena.core.text import unknown_name
 from arena.core.tls import TlsFiles
 from arena.core.token_binding import is_loopback_host
+from arena.season.formats import MATCH_FORMAT
 
 if TYPE_CHECKING:
     from arena.execution import ExecutorFactory
@@ -196,12 +197,12 @@ def cmd_season_run(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_match(args: argparse.Namespace, console: Console) -> int:
-    """A head-to-head SPRT match: a season of format ``sprt`` between two bots."""
+    """A head-to-head SPRT match: a season of format ``MATCH_FORMAT`` between two bots."""
     config = season_config_message(args)
-    if config.format not in ("", "sprt"):
-        raise CliError(f"arena match plays the sprt format, not {config.format!r} "
+    if config.format not in ("", MATCH_FORMAT):
+        raise CliError(f"arena match plays the {MATCH_FORMAT} format, not {config.format!r} "
                        "(use `arena season run --format ...`)")
-    config.format = "sprt"
+    config.format = MATCH_FORMAT
     with embedded(args.db, args, console) as client:
         request, folders = season_request(client, [args.bot_a, args.bot_b], config, args.name)
         if not args.name:

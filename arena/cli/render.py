@@ -108,9 +108,7 @@ def standings_table(standings: arena_pb2.Standings, title: str | None = None) ->
     table = Table(
         title=title or f"Season {standings.season_id} — {done}/{total} series "
         f"({status_name(standings.status)})",
-        caption=ORDERING_NOTE + " " + TIED_NOTE + (
-            " Swiss: ordered by score (series points + byes), Buchholz, rating."
-            if standings.format == "swiss" else ""),
+        caption=" ".join(filter(None, (ORDERING_NOTE, TIED_NOTE, standings.order_note))),
         caption_justify="left",
         box=box.SIMPLE_HEAVY,
         pad_edge=False,
@@ -124,12 +122,10 @@ def standings_table(standings: arena_pb2.Standings, title: str | None = None) ->
     table.add_column("Rating", justify="right", no_wrap=True)
     table.add_column("Elo (95 %)", justify="right", no_wrap=True)
     table.add_column("", no_wrap=True)
-    swiss = standings.format == "swiss"
-    if swiss:
-        for header in ("Byes", "Score", "Buchholz"):
-            table.add_column(header, justify="right", no_wrap=True)
+    for header in standings.extra_columns:  # the format's own (e.g. a Swiss score)
+        table.add_column(header, justify="right", no_wrap=True)
     for row in standings.rows:
-        extra = [f"{row.byes}", f"{row.swiss_score:g}", f"{row.buchholz:g}"] if swiss else []
+        extra = list(row.extra_cells)
         table.add_row(
             str(row.rank), row.bot_id, str(row.series_played),
             f"{row.series_won}-{row.series_drawn}-{row.series_lost}", str(row.series_forfeited),

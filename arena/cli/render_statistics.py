@@ -1,6 +1,7 @@
 """The season statistics on the terminal: the Elo column and tied marks of the
 standings table, the likelihood-of-superiority matrix (``standings --los``), the
-knockout bracket, the SPRT state of a match, and throughput with time left."""
+parts a format adds under the table (``Standings.sections``), and throughput with
+time left."""
 
 from __future__ import annotations
 
@@ -36,45 +37,23 @@ def los_table(standings: arena_pb2.Standings) -> Table:
     return table
 
 
-def bracket_table(standings: arena_pb2.Standings) -> Table:
-    """The knockout bracket, tie by tie."""
-    table = Table(title="Bracket" + (f" — champion {standings.champion}"
-                                     if standings.champion else ""))
-    for header in ("Round", "Higher seed", "Lower seed", "Score", "Pairs", "Through"):
-        table.add_column(header)
-    for tie in standings.bracket:
-        through = f"{tie.winner} ({tie.decided_by})" if tie.winner else "…"
-        table.add_row(str(tie.bracket_round), f"({tie.high_seed}) {tie.high}",
-                      f"({tie.low_seed}) {tie.low}" if tie.low else "bye",
-                      f"{tie.high_score:g}-{tie.low_score:g}" if tie.low else "",
-                      str(tie.pairs), through)
-    return table
-
-
-def sprt_text(standings: arena_pb2.Standings) -> Text:
-    """Pair counts, LLR with its bounds, Elo with its 95 % interval and LOS."""
-    sprt = standings.sprt
-    counts = " ".join(str(count) for count in sprt.pentanomial)
-    decision = {"H1": "accepted H1 (A is stronger by elo1 or more)",
-                "H0": "accepted H0 (A is not stronger by elo1)"}.get(
-                    sprt.decision, "undecided")
-    pairs = sum(sprt.pentanomial)
-    return Text(
-        f"SPRT {sprt.bot_a} (A) vs {sprt.bot_b} (B), {sprt.spec}: {decision}\n"
-        f"pairs {pairs}/{sprt.max_pairs}  pentanomial [0 ¼ ½ ¾ 1] = [{counts}]\n"
-        f"LLR {sprt.llr:.3f}  bounds [{sprt.lower_bound:.3f}, {sprt.upper_bound:.3f}]\n"
-        f"Elo of A over B {sprt.elo:+.1f} [{sprt.elo_low:+.1f}, {sprt.elo_high:+.1f}] "
-        f"(95 %)  LOS {100 * sprt.los:.1f} %")
+def section_part(section: arena_pb2.StandingsSection) -> RenderableType:
+    """A part a format adds under the table: a table, or lines of text."""
+    if section.headers:
+        table = Table(title=section.title or None)
+        for header in section.headers:
+            table.add_column(header)
+        for row in section.rows:
+            table.add_row(*row.cells)
+        return table
+    return Text("\n".join([section.title, *section.lines] if section.title else section.lines))
 
 
 def statistics_parts(standings: arena_pb2.Standings) -> list[RenderableType]:
-    """The format's own parts under the standings table (bracket, SPRT)."""
-    parts: list[RenderableType] = [Text(throughput_text(standings), style="dim")]
-    if standings.bracket:
-        parts.append(bracket_table(standings))
-    if standings.HasField("sprt"):
-        parts.append(sprt_text(standings))
-    return parts
+    """Throughput, then the format's own parts under the standings table (e.g. a
+    bracket), shown without knowing the format."""
+    return [Text(throughput_text(standings), style="dim"),
+            *(section_part(section) for section in standings.sections)]
 
 
 def throughput_text(standings: arena_pb2.Standings) -> str:

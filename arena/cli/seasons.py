@@ -109,10 +109,7 @@ def cmd_season_show(args: argparse.Namespace, console: Console) -> int:
     console.print(Text.assemble(
         (title, "bold"), f" — {status_name(season.status)}, {season.series_done}/"
         f"{season.series_total} series, created {season.created_at}"))
-    console.print(f"format {config.format or 'round-robin'}"
-                  + (f" (challenger {config.challenger})" if config.format == "gauntlet" else "")
-                  + (f" ({config.sprt}, at most {config.max_pairs} pairs)"
-                     if config.format == "sprt" else ""))
+    console.print(f"format {season.format_summary or config.format}")
     console.print(f"profile {config.profile}{' [' + overrides + ']' if overrides else ''}, "
                   f"{config.series_per_pair} series per pair, max {config.max_hands} hands, "
                   f"sandbox {config.sandbox_backend}, concurrency {config.concurrency}, "
@@ -141,6 +138,6 @@ def cmd_season_list(args: argparse.Namespace, console: Console) -> int:
     for season in map(shown, seasons):
         console.print(f"{season.id:>4}  {status_name(season.status):<9} "
                       f"{season.series_done:>5}/{season.series_total:<5} "
-                      f"{season.config.format or 'round-robin':<11} {season.name}  "
+                      f"{season.config.format:<11} {season.name}  "
                       f"({', '.join(season.bot_ids)})")
     return 0

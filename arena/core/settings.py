@@ -149,11 +149,13 @@ SETTINGS: Final[tuple[Setting, ...]] = (
             "from it)", "--seed", "seed", metavar="N", default_text="random", low=0,
             high=MAX_SEED),
     Setting("format", str, "round-robin", "tournament format: round-robin, gauntlet, swiss, "
-            "knockout or sprt (see docs/formats.md)", "--format", "format", metavar="NAME",
+            "knockout, sprt or king-of-the-hill (see docs/formats.md)", "--format", "format",
+            metavar="NAME",
             doc="tournament format (see docs/formats.md): `round-robin` every pair meets; "
             "`gauntlet` the challenger meets every other bot; `swiss` rounds pair nearest "
             "scores; `knockout` a seeded cup; `sprt` a two-bot match stopped by a "
-            "sequential test (what `arena match` runs)"),
+            "sequential test (what `arena match` runs); `king-of-the-hill` each bot in turn "
+            "challenges the holder"),
     Setting("challenger", str, "", "gauntlet: the bot that meets every other bot "
             "(name@version or name; added to the bots if not listed)", "--challenger",
             "challenger", metavar="BOT", default_text="–"),

@@ -1,11 +1,10 @@
-"""Knockout seeds: a bot's current rating is its OpenSkill ordinal (μ − 3σ) in the
-most recent finished season it played; bots with a rating are seeded first, by
-rating, and the others follow in the order they were given. The season stores
-its bots in seed order, which is what the knockout format reads."""
+"""Current ratings, for the formats that seed by them (``Format.seeded``): a
+bot's current rating is its OpenSkill ordinal (μ − 3σ) in the most recent
+finished season it played; a bot that played none has no rating."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from arena.core.status import SeasonStatus
 from arena.season.standings import compute_standings
@@ -28,9 +27,3 @@ def current_ratings(storage: Storage, bot_ids: Sequence[str]) -> dict[str, float
         if len(ratings) == len(bot_ids):
             break
     return ratings
-
-
-def seed_order(bot_ids: Sequence[str], ratings: Mapping[str, float]) -> list[str]:
-    """Rated bots by rating (highest first; ties keep the given order), then the rest."""
-    rated = sorted((bot for bot in bot_ids if bot in ratings), key=lambda bot: -ratings[bot])
-    return rated + [bot for bot in bot_ids if bot not in ratings]

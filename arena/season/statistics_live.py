@@ -20,8 +20,8 @@ it counts, but two inputs are not rebuilt from scratch each time:
   of the results (or one result per bot, early on) or 2 s; the final table's are
   exact.
 
-Everything else (row order, Swiss scores, bracket, SPRT state, pace) is computed
-from the table's own results every time.
+Everything else (the format's row order, columns and sections, and the pace) is
+computed from the table's own results every time.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from arena.season.formats import format_name
+from arena.season.formats import reads_plan
 from arena.season.season_statistics import SeasonStatistics, rating_fit, season_statistics
 from arena.season.standings_live import StandingsSnapshot
 from arena.season.statistics.bradley_terry import BradleyTerryFit
@@ -40,9 +40,6 @@ from arena.storage import SeasonRecord, SeriesRecord, Storage
 
 REFIT_GROWTH: Final = 0.02
 REFIT_INTERVAL_S: Final = 2.0
-PLAN_FORMATS: Final = frozenset({"swiss", "knockout", "sprt"})
-"""Formats whose statistics read the plan (rounds, byes); the others do without it,
-so a big round robin's 40,000 planned rows are not read for every table."""
 
 
 class _SeasonInputs:
@@ -91,8 +88,8 @@ class LiveStatistics:
                 if len(results) >= inputs.rated:  # an older table never replaces a newer fit
                     inputs.rating, inputs.rated = rating, len(results)
                     inputs.fitted_at = self.clock()
-        name = format_name(season.config)
-        planned = self.storage.planned_series(season.id) if name in PLAN_FORMATS else []
+        planned = (self.storage.planned_series(season.id) if reads_plan(season.config)
+                   else [])
         return season_statistics(season, planned, results, snapshot.standings, rating=rating)
 
     def _refit_due(self, inputs: _SeasonInputs, counted: int, bots: int, final: bool) -> bool:

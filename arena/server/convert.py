@@ -17,6 +17,7 @@ from arena.core.settings import (
 )
 from arena.core.status import SeasonStatus
 from arena.sandbox import registry as sandbox_registry
+from arena.season.formats import format_summary
 from arena.season.standings import Standings
 from arena.storage import BotRecord, PlannedSeries, SeasonRecord, SeriesRecord
 
@@ -70,6 +71,7 @@ def season_message(season: SeasonRecord) -> arena_pb2.Season:
         series_voided=season.series_voided,
         created_at=season.created_at, updated_at=season.updated_at, error=season.error,
         outcomes_refused=season.outcomes_refused,
+        format_summary=format_summary(season.config),
     )
 
 

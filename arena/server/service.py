@@ -25,7 +25,7 @@ from arena.core.text import bounded, neutralise
 from arena.season.events import EventHub
 from arena.season.formats import format_for, format_name
 from arena.season.manager import SeasonManager
-from arena.season.seeding import current_ratings, seed_order
+from arena.season.seeding import current_ratings
 from arena.season.standings_live import StandingsBoard
 from arena.server import pages
 from arena.server.accounts import AccountsMixin, bots_with_states
@@ -194,10 +194,9 @@ class ArenaService(LifecycleMixin, AccountsMixin, arena_pb2_grpc.ArenaServiceSer
         if not request.config.seed:
             config = config.with_changes(seed=secrets.randbelow(2**62) + 1)
         stored_config = config.to_dict()
-        if format_name(stored_config) == "knockout":
-            ids = seed_order(ids, current_ratings(self.storage, ids))
-        first_round = format_for(format_name(stored_config), config).first_round(
-            ids, config.seed)
+        season_format = format_for(format_name(stored_config), config)
+        ids = season_format.seeded(ids, lambda bots: current_ratings(self.storage, bots))
+        first_round = season_format.first_round(ids, config.seed)
         season = self.storage.create_season(
             name=request.name.strip(), config=stored_config,
             profile=config.profile().to_dict(), bot_ids=ids,

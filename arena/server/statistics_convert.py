@@ -1,13 +1,16 @@
 """The season statistics (``arena.season.season_statistics``) into the
 ``Standings`` message: Bradley-Terry Elo and tied marks on the rows, the row
-order of the format, the likelihood-of-superiority matrix, the knockout bracket
-and the SPRT state."""
+order, columns and order note of the format (which every screen shows without
+knowing the format), the likelihood-of-superiority matrix, and the format's own
+fields of the message (a bracket, the state of a test, Swiss scores) as the
+format gives them."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
 
+from google.protobuf import json_format
 from hollywood.arena.v1 import arena_pb2
 
 from arena.season.season_statistics import SeasonStatistics
@@ -55,38 +58,25 @@ def add_statistics(message: arena_pb2.Standings, stats: SeasonStatistics,
         row.bt_elo = stats.rating.elo[stats.rating.index(row.bot_id)]
         row.bt_elo_low, row.bt_elo_high = stats.rating.interval(row.bot_id)
         row.tied_with_next = stats.tied_with_next.get(row.bot_id, False)
-        swiss = stats.swiss.get(row.bot_id)
-        if swiss is not None:
-            row.byes, row.swiss_score, row.buchholz = swiss.byes, swiss.score, swiss.buchholz
+        row.extra_cells.extend(column.cells.get(row.bot_id, "") for column in stats.columns)
+        json_format.ParseDict(stats.row_api.get(row.bot_id, {}), row)
     copies = [arena_pb2.StandingRow() for _ in ordered]
     for copy, row in zip(copies, ordered, strict=True):
         copy.CopyFrom(row)
     del message.rows[:]
     message.rows.extend(copies)
     message.format = stats.format
+    message.extra_columns.extend(column.label for column in stats.columns)
+    message.order_note = stats.order_note
+    message.sections.extend(arena_pb2.StandingsSection(
+        title=section.title, headers=section.headers,
+        rows=[arena_pb2.SectionRow(cells=row) for row in section.rows], lines=section.lines)
+        for section in stats.sections)
     if stats.progress is not None:
         message.series_per_minute = stats.progress.series_per_minute
         left = stats.progress.seconds_left
         message.seconds_left = -1.0 if left is None else left
         message.series_expected = stats.progress.series_expected or 0
     message.los.extend(los.of(stats.rating, rows))
-    if stats.bracket is not None:
-        for ties in stats.bracket.rounds:
-            message.bracket.extend(arena_pb2.KnockoutTie(
-                bracket_round=tie.bracket_round, high=tie.high or "", low=tie.low or "",
-                high_seed=tie.high_seed, low_seed=tie.low_seed, high_score=tie.high_score,
-                low_score=tie.low_score, pairs=tie.pairs, winner=tie.winner or "",
-                decided_by=tie.decided_by) for tie in ties)
-        message.champion = stats.bracket.champion or ""
-    if stats.sprt is not None:
-        state = stats.sprt
-        sprt = message.sprt
-        sprt.spec = state.spec.text()
-        sprt.pentanomial.extend(state.counts)
-        sprt.llr, sprt.decision = state.llr, state.decision
-        sprt.lower_bound, sprt.upper_bound = state.spec.lower_bound, state.spec.upper_bound
-        sprt.max_pairs = stats.max_pairs
-        sprt.bot_a, sprt.bot_b = stats.match_bots
-        if state.estimate is not None:
-            sprt.elo, sprt.elo_low = state.estimate.elo, state.estimate.elo_low
-            sprt.elo_high, sprt.los = state.estimate.elo_high, state.estimate.los
+    # The format's own fields (a bracket, the state of a test), as it gives them.
+    json_format.ParseDict(stats.api, message)

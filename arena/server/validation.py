@@ -16,7 +16,7 @@ from arena.core.manifest import BotManifest, ManifestError, iter_bot_files
 from arena.core.settings import ConfigError, SeasonConfig
 from arena.core.sizes import human_size
 from arena.sandbox import registry as sandbox_registry
-from arena.season.formats import SprtMatch, format_for, format_name
+from arena.season.formats import check_owned_settings, format_class, format_name
 from arena.server.convert import config_from_message
 from arena.server.uploads import UploadLimits
 
@@ -85,23 +85,14 @@ def check_season_request(
             f"{max_bots} bots (start the server with a higher --max-season-bots to allow it)")
     ids = [resolve(reference) for reference in references]
     config = config_from_message(request.config)
-    if format_name(config.to_dict()) == "gauntlet" and config.challenger:
-        # The challenger is stored as an id, and joins the season if not listed.
-        challenger = resolve(config.challenger)
-        config = config.with_changes(challenger=challenger)
-        if challenger not in ids:
-            ids.append(challenger)
+    chosen = format_class(format_name(config.to_dict()))
+    check_owned_settings(config)
+    config, ids = chosen.admit(config, ids, resolve)
     duplicates = sorted({bot_id for bot_id in ids if ids.count(bot_id) > 1})
     if duplicates:
         raise ConfigError(f"bots: {', '.join(duplicates)} named more than once "
                           "(a season needs at least two distinct bots)")
-    chosen = format_name(config.to_dict())
-    for setting, owner in (("challenger", "gauntlet"), ("rounds", "swiss")):
-        if getattr(config, setting) and chosen != owner:
-            raise ConfigError(f"{setting} is a setting of the {owner} format, not of {chosen}")
-    season_format = format_for(chosen, config)
-    if isinstance(season_format, SprtMatch):  # stored in its full form
-        config = config.with_changes(sprt=season_format.spec.text())
+    season_format = chosen.from_config(config)
     planned = season_format.planned_count(len(ids))
     if planned is not None and planned > MAX_PLANNED_SERIES:
         raise ConfigError(f"the season would plan more than {MAX_PLANNED_SERIES} series")

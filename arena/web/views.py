@@ -13,8 +13,9 @@ from typing import Any, Final
 
 from openskill.models import PlackettLuce
 
+from arena.core.settings import ConfigError, SeasonConfig
 from arena.core.status import SeasonStatus
-from arena.season.formats import format_name
+from arena.season.formats import SeasonView, format_for, format_name, reads_plan, rounds_of
 from arena.season.standings import Standings, compute_standings, series_verdict
 from arena.storage import SeasonRecord, SeriesRecord, Storage
 from arena.web.hands import series_hands
@@ -111,6 +112,31 @@ def fault_rows(results: Sequence[SeriesRecord]) -> list[dict[str, Any]]:
     return rows
 
 
+def format_extras(storage: Storage, season: SeasonRecord, results: Sequence[SeriesRecord],
+                  standings: Standings) -> dict[str, Any]:
+    """What the season's format adds to its standings (its columns, a note on its
+    order, sections under the table), shown as they are without knowing the
+    format; nothing for a format this arena does not know."""
+    extras: dict[str, Any] = {"columns": [], "cells": {}, "order_note": "", "sections": []}
+    config = SeasonConfig.from_dict(season.config)
+    try:
+        season_format = format_for(format_name(season.config), config)
+    except ConfigError:
+        return extras
+    planned = storage.planned_series(season.id) if reads_plan(season.config) else []
+    added = season_format.standings(SeasonView(
+        season.bot_ids, config.seed, planned, results, rounds_of(results, planned),
+        {row.bot_id: row.rating_ordinal for row in standings.rows}))
+    extras["columns"] = [column.label for column in added.columns]
+    extras["cells"] = {bot: [column.cells.get(bot, "") for column in added.columns]
+                       for bot in season.bot_ids}
+    extras["order_note"] = added.note
+    extras["sections"] = [{"title": section.title, "headers": list(section.headers),
+                           "rows": [list(row) for row in section.rows],
+                           "lines": list(section.lines)} for section in added.sections]
+    return extras
+
+
 def season_page(storage: Storage, season_id: int) -> dict[str, Any]:
     """Everything the season page shows (raises ``NotFoundError``)."""
     season = storage.get_season(season_id)
@@ -128,6 +154,7 @@ def season_page(storage: Storage, season_id: int) -> dict[str, Any]:
         "progress": progress(season, results),
         "standings": table["rows"],
         "ordering_rule": table["ordering_rule"],
+        "format_extras": format_extras(storage, season, results, standings),
         "crosstable": {
             "bots": ranked,
             "cells": {bot: {opponent: vars(cell).copy()

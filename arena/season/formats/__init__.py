@@ -1,4 +1,5 @@
-"""Tournament formats: who plays whom, round by round.
+"""Tournament formats: who plays whom, round by round, and everything else about
+a format.
 
 A ``Format`` plans a season as rounds of pairings. ``first_round`` is planned when
 the season is created (from its bots and seed alone); ``next_round`` is asked, by
@@ -8,6 +9,14 @@ None when the season is complete. A format must be a pure function of its
 arguments: a season resumed after a crash asks again and must get the same round
 (every round is stored as it is made, so a resumed season replays none).
 
+A format also owns everything else about itself, so the rest of the arena never
+names one: the settings only it reads (``settings``; another format's season
+refuses them), the check and normal form of a new season's configuration and
+bots (``admit``), the bots' order (``seeded``), how many series the season is
+expected to play (``expected_count``, the one source of progress and time left),
+what it adds to the standings (``standings``: columns, order, a note, and typed
+values for the API) and its settings in words (``summary``).
+
 Formats are chosen by name from the season's ``format`` setting (``FORMATS``; a
 new format is one module and one line there): ``round-robin``, ``gauntlet``,
 ``swiss``, ``knockout`` and ``sprt`` (a two-bot match; ``arena match``). See
@@ -16,17 +25,25 @@ docs/formats.md for the rules of each.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.core.settings import ConfigError, SeasonConfig
+from arena.season.formats import base, king_of_the_hill
 from arena.season.formats.base import (
+    ExtraColumn,
     Format,
+    FormatStandings,
     Pairing,
     PlannedUpFront,
+    Ratings,
+    Resolve,
+    SeasonView,
+    Section,
     circle_rounds,
     derive_seed,
     home_seat_first,
+    rounds_of,
 )
 from arena.season.formats.gauntlet import Gauntlet
 from arena.season.formats.knockout import Knockout
@@ -35,22 +52,47 @@ from arena.season.formats.sprt_match import SprtMatch
 from arena.season.formats.swiss import Swiss
 
 __all__ = [
-    "DEFAULT_FORMAT", "FORMATS", "Format", "FormatFactory", "Gauntlet", "Knockout",
-    "Pairing", "PlannedUpFront", "RoundRobin", "SprtMatch", "Swiss", "circle_rounds", "derive_seed",
-    "format_for", "format_name", "home_seat_first", "plan_season",
+    "DEFAULT_FORMAT",
+    "FORMATS",
+    "MATCH_FORMAT",
+    "ExtraColumn",
+    "Format",
+    "FormatStandings",
+    "Gauntlet",
+    "Knockout",
+    "Pairing",
+    "PlannedUpFront",
+    "Ratings",
+    "Resolve",
+    "RoundRobin",
+    "SeasonView",
+    "Section",
+    "SprtMatch",
+    "Swiss",
+    "check_owned_settings",
+    "circle_rounds",
+    "derive_seed",
+    "format_class",
+    "format_for",
+    "format_name",
+    "format_summary",
+    "home_seat_first",
+    "plan_season",
+    "reads_plan",
+    "rounds_of",
 ]
 
 DEFAULT_FORMAT: Final = "round-robin"
+MATCH_FORMAT: Final = "sprt"
+"""The format ``arena match`` plays: two bots until a test decides."""
 
-FormatFactory = Callable[[SeasonConfig], Format]
-"""Makes a format from the season's settings."""
-
-FORMATS: Final[dict[str, FormatFactory]] = {
-    "round-robin": lambda config: RoundRobin(config.series_per_pair),
-    "gauntlet": lambda config: Gauntlet(config.challenger, config.series_per_pair),
-    "swiss": lambda config: Swiss(config.rounds, config.series_per_pair),
-    "knockout": lambda config: Knockout(config.tiebreak_pairs),
-    "sprt": lambda config: SprtMatch.from_config(config.sprt, config.max_pairs),
+FORMATS: Final[dict[str, type[Format]]] = {
+    "round-robin": RoundRobin,
+    "gauntlet": Gauntlet,
+    "swiss": Swiss,
+    "knockout": Knockout,
+    "sprt": SprtMatch,
+    "king-of-the-hill": king_of_the_hill.KingOfTheHill,
 }
 """Every format, by the name a season's configuration gives."""
 
@@ -61,10 +103,39 @@ def format_name(stored_config: Mapping[str, Any]) -> str:
     return str(stored_config.get("format") or DEFAULT_FORMAT)
 
 
+def format_class(name: str) -> type[Format]:
+    """The format called ``name``; raises ``ConfigError`` for an unknown name."""
+    found = FORMATS.get(name)
+    if found is None:
+        raise ConfigError(f"format must be one of {', '.join(sorted(FORMATS))}, got {name!r}")
+    return found
+
+
 def format_for(name: str, config: SeasonConfig) -> Format:
     """The format called ``name`` for a season played under ``config``; raises
     ``ConfigError`` for an unknown name or settings the format cannot use."""
-    factory = FORMATS.get(name)
-    if factory is None:
-        raise ConfigError(f"format must be one of {', '.join(sorted(FORMATS))}, got {name!r}")
-    return factory(config)
+    return format_class(name).from_config(config)
+
+
+def check_owned_settings(config: SeasonConfig) -> None:
+    """Raise ``ConfigError`` for a setting another format than ``config``'s owns,
+    set to a value other than its default."""
+    base.check_owned_settings(config, format_name(config.to_dict()), FORMATS)
+
+
+def reads_plan(stored_config: Mapping[str, Any]) -> bool:
+    """Whether the standings of a season stored with ``stored_config`` read its plan
+    (False for a format this arena does not know)."""
+    found = FORMATS.get(format_name(stored_config))
+    return found is not None and found.reads_plan
+
+
+def format_summary(stored_config: Mapping[str, Any]) -> str:
+    """The season's format and its own settings in words, e.g. "gauntlet
+    (challenger a@1)" (the bare name for a format this arena does not know)."""
+    name = format_name(stored_config)
+    found = FORMATS.get(name)
+    if found is None:
+        return name
+    summary = found.summary(SeasonConfig.from_dict(stored_config))
+    return f"{name} {summary}" if summary else name

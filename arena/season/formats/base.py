@@ -1,17 +1,19 @@
 """What every format shares: ``Pairing`` (one planned series), the ``Format``
-protocol, deal seeds derived from the season seed, and the duplicate-pair
-meeting of two bots (see ``round_robin`` for why duplicate pairs exchange the
-bots between the seats rather than set ``swap_seats``)."""
+base class (everything the rest of the arena asks a format, with the answers of
+a format that needs nothing special), what a format adds to the standings
+(``FormatStandings``), deal seeds derived from the season seed, and the
+duplicate-pair meeting of two bots (see ``round_robin`` for why duplicate pairs
+exchange the bots between the seats rather than set ``swap_seats``)."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Final, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Final, Self
 
-from arena.core.settings import MAX_SEED
-from arena.storage import SeriesRecord
+from arena.core.settings import MAX_SEED, SETTINGS_BY_NAME, ConfigError, SeasonConfig
+from arena.storage import PlannedSeries, SeriesRecord
 
 _BYE: Final = -1
 
@@ -30,12 +32,97 @@ class Pairing:
         return (self.seed, self.swap_seats, self.seat0, self.seat1)
 
 
-class Format(Protocol):
-    """A tournament format; see the module docstring."""
+@dataclass(frozen=True)
+class ExtraColumn:
+    """A column a format adds to the standings table: its label and each bot's cell."""
+
+    label: str
+    cells: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Section:
+    """A part a format adds under the standings table: a ``title``, then a table
+    (``headers`` and ``rows`` of cells) or ``lines`` of text."""
+
+    title: str
+    headers: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+    lines: tuple[str, ...] = ()
+
+
+@dataclass
+class FormatStandings:
+    """What a format adds to a season's standings, for any screen to show without
+    knowing the format: ``order`` (bot ids in table order; None keeps the
+    standings' own), extra ``columns``, a ``note`` on how the table is ordered,
+    and ``sections`` under it. ``api`` and ``row_api`` (by bot) are the format's
+    own fields of the API's ``Standings`` message and of its rows (e.g. a
+    bracket, a Swiss score), in their JSON form under the proto's field names."""
+
+    order: list[str] | None = None
+    columns: list[ExtraColumn] = field(default_factory=list)
+    note: str = ""
+    sections: list[Section] = field(default_factory=list)
+    api: dict[str, Any] = field(default_factory=dict)
+    row_api: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SeasonView:
+    """A season as its format reads it for the standings: the bots in season
+    order, the deal seed, the plan and the results (``results_by_round`` by the
+    round that planned them; the plan is read only for formats with
+    ``reads_plan``), and each bot's rating ordinal."""
+
+    bot_ids: Sequence[str]
+    seed: int
+    planned: Sequence[PlannedSeries]
+    results: Sequence[SeriesRecord]
+    results_by_round: Sequence[Sequence[SeriesRecord]]
+    rating_ordinal: Mapping[str, float]
+
+
+Resolve = Callable[[str], str]
+"""Turns a bot reference (``name@version`` or ``name``) into a bot id."""
+Ratings = Callable[[Sequence[str]], Mapping[str, float]]
+"""The current rating of each given bot that has one."""
+
+
+class Format:
+    """A tournament format; see the package docstring. A subclass plans rounds
+    (``first_round``, ``next_round``, ``planned_count``) and may override the
+    rest, whose defaults suit a format without settings of its own."""
+
+    settings: ClassVar[tuple[str, ...]] = ()
+    """The settings (names in ``arena.core.settings.SETTINGS``) only this format
+    reads; another format's season refuses a value other than their default."""
+    reads_plan: ClassVar[bool] = False
+    """Whether ``standings`` reads the plan (a big round robin's 40,000 planned rows
+    are then not read for every table)."""
+
+    @classmethod
+    def from_config(cls, config: SeasonConfig) -> Self:
+        """The format for a season played under ``config``; raises ``ConfigError``
+        for settings it cannot use."""
+        raise NotImplementedError
+
+    @classmethod
+    def admit(cls, config: SeasonConfig, bot_ids: list[str], resolve: Resolve
+              ) -> tuple[SeasonConfig, list[str]]:
+        """A new season's configuration and bots as they are stored (settings
+        normalised, bots the settings name added); raises ``ConfigError``."""
+        return config, bot_ids
+
+    @classmethod
+    def summary(cls, config: SeasonConfig) -> str:
+        """This format's own settings of ``config`` in words, shown after its name
+        ("" when it has none worth showing)."""
+        return ""
 
     def first_round(self, bot_ids: Sequence[str], seed: int) -> list[Pairing]:
         """The pairings planned when the season is created."""
-        ...
+        raise NotImplementedError
 
     def next_round(
         self, bot_ids: Sequence[str], seed: int,
@@ -43,14 +130,52 @@ class Format(Protocol):
     ) -> list[Pairing] | None:
         """The round after the ones whose results are given (every planned series
         of them played), or None when the season is complete."""
-        ...
+        raise NotImplementedError
 
     def planned_count(self, bot_count: int) -> int | None:
         """How many series the whole season plays, when that is known up front."""
-        ...
+        raise NotImplementedError
+
+    def seeded(self, bot_ids: Sequence[str], ratings: Ratings) -> list[str]:
+        """A new season's bots in the order the season stores (and plays) them."""
+        return list(bot_ids)
+
+    def expected_count(self, bot_count: int, planned_so_far: int) -> int | None:
+        """The series the season is expected to play, for its progress and time
+        left, given how many are planned so far; None when it cannot say."""
+        return self.planned_count(bot_count)
+
+    def standings(self, season: SeasonView) -> FormatStandings:
+        """What the format adds to the season's standings."""
+        return FormatStandings()
 
 
-class PlannedUpFront:
+def rounds_of(season_results: Sequence[SeriesRecord], planned: Sequence[PlannedSeries]
+              ) -> list[list[SeriesRecord]]:
+    """The results by the round that planned them (round 1 first; a round without
+    a result yet is empty), in the form ``Format.next_round`` is given them."""
+    round_of = {series.id: series.round for series in planned}
+    by_round: dict[int, list[SeriesRecord]] = {}
+    for result in season_results:
+        number = round_of.get(result.series_id)
+        if number is not None:
+            by_round.setdefault(number, []).append(result)
+    return [by_round.get(number, []) for number in range(1, max(round_of.values(), default=0) + 1)]
+
+
+def check_owned_settings(config: SeasonConfig, chosen: str,
+                         formats: Mapping[str, type[Format]]) -> None:
+    """Refuse a setting that another format than ``chosen`` owns, set to a value
+    other than its default."""
+    for owner, format_class in formats.items():
+        if owner == chosen:
+            continue
+        for setting in format_class.settings:
+            if getattr(config, setting) != SETTINGS_BY_NAME[setting].default:
+                raise ConfigError(f"{setting} is a setting of the {owner} format, not of {chosen}")
+
+
+class PlannedUpFront(Format):
     """Base of the formats whose first round is the whole season: no pairing depends
     on a result, so there is never a next round."""
 

@@ -5,9 +5,16 @@ each other. Everything is planned in the first round."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Self
 
-from arena.core.settings import ConfigError
-from arena.season.formats.base import Pairing, PlannedUpFront, derive_seed, meeting
+from arena.core.settings import ConfigError, SeasonConfig
+from arena.season.formats.base import (
+    Pairing,
+    PlannedUpFront,
+    Resolve,
+    derive_seed,
+    meeting,
+)
 
 
 def resolve_challenger(challenger: str, bot_ids: Sequence[str]) -> str:
@@ -27,11 +34,31 @@ def resolve_challenger(challenger: str, bot_ids: Sequence[str]) -> str:
 class Gauntlet(PlannedUpFront):
     """See the module docstring."""
 
+    settings = ("challenger",)
+
     def __init__(self, challenger: str, series_per_pair: int) -> None:
         if not challenger:
             raise ConfigError("the gauntlet format needs a challenger (--challenger BOT)")
         self.challenger = challenger
         self.series_per_pair = series_per_pair
+
+    @classmethod
+    def from_config(cls, config: SeasonConfig) -> Self:
+        return cls(config.challenger, config.series_per_pair)
+
+    @classmethod
+    def admit(cls, config: SeasonConfig, bot_ids: list[str], resolve: Resolve
+              ) -> tuple[SeasonConfig, list[str]]:
+        """The challenger is stored as an id, and joins the season if not listed."""
+        if not config.challenger:
+            return config, bot_ids
+        challenger = resolve(config.challenger)
+        return (config.with_changes(challenger=challenger),
+                bot_ids if challenger in bot_ids else [*bot_ids, challenger])
+
+    @classmethod
+    def summary(cls, config: SeasonConfig) -> str:
+        return f"(challenger {config.challenger})"
 
     def first_round(self, bot_ids: Sequence[str], seed: int) -> list[Pairing]:
         if len(set(bot_ids)) != len(bot_ids) or len(bot_ids) < 2:

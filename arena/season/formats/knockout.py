@@ -16,10 +16,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Self
 
-from arena.season.formats.base import Pairing, derive_round_seed, meeting, series_scores
+from arena.core.settings import SeasonConfig
+from arena.season.formats.base import (
+    Format,
+    FormatStandings,
+    Pairing,
+    Ratings,
+    SeasonView,
+    Section,
+    derive_round_seed,
+    meeting,
+    series_scores,
+)
 from arena.storage import SeriesRecord
 
 
@@ -133,11 +145,40 @@ def _score(open_ties: list[Tie], results: Sequence[SeriesRecord], tiebreak_pairs
     return True
 
 
-class Knockout:
+def seed_order(bot_ids: Sequence[str], ratings: Mapping[str, float]) -> list[str]:
+    """Rated bots by rating (highest first; ties keep the given order), then the rest."""
+    rated = sorted((bot for bot in bot_ids if bot in ratings), key=lambda bot: -ratings[bot])
+    return rated + [bot for bot in bot_ids if bot not in ratings]
+
+
+class Knockout(Format):
     """See the module docstring."""
+
+    settings = ("tiebreak_pairs",)
+    reads_plan = True  # the bracket is replayed round by round
 
     def __init__(self, tiebreak_pairs: int) -> None:
         self.tiebreak_pairs = tiebreak_pairs
+
+    @classmethod
+    def from_config(cls, config: SeasonConfig) -> Self:
+        return cls(config.tiebreak_pairs)
+
+    def seeded(self, bot_ids: Sequence[str], ratings: Ratings) -> list[str]:
+        """Seeds by current rating (``seed_order``)."""
+        return seed_order(bot_ids, ratings(bot_ids))
+
+    def expected_count(self, bot_count: int, planned_so_far: int) -> int | None:
+        """At least one duplicate pair per tie; tie-breaks add more."""
+        return max(planned_so_far, 2 * (bot_count - 1))
+
+    def standings(self, season: SeasonView) -> FormatStandings:
+        """The bracket so far, tie by tie."""
+        bracket = replay_bracket(season.bot_ids, season.seed, self.tiebreak_pairs,
+                                 season.results_by_round)
+        return FormatStandings(sections=[bracket_section(bracket)], api={
+            "bracket": [tie.to_dict() for ties in bracket.rounds for tie in ties],
+            "champion": bracket.champion})
 
     def first_round(self, bot_ids: Sequence[str], seed: int) -> list[Pairing]:
         if len(set(bot_ids)) != len(bot_ids) or len(bot_ids) < 2:
@@ -153,3 +194,17 @@ class Knockout:
 
     def planned_count(self, bot_count: int) -> int | None:
         return None  # tie-break pairs depend on the results
+
+
+def bracket_section(bracket: Bracket) -> Section:
+    """The bracket as a table under the standings."""
+    rows = []
+    for tie in (tie for ties in bracket.rounds for tie in ties):
+        through = f"{tie.winner} ({tie.decided_by})" if tie.winner else "…"
+        rows.append((str(tie.bracket_round), f"({tie.high_seed}) {tie.high}",
+                     f"({tie.low_seed}) {tie.low}" if tie.low else "bye",
+                     f"{tie.high_score:g}-{tie.low_score:g}" if tie.low else "",
+                     str(tie.pairs), through))
+    return Section(
+        "Bracket" + (f" — champion {bracket.champion}" if bracket.champion else ""),
+        ("Round", "Higher seed", "Lower seed", "Score", "Pairs", "Through"), tuple(rows))

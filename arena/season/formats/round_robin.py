@@ -23,7 +23,9 @@ pairing depends on a result (and so no round waits for the slowest series):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Self
 
+from arena.core.settings import SeasonConfig
 from arena.season.formats.base import (
     Pairing,
     PlannedUpFront,
@@ -41,6 +43,10 @@ class RoundRobin(PlannedUpFront):
         if series_per_pair < 1:
             raise ValueError("series_per_pair must be at least 1")
         self.series_per_pair = series_per_pair
+
+    @classmethod
+    def from_config(cls, config: SeasonConfig) -> Self:
+        return cls(config.series_per_pair)
 
     def first_round(self, bot_ids: Sequence[str], seed: int) -> list[Pairing]:
         if len(bot_ids) < 2:

@@ -6,9 +6,20 @@ pairs are played. The first bot of the season is A, whose Elo is tested."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Self
 
-from arena.core.settings import ConfigError
-from arena.season.formats.base import Pairing, derive_round_seed, meeting, series_scores
+from arena.core.settings import ConfigError, SeasonConfig
+from arena.season.formats.base import (
+    Format,
+    FormatStandings,
+    Pairing,
+    Resolve,
+    SeasonView,
+    Section,
+    derive_round_seed,
+    meeting,
+    series_scores,
+)
 from arena.season.statistics.pentanomial import (
     SprtSpec,
     SprtSpecError,
@@ -32,19 +43,71 @@ def pentanomial_counts(bot_a: str, results_by_round: Sequence[Sequence[SeriesRec
     return counts
 
 
-class SprtMatch:
+class SprtMatch(Format):
     """See the module docstring."""
+
+    settings = ("sprt", "max_pairs")
+    reads_plan = True  # a pair is a stored round
 
     def __init__(self, spec: SprtSpec, max_pairs: int) -> None:
         self.spec = spec
         self.max_pairs = max_pairs
 
     @classmethod
-    def from_config(cls, spec_text: str, max_pairs: int) -> SprtMatch:
+    def from_spec(cls, spec_text: str, max_pairs: int) -> Self:
         try:
             return cls(SprtSpec.parse(spec_text), max_pairs)
         except SprtSpecError as error:
             raise ConfigError(str(error)) from None
+
+    @classmethod
+    def from_config(cls, config: SeasonConfig) -> Self:
+        return cls.from_spec(config.sprt, config.max_pairs)
+
+    @classmethod
+    def admit(cls, config: SeasonConfig, bot_ids: list[str], resolve: Resolve
+              ) -> tuple[SeasonConfig, list[str]]:
+        """The test is stored in its full form."""
+        return config.with_changes(sprt=cls.from_config(config).spec.text()), bot_ids
+
+    @classmethod
+    def summary(cls, config: SeasonConfig) -> str:
+        return f"({config.sprt}, at most {config.max_pairs} pairs)"
+
+    def standings(self, season: SeasonView) -> FormatStandings:
+        """The state of the test."""
+        bots = season.bot_ids
+        state = self.state(bots, season.results_by_round)
+        return FormatStandings(
+            sections=[Section("", lines=self.lines(state, bots[0], bots[1]))],
+            api={"sprt": self.api(state, bots[0], bots[1])})
+
+    def api(self, state: SprtState, bot_a: str, bot_b: str) -> dict[str, object]:
+        """The state of the test as the API's ``SprtStatus``."""
+        status: dict[str, object] = {
+            "spec": state.spec.text(), "pentanomial": list(state.counts), "llr": state.llr,
+            "decision": state.decision, "lower_bound": state.spec.lower_bound,
+            "upper_bound": state.spec.upper_bound, "max_pairs": self.max_pairs,
+            "bot_a": bot_a, "bot_b": bot_b}
+        if state.estimate is not None:
+            status.update(elo=state.estimate.elo, elo_low=state.estimate.elo_low,
+                          elo_high=state.estimate.elo_high, los=state.estimate.los)
+        return status
+
+    def lines(self, state: SprtState, bot_a: str, bot_b: str) -> tuple[str, ...]:
+        """Pair counts, LLR with its bounds, Elo with its 95 % interval and LOS."""
+        counts = " ".join(str(count) for count in state.counts)
+        decision = {"H1": "accepted H1 (A is stronger by elo1 or more)",
+                    "H0": "accepted H0 (A is not stronger by elo1)"}.get(
+                        state.decision, "undecided")
+        spec, estimate = state.spec, state.estimate
+        elo, low, high, los = ((estimate.elo, estimate.elo_low, estimate.elo_high, estimate.los)
+                               if estimate is not None else (0.0, 0.0, 0.0, 0.0))
+        return (
+            f"SPRT {bot_a} (A) vs {bot_b} (B), {spec.text()}: {decision}",
+            f"pairs {sum(state.counts)}/{self.max_pairs}  pentanomial [0 ¼ ½ ¾ 1] = [{counts}]",
+            f"LLR {state.llr:.3f}  bounds [{spec.lower_bound:.3f}, {spec.upper_bound:.3f}]",
+            f"Elo of A over B {elo:+.1f} [{low:+.1f}, {high:+.1f}] (95 %)  LOS {100 * los:.1f} %")
 
     def state(self, bot_ids: Sequence[str],
               results_by_round: Sequence[Sequence[SeriesRecord]]) -> SprtState:

@@ -22,10 +22,19 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Self
 
-from arena.core.settings import ConfigError
-from arena.season.formats.base import Pairing, derive_round_seed, meeting, series_scores
+from arena.core.settings import ConfigError, SeasonConfig
+from arena.season.formats.base import (
+    ExtraColumn,
+    Format,
+    FormatStandings,
+    Pairing,
+    SeasonView,
+    derive_round_seed,
+    meeting,
+    series_scores,
+)
 from arena.storage import SeriesRecord
 
 SEARCH_STEPS: Final = 200_000
@@ -71,12 +80,38 @@ def swiss_order(scores: Mapping[str, SwissScore], rating: Mapping[str, float]) -
                                            -rating.get(bot, 0.0), bot))
 
 
-class Swiss:
+class Swiss(Format):
     """See the module docstring; ``rounds`` 0 means ceil(log2(bots))."""
+
+    settings = ("rounds",)
+    reads_plan = True  # the byes are the bots a stored round leaves out
 
     def __init__(self, rounds: int, series_per_pair: int) -> None:
         self.rounds = rounds
         self.series_per_pair = series_per_pair
+
+    @classmethod
+    def from_config(cls, config: SeasonConfig) -> Self:
+        return cls(config.rounds, config.series_per_pair)
+
+    def standings(self, season: SeasonView) -> FormatStandings:
+        """Score, byes and Buchholz as columns; the table in Swiss order."""
+        rounds: dict[int, set[str]] = {}
+        for series in season.planned:
+            rounds.setdefault(series.round, set()).update(series.bots)
+        byes = byes_by_bot(season.bot_ids, rounds.values())
+        scores = swiss_scores(season.bot_ids, season.results, byes, self.series_per_pair)
+        return FormatStandings(
+            order=swiss_order(scores, season.rating_ordinal),
+            columns=[
+                ExtraColumn("Byes", {bot: f"{item.byes}" for bot, item in scores.items()}),
+                ExtraColumn("Score", {bot: f"{item.score:g}" for bot, item in scores.items()}),
+                ExtraColumn("Buchholz",
+                            {bot: f"{item.buchholz:g}" for bot, item in scores.items()}),
+            ],
+            note="Swiss: ordered by score (series points + byes), Buchholz, rating.",
+            row_api={bot: {"byes": item.byes, "swiss_score": item.score,
+                           "buchholz": item.buchholz} for bot, item in scores.items()})
 
     def rounds_for(self, count: int) -> int:
         return self.rounds or max(1, math.ceil(math.log2(count)))
