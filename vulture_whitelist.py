@@ -31,7 +31,3 @@ CHECKS  # arena/season/verify.py: the OutcomeMismatch check names
 VERSION_STATUSES  # arena/storage/submissions.py (issue 27 point 3 makes it an enum)
 _.game_finished  # hollywood_sdk's view field, for bot authors
 _.voided_at  # VoidedSeries field, shown by the void listing
-SCHEMA_VERSION  # arena/storage/migrations.py, next to where other branches append
-# migrations: remove it (and its docstring mention) once they are merged.
-# Dead, in a file another branch is rewriting (issue 27 point 1): remove there.
-_.forget  # arena/season/statistics_live.py LiveStatistics.forget

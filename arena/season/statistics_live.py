@@ -100,8 +100,3 @@ class LiveStatistics:
                                             and counted - rated >= bots
                                             and self.clock() >= inputs.fitted_at
                                             + self.refit_interval)
-
-    def forget(self, season_id: int) -> None:
-        """Drop a season's kept inputs (e.g. after its results were recomputed)."""
-        with self._lock:
-            self._seasons.pop(season_id, None)

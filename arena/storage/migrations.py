@@ -7,7 +7,7 @@ version, which the next open carries on from. A new database takes the same road
 from version 0, so a fresh file and a migrated one have one definition.
 
 Migrations are history: never edit a released one; add the next.
-A database from a newer arena (version above ``SCHEMA_VERSION``) is refused
+A database from a newer arena (version above the last migration's) is refused
 before anything is written to it.
 """
 
@@ -200,8 +200,6 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
         "ALTER TABLE seasons ADD COLUMN outcomes_refused INTEGER NOT NULL DEFAULT 0",
     )),
 )
-SCHEMA_VERSION: Final = MIGRATIONS[-1].version
-"""The version this arena writes."""
 
 
 def schema_version(connection: sqlite3.Connection, path: Path) -> int:
