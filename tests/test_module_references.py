@@ -22,7 +22,8 @@ FILE_ENDINGS = frozenset({"md", "db", "proto", "py", "toml", "json", "txt", "htm
 # registered bots' copies beside the database.
 NOT_MODULES = frozenset({"arena.events", "arena.example", "arena.example.org", "arena.bots"})
 # Tests whose examples are stale names on purpose.
-SELF_EXAMPLES = frozenset({"test_module_references.py", "test_private_names.py"})
+SELF_EXAMPLES = frozenset({"test_module_references.py", "test_private_names.py",
+                           "test_format_names.py"})
 
 
 def sources() -> list[Path]:
