@@ -2,10 +2,11 @@
 
 ``DirectConnection`` is the match's connection to a ``hollywood_sdk.Bot`` object
 (``arena.sandbox.base.InProcessTarget``): the same methods, answers and faults as
-``BotClient`` gives over gRPC, without the transport. The request messages the
-loop builds are handed over in memory; the bot gets the SDK's own views of them
-(``Observation.from_proto``: the same objects its gRPC server would build) and its
-action is checked by the same code as a gRPC reply.
+``BotClient`` gives over gRPC, without the transport or the serialisation: the
+bot gets the SDK's views built straight from the engine's values of the loop's
+``Decision`` (``arena.match.direct_views``: equal to what its gRPC server would
+build from the message), and its action is checked by the same code as a gRPC
+reply. Notifications are handed over as messages, in memory (once a hand).
 
 The rules kept from the gRPC path, so that both give the same verdicts:
 
@@ -40,6 +41,8 @@ from arena.core.faults import BotFault, FaultKind
 from arena.core.sizes import human_size
 from arena.match import protocol
 from arena.match.botclient import MAX_REPLY_BYTES, BotInfo
+from arena.match.decision import Decision
+from arena.match.direct_views import ViewBuilder
 from arena.match.fair_clock import Window
 from arena.sandbox.base import InProcessTarget
 from engine.actions import Action
@@ -86,6 +89,7 @@ class DirectConnection:
         import hollywood_sdk.views
 
         self._views = hollywood_sdk.views
+        self._builder = ViewBuilder()
         self._sdk_protocol_version = hollywood_sdk.server.PROTOCOL_VERSION
         self._target = target
         self._bot: Any = target.bot
@@ -109,7 +113,7 @@ class DirectConnection:
 
     def decide(
         self,
-        request: bot_pb2.DecideRequest,
+        request: Decision | bot_pb2.DecideRequest,
         legal_actions: Sequence[Action],
         timeout: float,
         window: Window | None = None,
@@ -131,10 +135,12 @@ class DirectConnection:
                 f"{MAX_REPLY_BYTES}))")
         return protocol.action_from_reply(reply, legal_actions)
 
-    def _decide_in_worker(self, request: bot_pb2.DecideRequest) -> bot_pb2.Action:
+    def _decide_in_worker(self, request: Decision | bot_pb2.DecideRequest) -> bot_pb2.Action:
         views = self._views
         try:
-            action = self._bot.decide(views.Observation.from_proto(request))
+            observation = (self._builder.observation(request) if isinstance(request, Decision)
+                           else views.Observation.from_proto(request))
+            action = self._bot.decide(observation)
             if not isinstance(action, views.Action):
                 raise TypeError(f"decide() must return an Action, got {type(action).__name__}")
             proto: bot_pb2.Action = action.to_proto()

@@ -37,6 +37,7 @@ from arena.core.faults import BotFault, FaultKind
 from arena.core.limits import TimeLimits
 from arena.match import protocol
 from arena.match.connection import BotConnection
+from arena.match.decision import Decision
 from arena.match.fair_clock import Meter
 from engine.series import Series, SeriesResult
 
@@ -101,7 +102,7 @@ def play_match(
         legal = series.legal_actions()
         decisions += 1
         hand_number = series.hand_number
-        request = protocol.decide_request(
+        request = Decision(
             series.observation(seat), legal, profile,
             series_id=series_id,
             decision_number=decisions,

@@ -8,9 +8,11 @@
    this process (all its threads), the two sides interleaved series by series so
    that both see the same load; the ratio is printed beside the target.
 2. One decision's round trip to the random bot (if ``--round-trip``, default on):
-   called directly (``DirectConnection``, what the sandbox does now), the same bot
-   served over gRPC on a Unix socket in this process (what it did before), and a
-   bare echo bot called directly (the floor of the direct path), in CPU
+   called directly (``DirectConnection``, what the sandbox does now: the SDK's views
+   built from the engine's values), the same bot served over gRPC on a Unix socket
+   in this process (what it did before; the request message is built once per
+   decision of the cycle, so only its sending and the SDK's parsing are counted),
+   and a bare echo bot called directly (the floor of the direct path), in CPU
    microseconds per decision.
 3. Series per second, greedy v random, ``inprocess`` against ``process`` (with
    ``--process``: each process series starts two Python processes).
@@ -39,6 +41,7 @@ from arena.core.limits import TimeLimits  # noqa: E402
 from arena.core.series import BotRef, SeriesSpec  # noqa: E402
 from arena.match import protocol  # noqa: E402
 from arena.match.botclient import BotClient  # noqa: E402
+from arena.match.decision import Decision  # noqa: E402
 from arena.match.direct import DirectConnection  # noqa: E402
 from arena.match.runner import run_series  # noqa: E402
 from arena.sandbox import registry  # noqa: E402
@@ -111,7 +114,7 @@ def decision_request(index: int) -> tuple[Any, list[Any]]:
     seat = series.current_player
     assert seat is not None
     legal = series.legal_actions()
-    request = protocol.decide_request(
+    request = Decision(
         series.observation(seat), legal, protocol.profile_to_proto(PROFILE, MAX_HANDS),
         series_id="rt", decision_number=index + 1, deadline_s=1.0, reserve_s=30.0)
     return request, legal
