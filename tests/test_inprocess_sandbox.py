@@ -1,4 +1,4 @@
-"""The in-process sandbox: SDK bot classes named in bot.toml, served inside the arena,
+"""The in-process sandbox: SDK bot classes named in bot.toml, called inside the arena,
 playing over the real match loop with the same faults; the runner prepares every
 bot before its start-up clock; sdk_class is validated with clear errors."""
 

@@ -126,6 +126,8 @@ class DirectConnection:
                 raise value
             raise BotFault(FaultKind.CRASH, "the bot failed Decide: "
                            f"{type(value).__name__}: {value}")
+        if isinstance(value, Action):  # one of the legal views, as given
+            return value
         reply = bot_pb2.DecideResponse(action=value)
         if value.melds and reply.ByteSize() > MAX_REPLY_BYTES:  # only melds make it big
             raise BotFault(
@@ -135,7 +137,12 @@ class DirectConnection:
                 f"{MAX_REPLY_BYTES}))")
         return protocol.action_from_reply(reply, legal_actions)
 
-    def _decide_in_worker(self, request: Decision | bot_pb2.DecideRequest) -> bot_pb2.Action:
+    def _decide_in_worker(
+        self, request: Decision | bot_pb2.DecideRequest
+    ) -> Action | bot_pb2.Action:
+        """The engine action when the bot answered with one of the legal actions it was
+        given, untouched (the common case: nothing to decode or check); else the
+        answer as a message, checked as a gRPC reply is."""
         views = self._views
         try:
             observation = (self._builder.observation(request) if isinstance(request, Decision)
@@ -143,6 +150,11 @@ class DirectConnection:
             action = self._bot.decide(observation)
             if not isinstance(action, views.Action):
                 raise TypeError(f"decide() must return an Action, got {type(action).__name__}")
+            if isinstance(request, Decision) and not action.melds:
+                for offered, engine_action in zip(observation.legal_actions, request.legal,
+                                                  strict=True):
+                    if action is offered:
+                        return engine_action
             proto: bot_pb2.Action = action.to_proto()
         except Exception as error:
             print(f"hollywood_sdk: decide failed at hand {request.hand_number}, "

@@ -32,6 +32,7 @@ class ViewBuilder:
         self._phases = {phase.value: phase for phase in self._views.Phase}
         self._kinds = {kind.value: kind for kind in self._views.ActionKind}
         self._profile_of: tuple[bot_pb2.RuleProfile | None, Any] = (None, None)
+        self._actions: dict[Action, Any] = {}
 
     def observation(self, decision: Decision) -> Any:
         """The ``hollywood_sdk.Observation`` of ``decision``."""
@@ -63,12 +64,19 @@ class ViewBuilder:
         )
 
     def action(self, action: Action) -> Any:
-        """The ``hollywood_sdk.Action`` of an engine action."""
+        """The ``hollywood_sdk.Action`` of an engine action (made once per action
+        without melds: views are frozen, and legal actions recur at every turn)."""
+        known = self._actions.get(action) if not action.melds else None
+        if known is not None:
+            return known
         cards = self._cards
-        return self._views.Action(
+        view = self._views.Action(
             self._kinds[action.kind.value],
             cards[action.card] if action.card is not None else None,
             tuple(tuple(cards[card] for card in meld) for meld in action.melds or ()))
+        if not action.melds:
+            self._actions[action] = view
+        return view
 
     def _profile(self, message: bot_pb2.RuleProfile) -> Any:
         known, view = self._profile_of

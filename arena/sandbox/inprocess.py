@@ -112,7 +112,7 @@ class InProcessSandbox:
     """Runs SDK bot classes inside the arena (no isolation; see the module)."""
 
     name = "inprocess"
-    description = "Python SDK bots called inside the arena's process (NO isolation)"
+    description = "Python SDK bots called directly inside the arena's process (NO isolation)"
 
     def __init__(self, config: SandboxConfig = DEFAULT_CONFIG) -> None:
         self.config = config
