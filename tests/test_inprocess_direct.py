@@ -127,6 +127,11 @@ HOSTILE = {
                      "                 '3s','2s','Ah']) if c not in hand)\n"
                      "            return hs.Action.discard(other)\n"
                      "        return observation.legal_actions[0]\n"),
+    "oversized": ("    def decide(self, observation):\n"
+                  "        if observation.phase is hs.Phase.DISCARD:\n"
+                  "            meld = tuple(observation.hand[:3])\n"
+                  "            return hs.Action.knock(observation.hand[0], (meld,) * 6000)\n"
+                  "        return observation.legal_actions[0]\n"),
 }
 
 
@@ -140,15 +145,26 @@ def test_a_misbehaving_bot_gets_the_same_fault_on_both_paths(
     direct, direct_events = played(chosen, InProcessSandbox())
     over_grpc, grpc_events = played(chosen, GrpcInProcessSandbox())
     assert direct.fault is not None and over_grpc.fault is not None
-    assert direct.fault.to_dict() == over_grpc.fault.to_dict()
+    if misbehaviour == "oversized":  # gRPC words the size in its own transport's terms
+        grpc_fault = over_grpc.fault.to_dict()
+        assert "larger than max (84010 vs. 65536)" in grpc_fault.pop("message")
+        assert direct.fault.message == ("the Decide reply is larger than the 64 KiB allowed "
+                                        "(Received message larger than max (84010 vs. 65536))")
+        assert {**direct.fault.to_dict(), "message": ""} == {**grpc_fault, "message": ""}
+    else:
+        assert direct.fault.to_dict() == over_grpc.fault.to_dict()
     assert direct.fault.seat == 1 and direct.winner == 0
     expected = {"raises": FaultKind.CRASH, "not-an-action": FaultKind.CRASH,
                 "illegal": FaultKind.ILLEGAL_ACTION,
-                "foreign-card": FaultKind.ILLEGAL_ACTION}[misbehaviour]
+                "foreign-card": FaultKind.ILLEGAL_ACTION,
+                "oversized": FaultKind.OVERSIZED}[misbehaviour]
     assert direct.fault.kind is expected
     if misbehaviour == "raises":
         assert direct.fault.hand_number == 2
         assert "ValueError: no idea" in direct.fault.message
+    if misbehaviour == "oversized":
+        grpc_events = [{**event, "message": direct.fault.message}
+                       if event["type"] == "fault" else event for event in grpc_events]
     same_play(direct, over_grpc)
     assert direct_events == grpc_events
 
