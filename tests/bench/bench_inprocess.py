@@ -4,9 +4,11 @@
    same series (seeds, profile, hand cap, seats swapped every other one) played by
    the sample random bot against itself in the ``inprocess`` sandbox, each series a
    full ``run_series`` (bots started, handshaken, stopped), and by the bare engine
-   with the same policy (a uniformly random legal action). Hands per CPU-second of
-   this process (all its threads), the two sides interleaved series by series so
-   that both see the same load; the ratio is printed beside the target.
+   with the same policy (a uniformly random legal action); the first few series
+   also with the bots served over gRPC in this process (the sandbox before the
+   direct calls). Hands per CPU-second of this process (all its threads), the
+   sides interleaved series by series so that all see the same load; the ratio is
+   printed beside the target.
 2. One decision's round trip to the random bot (if ``--round-trip``, default on):
    called directly (``DirectConnection``, what the sandbox does now: the SDK's views
    built from the engine's values), the same bot served over gRPC on a Unix socket
@@ -17,7 +19,7 @@
 3. Series per second, greedy v random, ``inprocess`` against ``process`` (with
    ``--process``: each process series starts two Python processes).
 
-``python tests/bench/bench_inprocess.py [--series N] [--process]``.
+``python tests/bench/bench_inprocess.py [--series N] [--grpc-series N] [--process]``.
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
 import hollywood_sdk as hs  # noqa: E402
+from grpc_inprocess import GrpcInProcessSandbox  # noqa: E402
 from hollywood_sdk.server import identity_of, start_server  # noqa: E402
 
 from arena.core.limits import TimeLimits  # noqa: E402
@@ -75,29 +79,33 @@ def bare_series(index: int) -> int:
     return series.result.hands_played
 
 
-def season_ratio(count: int) -> None:
-    sandbox = registry.create("inprocess")
-    cpu = {"bare": 0.0, "inprocess": 0.0}
-    hands = {"bare": 0, "inprocess": 0}
+def season_ratio(count: int, grpc_count: int) -> None:
+    """The three sides interleaved series by series: the bare engine, the in-process
+    season called directly, and (the first ``grpc_count`` series) the same bots served
+    over gRPC in this process, as the sandbox did before (``tests/grpc_inprocess.py``)."""
+    sandboxes = {"inprocess": registry.create("inprocess"), "over gRPC": GrpcInProcessSandbox()}
+    cpu = {"bare": 0.0, "inprocess": 0.0, "over gRPC": 0.0}
+    hands = dict.fromkeys(cpu, 0)
     for index in range(count):
-        for side in ("bare", "inprocess") if index % 2 == 0 else ("inprocess", "bare"):
+        sides = ["bare", "inprocess"] + (["over gRPC"] if index < grpc_count else [])
+        for side in sides[index % len(sides):] + sides[:index % len(sides)]:
             begun = time.process_time()
             if side == "bare":
                 hands[side] += bare_series(index)
             else:
-                outcome = run_series(spec(index, (RANDOM, RANDOM)), sandbox)
+                outcome = run_series(spec(index, (RANDOM, RANDOM)), sandboxes[side])
                 assert outcome.fault is None, outcome.fault
                 hands[side] += outcome.hands_played
             cpu[side] += time.process_time() - begun
-    rate = {side: hands[side] / cpu[side] for side in cpu}
+    rate = {side: hands[side] / cpu[side] for side in cpu if cpu[side]}
     ratio = rate["inprocess"] / rate["bare"]
     verdict = "ok" if ratio >= TARGET_RATIO else "BELOW TARGET"
-    print(f"season, random v random, {count} series (interleaved), 200-hand cap:")
-    print(f"  bare engine      {rate['bare']:8.0f} hands per CPU-second ({hands['bare']} hands)")
-    print(f"  inprocess season {rate['inprocess']:8.0f} hands per CPU-second "
-          f"({hands['inprocess']} hands)")
-    print(f"  ratio {ratio:.3f}x  (target >= {TARGET_RATIO}x: {verdict}; before the direct "
-          "calls, over gRPC: 0.017x)")
+    print(f"season, random v random, {count} series (interleaved; {grpc_count} over gRPC), "
+          "200-hand cap:")
+    for side, value in rate.items():
+        print(f"  {side:<10} {value:8.1f} hands per CPU-second ({hands[side]} hands, "
+              f"{value / rate['bare']:.3f}x the bare engine)")
+    print(f"  ratio {ratio:.3f}x  (target >= {TARGET_RATIO}x: {verdict})")
 
 
 class Echo(hs.Bot):
@@ -176,12 +184,14 @@ def series_per_second(backend: str, count: int) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--series", type=int, default=20)
+    parser.add_argument("--grpc-series", type=int, default=2,
+                        help="how many of the series also play over gRPC (slow)")
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--process", action="store_true",
                         help="also series per second against the process sandbox")
     options = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-    season_ratio(options.series)
+    season_ratio(options.series, options.grpc_series)
     round_trips(options.calls)
     if options.process:
         for backend in ("inprocess", "process"):
