@@ -21,6 +21,7 @@ import pytest
 from arena.core.limits import TimeLimits
 from arena.core.series import BotRef
 from arena.match.botclient import BotClient
+from arena.match.connection import connect_running
 from arena.sandbox.base import Sandbox
 from arena.sandbox.inprocess import InProcessSandbox
 from arena.sandbox.process import ProcessSandbox
@@ -39,7 +40,7 @@ def handshake_in(sandbox: Sandbox, bot: BotRef) -> tuple[str, str]:
     running = sandbox.start(bot, series_id="identity-env", seat=0)
     try:
         running.wait_ready(LIMITS.startup_s)
-        client = BotClient.connect(running.target, startup_timeout=LIMITS.startup_s)
+        client = connect_running(running, LIMITS.startup_s)
         try:
             info = client.handshake(timeout=10)
         finally:

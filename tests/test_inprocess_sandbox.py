@@ -1,4 +1,4 @@
-"""The in-process sandbox: SDK bot classes named in bot.toml, served inside the arena,
+"""The in-process sandbox: SDK bot classes named in bot.toml, called inside the arena,
 playing over the real match loop with the same faults; the runner prepares every
 bot before its start-up clock; sdk_class is validated with clear errors."""
 
@@ -16,6 +16,8 @@ from arena.core.limits import TimeLimits
 from arena.core.manifest import BotManifest, ManifestError
 from arena.core.series import BotRef, SeriesSpec
 from arena.match.runner import run_series
+from arena.sandbox.base import in_process_target_of
+from arena.sandbox.config import SandboxConfig
 from arena.sandbox.inprocess import (
     InProcessBot,
     InProcessSandbox,
@@ -139,20 +141,21 @@ def test_sample_python_bots_name_their_classes() -> None:
         "shark": "shark_bot:SharkBot"}
 
 
-def test_a_stopped_server_is_reported_as_a_crash() -> None:
-    sandbox = InProcessSandbox()
+def test_a_started_bot_is_its_object_handed_to_the_match_with_nothing_served(
+        tmp_path: Path) -> None:
+    sandbox = InProcessSandbox(SandboxConfig(socket_dir_root=str(tmp_path)))
     running = sandbox.start(BotRef.from_folder(SAMPLES / "greedy"))
     assert isinstance(running, InProcessBot)
-    try:
-        running.wait_ready(5.0)
-        assert running.fault_if_dead() is None
-        running.server.stop(grace=None).wait()  # dies behind the sandbox's back
-        fault = running.fault_if_dead()
-        assert fault is not None and fault.kind is FaultKind.CRASH
-    finally:
-        running.stop()
-    assert not running.work.exists()
-    assert running.fault_if_dead() is None  # stopped on purpose: no verdict
+    target = in_process_target_of(running)
+    assert target is not None
+    assert type(target.bot).__name__ == "GreedyBot"
+    assert (target.name, target.version, target.author) == (
+        "greedy", "1.0.0", "Hollywood Gin Arena")
+    running.wait_ready(0.0)  # ready at once: nothing to wait for
+    assert running.fault_if_dead() is None
+    running.stop()
+    assert list(tmp_path.iterdir()) == []  # no socket, no work directory
+    assert running.fault_if_dead() is None
 
 
 def test_socket_directories_of_a_dead_arena_are_removed(tmp_path: Path) -> None:

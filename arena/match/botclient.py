@@ -22,6 +22,7 @@ from hollywood.bot.v1 import bot_pb2, bot_pb2_grpc
 from arena.core.faults import BotFault, FaultKind
 from arena.core.sizes import human_size
 from arena.match import protocol
+from arena.match.decision import Decision, request_message
 from arena.match.fair_clock import Window
 from engine.actions import Action
 
@@ -130,7 +131,7 @@ class BotClient:
 
     def decide(
         self,
-        request: bot_pb2.DecideRequest,
+        request: Decision | bot_pb2.DecideRequest,
         legal_actions: Sequence[Action],
         timeout: float,
         window: Window | None = None,
@@ -138,17 +139,19 @@ class BotClient:
         """Ask for one decision and return it as an engine action from ``legal_actions``
         (a knock keeps the melds the bot declared).
 
-        ``request`` comes from :func:`arena.match.protocol.decide_request`; ``timeout``
+        ``request`` is the loop's ``Decision`` or a message from
+        :func:`arena.match.protocol.decide_request`; ``timeout``
         cuts the call off (TIMEOUT) by the wall clock, or, given a fair clock's
         ``window`` (of ``timeout`` seconds), once the bot was charged that much
         (``ArenaOverload`` if the window's cap came first). Any invalid answer
         raises ``BotFault``.
         """
+        message = request_message(request)
         if window is None:
-            reply = self._call("Decide", self._stub.Decide, request, timeout,
+            reply = self._call("Decide", self._stub.Decide, message, timeout,
                                timeout_kind=FaultKind.TIMEOUT)
         else:
-            reply = self._call_fairly("Decide", self._stub.Decide, request, window)
+            reply = self._call_fairly("Decide", self._stub.Decide, message, window)
         return protocol.action_from_reply(reply, legal_actions)
 
     def _call_fairly(self, method: str, call: Any, request: Message, window: Window) -> Any:

@@ -20,8 +20,9 @@ for each bot's threads), think time is the time charged by the seat's fair clock
 bot's time, and a decision cut off while the bot was starved raises
 ``ArenaOverload`` (the series is void) instead of charging a fault.
 
-The loop knows nothing of sandboxes; the runner adds the stderr tail and the
-sandbox's own verdict to the fault.
+The loop knows nothing of sandboxes, nor how a bot is reached (each seat's
+``BotConnection``: gRPC, or a direct call in the arena's process); the runner adds
+the stderr tail and the sandbox's own verdict to the fault.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from typing import Any
 from arena.core.faults import BotFault, FaultKind
 from arena.core.limits import TimeLimits
 from arena.match import protocol
-from arena.match.botclient import BotClient
+from arena.match.connection import BotConnection
+from arena.match.decision import Decision
 from arena.match.fair_clock import Meter
 from engine.series import Series, SeriesResult
 
@@ -68,7 +70,7 @@ class MatchResult:
 
 
 def play_match(
-    clients: tuple[BotClient, BotClient],
+    clients: tuple[BotConnection, BotConnection],
     series: Series,
     limits: TimeLimits,
     on_event: EventSink | None = None,
@@ -100,7 +102,7 @@ def play_match(
         legal = series.legal_actions()
         decisions += 1
         hand_number = series.hand_number
-        request = protocol.decide_request(
+        request = Decision(
             series.observation(seat), legal, profile,
             series_id=series_id,
             decision_number=decisions,
@@ -156,7 +158,7 @@ def play_match(
 
 
 def _notify_series_end(
-    clients: tuple[BotClient, BotClient],
+    clients: tuple[BotConnection, BotConnection],
     series: Series,
     series_id: str,
     limits: TimeLimits,

@@ -138,7 +138,8 @@ def action_from_reply(reply: bot_pb2.DecideResponse, legal_actions: Sequence[Act
 # ------------------------------------------------------------------ requests
 
 
-def _millis(seconds: float) -> int:
+def millis(seconds: float) -> int:
+    """Seconds as whole milliseconds within a uint32 (a request's deadline and reserve)."""
     return max(0, min(int(seconds * 1000), 2**32 - 1))
 
 
@@ -189,8 +190,8 @@ def decide_request(
         observation=observation_to_proto(observation),
         legal_actions=[action_to_proto(action) for action in legal_actions],
         profile=profile,
-        deadline_ms=_millis(deadline_s),
-        reserve_ms=_millis(reserve_s),
+        deadline_ms=millis(deadline_s),
+        reserve_ms=millis(reserve_s),
     )
 
 

@@ -21,10 +21,10 @@ from typing import Any
 from arena.core.faults import BotFault, FaultKind
 from arena.core.limits import TimeLimits
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec, outcome_of
-from arena.match.botclient import BotClient
+from arena.match.connection import BotConnection
 from arena.match.fair_clock import meter_for
 from arena.match.loop import play_match
-from arena.match.startup import BotConnection, Clock, start_both
+from arena.match.startup import Clock, start_both
 from arena.sandbox.base import RunningBot, Sandbox, SandboxError, sched_source_of
 from engine.series import Series
 
@@ -59,7 +59,7 @@ def run_series(
             return outcome_of(spec.series_id, series, winner, forfeit, (0.0, 0.0),
                               clock() - started)
         first, second = clients
-        assert isinstance(first, BotClient) and isinstance(second, BotClient)
+        assert first is not None and second is not None
         first_bot, second_bot = running
         assert first_bot is not None and second_bot is not None
         meters = (meter_for(sched_source_of(first_bot), clock),

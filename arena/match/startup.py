@@ -17,12 +17,12 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.series import BotRef, SeriesSpec
 from arena.core.text import neutralise
-from arena.match.botclient import BotClient, BotInfo
+from arena.match.connection import BotConnection, Connector, connect_bot, connect_running
 from arena.match.fair_clock import Meter, Window, meter_for
 from arena.sandbox.admission import ADMISSION, Admission
 from arena.sandbox.base import RunningBot, Sandbox, sched_source_of
@@ -34,26 +34,11 @@ Clock = Callable[[], float]
 # The handshake needs a positive gRPC deadline even when the clock has run out.
 _MIN_CALL_S = 0.001
 
-
-class BotConnection(Protocol):
-    """What start-up needs of a connection (``BotClient`` in production)."""
-
-    def handshake(self, timeout: float) -> BotInfo: ...
-
-    def close(self) -> None: ...
-
-
-Connector = Callable[[str, float], BotConnection]
 MeterFactory = Callable[[RunningBot], Meter]
 
 # A step that ends with a STARTUP fault after at least this share of its time was a
 # timeout (the fair clock is asked whether that was the bot's); sooner, it was not.
 _TIMED_OUT_SHARE = 0.99
-
-
-def connect_bot(target: str, timeout: float) -> BotClient:
-    """The production connector: a ``BotClient`` to ``target``."""
-    return BotClient.connect(target, startup_timeout=timeout)
 
 
 def start_both(
@@ -122,7 +107,7 @@ def _bring_up(
         try:
             _step(window, who, "create its socket", handle.wait_ready)
             client = _step(window, who, "accept a connection",
-                           lambda timeout: connect(handle.target, timeout))
+                           lambda timeout: connect_running(handle, timeout, connect))
             clients[seat] = client
             info = _step(window, who, "answer the Handshake",
                          lambda timeout: client.handshake(max(_MIN_CALL_S, timeout)))

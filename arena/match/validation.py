@@ -20,7 +20,7 @@ from arena.core.faults import BotFault
 from arena.core.limits import TimeLimits
 from arena.core.series import BotRef, SeriesSpec
 from arena.core.text import neutralise
-from arena.match.botclient import BotClient
+from arena.match.connection import BotConnection, connect_running
 from arena.match.runner import run_series
 from arena.sandbox.base import RunningBot, Sandbox
 from engine.profiles import get_profile
@@ -104,12 +104,12 @@ def _check_handshake(bot: BotRef, sandbox: Sandbox, limits: TimeLimits,
     its ``bot.toml`` does. A fault here is left to the series to report (with the
     sandbox's verdict and stderr), so only a wrong identity is answered."""
     running: RunningBot | None = None
-    client: BotClient | None = None
+    client: BotConnection | None = None
     try:
         sandbox.prepare(bot)
         running = sandbox.start(bot, series_id=f"{VALIDATION_SERIES_ID}-handshake", seat=0)
         running.wait_ready(limits.startup_s)
-        client = BotClient.connect(running.target, startup_timeout=limits.startup_s)
+        client = connect_running(running, limits.startup_s)
         info = client.handshake(max(_MIN_CALL_S, limits.startup_s))
     except BotFault:
         return None

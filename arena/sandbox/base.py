@@ -6,6 +6,7 @@ import os
 import stat
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -15,9 +16,9 @@ from arena.sandbox.schedstat import SchedSource, no_source
 if TYPE_CHECKING:
     from arena.core.series import BotRef
 
-__all__ = ["BOT_NAME_ENV", "BOT_VERSION_ENV", "RunningBot", "Sandbox", "SandboxError",
-           "check_socket", "identity_environment", "pid_alive", "sched_source_of",
-           "wait_for_socket"]
+__all__ = ["BOT_NAME_ENV", "BOT_VERSION_ENV", "InProcessTarget", "RunningBot", "Sandbox",
+           "SandboxError", "check_socket", "identity_environment", "in_process_target_of",
+           "pid_alive", "sched_source_of", "wait_for_socket"]
 
 BOT_NAME_ENV = "HOLLYWOOD_BOT_NAME"
 BOT_VERSION_ENV = "HOLLYWOOD_BOT_VERSION"
@@ -70,6 +71,25 @@ def sched_source_of(bot: RunningBot) -> SchedSource:
         return no_source
     source: SchedSource = method()
     return source
+
+
+@dataclass(frozen=True)
+class InProcessTarget:
+    """A bot object living in the arena's own process, which the match calls directly
+    (no transport) instead of dialling ``RunningBot.target``. ``bot`` is a
+    ``hollywood_sdk.Bot``; name, version and author are what its handshake says."""
+
+    bot: object
+    name: str
+    version: str
+    author: str
+
+
+def in_process_target_of(bot: RunningBot) -> InProcessTarget | None:
+    """The bot object to call directly, for a running bot that lives in the arena's
+    process (the ``inprocess`` sandbox); None for every bot reached over gRPC."""
+    found = getattr(bot, "in_process_target", None)
+    return found if isinstance(found, InProcessTarget) else None
 
 
 class Sandbox(Protocol):

@@ -1,27 +1,27 @@
-"""The in-process sandbox: Python SDK bots served inside the arena's own process.
+"""The in-process sandbox: Python SDK bots called inside the arena's own process.
 
 A bot runs here when its ``bot.toml`` names its SDK bot class (``[run] sdk_class =
 "greedy_bot:GreedyBot"``). ``prepare`` loads that module from the bot's folder
 under a module name unique to the bot version's content (two versions of one bot
-never share a module); ``start`` makes a fresh instance and serves it with the
-SDK's own ``BotServicer`` on a gRPC server bound to a Unix socket in a temporary
-directory. The arena then plays it exactly as any other bot: the same handshake,
-decisions, deadlines and faults; only the container or process is missing.
+never share a module); ``start`` makes a fresh instance. Nothing is served: the
+running bot hands the instance to the match (``InProcessBot.in_process_target``),
+which calls it directly, without gRPC or serialisation (``arena.match.direct``),
+with the same handshake, observations, deadlines and faults as over gRPC; only
+the transport, the container and the process are missing.
 
 It is NOT a sandbox in the security sense: the bot's code runs with the arena's
 rights, in its memory, and a bot that never returns keeps a thread busy until the
-arena stops. Use it for trusted bots, tests and quick trials, where it saves the
-start-up of a process or container per series.
+arena stops. Use it for trusted bots, tests, local play and big simulated
+seasons, where it saves the start-up of a process or container per series and
+the transport of every decision.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib.util
-import os
 import shutil
 import sys
-import tempfile
 import threading
 from pathlib import Path
 from types import ModuleType
@@ -29,27 +29,22 @@ from typing import TYPE_CHECKING, Any
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import ManifestError, content_hash, sdk_module_path
-from arena.sandbox.base import SandboxError, identity_environment, pid_alive, wait_for_socket
+from arena.sandbox.base import InProcessTarget, SandboxError, identity_environment, pid_alive
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 
 if TYPE_CHECKING:
-    import grpc
-
     from arena.core.series import BotRef
 
 MODULE_PREFIX = "hollywood_inprocess_bot"
 WORK_PREFIX = "hwi-"
-_POLL_S = 0.005
-STOP_GRACE_S = 1.0
-"""A bot's server stops gracefully (GOAWAY without an error) when no call is left, at
-once; only a call still running after this long is cancelled. Stopping with no grace
-cancels with an error code, and the arena's own gRPC core then logs "Got goaway [2]"
-on stderr for every series."""
+"""The socket directories earlier arenas made when they served in-process bots over
+gRPC; those left by a dead arena are still removed."""
 
 
 def _sdk() -> Any:
-    """The Python SDK's serving module, imported on first use (the arena's environment provides it,
-    as ``make setup`` puts ``sample_bots/sdk/python`` on the venv's path)."""
+    """The Python SDK's serving module (the bot base class, identities), imported on
+    first use (the arena's environment provides it, as ``make setup`` puts
+    ``sample_bots/sdk/python`` on the venv's path)."""
     try:
         import hollywood_sdk.server
     except ImportError as error:
@@ -114,10 +109,10 @@ def _load_module(bot: BotRef, path: Path, label: str) -> ModuleType:
 
 
 class InProcessSandbox:
-    """Serves SDK bot classes inside the arena (no isolation; see the module)."""
+    """Runs SDK bot classes inside the arena (no isolation; see the module)."""
 
     name = "inprocess"
-    description = "Python SDK bots served inside the arena's process (NO isolation)"
+    description = "Python SDK bots called directly inside the arena's process (NO isolation)"
 
     def __init__(self, config: SandboxConfig = DEFAULT_CONFIG) -> None:
         self.config = config
@@ -143,64 +138,45 @@ class InProcessSandbox:
         except Exception as error:  # the bot's constructor failed
             raise BotFault(FaultKind.STARTUP, f"{bot_class.__name__}() failed: "
                            f"{type(error).__name__}: {error}") from None
-        work = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-",
-                                     dir=self.config.socket_dir_root))
-        socket_path = work / "bot.sock"
-        try:
-            server = sdk.start_server(instance, f"unix:{socket_path}",
-                                      sdk.identity_of(instance, Path(bot.folder),
-                                                      identity_environment(bot)))
-        except sdk.ServeError as error:
-            shutil.rmtree(work, ignore_errors=True)
-            raise SandboxError(f"cannot serve {bot.name} in process: {error}") from error
-        return InProcessBot(server, work, socket_path)
+        identity = sdk.identity_of(instance, Path(bot.folder), identity_environment(bot))
+        return InProcessBot(InProcessTarget(instance, identity.name, identity.version,
+                                            identity.author))
 
 
 class InProcessBot:
-    """A bot served by a gRPC server in the arena; see ``arena.sandbox.RunningBot``."""
+    """A bot object in the arena, called directly by the match (``in_process_target``:
+    ``arena.match.direct``); see ``arena.sandbox.RunningBot``."""
 
-    def __init__(self, server: grpc.Server, work: Path, socket_path: Path) -> None:
-        self.server = server
-        self.work = work
-        self.socket_path = socket_path
-        self._stopped = False
+    def __init__(self, target: InProcessTarget) -> None:
+        self.in_process_target = target
 
     @property
     def target(self) -> str:
-        return f"unix:{self.socket_path}"
+        """No address: nothing is served (what a log line names the bot by)."""
+        return f"in-process:{self.in_process_target.name}@{self.in_process_target.version}"
 
     def wait_ready(self, timeout: float) -> None:
-        wait_for_socket(self.socket_path, timeout, self.fault_if_dead, poll_s=_POLL_S)
+        """Ready at once: the object exists."""
 
     def stderr_tail(self) -> str:
         # The bot writes to the arena's own stderr, shared by every bot in process:
-        # nothing of it is this bot's alone. Its errors reach the arena as the failed
-        # call's message (the SDK puts the exception there).
+        # nothing of it is this bot's alone. Its errors reach the arena as the fault's
+        # message (the exception's type and text).
         return ""
 
     def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
-        """CRASH if the bot's server stopped (or lost its socket) without ``stop``.
-        Never waits: unlike a process, a server in the arena does not die later."""
-        if self._stopped:
-            return None
-        terminated = not self.server.wait_for_termination(timeout=0)
-        if terminated:
-            return BotFault(FaultKind.CRASH, "the bot's in-process server stopped")
-        if not self.socket_path.exists():
-            return BotFault(FaultKind.CRASH, "the bot's in-process server lost its socket")
+        """Never: an object in the arena does not die behind the arena's back (a call
+        that fails or never returns is the match's fault to report)."""
         return None
 
     def stop(self) -> None:
-        if self._stopped:
-            return
-        self._stopped = True
-        self.server.stop(grace=STOP_GRACE_S).wait()
-        shutil.rmtree(self.work, ignore_errors=True)
+        """Nothing to remove: the connection's worker thread ends when it is closed."""
 
 
 def remove_leftovers_of_dead_arenas(socket_dir_root: str = "/tmp") -> int:
     """Remove the socket directories of arenas that died without stopping their
-    in-process bots (named after the arena's pid). Returns how many were removed."""
+    in-process bots (named after the arena's pid; made by arenas before the direct
+    calls). Returns how many were removed."""
     removed = 0
     with contextlib.suppress(OSError):
         for entry in Path(socket_dir_root).glob(f"{WORK_PREFIX}*-*"):

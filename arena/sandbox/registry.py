@@ -85,6 +85,6 @@ register(Backend("docker", "hardened Docker containers (the default)",
                  "arena.sandbox.warm:warm_docker_sandbox"))
 register(Backend("process", "resource-limited local processes (weaker: trusted bots only)",
                  "arena.sandbox.process:ProcessSandbox"))
-register(Backend("inprocess", "Python SDK bots served inside the arena's process (no "
-                 "isolation: trusted bots only)", "arena.sandbox.inprocess:InProcessSandbox",
+register(Backend("inprocess", "Python SDK bots called directly inside the arena's process "
+                 "(no isolation: trusted bots only)", "arena.sandbox.inprocess:InProcessSandbox",
                  needs_sdk_class=True))

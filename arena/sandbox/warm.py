@@ -31,7 +31,14 @@ from typing import TYPE_CHECKING
 
 from arena.core.faults import BotFault
 from arena.sandbox.admission import ADMISSION, Admission
-from arena.sandbox.base import RunningBot, Sandbox, SandboxError, sched_source_of
+from arena.sandbox.base import (
+    InProcessTarget,
+    RunningBot,
+    Sandbox,
+    SandboxError,
+    in_process_target_of,
+    sched_source_of,
+)
 from arena.sandbox.schedstat import SchedSource
 
 if TYPE_CHECKING:
@@ -256,6 +263,10 @@ class _PooledBot:
 
     def wait_ready(self, timeout: float) -> None:
         self._bot.wait_ready(timeout)
+
+    @property
+    def in_process_target(self) -> InProcessTarget | None:
+        return in_process_target_of(self._bot)
 
     def sched_source(self) -> SchedSource:
         return sched_source_of(self._bot)

@@ -1,25 +1,171 @@
-"""In-process versus process sandbox (plain script): series per second, greedy v
-random, each series a full ``run_series`` (bots started and stopped every time),
-played one after another. ``python tests/bench/bench_inprocess.py [SERIES]``."""
+"""In-process bots against their anchors (plain script; `make bench` runs it).
+
+1. An in-process season against the bare engine (issue 29, target >= 0.5x): the
+   same series (seeds, profile, hand cap, seats swapped every other one) played by
+   the sample random bot against itself in the ``inprocess`` sandbox, each series a
+   full ``run_series`` (bots started, handshaken, stopped), and by the bare engine
+   with the same policy (a uniformly random legal action); the first few series
+   also with the bots served over gRPC in this process (the sandbox before the
+   direct calls). Hands per CPU-second of this process (all its threads), the
+   sides interleaved series by series so that all see the same load; the ratio is
+   printed beside the target.
+2. One decision's round trip to the random bot (if ``--round-trip``, default on):
+   called directly (``DirectConnection``, what the sandbox does now: the SDK's views
+   built from the engine's values), the same bot served over gRPC on a Unix socket
+   in this process (what it did before; the request message is built once per
+   decision of the cycle, so only its sending and the SDK's parsing are counted),
+   and a bare echo bot called directly (the floor of the direct path), in CPU
+   microseconds per decision.
+3. Series per second, greedy v random, ``inprocess`` against ``process`` (with
+   ``--process``: each process series starts two Python processes).
+
+``python tests/bench/bench_inprocess.py [--series N] [--grpc-series N] [--process]``.
+"""
 
 from __future__ import annotations
 
+import argparse
+import os
+import random
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import hollywood_sdk as hs  # noqa: E402
+from grpc_inprocess import GrpcInProcessSandbox  # noqa: E402
+from hollywood_sdk.server import identity_of, start_server  # noqa: E402
 
 from arena.core.limits import TimeLimits  # noqa: E402
 from arena.core.series import BotRef, SeriesSpec  # noqa: E402
+from arena.match import protocol  # noqa: E402
+from arena.match.botclient import BotClient  # noqa: E402
+from arena.match.decision import Decision  # noqa: E402
+from arena.match.direct import DirectConnection  # noqa: E402
 from arena.match.runner import run_series  # noqa: E402
 from arena.sandbox import registry  # noqa: E402
+from arena.sandbox.base import InProcessTarget  # noqa: E402
 from engine.profiles import get_profile  # noqa: E402
+from engine.series import Series  # noqa: E402
 
+TARGET_RATIO = 0.5
 LIMITS = TimeLimits(startup_s=20.0, decision_s=1.0, reserve_s=30.0)
-BOTS = (BotRef.from_folder(ROOT / "sample_bots" / "greedy"),
-        BotRef.from_folder(ROOT / "sample_bots" / "random"))
+PROFILE = get_profile("friendly")
+MAX_HANDS = 200
+RANDOM = BotRef.from_folder(ROOT / "sample_bots" / "random")
+GREEDY = BotRef.from_folder(ROOT / "sample_bots" / "greedy")
+
+
+def spec(index: int, bots: tuple[BotRef, BotRef]) -> SeriesSpec:
+    return SeriesSpec(series_id=f"bench-{index}", seed=1000 + index, profile=PROFILE,
+                      max_hands=MAX_HANDS, swap_seats=bool(index % 2), bots=bots,
+                      limits=LIMITS)
+
+
+def bare_series(index: int) -> int:
+    """The hands of one series played by the bare engine, random v random."""
+    chosen = spec(index, (RANDOM, RANDOM))
+    series = Series(chosen.seed, chosen.profile, max_hands=chosen.max_hands,
+                    swap_seats=chosen.swap_seats)
+    players = (random.Random(index * 2), random.Random(index * 2 + 1))
+    while (seat := series.current_player) is not None:
+        series.apply(players[seat].choice(series.legal_actions()))
+    assert series.result is not None
+    return series.result.hands_played
+
+
+def season_ratio(count: int, grpc_count: int) -> None:
+    """The three sides interleaved series by series: the bare engine, the in-process
+    season called directly, and (the first ``grpc_count`` series) the same bots served
+    over gRPC in this process, as the sandbox did before (``tests/grpc_inprocess.py``)."""
+    sandboxes = {"inprocess": registry.create("inprocess"), "over gRPC": GrpcInProcessSandbox()}
+    cpu = {"bare": 0.0, "inprocess": 0.0, "over gRPC": 0.0}
+    hands = dict.fromkeys(cpu, 0)
+    for index in range(count):
+        sides = ["bare", "inprocess"] + (["over gRPC"] if index < grpc_count else [])
+        for side in sides[index % len(sides):] + sides[:index % len(sides)]:
+            begun = time.process_time()
+            if side == "bare":
+                hands[side] += bare_series(index)
+            else:
+                outcome = run_series(spec(index, (RANDOM, RANDOM)), sandboxes[side])
+                assert outcome.fault is None, outcome.fault
+                hands[side] += outcome.hands_played
+            cpu[side] += time.process_time() - begun
+    rate = {side: hands[side] / cpu[side] for side in cpu if cpu[side]}
+    ratio = rate["inprocess"] / rate["bare"]
+    verdict = "ok" if ratio >= TARGET_RATIO else "BELOW TARGET"
+    print(f"season, random v random, {count} series (interleaved; {grpc_count} over gRPC), "
+          "200-hand cap:")
+    for side, value in rate.items():
+        print(f"  {side:<10} {value:8.1f} hands per CPU-second ({hands[side]} hands, "
+              f"{value / rate['bare']:.3f}x the bare engine)")
+    print(f"  ratio {ratio:.3f}x  (target >= {TARGET_RATIO}x: {verdict})")
+
+
+class Echo(hs.Bot):
+    name, version = "echo", "1.0.0"
+
+    def decide(self, observation: hs.Observation) -> hs.Action:
+        return observation.legal_actions[0]
+
+
+def decision_request(index: int) -> tuple[Any, list[Any]]:
+    series = Series(7 + index, PROFILE)
+    for _ in range(index % 5):
+        series.apply(series.legal_actions()[0])
+    seat = series.current_player
+    assert seat is not None
+    legal = series.legal_actions()
+    request = Decision(
+        series.observation(seat), legal, protocol.profile_to_proto(PROFILE, MAX_HANDS),
+        series_id="rt", decision_number=index + 1, deadline_s=1.0, reserve_s=30.0)
+    return request, legal
+
+
+def cpu_per_call_us(client: Any, calls: int) -> float:
+    requests = [decision_request(index) for index in range(16)]
+    begun = time.process_time()
+    for number in range(calls):
+        request, legal = requests[number % len(requests)]
+        client.decide(request, legal, timeout=5.0)
+    return (time.process_time() - begun) / calls * 1e6
+
+
+def round_trips(calls: int) -> None:
+    sandbox = registry.create("inprocess")
+    running = sandbox.start(RANDOM)
+    target = running.in_process_target  # type: ignore[attr-defined]
+    direct = DirectConnection(target)
+    echo = DirectConnection(InProcessTarget(Echo(), "echo", "1.0.0", ""))
+    with tempfile.TemporaryDirectory() as work:
+        socket = os.path.join(work, "bot.sock")
+        server = start_server(target.bot, f"unix:{socket}",
+                              identity_of(target.bot, RANDOM.folder))
+        grpc_client = BotClient.connect(f"unix:{socket}", startup_timeout=10)
+        try:
+            figures: dict[str, list[float]] = {"direct": [], "grpc": [], "echo": []}
+            for _ in range(3):  # interleaved rounds
+                figures["direct"].append(cpu_per_call_us(direct, calls))
+                figures["grpc"].append(cpu_per_call_us(grpc_client, calls))
+                figures["echo"].append(cpu_per_call_us(echo, calls))
+        finally:
+            grpc_client.close()
+            server.stop(grace=None).wait()
+            direct.close()
+            echo.close()
+    best = {name: min(values) for name, values in figures.items()}
+    print(f"decision round trip, CPU per decision (best of 3 interleaved rounds of {calls}):")
+    print(f"  random bot, direct       {best['direct']:7.1f} us  "
+          f"({best['direct'] / best['echo']:.2f}x the direct echo)")
+    print(f"  random bot, gRPC in proc {best['grpc']:7.1f} us  "
+          f"({best['grpc'] / best['direct']:.1f}x the direct call)")
+    print(f"  echo bot, direct         {best['echo']:7.1f} us")
 
 
 def series_per_second(backend: str, count: int) -> tuple[float, float]:
@@ -28,10 +174,7 @@ def series_per_second(backend: str, count: int) -> tuple[float, float]:
     decisions = 0
     begun = time.perf_counter()
     for index in range(count):
-        spec = SeriesSpec(series_id=f"bench-{index}", seed=1000 + index,
-                          profile=get_profile("friendly"), max_hands=200,
-                          swap_seats=bool(index % 2), bots=BOTS, limits=LIMITS)
-        outcome = run_series(spec, sandbox)
+        outcome = run_series(spec(index, (GREEDY, RANDOM)), sandbox)
         assert outcome.fault is None, outcome.fault
         decisions += sum(1 for event in outcome.log if event.get("type") == "action")
     elapsed = time.perf_counter() - begun
@@ -39,11 +182,22 @@ def series_per_second(backend: str, count: int) -> tuple[float, float]:
 
 
 def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 20
-    for backend in ("inprocess", "process"):
-        series, decisions = series_per_second(backend, count)
-        print(f"{backend:>9}: {series:6.2f} series/s, {decisions:7.0f} decisions/s "
-              f"(greedy v random, {count} series, 200-hand cap)")
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--series", type=int, default=20)
+    parser.add_argument("--grpc-series", type=int, default=2,
+                        help="how many of the series also play over gRPC (slow)")
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--process", action="store_true",
+                        help="also series per second against the process sandbox")
+    options = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    season_ratio(options.series, options.grpc_series)
+    round_trips(options.calls)
+    if options.process:
+        for backend in ("inprocess", "process"):
+            series, decisions = series_per_second(backend, options.series)
+            print(f"{backend:>9}: {series:6.2f} series/s, {decisions:7.0f} decisions/s "
+                  f"(greedy v random, {options.series} series, 200-hand cap)")
 
 
 if __name__ == "__main__":

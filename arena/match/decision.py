@@ -1,0 +1,70 @@
+"""One decision the loop asks of a bot, before it is a protocol message.
+
+The loop hands a ``Decision`` to the seat's connection: ``BotClient`` sends its
+``DecideRequest`` (``message()``, built on first use by
+``protocol.decide_request``); a bot called directly in the arena's process is
+given views built from the engine's own values (``arena.match.direct_views``),
+with no message built at all. Reading a field the message has
+(``hand_number``, ``reserve_ms``, ``observation``...) reads the message's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hollywood.bot.v1 import bot_pb2
+
+from arena.match import protocol
+from engine.actions import Action
+from engine.observation import Observation
+
+
+class Decision:
+    """The engine's view for the deciding seat, its legal actions, the series' rule
+    profile (as sent to bots) and the numbers and times of the request."""
+
+    def __init__(self, view: Observation, legal_actions: Sequence[Action],
+                 profile: bot_pb2.RuleProfile, *, series_id: str, decision_number: int,
+                 deadline_s: float, reserve_s: float) -> None:
+        self.view = view
+        self.legal = legal_actions
+        self.profile = profile
+        self.series_id = series_id
+        self.decision_number = decision_number
+        self.deadline_s = deadline_s
+        self.reserve_s = reserve_s
+        self._message: bot_pb2.DecideRequest | None = None
+
+    def message(self) -> bot_pb2.DecideRequest:
+        """The ``DecideRequest`` (built once)."""
+        if self._message is None:
+            self._message = protocol.decide_request(
+                self.view, self.legal, self.profile, series_id=self.series_id,
+                decision_number=self.decision_number, deadline_s=self.deadline_s,
+                reserve_s=self.reserve_s)
+        return self._message
+
+    @property
+    def hand_number(self) -> int:
+        return self.view.hand_number
+
+    @property
+    def deadline_ms(self) -> int:
+        return protocol.millis(self.deadline_s)
+
+    @property
+    def reserve_ms(self) -> int:
+        return protocol.millis(self.reserve_s)
+
+    @property
+    def observation(self) -> bot_pb2.Observation:
+        return self.message().observation
+
+    @property
+    def legal_actions(self) -> Sequence[bot_pb2.Action]:
+        return self.message().legal_actions
+
+
+def request_message(request: Decision | bot_pb2.DecideRequest) -> bot_pb2.DecideRequest:
+    """The protocol message of ``request``."""
+    return request.message() if isinstance(request, Decision) else request

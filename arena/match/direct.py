@@ -1,0 +1,235 @@
+"""A bot in the arena's own process, called directly (the ``inprocess`` sandbox).
+
+``DirectConnection`` is the match's connection to a ``hollywood_sdk.Bot`` object
+(``arena.sandbox.base.InProcessTarget``): the same methods, answers and faults as
+``BotClient`` gives over gRPC, without the transport or the serialisation: the
+bot gets the SDK's views built straight from the engine's values of the loop's
+``Decision`` (``arena.match.direct_views``: equal to what its gRPC server would
+build from the message), and its action is checked by the same code as a gRPC
+reply. Notifications are handed over as messages, in memory (once a hand).
+
+The rules kept from the gRPC path, so that both give the same verdicts:
+
+* the bot's methods run on one worker thread of their own (bots need not be
+  thread-safe), and the match waits for an answer as it waits for a gRPC reply: up
+  to the cut-off by the wall clock, or while a fair clock's window has time left,
+  so a bot sleeping past its deadline or never returning is a TIMEOUT at the same
+  moment, and the series goes on without it (the thread stays busy until the bot
+  returns, as a gRPC server's thread did);
+* an exception in ``decide`` (or a non-``Action`` answer) is a CRASH with the
+  message a gRPC call would carry, its traceback printed to stderr as the SDK does;
+* an answer not in the legal list is ILLEGAL_ACTION, a malformed one MALFORMED, one
+  over ``MAX_REPLY_BYTES`` OVERSIZED (all from ``protocol.action_from_reply``);
+* notifications are best effort: a bot that raises is logged by the SDK's rule and
+  the call counts as answered; one that does not answer in time is logged and
+  ignored, and later notifications are skipped while the bot is still busy.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from hollywood.bot.v1 import bot_pb2
+
+from arena.core.faults import BotFault, FaultKind
+from arena.core.sizes import human_size
+from arena.match import protocol
+from arena.match.botclient import MAX_REPLY_BYTES, BotInfo
+from arena.match.decision import Decision
+from arena.match.direct_views import ViewBuilder
+from arena.match.fair_clock import Window
+from arena.sandbox.base import InProcessTarget
+from engine.actions import Action
+
+log = logging.getLogger(__name__)
+
+_Reply = tuple[bool, Any]
+"""(answered, value): the call's result, or the exception it raised."""
+_STOP: Final = None
+
+
+class _Worker:
+    """The one thread that runs a bot's methods, one call at a time."""
+
+    def __init__(self, name: str) -> None:
+        self._calls: queue.SimpleQueue[tuple[Callable[[], Any], queue.SimpleQueue[_Reply]]
+                                       | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def submit(self, call: Callable[[], Any]) -> queue.SimpleQueue[_Reply]:
+        replies: queue.SimpleQueue[_Reply] = queue.SimpleQueue()
+        self._calls.put((call, replies))
+        return replies
+
+    def stop(self) -> None:
+        """The thread ends after the call it is in (if any)."""
+        self._calls.put(_STOP)
+
+    def _run(self) -> None:
+        while (job := self._calls.get()) is not _STOP:
+            call, replies = job
+            try:
+                replies.put((True, call()))
+            except BaseException as error:  # a bot's SystemExit must not end the worker
+                replies.put((False, error))
+
+
+class DirectConnection:
+    """The match's connection to a bot object in the arena (see the module)."""
+
+    def __init__(self, target: InProcessTarget) -> None:
+        import hollywood_sdk.server
+        import hollywood_sdk.views
+
+        self._views = hollywood_sdk.views
+        self._builder = ViewBuilder()
+        self._sdk_protocol_version = hollywood_sdk.server.PROTOCOL_VERSION
+        self._target = target
+        self._bot: Any = target.bot
+        self.target = f"in-process:{target.name}@{target.version}"
+        self._worker = _Worker(f"bot-{target.name}")
+        self._abandoned: queue.SimpleQueue[_Reply] | None = None
+
+    def handshake(self, timeout: float) -> BotInfo:
+        """The bot's identity, checked as a gRPC handshake is (nothing is called)."""
+        if self._sdk_protocol_version != protocol.PROTOCOL_VERSION:
+            raise BotFault(
+                FaultKind.PROTOCOL_MISMATCH,
+                f"the bot speaks protocol version {self._sdk_protocol_version}, "
+                f"the arena speaks {protocol.PROTOCOL_VERSION}",
+            )
+        for field in ("name", "version"):
+            if not getattr(self._target, field).strip():
+                raise BotFault(FaultKind.MALFORMED, f"HandshakeResponse.{field} is empty")
+        return BotInfo(self._target.name, self._target.version, self._sdk_protocol_version,
+                       self._target.author)
+
+    def decide(
+        self,
+        request: Decision | bot_pb2.DecideRequest,
+        legal_actions: Sequence[Action],
+        timeout: float,
+        window: Window | None = None,
+    ) -> Action:
+        """As ``BotClient.decide``: the bot's action from ``legal_actions``."""
+        answered, value = self._wait("Decide", self._worker.submit(
+            lambda: self._decide_in_worker(request)), timeout, window)
+        if not answered:
+            if isinstance(value, BotFault):
+                raise value
+            raise BotFault(FaultKind.CRASH, "the bot failed Decide: "
+                           f"{type(value).__name__}: {value}")
+        if isinstance(value, Action):  # one of the legal views, as given
+            return value
+        reply = bot_pb2.DecideResponse(action=value)
+        if value.melds and reply.ByteSize() > MAX_REPLY_BYTES:  # only melds make it big
+            raise BotFault(
+                FaultKind.OVERSIZED,
+                f"the Decide reply is larger than the {human_size(MAX_REPLY_BYTES)} allowed "
+                f"(Received message larger than max ({reply.ByteSize()} vs. "
+                f"{MAX_REPLY_BYTES}))")
+        return protocol.action_from_reply(reply, legal_actions)
+
+    def _decide_in_worker(
+        self, request: Decision | bot_pb2.DecideRequest
+    ) -> Action | bot_pb2.Action:
+        """The engine action when the bot answered with one of the legal actions it was
+        given, untouched (the common case: nothing to decode or check); else the
+        answer as a message, checked as a gRPC reply is."""
+        views = self._views
+        try:
+            observation = (self._builder.observation(request) if isinstance(request, Decision)
+                           else views.Observation.from_proto(request))
+            action = self._bot.decide(observation)
+            if not isinstance(action, views.Action):
+                raise TypeError(f"decide() must return an Action, got {type(action).__name__}")
+            if isinstance(request, Decision) and not action.melds:
+                for offered, engine_action in zip(observation.legal_actions, request.legal,
+                                                  strict=True):
+                    if action is offered:
+                        return engine_action
+            proto: bot_pb2.Action = action.to_proto()
+        except Exception as error:
+            print(f"hollywood_sdk: decide failed at hand {request.hand_number}, "
+                  f"decision {request.decision_number}:", file=sys.stderr)
+            traceback.print_exc(file=sys.stderr)
+            # The message the SDK's server aborts the call with, as the client reports it.
+            raise BotFault(FaultKind.CRASH, "the bot failed Decide with status UNKNOWN: "
+                           f"bot error: {type(error).__name__}: {error}") from None
+        return proto
+
+    def hand_ended(self, request: bot_pb2.HandEndedRequest, timeout: float) -> bool:
+        """Tell the bot how a hand ended (best effort, as ``BotClient.hand_ended``)."""
+        return self._notify("HandEnded", "on_hand_end",
+                            lambda: self._views.HandResult.from_proto(request), timeout)
+
+    def series_ended(self, request: bot_pb2.SeriesEndedRequest, timeout: float) -> bool:
+        """Tell the bot the series result (best effort)."""
+        return self._notify("SeriesEnded", "on_series_end",
+                            lambda: self._views.SeriesResult.from_proto(request), timeout)
+
+    def close(self) -> None:
+        """Let the worker thread end (idempotent)."""
+        self._worker.stop()
+
+    def __enter__(self) -> DirectConnection:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _notify(self, method: str, hook: str, view: Callable[[], Any], timeout: float) -> bool:
+        if self._busy():
+            log.warning("bot %s: %s notification skipped (ignored): still busy with a "
+                        "call it did not answer in time", self.target, method)
+            return False
+
+        def call() -> None:
+            try:
+                getattr(self._bot, hook)(view())
+            except Exception:  # the SDK's rule: logged, and the call is answered
+                print(f"hollywood_sdk: {hook} failed:", file=sys.stderr)
+                traceback.print_exc(file=sys.stderr)
+
+        try:
+            self._wait(method, self._worker.submit(call), timeout, None)
+        except BotFault as fault:
+            log.warning("bot %s: %s notification failed (ignored): %s",
+                        self.target, method, fault.message)
+            return False
+        return True
+
+    def _busy(self) -> bool:
+        """Whether the worker is still in a call the match stopped waiting for."""
+        if self._abandoned is not None and not self._abandoned.empty():
+            self._abandoned = None
+        return self._abandoned is not None
+
+    def _wait(self, method: str, replies: queue.SimpleQueue[_Reply], timeout: float,
+              window: Window | None) -> _Reply:
+        """The call's reply, waited for as ``BotClient`` waits for a gRPC reply."""
+        try:
+            if window is None:
+                try:
+                    return replies.get(timeout=timeout)
+                except queue.Empty:
+                    raise BotFault(FaultKind.TIMEOUT,
+                                   f"no answer to {method} within {timeout:.3f} s") from None
+            while True:
+                wait_s = window.remaining()
+                if wait_s <= 0.0:
+                    raise window.verdict(FaultKind.TIMEOUT, f"no answer to {method}")
+                try:
+                    return replies.get(timeout=wait_s)
+                except queue.Empty:
+                    continue
+        except BaseException:
+            self._abandoned = replies
+            raise
