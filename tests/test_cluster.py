@@ -211,9 +211,8 @@ def test_kill_9_of_a_worker_mid_season_loses_nothing_and_duplicates_nothing(
             return any(tasks for address, tasks in processing.items()
                        if _worker_pid(client, address) == victim.pid)
 
-        poll(lambda: len(stored_ids(storage, season_id)) >= 1 and victim_is_playing()
-             and bool(list(Path("/tmp").glob(f"hwi-{victim.pid}-*"))),
-             "a stored result and bots playing on the victim")
+        poll(lambda: len(stored_ids(storage, season_id)) >= 1 and victim_is_playing(),
+             "a stored result and a series playing on the victim")
         os.kill(victim.pid, signal.SIGKILL)
         thread.join(BOUND_S)
         executor.close()
@@ -221,21 +220,9 @@ def test_kill_9_of_a_worker_mid_season_loses_nothing_and_duplicates_nothing(
         assert stored_ids(storage, season_id) == planned
         assert runner.duplicates_dropped == 0
         assert len(storage.results(season_id)) == 12
-        # The killed worker left its bots' socket directories; a worker started on
-        # this machine removes them before it takes work.
-        assert list(Path("/tmp").glob(f"hwi-{victim.pid}-*"))
-        replacement = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", "worker", "--scheduler", cluster.address,
-             "--cluster-certs", cluster.certs, "--slots", "1", "--sandbox", "inprocess",
-             "--cache-dir", str(tmp_path / "cache")],
-            cwd=REPO_ROOT,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        try:
-            wait_for_workers(cluster.address, 2, security=cluster.client_security())
-            assert not list(Path("/tmp").glob(f"hwi-{victim.pid}-*"))
-        finally:
-            replacement.send_signal(signal.SIGTERM)
-            replacement.wait(BOUND_S)
+        # In-process bots are called directly (no sockets since issue 29 point 3):
+        # the killed worker leaves nothing on disk for the next worker to sweep.
+        assert not list(Path("/tmp").glob(f"hwi-{victim.pid}-*"))
     finally:
         stopped = down(state)
     assert victim.pid not in [p.pid for p in stopped]  # already dead: not signalled again
