@@ -46,7 +46,7 @@ def test_json_numbers_are_numbers_and_keys_come_in_declaration_order(
     assert season["config"]["seed"] == 9007199254740993  # exact, beyond a double's 2**53
     assert list(season) == ["id", "name", "config", "profile_json", "bot_ids", "status",
                             "series_total", "series_done", "created_at", "updated_at",
-                            "error", "series_voided", "outcomes_refused"]
+                            "error", "series_voided", "outcomes_refused", "format_summary"]
     shown = cli_json(capsys, server, "season", "show", "1")
     assert isinstance(shown, dict)
     assert shown["season"] == {**season, "updated_at": shown["season"]["updated_at"]}
