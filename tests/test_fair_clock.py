@@ -95,6 +95,23 @@ def test_a_starved_bot_gets_its_time_and_past_the_cap_the_series_is_void() -> No
         "4.00 s the machine gave it only 0.20 s (bot CPU 0.20 s, waited for a core 3.80 s)")
 
 
+def test_a_time_out_before_the_cap_stays_the_bots_when_a_later_reading_differs() -> None:
+    # Seen under 8 hogs with the fork bomb: remaining() read 0.80 s charged (its whole
+    # limit); the verdict's own reading, a moment later, had its tasks waiting a few
+    # milliseconds more, 0.799 s charged. Before the cap that is still the bot's time.
+    machine = Machine()
+    clock = window(machine, 0.8)
+    machine.run(0.98, bot={7: (0.07, 0.119)}, arena_waited=0.06)
+    assert clock.usage().charged_s == pytest.approx(0.801)
+    assert clock.remaining() == 0.0
+    machine.run(0.001, bot={7: (0.0, 0.003)})
+    assert clock.usage().charged_s == pytest.approx(0.799)
+    verdict = clock.verdict(FaultKind.TIMEOUT, "no answer to Decide")
+    assert isinstance(verdict, BotFault)
+    assert verdict.message == ("no answer to Decide within 0.80 s (bot CPU 0.07 s, "
+                               "waited for a core 0.12 s, arena late 0.06 s)")
+
+
 def test_waiting_among_its_own_threads_is_the_bots_time() -> None:
     # Four threads sharing the bot's one core: each waits three quarters of the
     # time, but the bot as a whole ran all along: nothing is forgiven.

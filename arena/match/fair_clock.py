@@ -131,9 +131,14 @@ class Window:
 
     def verdict(self, kind: FaultKind, what: str, who: str = "the bot") -> Exception:
         """The end of a step that ran out: the bot's ``BotFault`` if it was charged its
-        whole limit, else ``ArenaOverload`` (the cap came first: it was starved)."""
+        whole limit, else ``ArenaOverload`` (the cap came first: it was starved).
+        Before the cap, the step ran out because an earlier reading charged the whole
+        limit: a reading taken a moment later (a forking bot's new tasks, the kernel's
+        own rounding) may split the same time a hair differently, and must not turn
+        the bot's time-out into a void."""
         usage = self.usage()
-        if usage.charged_s >= self.limit_s or not usage.measured:
+        if (usage.charged_s >= self.limit_s or usage.wall_s < self.cap_s
+                or not usage.measured):
             return BotFault(kind, f"{what} within {self.limit_s:.2f} s ({usage.figures()})")
         return ArenaOverload(
             f"{who}: {what} within {self.limit_s:.2f} s of its own time, but in "
