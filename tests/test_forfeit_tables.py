@@ -40,3 +40,32 @@ def test_a_bot_that_always_forfeits_shows_losses_forfeits_and_no_score() -> None
     assert table.crosstable[CRASHY][STEADY].forfeited == 2
     assert table.crosstable[CRASHY][STEADY].lost == 2
     assert [row.bot_id for row in table.rows][-1] == CRASHY
+
+
+def test_the_terminal_table_shows_the_forfeits_and_no_score_of_them() -> None:
+    from hollywood.arena.v1 import arena_pb2
+    from rich.console import Console
+
+    from arena.cli.render import crosstable, standings_table
+
+    table = compute_standings([CRASHY, STEADY, OTHER], always_forfeiting_season())
+    message = arena_pb2.Standings(season_id=1, series_done=4, series_total=4)
+    for row in table.rows:
+        message.rows.add(bot_id=row.bot_id, rank=row.rank, series_played=row.series_played,
+                         series_won=row.series_won, series_lost=row.series_lost,
+                         series_forfeited=row.series_forfeited, games_won=row.games_won,
+                         games_lost=row.games_lost, points_for=row.points_for,
+                         points_against=row.points_against)
+    for bot, opponents in table.crosstable.items():
+        for opponent, cell in opponents.items():
+            message.crosstable.add(bot_id=bot, opponent_id=opponent, won=cell.won,
+                                   lost=cell.lost, drawn=cell.drawn, forfeited=cell.forfeited)
+    console = Console(width=200, record=True)
+    console.print(standings_table(message))
+    console.print(crosstable(message))
+    text = console.export_text()
+    crashy_line = next(line for line in text.splitlines() if line.lstrip().startswith("3 "))
+    assert crashy_line.split()[:8] == ["3", CRASHY, "3", "0-0-3", "3", "0", "0-0", "0"]
+    assert "0/0" in crashy_line  # points for/against
+    crashy_cells = next(line for line in text.splitlines() if line.startswith(f"│ {CRASHY}"))
+    assert "0-0-2 F2" in crashy_cells and "0-0-1 F1" in crashy_cells

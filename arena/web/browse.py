@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from arena.core.settings import ConfigError, SeasonConfig
-from arena.core.status import SeasonStatus
 from arena.season.formats import SeasonView, format_for, format_name, reads_plan, rounds_of
 from arena.season.seeding import current_rows
 from arena.season.standings import compute_standings
@@ -67,12 +66,12 @@ def _bots(storage: Storage, owner: str | None = None) -> list[dict[str, Any]]:
     """One row per bot name (registration order of its first version): the latest
     version's status, the owner, the latest active version, its rating (OpenSkill
     μ ± σ in the latest finished season it played) and when any version last played."""
-    sql, params = _VERSIONS + " ORDER BY b.seq", ()
+    sql, params = _VERSIONS + " ORDER BY b.seq", tuple[str, ...]()
     if owner is not None:
         sql, params = _VERSIONS + " WHERE COALESCE(n.owner, '') = ? ORDER BY b.seq", (owner,)
     by_name: dict[str, list[dict[str, Any]]] = {}
-    for row in storage.query(sql, params):
-        by_name.setdefault(str(row["name"]), []).append(_version(row))
+    for version in storage.query(sql, params):
+        by_name.setdefault(str(version["name"]), []).append(_version(version))
     last = _last_played(storage)
     active = {name: next((v for v in reversed(versions) if v["status"] == "active"), None)
               for name, versions in by_name.items()}
@@ -155,7 +154,3 @@ def first_of(storage: Storage, season: SeasonRecord) -> str | None:
         {row.bot_id: row.rating_ordinal for row in standings.rows}))
     return added.order[0] if added.order else standings.rows[0].bot_id
 
-
-def leader_label(status: str) -> str:
-    """"winner" of a finished season, "leader" of any other."""
-    return "winner" if status == str(SeasonStatus.FINISHED) else "leader"

@@ -47,7 +47,7 @@ class BrowsePages:
 
     @staticmethod
     def chart(page: dict[str, Any]) -> Markup:
-        status = page["sprt"]
+        status = page["test"]
         return llr_svg(page["llr_path"], float(status["lower_bound"]),
                        float(status["upper_bound"]),
                        f"LLR of {status['bot_a']} against {status['bot_b']} after each pair")

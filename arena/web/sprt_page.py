@@ -1,6 +1,6 @@
 """The page of a head-to-head SPRT match: the test's state (its bounds, LLR,
 decision, Elo estimate) as the season's format reports it in its standings
-(``FormatStandings.api["sprt"]``, so this page names no format), the pentanomial
+(the API's typed SPRT state, ``FormatStandings.api``, so this page names no format), the pentanomial
 counts, and the LLR after every pair against the two bounds as a server-drawn SVG
 (no script), recomputed from the stored pairs with the format's own counting
 (``arena.season.formats.sprt_match.pentanomial_counts``) and the test's LLR."""
@@ -23,6 +23,8 @@ from arena.web.views import season_summary
 WIDTH: Final = 640
 HEIGHT: Final = 260
 MARGIN: Final = 44
+API_FIELD: Final = "sprt"
+"""The API's field of the test's state (``SprtStatus``), not the format's name."""
 MAX_POINTS: Final = 400
 """The chart draws at most this many pairs (evenly spaced, the last always)."""
 
@@ -44,11 +46,11 @@ def sprt_page(storage: Storage, season_id: int) -> dict[str, Any]:
         standings = compute_standings(season.bot_ids, results)
         status = season_format.standings(SeasonView(
             season.bot_ids, config.seed, planned, results, rounds,
-            {row.bot_id: row.rating_ordinal for row in standings.rows})).api.get("sprt")
+            {row.bot_id: row.rating_ordinal for row in standings.rows})).api.get(API_FIELD)
     if not isinstance(status, dict):
         raise NotFoundError(f"season {season_id} is not an SPRT match")
     spec = SprtSpec.parse(str(status["spec"]))
-    return {"season": season_summary(season), "sprt": status,
+    return {"season": season_summary(season), "test": status,
             "pair_scores": list(PAIR_SCORES),
             "llr_path": llr_path(str(status["bot_a"]), rounds, spec)}
 

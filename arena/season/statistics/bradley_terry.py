@@ -29,7 +29,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -158,7 +158,7 @@ def _fit(ids: tuple[str, ...], results: Iterable[PairResult], max_iterations: in
 _erf = np.frompyfunc(math.erf, 1, 1)
 
 
-def _centred(covariance: FloatArray) -> FloatArray:
+def _centred(covariance: npt.NDArray[np.floating[Any]]) -> FloatArray:
     """The covariance of θ - mean(θ): P C P with P = I - 1/n."""
     size = covariance.shape[0]
     projection = np.eye(size) - np.full((size, size), 1.0 / size)
