@@ -12,18 +12,13 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-from arena_helpers import FakeOutcome
+from browse_helpers import BrowseArena
 from starlette.testclient import TestClient
-from web_helpers import HOSTILE_NAME, create_season, play, register
+from web_helpers import HOSTILE_NAME
 
-from arena.core.faults import BotFault, FaultKind
-from arena.core.settings import SeasonConfig
 from arena.season.events import EventHub
-from arena.season.formats import format_for
 from arena.season.season_statistics import rating_fit
 from arena.season.statistics.pentanomial import SprtSpec, llr
-from arena.storage import Storage
-from arena.storage.authors import add_author
 from arena.web.app import create_app
 
 TIME = re.compile(r'<time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ" '
@@ -34,61 +29,11 @@ def quoted(text: str) -> str:
     return urllib.parse.quote(text, safe="@")
 
 
-def set_owner(storage: Storage, name: str, owner: str) -> None:
-    """What an author's upload stores: the name claimed by the author."""
-    with storage.transaction() as db:
-        db.execute("INSERT OR REPLACE INTO bot_names (name, owner, claimed_at) "
-                   "VALUES (?, ?, '2026-01-01T00:00:00Z')", (name, owner))
-
-
-def set_status(storage: Storage, bot_id: str, status: str, detail: str,
-               cause: str = "") -> None:
-    """What the vetting worker or the deactivation stores for a version."""
-    with storage.transaction() as db:
-        db.execute("INSERT OR REPLACE INTO bot_versions (bot_id, submitted_by, bundle, status, "
-                   "status_detail, status_changed_at, rejection_cause) "
-                   "VALUES (?, '', '', ?, ?, '2026-01-02T03:04:05Z', ?)",
-                   (bot_id, status, detail, cause))
-
-
-class Site:
-    """Four bots: alpha (two versions, the second rejected), a hostile name owned
-    by author ann, crashy (always forfeits; deactivated) and random-dan; one
-    finished season of them (crashy forfeits every series it plays), one created."""
+class Site(BrowseArena):
+    """The stored arena of tests/browse_helpers.py behind the website."""
 
     def __init__(self, root: Path) -> None:
-        self.storage = Storage(root / "web.db")
-        self.alpha = register(self.storage, root, "alpha")
-        self.hostile = register(self.storage, root, HOSTILE_NAME)
-        self.crashy = register(self.storage, root, "crashy")
-        self.dan = register(self.storage, root, "random-dan")
-        self.ids = [self.alpha, self.hostile, self.crashy, self.dan]
-        add_author(self.storage, "ann")
-        set_owner(self.storage, HOSTILE_NAME, "ann")
-        self.season_id = create_season(self.storage, self.ids, max_hands=3)
-        plan = self.storage.planned_series(self.season_id)
-        self.crashy_series = {p.id: p.bots.index(self.crashy) for p in plan
-                              if self.crashy in p.bots}
-        # A scripted runner's results: crashy leads each of its series (a game won,
-        # 147 points up, 3 hands to 1) and then crashes.
-        for planned in plan:
-            seat = self.crashy_series.get(planned.id)
-            if seat is None:
-                continue
-            score = (1, 0) if seat == 0 else (0, 1)
-            self.storage.store_result(planned, FakeOutcome(  # type: ignore[arg-type]
-                planned.id, winner=1 - seat, games_won=score,
-                hands_won=(3, 1) if seat == 0 else (1, 3),
-                points=(147, 0) if seat == 0 else (0, 147), hands_played=4,
-                fault=BotFault(FaultKind.CRASH, "exit code 3", seat=seat)), {})
-        assert set(self.crashy_series.values()) == {0, 1}  # both seats, both sides checked
-        assert play(self.storage, self.season_id) == "finished"
-        self.alpha2 = register(self.storage, root, "alpha", version="2.0.0")
-        set_status(self.storage, self.alpha2, "rejected", "alpha faulted: <b>boom</b>",
-                   "author")
-        set_status(self.storage, self.crashy, "deactivated",
-                   "lost 3 series in a row by a fault in season 1")
-        self.idle_season = create_season(self.storage, self.ids[:2], name="idle")
+        super().__init__(root, root / "web.db")
         self.client = TestClient(create_app(self.storage, EventHub()),
                                  raise_server_exceptions=False)
 
@@ -107,7 +52,7 @@ def test_bots_lists_every_bot_with_status_owner_version_rating_and_last_played(
         site: Site) -> None:
     assert site.get("/bots") == site.get("/bots/")
     bots = {bot["name"]: bot for bot in site.client.get("/api/bots").json()["bots"]}
-    assert list(bots) == ["alpha", HOSTILE_NAME, "crashy", "random-dan"]
+    assert list(bots) == ["alpha", HOSTILE_NAME, "crashy", "random-dan", "a", "b"]
     alpha = bots["alpha"]
     assert (alpha["status"], alpha["latest"], alpha["active_version"], alpha["versions"]) == (
         "rejected", "alpha@2.0.0", "alpha@1.0.0", 2)
@@ -136,7 +81,7 @@ def test_an_author_page_lists_its_bots_and_unknown_names_are_404(site: Site) -> 
     assert page["author"]["name"] == "ann"
     assert [bot["name"] for bot in page["bots"]] == [HOSTILE_NAME]
     admin = site.client.get("/api/authors/admin").json()
-    assert [bot["name"] for bot in admin["bots"]] == ["alpha", "crashy", "random-dan"]
+    assert [bot["name"] for bot in admin["bots"]] == ["alpha", "crashy", "random-dan", "a", "b"]
     html = site.get("/authors/ann")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert" not in html
     missing = site.get("/authors/" + quoted("<img src=x onerror=alert(3)>"), 404)
@@ -220,31 +165,12 @@ def test_live_badge_only_on_a_season_that_may_still_change(site: Site) -> None:
     assert 'id="live-state"' in site.get(f"/seasons/{site.idle_season}")  # created
 
 
-def test_sprt_match_page_shows_the_llr_path_against_its_bounds(tmp_path: Path) -> None:
-    storage = Storage(tmp_path / "web.db")
-    a, b = (register(storage, tmp_path, name) for name in ("a", "b"))
-    config = SeasonConfig.build(sandbox="inprocess", concurrency=1, seed=5, format="sprt",
-                                sprt="elo0=0,elo1=20,alpha=0.05,beta=0.05", max_pairs=50)
-    match = format_for(config.format, config)
-    season_id = storage.create_season(
-        name="match", config=config.to_dict(), profile=config.profile().to_dict(),
-        bot_ids=[a, b], plan=[p.as_row() for p in match.first_round([a, b], config.seed)]).id
-    # Pair 1: A wins both (1); pair 2: A wins one, loses one (½); pair 3: wins, draws (¾).
-    wins_for_a = [(True, True), (True, False), (True, None)]
-    for number, pair in enumerate(wins_for_a, start=1):
-        if number > 1:
-            rounds = storage.results_by_round(season_id)
-            nxt = match.next_round([a, b], config.seed, rounds)
-            assert nxt is not None
-            assert storage.add_round(season_id, number, [p.as_row() for p in nxt])
-        planned = [p for p in storage.planned_series(season_id) if p.round == number]
-        for series, a_wins in zip(planned, pair, strict=True):
-            seat_a = series.bots.index(a)
-            winner = None if a_wins is None else seat_a if a_wins else 1 - seat_a
-            storage.store_result(series, FakeOutcome(series.id, winner=winner), {})  # type: ignore[arg-type]
-    client = TestClient(create_app(storage, EventHub()), raise_server_exceptions=False)
+def test_sprt_match_page_shows_the_llr_path_against_its_bounds(site: Site) -> None:
+    season_id, client = site.sprt_season, site.client
     page = client.get(f"/api/seasons/{season_id}/sprt").json()
+    # Pairs scoring 1, ½ and ¾ for A (tests/browse_helpers.py SPRT_PAIRS).
     assert page["test"]["pentanomial"] == [0, 0, 1, 1, 1]
+    assert (page["test"]["bot_a"], page["test"]["bot_b"]) == (site.bot_a, site.bot_b)
     spec = SprtSpec(0, 20, 0.05, 0.05)
     expected = [[0, 0.0]] + [[n, pytest.approx(llr(counts, 0, 20), abs=1e-4)] for n, counts in (
         (1, [0, 0, 0, 0, 1]), (2, [0, 0, 1, 0, 1]), (3, [0, 0, 1, 1, 1]))]
@@ -255,7 +181,7 @@ def test_sprt_match_page_shows_the_llr_path_against_its_bounds(tmp_path: Path) -
     assert 'id="sprt-legend"' in html
     assert '<td class="num">0</td><td class="num">0</td><td class="num">1</td>' in html
     assert f'href="/seasons/{season_id}/sprt"' in client.get(f"/seasons/{season_id}").text
-    assert client.get(f"/seasons/{season_id + 1}/sprt").status_code == 404
-    other = create_season(storage, [a, b], name="round robin")
-    response = client.get(f"/seasons/{other}/sprt")
+    assert client.get("/seasons/999/sprt").status_code == 404
+    response = client.get(f"/seasons/{site.season_id}/sprt")
     assert response.status_code == 404 and "is not an SPRT match" in response.text
+    assert "<script>" not in response.text

@@ -104,8 +104,8 @@ def llr_svg(path: Sequence[Sequence[float]], lower: float, upper: float, title: 
         parts.append(f'<line class="bound bound-{name}" x1="{MARGIN}" y1="{y(bound):.1f}" '
                      f'x2="{WIDTH - MARGIN}" y2="{y(bound):.1f}"/>')
         accepts = "H1" if name == "upper" else "H0"
-        parts.append(f'<text class="tick" x="{WIDTH - MARGIN + 2}" y="{y(bound) + 4:.1f}">'
-                     f"{bound:.2f} {accepts}</text>")
+        parts.append(f'<text class="tick" x="{WIDTH - MARGIN}" y="{y(bound) - 4:.1f}" '
+                     f'text-anchor="end">{bound:+.2f}: accept {accepts}</text>')
     parts += [
         f'<text class="tick" x="2" y="{y(0) + 4:.1f}">0</text>',
         f'<text class="tick" x="{WIDTH - MARGIN}" y="{HEIGHT - 10}" text-anchor="end">'
