@@ -20,6 +20,7 @@ from arena.season.events import EventHub
 from arena.season.season_statistics import rating_fit
 from arena.season.statistics.pentanomial import SprtSpec, llr
 from arena.web.app import create_app
+from arena.web.times import when
 
 TIME = re.compile(r'<time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ" '
                   r'title="\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC">')
@@ -185,3 +186,19 @@ def test_sprt_match_page_shows_the_llr_path_against_its_bounds(site: Site) -> No
     response = client.get(f"/seasons/{site.season_id}/sprt")
     assert response.status_code == 404 and "is not an SPRT match" in response.text
     assert "<script>" not in response.text
+
+
+def test_times_are_time_elements_with_utc_in_the_tooltip() -> None:
+    assert str(when("2026-01-02T03:04:05Z")) == (
+        '<time datetime="2026-01-02T03:04:05Z" title="2026-01-02 03:04:05 UTC">'
+        "2026-01-02 03:04:05 UTC</time>")
+    assert str(when("2026-01-02T04:04:05+01:00")).startswith(
+        '<time datetime="2026-01-02T03:04:05Z"')
+    assert str(when(None)) == "–" and str(when("")) == "–"
+    assert str(when("<b>soon</b>")) == "&lt;b&gt;soon&lt;/b&gt;"  # not a time: as text
+
+
+def test_a_forfeited_series_says_so(site: Site) -> None:
+    series = next(iter(site.crashy_series))
+    html = site.get(f"/series/{series}")
+    assert "by forfeit (the score when it stopped, counted in no table)" in html
