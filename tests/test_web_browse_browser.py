@@ -15,12 +15,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from arena_helpers import FakeOutcome
 from browse_helpers import BrowseArena
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from arena.season.events import EventHub
+from arena.core.settings import SeasonConfig
+from arena.core.status import SeasonStatus
+from arena.season.events import EventHub, SeasonEvent
+from arena.season.formats import format_for
 from arena.web.serve import start_web
 
 pytestmark = pytest.mark.browser
@@ -170,5 +174,55 @@ def test_browse_pages_render_with_readable_legends_and_local_times(
         wait_for(lambda: browser.execute_script(
             "return document.getElementById('replay').dataset.ready;"), "the replay to load")
         check_page(browser, f"{base}/series/{played}")
+    finally:
+        web.stop()
+
+
+def text(driver: WebDriver, element_id: str) -> str:
+    value = driver.execute_script(
+        "const e = document.getElementById(arguments[0]); return e ? e.textContent : null;",
+        element_id)
+    return "" if value is None else str(value).strip()
+
+
+def test_an_sprt_page_follows_the_match_live(browser: WebDriver, tmp_path: Path) -> None:
+    arena_data = BrowseArena(tmp_path, tmp_path / "live.db")
+    storage, season_id = arena_data.storage, arena_data.sprt_season
+    storage.set_season_status(season_id, SeasonStatus.RUNNING)
+    hub = EventHub()
+    web = start_web(tmp_path / "live.db", hub, "localhost", 0)
+    try:
+        browser.get(f"{web.url}/seasons/{season_id}/sprt")
+        wait_for(lambda: text(browser, "live-state") == "live", "the event stream to connect")
+        browser.execute_script("window.notReloaded = true;")
+        assert text(browser, "sprt-pairs") == "3/50"
+        points = "return document.querySelector('#llr-chart .llr').getAttribute('points');"
+        assert len(browser.execute_script(points).split()) == 4  # the start and 3 pairs
+
+        # A fourth pair, A winning both, stored as the runner stores it.
+        match_config = SeasonConfig.from_dict(storage.get_season(season_id).config)
+        match = format_for(match_config.format, match_config)
+        bots = [arena_data.bot_a, arena_data.bot_b]
+        following = match.next_round(bots, match_config.seed,
+                                     storage.results_by_round(season_id))
+        assert following is not None
+        assert storage.add_round(season_id, 4, [p.as_row() for p in following])
+        for series in [p for p in storage.planned_series(season_id) if p.round == 4]:
+            storage.store_result(series, FakeOutcome(  # type: ignore[arg-type]
+                series.id, winner=series.bots.index(arena_data.bot_a)), {})
+            hub.publish(SeasonEvent("series_finished", season_id, series_id=series.id))
+        wait_for(lambda: text(browser, "sprt-pairs") == "4/50", "the new pair on the page")
+        wait_for(lambda: len(browser.execute_script(points).split()) == 5, "the chart to grow")
+        assert browser.execute_script(
+            "return [...document.querySelectorAll('#pentanomial td')].map(c => c.textContent);"
+        ) == ["0", "0", "1", "1", "2"]
+
+        storage.set_season_status(season_id, SeasonStatus.FINISHED)
+        hub.publish(SeasonEvent("status", season_id, status="finished"))
+        wait_for(lambda: browser.execute_script(
+            "return document.getElementById('live-state') === null;"), "the live badge to go")
+        wait_for(lambda: text(browser, "season-status") == "finished", "the final state")
+        assert browser.execute_script("return window.notReloaded === true;")
+        assert console_errors(browser) == []
     finally:
         web.stop()
