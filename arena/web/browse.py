@@ -12,7 +12,7 @@ from typing import Any, Final
 from arena.core.settings import ConfigError, SeasonConfig
 from arena.season.formats import SeasonView, format_for, format_name, reads_plan, rounds_of
 from arena.season.seeding import current_rows
-from arena.season.standings import compute_standings
+from arena.season.standings import Standings, compute_standings
 from arena.storage import NotFoundError, SeasonRecord, Storage
 
 ADMIN: Final = "admin"
@@ -22,6 +22,7 @@ CAUSES: Final = {
     "arena": "the arena's side failed, not the bot: it is vetted again",
 }
 LEADER_CACHE_SIZE: Final = 256
+TABLE_CACHE_SIZE: Final = 64
 
 _VERSIONS: Final = (
     "SELECT b.id, b.name, b.version, b.language, b.author, b.registered_at, "
@@ -62,7 +63,31 @@ def _last_played(storage: Storage) -> dict[str, str]:
     return {str(row["bot"]): str(row["last"]) for row in rows}
 
 
-def _bots(storage: Storage, owner: str | None = None) -> list[dict[str, Any]]:
+class FinishedTables:
+    """The standings of finished seasons, kept (a finished season's results no longer
+    change), so ``/bots`` does not recount every finished season at each reading."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self._lock = threading.Lock()
+        self._tables: dict[tuple[int, int], Standings] = {}
+
+    def __call__(self, season: SeasonRecord) -> Standings:
+        key = (season.id, season.series_done)
+        with self._lock:
+            table = self._tables.get(key)
+        if table is None:
+            table = compute_standings(season.bot_ids,
+                                      self.storage.results_stored_after(season.id))
+            with self._lock:
+                self._tables[key] = table
+                while len(self._tables) > TABLE_CACHE_SIZE:
+                    del self._tables[next(iter(self._tables))]
+        return table
+
+
+def _bots(storage: Storage, owner: str | None = None,
+          tables: FinishedTables | None = None) -> list[dict[str, Any]]:
     """One row per bot name (registration order of its first version): the latest
     version's status, the owner, the latest active version, its rating (OpenSkill
     μ ± σ in the latest finished season it played) and when any version last played."""
@@ -75,7 +100,7 @@ def _bots(storage: Storage, owner: str | None = None) -> list[dict[str, Any]]:
     last = _last_played(storage)
     active = {name: next((v for v in reversed(versions) if v["status"] == "active"), None)
               for name, versions in by_name.items()}
-    rows = current_rows(storage, [v["id"] for v in active.values() if v is not None])
+    rows = current_rows(storage, [v["id"] for v in active.values() if v is not None], tables)
     bots = []
     for name, versions in by_name.items():
         latest, chosen = versions[-1], active[name]
@@ -92,12 +117,13 @@ def _bots(storage: Storage, owner: str | None = None) -> list[dict[str, Any]]:
     return bots
 
 
-def bots_page(storage: Storage) -> dict[str, Any]:
+def bots_page(storage: Storage, tables: FinishedTables | None = None) -> dict[str, Any]:
     """Every bot (see ``_bots``)."""
-    return {"bots": _bots(storage)}
+    return {"bots": _bots(storage, tables=tables)}
 
 
-def author_page(storage: Storage, name: str) -> dict[str, Any]:
+def author_page(storage: Storage, name: str, tables: FinishedTables | None = None
+                ) -> dict[str, Any]:
     """An author's account and bots (``admin``: the arena's own); ``NotFoundError``
     for a name that is neither an author nor the admin."""
     rows = storage.query("SELECT name, created_at, revoked_at FROM authors WHERE name=?",
@@ -107,7 +133,8 @@ def author_page(storage: Storage, name: str) -> dict[str, Any]:
     author = ({"name": ADMIN, "created_at": None, "revoked_at": ""} if not rows else
               {"name": rows[0]["name"], "created_at": rows[0]["created_at"],
                "revoked_at": rows[0]["revoked_at"]})
-    return {"author": author, "bots": _bots(storage, "" if name == ADMIN and not rows else name)}
+    return {"author": author,
+            "bots": _bots(storage, "" if name == ADMIN and not rows else name, tables)}
 
 
 class SeasonLeaders:

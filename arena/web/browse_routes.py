@@ -24,19 +24,22 @@ class BrowsePages:
     def __init__(self, storage: Storage, html: Render) -> None:
         self.storage = storage
         self.html = html
+        self.tables = browse.FinishedTables(storage)
 
     async def bots(self, request: Request) -> Response:
-        return self.html("bots.html", page=browse.bots_page(self.storage))
+        return self.html("bots.html", page=browse.bots_page(self.storage, self.tables))
 
     async def api_bots(self, request: Request) -> Response:
-        return JSONResponse(browse.bots_page(self.storage))
+        return JSONResponse(browse.bots_page(self.storage, self.tables))
 
     async def author(self, request: Request) -> Response:
         return self.html("author.html",
-                         page=browse.author_page(self.storage, request.path_params["name"]))
+                         page=browse.author_page(self.storage, request.path_params["name"],
+                                              self.tables))
 
     async def api_author(self, request: Request) -> Response:
-        return JSONResponse(browse.author_page(self.storage, request.path_params["name"]))
+        return JSONResponse(browse.author_page(self.storage, request.path_params["name"],
+                                              self.tables))
 
     async def sprt(self, request: Request) -> Response:
         page = sprt_page(self.storage, request.path_params["season_id"])
