@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 from browse_helpers import BrowseArena
+from hollywood.arena.v1 import arena_pb2
 from starlette.testclient import TestClient
 from web_helpers import HOSTILE_NAME
 
+from arena.cli.render_statistics import elo_cell
 from arena.season.events import EventHub
 from arena.season.season_statistics import rating_fit
 from arena.season.statistics.pentanomial import SprtSpec, llr
@@ -153,11 +155,12 @@ def test_elo_with_its_interval_and_tied_marks_as_the_terminal_prints_them(
         tied = index + 1 < len(order) and not rating.significantly_ahead(bot, order[index + 1])
         assert page["elo"][bot] == {"elo": round(elo), "low": round(low), "high": round(high),
                                     "tied_with_next": tied}
-        # The terminal's cell (arena.cli.render_statistics.elo_cell): +12 [-3,+27].
+        # The terminal's cell, e.g. +12 [-3,+27].
+        terminal = elo_cell(arena_pb2.StandingRow(bt_elo=elo, bt_elo_low=low, bt_elo_high=high))
         shown = str(bot).replace("<", "&lt;").replace(">", "&gt;")
         row = re.search(rf'<tr data-bot="{re.escape(shown)}">(.*?)</tr>', html, re.S)
         assert row is not None, bot
-        assert f"{round(elo):+d} [{round(low):+d}, {round(high):+d}]" in row.group(1)
+        assert f'<td class="num elo">{terminal}</td>' in row.group(1)
         assert ('<td class="tied">tied</td>' in row.group(1)) == tied
 
 
