@@ -371,7 +371,9 @@ def test_standings_caption_states_the_whole_ordering_rule() -> None:
     rule = ("series points (win 1, draw 0.5), then rating ordinal (mu - 3 sigma), "
             "then games won - lost, then points for - against, then bot id")
     caption = standings_table(arena_pb2.Standings(season_id=1)).caption
-    assert caption == ("Fft = forfeits, SPts = series points, Rating = OpenSkill μ±σ. "
+    assert caption == ("Fft = forfeits (each also an L; games, hands and points count the "
+                       "series played to their end), SPts = series points, "
+                       "Rating = OpenSkill μ±σ. "
                        f"Ordered by {rule}. Elo = Bradley-Terry over all series with its "
                        "95 % interval; 'tied' = not significantly ahead of the next row (95 %).")
     assert compute_standings(["a@1"], []).to_dict()["ordering_rule"] == rule

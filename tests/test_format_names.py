@@ -29,6 +29,8 @@ ALLOWED = {
     ("arena/core/settings.py", 'Setting("sprt", str,'),
     ("arena/core/settings.py", '"--sprt", "sprt", metavar="SPEC",'),
     ("arena/server/doors.py", '"sprt": SETTING_TEXT,'),
+    # The API's typed SPRT state that the website's match page reads.
+    ("arena/web/sprt_page.py", 'API_FIELD: Final = "sprt"'),
 }
 
 

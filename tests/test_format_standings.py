@@ -4,6 +4,8 @@ its season line, its seeds, the series it expects, and its standings extras
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from arena.core.settings import ConfigError, SeasonConfig
@@ -83,11 +85,15 @@ def test_the_bracket_section() -> None:
     bracket = Bracket([[Tie(1, A, None, 1, 0, winner=A, decided_by="bye"),
                         Tie(1, B, C, 2, 3, 2.0, 2.0, 2, B, "seed")],
                        [Tie(2, A, B, 1, 2)]], [], None)
-    assert bracket_section(bracket) == Section(
+    section = bracket_section(bracket)
+    assert replace(section, legend=()) == Section(
         "Bracket", ("Round", "Higher seed", "Lower seed", "Score", "Pairs", "Through"),
         (("1", "(1) a@1", "bye", "", "0", "a@1 (bye)"),
          ("1", "(2) b@1", "(3) c@1", "2-2", "2", "b@1 (seed)"),
          ("2", "(1) a@1", "(2) b@1", "0-0", "0", "…")))
+    # What each header means, for the website's legend: one line per header.
+    assert len(section.legend) == len(section.headers)
+    assert section.legend[5].startswith("who goes through and why")
     bracket.champion = B
     assert bracket_section(bracket).title == "Bracket — champion b@1"
 

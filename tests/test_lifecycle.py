@@ -158,6 +158,16 @@ def test_a_version_that_keeps_faulting_is_deactivated_and_forfeits_without_start
         code, out, _ = run(capsys, "bots", "show", "shaky", *server)
         assert "shaky@1.0.0  deactivated: lost 2 series in a row by a fault in season 1" in out
         assert "fault in 1-" in out
+        # "rating" is the standings' OpenSkill μ ± σ, as in every other view.
+        rows = {row.bot_id: row for row in client.stub.GetStandings(
+            arena_pb2.GetStandingsRequest(season_id=1)).standings.rows}
+        steady_row = rows["steady@1.0.0"]
+        code, out, _ = run(capsys, "bots", "show", "steady", *server)
+        assert (f"rating {steady_row.rating_mu:.1f} ± {steady_row.rating_sigma:.1f} "
+                "(OpenSkill μ ± σ, latest finished season)") in out
+        version = client.stub.GetBot(arena_pb2.GetBotRequest(name="steady@1.0.0")).versions[0]
+        assert (version.rating, version.rating_sigma) == (steady_row.rating_mu,
+                                                          steady_row.rating_sigma)
         code, _, err = run(capsys, "season", "create", "--bots", "steady", "shaky",
                            "--sandbox", "counting", *server)
         assert code != 0 and "shaky@1.0.0 is deactivated" in err

@@ -28,14 +28,15 @@ def test_counts_match_hand_computation() -> None:
     a, b, c = table.row(A), table.row(B), table.row(C)
     assert (a.series_played, a.series_won, a.series_lost, a.series_drawn) == (4, 2, 2, 0)
     assert a.series_forfeited == 1
-    assert (a.games_won, a.games_lost) == (3 + 3 + 1 + 0, 0 + 1 + 2 + 1)
-    assert a.hands_won == 5 + 6 + 3 + 1
-    assert (a.points_for, a.points_against) == (300 + 310 + 200 + 20, 40 + 80 + 250 + 60)
+    # 1-4 was forfeited: its games, hands and points count for neither bot.
+    assert (a.games_won, a.games_lost) == (3 + 3 + 1, 0 + 1 + 2)
+    assert a.hands_won == 5 + 6 + 3
+    assert (a.points_for, a.points_against) == (300 + 310 + 200, 40 + 80 + 250)
     assert (b.series_played, b.series_won, b.series_lost, b.series_drawn) == (3, 0, 2, 1)
     assert b.series_forfeited == 0
     assert (b.games_won, b.games_lost) == (0 + 1 + 1, 3 + 3 + 1)
     assert (c.series_played, c.series_won, c.series_lost, c.series_drawn) == (3, 2, 0, 1)
-    assert (c.points_for, c.points_against) == (120 + 250 + 60, 120 + 200 + 20)
+    assert (c.points_for, c.points_against) == (120 + 250, 120 + 200)
     assert a.series_points == 2.0 and b.series_points == 0.5 and c.series_points == 2.5
 
 

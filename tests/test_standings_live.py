@@ -77,6 +77,8 @@ def hand_count(stored: list[tuple[Any, FakeOutcome]]) -> dict[str, dict[str, flo
             else:
                 row["lost"] += 1
             row["forfeited"] += seat in forfeits
+            if forfeits:
+                continue  # a forfeited series' score counts for neither bot
             row["games_won"] += outcome.games_won[seat]
             row["games_lost"] += outcome.games_won[1 - seat]
             row["points_for"] += outcome.points[seat]

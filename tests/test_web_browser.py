@@ -114,7 +114,8 @@ def test_season_page_updates_live_and_a_replay_steps(browser: WebDriver, tmp_pat
         base = running.web.url
         season_id = sample_season(running.storage, name="browser season")
         browser.get(f"{base}/seasons/{season_id}")
-        wait_for(lambda: text(browser, "live-state") == "live", "the event stream to connect")
+        wait_for(lambda: text(browser, "live-state") == "waiting for the start",
+                 "the event stream to connect")
         browser.execute_script("window.notReloaded = true;")
         assert text(browser, "season-done") == "0"
         assert "No series played yet." in text(browser, "live-latest")
@@ -122,11 +123,15 @@ def test_season_page_updates_live_and_a_replay_steps(browser: WebDriver, tmp_pat
         running.manager.start(season_id)
         wait_for(lambda: text(browser, "season-done") not in ("0", ""),
                  "a first result on the page")
+        assert text(browser, "live-state") in ("live", "")  # "" once it has finished
         browser.save_screenshot(str(SCREENSHOTS / "season-live.png"))
         wait_for(lambda: text(browser, "season-status") == "finished",
                  "the season to finish on the page")
         assert browser.execute_script("return window.notReloaded === true;")
         assert text(browser, "season-done") == "12"
+        # The badge goes with the season's end: a finished season is not live.
+        wait_for(lambda: browser.execute_script(
+            "return document.getElementById('live-state') === null;"), "the live badge to go")
         final = httpx2.get(f"{base}/api/seasons/{season_id}").json()
         rows = browser.execute_script(
             "return [...document.querySelectorAll('#standings tbody tr')].map("
@@ -269,7 +274,8 @@ def test_a_page_whose_server_restarts_reconnects_and_catches_up(
     try:
         season_id = sample_season(running.storage, series_per_pair=6, name="restart season")
         browser.get(f"{web.url}/seasons/{season_id}")
-        wait_for(lambda: text(browser, "live-state") == "live", "the event stream to connect")
+        wait_for(lambda: text(browser, "live-state") == "waiting for the start",
+                 "the event stream to connect")
         browser.execute_script("window.notReloaded = true;")
         web.stop()
         wait_for(lambda: text(browser, "live-state") == "reconnecting…", "the page to notice")

@@ -39,6 +39,10 @@ def test_a_swiss_season_shows_its_columns_and_order_note(tmp_path: Path) -> None
     html = client.get(f"/seasons/{season_id}").text
     assert "<th>Byes</th><th>Score</th><th>Buchholz</th>" in html
     assert "Swiss: ordered by score (series points + byes), Buchholz, rating." in html
+    # The legend under the table explains the format's columns too.
+    assert ("<dt>Buchholz</dt><dd>the sum of the opponents&#39; Swiss scores (a harder draw "
+            "scores higher); the second sort key</dd>") in html
+    assert "<dt>Byes</dt><dd>rounds the bot sat out" in html
 
 
 def test_a_knockout_season_shows_its_bracket(tmp_path: Path) -> None:
@@ -51,3 +55,4 @@ def test_a_knockout_season_shows_its_bracket(tmp_path: Path) -> None:
     assert bracket["rows"] == [["1", f"(1) {a}", f"(2) {b}", "0-0", "0", "…"]]
     html = client.get(f"/seasons/{season_id}").text
     assert "<h3>Bracket</h3>" in html and f"<td>(2) {b}</td>" in html
+    assert "<dt>Through</dt><dd>who goes through and why" in html

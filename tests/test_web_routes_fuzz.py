@@ -21,7 +21,7 @@ from web_helpers import HOSTILE_NAME, create_season, play, register
 from arena.season.events import EventHub
 from arena.storage import Storage
 from arena.web.app import SecureStarlette, create_app
-from arena.web.params import BotIdConvertor, IdConvertor, SeriesIdConvertor
+from arena.web.params import BotIdConvertor, IdConvertor, NameConvertor, SeriesIdConvertor
 
 PARAM = re.compile(r"\{(\w+)(?::\w+)?\}")
 HEADER_NAMES = ("accept", "accept-encoding", "range", "if-none-match", "if-modified-since",
@@ -71,7 +71,8 @@ def test_every_path_parameter_passes_the_one_door(site: tuple[TestClient, list[s
     app: Starlette = client.app  # type: ignore[assignment]
     convertors = [convertor for route in app.routes if isinstance(route, Route)
                   for convertor in route.param_convertors.values()]
-    assert convertors and all(isinstance(c, IdConvertor | SeriesIdConvertor | BotIdConvertor)
+    assert convertors and all(isinstance(
+        c, IdConvertor | SeriesIdConvertor | BotIdConvertor | NameConvertor)
                for c in convertors)
     assert "/static/{path}" in route_templates(app)
 

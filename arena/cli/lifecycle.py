@@ -95,7 +95,8 @@ def cmd_bots_show(args: argparse.Namespace, console: Console) -> int:
             console.print(f"  deactivated: it plays in no new season until the admin runs "
                           f"`arena bots reactivate {escape(bot.id)}`", soft_wrap=True)
         console.print(f"  image {escape(version.image_id or '-')}, rating "
-                      + (f"{version.rating:.2f}" if version.rated else "-"), soft_wrap=True)
+                      + (f"{version.rating:.1f} ± {version.rating_sigma:.1f} (OpenSkill μ ± σ,"
+                         " latest finished season)" if version.rated else "-"), soft_wrap=True)
         if version.validation_log:
             verdict = next((line for line in reversed(version.validation_log.splitlines())
                             if line.startswith(("passed", "rejected"))), "-")

@@ -36,7 +36,8 @@ LIVE_TOP_ROWS: Final = 20
 CROSSTABLE_MAX_BOTS: Final = 16
 """Above this many bots the crosstable is too wide for a terminal (``--json`` has it)."""
 ORDERING_NOTE: Final = (
-    f"Fft = forfeits, SPts = series points, Rating = OpenSkill μ±σ. Ordered by {ORDERING_RULE}."
+    "Fft = forfeits (each also an L; games, hands and points count the series played to "
+    f"their end), SPts = series points, Rating = OpenSkill μ±σ. Ordered by {ORDERING_RULE}."
 )
 
 
@@ -154,7 +155,7 @@ def crosstable(standings: arena_pb2.Standings) -> Table:
     standings = shown(standings)
     bots = [row.bot_id for row in standings.rows]
     cells = {(cell.bot_id, cell.opponent_id): cell for cell in standings.crosstable}
-    table = Table(title="Head to head (row vs column: W-D-L)")
+    table = Table(title="Head to head (row vs column: W-D-L, F = of them forfeited)")
     table.add_column("")
     for bot in bots:
         table.add_column(bot, justify="center")
@@ -167,7 +168,8 @@ def crosstable(standings: arena_pb2.Standings) -> Table:
             elif cell is None:
                 values.append("")
             else:
-                values.append(f"{cell.won}-{cell.drawn}-{cell.lost}")
+                forfeits = f" F{cell.forfeited}" if cell.forfeited else ""
+                values.append(f"{cell.won}-{cell.drawn}-{cell.lost}{forfeits}")
         table.add_row(bot, *values)
     return table
 

@@ -13,7 +13,10 @@ ratings were computed in then.) Plus a head-to-head crosstable.
 A forfeit (the series' ``fault`` names the bot's seat) is a lost series for the
 faulting bot and a won one for its opponent, unless the runner declared the series
 drawn (both bots failed to start): then both get a draw and both count a
-forfeit.
+forfeit. The games, hands and points of a forfeited series count for neither bot:
+they are the score of a series that was never finished (a bot that played one good
+game and then crashed in every series would otherwise show games won and a point
+surplus), so games, hands and points ± are those of series played to their end.
 
 Ordering rule (``ORDERING_RULE``): more series points (win 1, draw 0.5, loss 0);
 then the higher rating ordinal (mu - 3 sigma); then the better game difference (won
@@ -202,6 +205,8 @@ class StandingsState:
                 row.series_forfeited += 1
                 cell.forfeited += 1
             self._crosstable[me][other] = cell
+            if forfeiting_seats:
+                continue
             row.games_won += result.games_won[seat]
             row.games_lost += result.games_won[1 - seat]
             row.hands_won += result.hands_won[seat]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 import grpc
 from hollywood.arena.v1 import arena_pb2
 
-from arena.season.seeding import current_ratings
+from arena.season.seeding import current_rows
 from arena.server.accounts import bots_with_states
 from arena.server.auth import Authenticator
 from arena.storage import NotFoundError, Storage
@@ -79,7 +79,7 @@ class LifecycleMixin:
                 self.storage.resolve_bot(name)  # NOT_FOUND with suggestions
                 raise NotFoundError(f"unknown bot {name}")
         ids = [record.id for record in records]
-        ratings = current_ratings(self.storage, ids)
+        rows = current_rows(self.storage, ids)
         response = arena_pb2.GetBotResponse()
         for bot in bots_with_states(self.storage, records):
             life = version_life(self.storage, bot.id)
@@ -88,8 +88,10 @@ class LifecycleMixin:
                 image_id=life.image_id, build_log=life.build_log,
                 validation_log=life.validation_log,
                 rejection_cause=rejection_cause(self.storage, bot.id))
-            if bot.id in ratings:
-                version.rating, version.rated = ratings[bot.id], True
+            if bot.id in rows:
+                row = rows[bot.id]
+                version.rating, version.rating_sigma = row.rating_mu, row.rating_sigma
+                version.rated = True
             for fault in recent_faults(self.storage, bot.id):
                 version.recent_faults.add(series_id=fault.series_id, kind=fault.kind,
                                           message=fault.message)

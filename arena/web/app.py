@@ -26,11 +26,14 @@ from starlette.types import ASGIApp, Lifespan, Message, Receive, Scope, Send
 from arena.season.events import EventHub
 from arena.storage import NotFoundError, Storage
 from arena.web import views
+from arena.web.browse import SeasonLeaders
+from arena.web.browse_routes import BrowsePages
 from arena.web.chart import RatingPoint, rating_svg
 from arena.web.live import LiveFeed
 from arena.web.params import BadParameter, query_id
 from arena.web.replay import UNREPLAYABLE, replay_view
 from arena.web.rules_page import RulesMissingError, rules_html
+from arena.web.times import when
 
 HERE: Final = Path(__file__).resolve().parent
 CONTENT_SECURITY_POLICY: Final = (
@@ -59,6 +62,7 @@ def make_templates() -> jinja2.Environment:
         finalize=visible, undefined=jinja2.StrictUndefined)
     env.filters["url"] = lambda text: quote(str(text), safe="@")
     env.filters["minutes"] = _minutes
+    env.filters["when"] = when
     return env
 
 
@@ -96,6 +100,7 @@ class Website:
         self.storage = storage
         self.templates = make_templates()
         self.feed = LiveFeed(hub, self.season_snapshot)
+        self.leaders = SeasonLeaders()
         self._season_cache: dict[int, tuple[tuple[Any, ...], dict[str, Any],
                                             dict[str, Markup]]] = {}
         self._cache_lock = threading.Lock()
@@ -147,8 +152,16 @@ class Website:
 
     # -- pages
 
+    def seasons_page(self) -> dict[str, Any]:
+        """Every season with who leads or won it (``leader``, None before a result)."""
+        page = views.seasons_page(self.storage)
+        leaders = self.leaders.of(self.storage, self.storage.list_seasons())
+        for season in page["seasons"]:
+            season["leader"] = leaders.get(season["id"])
+        return page
+
     async def seasons(self, request: Request) -> Response:
-        return self.html("seasons.html", **views.seasons_page(self.storage))
+        return self.html("seasons.html", **self.seasons_page())
 
     async def season(self, request: Request) -> Response:
         page, sections = self.season_view(request.path_params["season_id"])
@@ -173,7 +186,7 @@ class Website:
     # -- API
 
     async def api_seasons(self, request: Request) -> Response:
-        return JSONResponse(views.seasons_page(self.storage))
+        return JSONResponse(self.seasons_page())
 
     async def api_season(self, request: Request) -> Response:
         return JSONResponse(self.season_view(request.path_params["season_id"])[0])
@@ -244,6 +257,7 @@ def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | 
     get = ["GET"]
     routes = [
         Route("/", site.seasons, methods=get),
+        *BrowsePages(storage, site.html).routes(),
         Route("/seasons/{season_id:arena_id}", site.season, methods=get),
         Route("/series/{series_id:arena_series_id}", site.series, methods=get),
         Route("/bots/{bot_id:arena_bot_id}", site.bot, methods=get),

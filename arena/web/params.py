@@ -18,6 +18,8 @@ MAX_ID_DIGITS: Final = 18
 ID_PATTERN: Final = f"[0-9]{{1,{MAX_ID_DIGITS}}}"
 MAX_BOT_ID_CHARS: Final = 256
 """Longer than any stored ``name@version`` (a name has at most 32 characters)."""
+MAX_NAME_CHARS: Final = 64
+"""Longer than any author's name (at most 32 characters)."""
 _ID: Final = re.compile(ID_PATTERN)
 
 
@@ -62,9 +64,23 @@ class BotIdConvertor(Convertor[str]):
         return value
 
 
+class NameConvertor(Convertor[str]):
+    """An author's name: any text up to 64 characters (the page of a name that is no
+    author is a 404 naming it; the name is escaped like everything shown)."""
+
+    regex = f".{{1,{MAX_NAME_CHARS}}}"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
 register_url_convertor("arena_id", IdConvertor())
 register_url_convertor("arena_series_id", SeriesIdConvertor())
 register_url_convertor("arena_bot_id", BotIdConvertor())
+register_url_convertor("arena_name", NameConvertor())
 
 
 def query_id(request: Request, name: str) -> int | None:

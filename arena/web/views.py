@@ -18,8 +18,10 @@ from arena.core.status import SeasonStatus
 from arena.season.formats import SeasonView, format_for, format_name, reads_plan, rounds_of
 from arena.season.standings import Standings, compute_standings, series_verdict
 from arena.storage import SeasonRecord, SeriesRecord, Storage
+from arena.web.browse import versions_of
 from arena.web.hands import series_hands
 from arena.web.replay import UNREPLAYABLE
+from arena.web.season_tables import elo_rows
 
 LATEST_RESULTS: Final = 12
 RATE_WINDOW: Final = 30
@@ -117,7 +119,8 @@ def format_extras(storage: Storage, season: SeasonRecord, results: Sequence[Seri
     """What the season's format adds to its standings (its columns, a note on its
     order, sections under the table), shown as they are without knowing the
     format; nothing for a format this arena does not know."""
-    extras: dict[str, Any] = {"columns": [], "cells": {}, "order_note": "", "sections": []}
+    extras: dict[str, Any] = {"columns": [], "meanings": [], "cells": {}, "order_note": "",
+                              "sections": [], "api": {}}
     config = SeasonConfig.from_dict(season.config)
     try:
         season_format = format_for(format_name(season.config), config)
@@ -128,12 +131,15 @@ def format_extras(storage: Storage, season: SeasonRecord, results: Sequence[Seri
         season.bot_ids, config.seed, planned, results, rounds_of(results, planned),
         {row.bot_id: row.rating_ordinal for row in standings.rows}))
     extras["columns"] = [column.label for column in added.columns]
+    extras["meanings"] = [column.meaning for column in added.columns]
+    extras["api"] = added.api
     extras["cells"] = {bot: [column.cells.get(bot, "") for column in added.columns]
                        for bot in season.bot_ids}
     extras["order_note"] = added.note
     extras["sections"] = [{"title": section.title, "headers": list(section.headers),
                            "rows": [list(row) for row in section.rows],
-                           "lines": list(section.lines)} for section in added.sections]
+                           "lines": list(section.lines), "legend": list(section.legend)}
+                          for section in added.sections]
     return extras
 
 
@@ -153,6 +159,7 @@ def season_page(storage: Storage, season_id: int) -> dict[str, Any]:
         "season": season_summary(season),
         "progress": progress(season, results),
         "standings": table["rows"],
+        "elo": elo_rows(season.bot_ids, results, standings),
         "ordering_rule": table["ordering_rule"],
         "format_extras": format_extras(storage, season, results, standings),
         "crosstable": {
@@ -205,14 +212,17 @@ def bot_page(storage: Storage, bot_id: str, season_id: int | None = None) -> dic
     else its latest) its row, rating history and head-to-head; its recent faults
     over every season. Raises ``NotFoundError``."""
     bot = bot_summary(storage, bot_id)
-    versions = [bot_summary(storage, other.id) for other in storage.list_bots()
-                if other.name == bot["name"]]
+    versions = versions_of(storage, bot["name"])
+    life = next(version for version in versions if version["id"] == bot_id)
     seasons = [s for s in storage.list_seasons() if bot_id in s.bot_ids]  # newest first
     chosen = next((s for s in seasons if s.id == season_id), seasons[0] if seasons else None)
     faults: list[dict[str, Any]] = []
     playing = [s.id for s in seasons if s.status is SeasonStatus.RUNNING]
-    page: dict[str, Any] = {"bot": bot, "versions": versions,
-                            "status": "playing" if playing else "idle",
+    # A version that may play is playing or idle; any other shows its own status.
+    status = life["status"] if life["status"] != "active" else (
+        "playing" if playing else "idle")
+    page: dict[str, Any] = {"bot": bot, "versions": versions, "status": status,
+                            "status_reason": life["reason"], "owner": life["owner"],
                             "playing_in": playing,
                             "seasons": [season_summary(s) for s in seasons],
                             "season": None, "standing": None, "rating_history": [],

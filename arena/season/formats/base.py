@@ -34,21 +34,25 @@ class Pairing:
 
 @dataclass(frozen=True)
 class ExtraColumn:
-    """A column a format adds to the standings table: its label and each bot's cell."""
+    """A column a format adds to the standings table: its label, each bot's cell,
+    and what it means (the website's legend under the table)."""
 
     label: str
     cells: Mapping[str, str]
+    meaning: str = ""
 
 
 @dataclass(frozen=True)
 class Section:
     """A part a format adds under the standings table: a ``title``, then a table
-    (``headers`` and ``rows`` of cells) or ``lines`` of text."""
+    (``headers`` and ``rows`` of cells) or ``lines`` of text; ``legend`` says what
+    each header means, in the headers' order (the website shows it under the table)."""
 
     title: str
     headers: tuple[str, ...] = ()
     rows: tuple[tuple[str, ...], ...] = ()
     lines: tuple[str, ...] = ()
+    legend: tuple[str, ...] = ()
 
 
 @dataclass

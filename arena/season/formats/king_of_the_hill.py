@@ -76,7 +76,8 @@ class KingOfTheHill(Format):
         """Rounds each bot ended holding the hill, and who holds it now."""
         holders = self.holders(season.bot_ids, season.results_by_round)
         reigns = {bot: str(holders[1:].count(bot)) for bot in season.bot_ids}
-        return FormatStandings(columns=[ExtraColumn("Reigns", reigns)],
+        return FormatStandings(columns=[ExtraColumn(
+            "Reigns", reigns, "rounds the bot ended holding the hill")],
                                sections=[Section("", lines=(f"Holding the hill: {holders[-1]}",))])
 
     def _challenge(self, holder: str, challenger: str, seed: int, number: int) -> list[Pairing]:

@@ -207,4 +207,9 @@ def bracket_section(bracket: Bracket) -> Section:
                      str(tie.pairs), through))
     return Section(
         "Bracket" + (f" — champion {bracket.champion}" if bracket.champion else ""),
-        ("Round", "Higher seed", "Lower seed", "Score", "Pairs", "Through"), tuple(rows))
+        ("Round", "Higher seed", "Lower seed", "Score", "Pairs", "Through"), tuple(rows),
+        legend=("the bracket's round, 1 first", "(seed) the better-seeded bot of the tie",
+                "(seed) the other bot, or a bye", "the tie's series points, higher seed "
+                "first", "duplicate pairs played in the tie (tie-break pairs included)",
+                "who goes through and why: score, seed (still level when the tie-break "
+                "pairs ran out) or bye"))

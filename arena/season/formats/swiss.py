@@ -104,10 +104,14 @@ class Swiss(Format):
         return FormatStandings(
             order=swiss_order(scores, season.rating_ordinal),
             columns=[
-                ExtraColumn("Byes", {bot: f"{item.byes}" for bot, item in scores.items()}),
-                ExtraColumn("Score", {bot: f"{item.score:g}" for bot, item in scores.items()}),
+                ExtraColumn("Byes", {bot: f"{item.byes}" for bot, item in scores.items()},
+                            "rounds the bot sat out (an odd field); a bye scores as a win"),
+                ExtraColumn("Score", {bot: f"{item.score:g}" for bot, item in scores.items()},
+                            "Swiss score: series points plus byes; the first sort key"),
                 ExtraColumn("Buchholz",
-                            {bot: f"{item.buchholz:g}" for bot, item in scores.items()}),
+                            {bot: f"{item.buchholz:g}" for bot, item in scores.items()},
+                            "the sum of the opponents' Swiss scores (a harder draw "
+                            "scores higher); the second sort key"),
             ],
             note="Swiss: ordered by score (series points + byes), Buchholz, rating.",
             row_api={bot: {"byes": item.byes, "swiss_score": item.score,

@@ -8,7 +8,14 @@ draws): it keeps the fit finite for a bot that won or lost everything and
 anchors the scale. The fit is Newton's method on the concave log-likelihood
 (a handful of iterations); the covariance of the strengths is the inverse of the
 observed information at the optimum (dense linear algebra: numpy). Ratings are
-shown as Elo (θ · 400 / ln 10), centred on the field's mean.
+shown as Elo (θ · 400 / ln 10), centred on the field's mean, and so are their
+errors: the Elo shown is the contrast θi - mean(θ), whose variance is e' C e with
+e the unit vector of i minus 1/n everywhere (C the covariance of θ), i.e. the
+diagonal of P C P with P = I - 1/n. The prior-anchored spread of θi alone (the
+diagonal of C) is far wider (4 bots: ±393 against ±158): it measures how well the
+fit knows a bot against the virtual reference, not against the field shown.
+Differences θi - θj are the same contrast under either matrix, so the likelihood
+of superiority and the tied marks do not change.
 
 The likelihood of superiority of i over j is P(θi > θj) under the normal
 approximation, Φ((θi - θj) / sd(θi - θj)); two bots are statistically tied at
@@ -22,7 +29,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -52,7 +59,8 @@ class PairResult:
 @dataclass(frozen=True)
 class BradleyTerryFit:
     """Elo per bot (mean 0), its standard error, and the covariance of the Elo
-    ratings (bot order of ``bot_ids``)."""
+    ratings (bot order of ``bot_ids``), all of the centred ratings (the module
+    docstring)."""
 
     bot_ids: tuple[str, ...]
     elo: tuple[float, ...]
@@ -137,7 +145,7 @@ def _fit(ids: tuple[str, ...], results: Iterable[PairResult], max_iterations: in
         theta += step
         if float(np.max(np.abs(step))) < tolerance:
             break
-    covariance = np.linalg.inv(_information(theta, games)) * ELO_PER_NATURAL ** 2
+    covariance = _centred(np.linalg.inv(_information(theta, games))) * ELO_PER_NATURAL ** 2
     elo = (theta - theta.mean()) * ELO_PER_NATURAL
     return BradleyTerryFit(
         bot_ids=ids,
@@ -148,6 +156,14 @@ def _fit(ids: tuple[str, ...], results: Iterable[PairResult], max_iterations: in
 
 
 _erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def _centred(covariance: npt.NDArray[np.floating[Any]]) -> FloatArray:
+    """The covariance of θ - mean(θ): P C P with P = I - 1/n."""
+    size = covariance.shape[0]
+    projection = np.eye(size) - np.full((size, size), 1.0 / size)
+    result: FloatArray = projection @ covariance @ projection
+    return result
 
 
 def _win_probabilities(theta: FloatArray) -> FloatArray:

@@ -2,15 +2,24 @@
 // faults sections with the server's re-rendered (escaped) HTML on every update. The
 // browser's EventSource reconnects by itself; the first message of every connection
 // is a full snapshot, so a reconnect (also after a server restart) catches up.
+// Only a season that may still change is followed (created or running: the page has
+// a #live-state badge then); the badge says "live" only while the season runs, and
+// the stream is closed, the badge removed, once the season has ended.
 "use strict";
 (function () {
   const root = document.getElementById("season");
-  if (!root || !window.EventSource) { return; }
   const state = document.getElementById("live-state");
+  if (!root || !state || !window.EventSource) { return; }
+  const ended = ["finished", "failed", "cancelled"];
   const url = "/api/seasons/" + encodeURIComponent(root.dataset.seasonId) + "/events";
   const source = new EventSource(url);
-  source.onopen = function () { state.textContent = "live"; state.classList.add("connected"); };
-  source.onerror = function () { state.textContent = "reconnecting…"; state.classList.remove("connected"); };
+  function show(connected) {
+    const running = root.dataset.status === "running";
+    state.textContent = !connected ? "reconnecting…" : running ? "live" : "waiting for the start";
+    state.classList.toggle("connected", connected && running);
+  }
+  source.onopen = function () { show(true); };
+  source.onerror = function () { if (source.readyState !== EventSource.CLOSED) { show(false); } };
   source.addEventListener("snapshot", function (event) {
     const update = JSON.parse(event.data);
     for (const [name, html] of Object.entries(update.sections)) {
@@ -19,5 +28,11 @@
     }
     root.dataset.version = String(update.version);
     root.dataset.status = update.status;
+    if (ended.includes(update.status)) {
+      source.close();
+      state.remove();
+    } else {
+      show(true);
+    }
   });
 })();
