@@ -1,8 +1,9 @@
 """Every module the code, the tests and the docs name exists: a dotted module name
 (``arena.core.faults``, possibly followed by attributes, ``arena.core.settings.SETTINGS``;
 or ``engine.cards``) in arena/, engine/, sample_bots/, tests/, docs/ and the README
-imports and has those attributes, and every path (``arena/storage/store.py``) is a
-file. A module moved or renamed leaves no stale name behind."""
+imports and has those attributes, and every path (``arena/storage/store.py``, and a
+test's or helper's, ``tests/arena/season/test_formats.py``) is a file. A module or test
+moved or renamed leaves no stale name behind."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 DOTTED = re.compile(r"(?<![\w./-])((?:arena|engine)(?:\.[A-Za-z_]\w*)+)")
-PATH = re.compile(r"(?<![\w./-])((?:arena|engine)/[\w/]*\.py)\b")
+PATH = re.compile(r"(?<![\w./-])((?:arena|engine|tests)/[\w/]*\.py)\b")
 # A dotted name ending in a file extension is a file (docs/arena.md, .arena/arena.db).
 FILE_ENDINGS = frozenset({"md", "db", "proto", "py", "toml", "json", "txt", "html", "pth"})
 # Dotted names that are not modules: a logger, example host names, the folder of
@@ -83,6 +84,8 @@ def test_every_named_module_and_path_exists() -> None:
     ("``arena.core.settings.NO_SUCH_SETTING``", ["arena.core.settings.NO_SUCH_SETTING"]),
     ("| `arena/storage.py` | SQLite |", ["arena/storage.py"]),
     ("| `arena/storage/store.py` | SQLite |", []),
+    ("checked by tests/test_formats.py", ["tests/test_formats.py"]),
+    ("checked by tests/arena/season/test_formats.py", []),
     ("engine.cards and engine.nothing_here", ["engine.nothing_here"]),
     ("docs/arena.md, .arena/arena.db, hollywood.arena.v1, logger arena.events", []),
 ])
