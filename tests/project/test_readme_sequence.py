@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.arena.cli.test_play import accepts, free_port
 from tests.helpers.polling import wait_until
+from tests.helpers.ports import accepts, free_port
 from tests.helpers.sandboxes import REPO_ROOT, SAMPLE_BOTS
 
 pytestmark = pytest.mark.slow

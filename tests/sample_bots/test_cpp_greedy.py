@@ -26,10 +26,10 @@ from arena.sandbox.base import Sandbox
 from arena.sandbox.process import ProcessSandbox
 from engine.profiles import get_profile
 from engine.series import Series
-from tests.arena.cli.test_play import accepts, free_port
 from tests.arena.sandbox.test_bot_identity_env import handshake_of_process
 from tests.helpers.bot_processes import LocalBot, run_bot
 from tests.helpers.polling import wait_until
+from tests.helpers.ports import accepts, free_port
 from tests.helpers.sandboxes import REPO_ROOT, SAMPLE_BOTS, arena_leftovers
 
 pytestmark = pytest.mark.slow

@@ -14,8 +14,8 @@ from arena.cli.client import default_server
 from arena.cli.credentials import credentials_path, default_server_path, find_credentials
 from arena.core.defaults import DEFAULT_SERVER
 from arena.server.app import RunningServer, start_server
-from tests.arena.cli.test_play import free_port
 from tests.helpers.fake_runner import run_fake_series
+from tests.helpers.ports import free_port
 
 
 @pytest.fixture

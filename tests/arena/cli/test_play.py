@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,23 +18,10 @@ from arena.core.faults import BotFault, FaultKind
 from arena.sandbox.tcp import AddressError, HandStartedBot, TcpAddress
 from engine.dealing import deal_hand
 from tests.helpers.polling import wait_until
+from tests.helpers.ports import accepts, free_port
 
 REPO = Path(__file__).resolve().parents[3]
 GREEDY = REPO / "sample_bots" / "greedy"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("localhost", 0))
-        return int(probe.getsockname()[1])
-
-
-def accepts(port: int) -> bool:
-    try:
-        with socket.create_connection(("localhost", port), timeout=1.0):
-            return True
-    except OSError:
-        return False
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -17,13 +16,8 @@ import pytest
 
 from arena.cli import main
 from arena.cli.local import warn_clear_listeners
+from tests.helpers.ports import free_port
 from tests.helpers.tls_helpers import make_certificates
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("localhost", 0))
-        return int(probe.getsockname()[1])
 
 
 def test_arena_serve_with_a_certificate_serves_tls_to_the_folders_commands(
@@ -34,7 +28,7 @@ def test_arena_serve_with_a_certificate_serves_tls_to_the_folders_commands(
     for name in ("ARENA_TOKEN", "ARENA_SERVER", "ARENA_TLS_CA"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--no-http",
          "--tls-cert", str(certificates.cert), "--tls-key", str(certificates.key)],

@@ -4,7 +4,8 @@ hand, and a whole season played through the server by the fake runner."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import grpc
 import pytest
@@ -15,7 +16,7 @@ from arena.season.formats import Pairing, SeasonView, format_for, format_summary
 from arena.season.formats.king_of_the_hill import KingOfTheHill
 from arena.server.app import RunningServer
 from arena.storage import SeriesRecord
-from tests.arena.server.test_format_seasons import auth, play, server, stub  # noqa: F401  (fixtures)
+from tests.helpers.format_server import auth, fake_runner_server, play, stub_with_bots
 
 A, B, C, D = "a@1", "b@1", "c@1", "d@1"
 
@@ -58,8 +59,20 @@ def test_each_bot_challenges_the_holder_in_turn() -> None:
     assert format_summary({"format": "king-of-the-hill"}) == "king-of-the-hill"
 
 
-def test_a_season_through_the_server(server: RunningServer,  # noqa: F811
-                                     stub: arena_pb2_grpc.ArenaServiceStub) -> None:  # noqa: F811
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningServer]:
+    with fake_runner_server(tmp_path) as running:
+        yield running
+
+
+@pytest.fixture
+def stub(server: RunningServer, tmp_path: Path) -> Iterator[arena_pb2_grpc.ArenaServiceStub]:
+    with stub_with_bots(server, tmp_path) as stub:
+        yield stub
+
+
+def test_a_season_through_the_server(server: RunningServer,
+                                     stub: arena_pb2_grpc.ArenaServiceStub) -> None:
     season, standings = play(stub, server, ["random1", "k1", "k2"], format="king-of-the-hill",
                              series_per_pair=2)
     assert season.series_total == 2 * 2 and season.format_summary == "king-of-the-hill"

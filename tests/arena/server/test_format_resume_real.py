@@ -18,12 +18,12 @@ from arena.core.settings import SeasonConfig
 from arena.season.formats import format_for, format_name
 from arena.storage import Storage
 from tests.arena.server.test_resume import (
-    free_port,
     register_active,
     start_serve,
     wait_for_series_done,
     wait_ready,
 )
+from tests.helpers.ports import free_port
 
 
 @pytest.mark.parametrize(("config", "kill_after"), [

@@ -12,45 +12,20 @@ import grpc
 import pytest
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
-from arena.server.app import RunningServer, start_server
-from tests.helpers.arena_helpers import make_bot_folder, upload_folder
-from tests.helpers.fake_runner import run_fake_series
+from arena.server.app import RunningServer
+from tests.helpers.format_server import auth, fake_runner_server, play, stub_with_bots
 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0,
-                           runner_factory=lambda config: run_fake_series)
-    yield running
-    running.stop(grace=None)
+    with fake_runner_server(tmp_path) as running:
+        yield running
 
 
 @pytest.fixture
 def stub(server: RunningServer, tmp_path: Path) -> Iterator[arena_pb2_grpc.ArenaServiceStub]:
-    with grpc.insecure_channel(server.address) as channel:
-        stub = arena_pb2_grpc.ArenaServiceStub(channel)
-        # The fake runner: a name holding "random" plays at random, others knock.
-        for name in ("k1", "k2", "k3", "random1", "random2"):
-            upload_folder(stub, auth(server), make_bot_folder(tmp_path / "bots", name))
+    with stub_with_bots(server, tmp_path) as stub:
         yield stub
-
-
-def auth(server: RunningServer) -> tuple[tuple[str, str]]:
-    return (("authorization", f"Bearer {server.token}"),)
-
-
-def play(stub: arena_pb2_grpc.ArenaServiceStub, server: RunningServer, bots: list[str],
-         **config: object) -> tuple[arena_pb2.Season, arena_pb2.Standings]:
-    created = stub.CreateSeason(arena_pb2.CreateSeasonRequest(
-        bots=bots, config=arena_pb2.SeasonConfig(max_hands=20, seed=5, concurrency=2,
-                                                 **config)),  # type: ignore[arg-type]
-        metadata=auth(server)).season
-    for _ in stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=created.id)):
-        pass
-    season = stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=created.id)).season
-    standings = stub.GetStandings(arena_pb2.GetStandingsRequest(season_id=created.id)).standings
-    assert season.status == arena_pb2.SEASON_STATUS_FINISHED, season.error
-    return season, standings
 
 
 def test_gauntlet_adds_the_challenger_and_only_it_meets_everyone(server, stub) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -26,12 +25,7 @@ from arena.cli.client import ArenaClient
 from arena.season.formats import plan_season
 from tests.helpers.arena_helpers import REPO_ROOT, upload_folder
 from tests.helpers.polling import wait_until
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("localhost", 0))
-        return int(probe.getsockname()[1])
+from tests.helpers.ports import free_port
 
 
 def start_serve(db: Path, port: int) -> subprocess.Popen[bytes]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ import pytest
 from arena.server.app import RunningServer, start_server
 from arena.server.exclusive import ServerConflictError
 from tests.helpers.arena_helpers import REPO_ROOT
+from tests.helpers.ports import free_port
 
 
 @pytest.fixture
@@ -51,12 +51,6 @@ def test_a_refused_start_leaves_the_database_free(first: RunningServer, tmp_path
     other.stop(grace=None)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("localhost", 0))
-        return int(probe.getsockname()[1])
-
-
 def _serve(db: Path, port: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "serve", "--db", str(db), "--port", str(port),
@@ -74,7 +68,7 @@ def _wait_serving(port: int, process: subprocess.Popen[bytes]) -> None:
 
 
 def test_a_second_server_on_the_same_port_is_refused_naming_the_holder(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     holder = _serve(tmp_path / "a.db", port)
     try:
         _wait_serving(port, holder)
@@ -90,7 +84,7 @@ def test_a_second_server_on_the_same_port_is_refused_naming_the_holder(tmp_path:
 
 
 def test_a_killed_server_leaves_no_stale_database_lock(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     holder = _serve(tmp_path / "a.db", port)
     try:
         _wait_serving(port, holder)
