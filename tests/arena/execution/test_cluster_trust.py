@@ -162,7 +162,7 @@ def test_a_forging_worker_is_refused_excluded_and_the_season_ends_as_planned(
         assert SeasonRunner(honest_storage, honest_season, local).run() == "finished"
 
     forger = subprocess.Popen(
-        [sys.executable, str(REPO_ROOT / "tests" / "forging_worker.py"), "--scheduler",
+        [sys.executable, str(REPO_ROOT / "tests" / "helpers" / "forging_worker.py"), "--scheduler",
          cluster.address, "--cluster-certs", cluster.certs, "--slots", "1", "--sandbox",
          "inprocess", "--name", "forger", "--cache-dir", str(tmp_path / "forger-cache")],
         cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
