@@ -24,7 +24,7 @@ FILE_ENDINGS = frozenset({"md", "db", "proto", "py", "toml", "json", "txt", "htm
 NOT_MODULES = frozenset({"arena.events", "arena.example", "arena.example.org", "arena.bots"})
 # Tests whose examples are stale names on purpose.
 SELF_EXAMPLES = frozenset({"test_module_references.py", "test_private_names.py",
-                           "test_format_names.py"})
+                           "test_format_names.py", "test_tests_layout.py"})
 
 
 def sources() -> list[Path]:
