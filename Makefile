@@ -81,7 +81,7 @@ mutation: setup
 
 # The fuzz suites of both protocols with many more examples than `make test` runs.
 fuzz: setup
-	HOLLYWOOD_FUZZ_EXAMPLES=$${HOLLYWOOD_FUZZ_EXAMPLES:-1000} $(PY) -m pytest -q tests/test_fuzz_arena_api.py tests/test_fuzz_bot_replies.py
+	HOLLYWOOD_FUZZ_EXAMPLES=$${HOLLYWOOD_FUZZ_EXAMPLES:-1000} $(PY) -m pytest -q tests/arena/server/test_fuzz_arena_api.py tests/arena/match/test_fuzz_bot_replies.py
 
 bench: setup docker-engine bench-venv
 	@set -e; for b in tests/bench/bench_*.py; do echo "== $$b"; $(PY) $$b; done

@@ -1,4 +1,4 @@
-"""Names vulture (`make lint`, tests/test_static_checks.py) cannot see being used,
+"""Names vulture (`make lint`, tests/project/test_static_checks.py) cannot see being used,
 because a framework, a protocol or a string calls them. Each line uses one name;
 a name listed here is never reported anywhere, so keep the list short and say why.
 Read by vulture only (pyproject.toml [tool.vulture]), never imported."""

@@ -1,7 +1,7 @@
 """Hollywood Gin Arena: the platform around the rules engine (see docs/design.md).
 
 Layers, from the ground up; a package imports only from the layers below it
-(checked by import-linter, ``tests/test_layers.py``):
+(checked by import-linter, ``tests/project/test_layers.py``):
 
 * ``arena.core``: the vocabulary (settings, faults, limits, manifests, series
   specs and outcomes, season status, shared constants); imports only ``engine``.

@@ -5,7 +5,7 @@ A bot called directly (``arena.match.direct``) is given the same
 ``DecideRequest`` (``Observation.from_proto``), field for field, without the
 message being built and parsed. Only the seat's own view is read (the engine's
 ``Observation`` already holds nothing hidden: docs/rules.md#hidden-information).
-``tests/test_inprocess_direct.py`` checks that both paths give equal views.
+``tests/arena/match/test_inprocess_direct.py`` checks that both paths give equal views.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ messages included) what a valid value is: ids in SQLite's integer range, strings
 within a length and free of control, bidi and other hidden characters, repeated
 and map fields bounded. Enum fields must hold a known number and floating-point
 fields a finite one, whatever the table says. To give a new field a rule, add an
-entry to its message's table (tests/test_doors.py checks that every field has one).
+entry to its message's table (tests/arena/server/test_doors.py checks that every field has one).
 
 ``refusal(request)`` returns the first violation as a message that names the field
 (``config.profile_overrides["x"]``, ``bots[3]``) and quotes at most

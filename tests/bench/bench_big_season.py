@@ -49,7 +49,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc  # noqa: E402
 

@@ -35,10 +35,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 import hollywood_sdk as hs  # noqa: E402
-from grpc_inprocess import GrpcInProcessSandbox  # noqa: E402
 from hollywood_sdk.server import identity_of, start_server  # noqa: E402
 
 from arena.core.limits import TimeLimits  # noqa: E402
@@ -52,6 +50,7 @@ from arena.sandbox import registry  # noqa: E402
 from arena.sandbox.base import InProcessTarget  # noqa: E402
 from engine.profiles import get_profile  # noqa: E402
 from engine.series import Series  # noqa: E402
+from tests.helpers.grpc_inprocess import GrpcInProcessSandbox  # noqa: E402
 
 TARGET_RATIO = 0.5
 LIMITS = TimeLimits(startup_s=20.0, decision_s=1.0, reserve_s=30.0)
@@ -82,7 +81,7 @@ def bare_series(index: int) -> int:
 def season_ratio(count: int, grpc_count: int) -> None:
     """The three sides interleaved series by series: the bare engine, the in-process
     season called directly, and (the first ``grpc_count`` series) the same bots served
-    over gRPC in this process, as the sandbox did before (``tests/grpc_inprocess.py``)."""
+    over gRPC in this process, as the sandbox did before (``tests/helpers/grpc_inprocess.py``)."""
     sandboxes = {"inprocess": registry.create("inprocess"), "over gRPC": GrpcInProcessSandbox()}
     cpu = {"bare": 0.0, "inprocess": 0.0, "over gRPC": 0.0}
     hands = dict.fromkeys(cpu, 0)

@@ -114,7 +114,7 @@ def bench_decide(count: int) -> None:
     """BotClient.decide round trip against every sample bot (the hook for other
     languages: any bot folder with a bot.toml whose command is installed is measured)."""
     from arena.match.botclient import BotClient
-    from tests.bot_processes import discover_bots, run_bot
+    from tests.helpers.bot_processes import discover_bots, run_bot
 
     request, legal = sample_request()
     size = len(request.SerializeToString())  # type: ignore[attr-defined]
@@ -162,7 +162,7 @@ def bench_series(series_count: int, names: tuple[str, str]) -> None:
     from arena.match.botclient import BotClient
     from arena.match.loop import play_match
     from engine import Series
-    from tests.bot_processes import discover_bots, run_bot
+    from tests.helpers.bot_processes import discover_bots, run_bot
 
     bots = {bot.name: bot for bot in discover_bots()}
     label = f"{names[0]} vs {names[1]}"

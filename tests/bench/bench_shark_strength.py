@@ -3,7 +3,7 @@
 A duplicate pair plays one seed twice with the bots exchanged between the seats
 (``swap_seats`` off, as the arena's scheduler does), so each bot is dealt each
 seat's cards once and the luck of the deal cancels out. The bots run in this
-process through the protocol conversions of a real match (``tests/sdk_duel.py``),
+process through the protocol conversions of a real match (``tests/helpers/sdk_duel.py``),
 on all cores.
 
 Prints series won by shark (with a 95 % Wilson score interval), pairs won both /
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, f
 
 import hollywood_sdk as hs
 
-from tests.sdk_duel import (
+from tests.helpers.sdk_duel import (
     PairResult,
     load_bot_class,
     play_duplicate_pair,

@@ -1,5 +1,5 @@
 """Peak memory of the arena server during hostile uploads (plain script; `make
-bench` runs it; no Docker): each class of tests/upload_memory.py's ``HOSTILE``
+bench` runs it; no Docker): each class of tests/helpers/upload_memory.py's ``HOSTILE``
 alone, then all at once, each beside an upload that stalls; prints the peak
 resident size over the server's size at rest, next to the bound docs/arena.md
 states (64 MiB).
@@ -14,9 +14,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.*
 
-from upload_memory import HOSTILE, measure_hostile_uploads
+from tests.helpers.upload_memory import HOSTILE, measure_hostile_uploads
 
 BOUND_MIB = 64
 

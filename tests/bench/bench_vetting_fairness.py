@@ -20,9 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from vetting_helpers import store_version
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.*
 
 from arena.core.series import BotRef
 from arena.execution.vetting import Vetting
@@ -30,6 +28,7 @@ from arena.server.vetting import VettingWorker
 from arena.server.vetting_queue import FairQueue
 from arena.storage import Storage
 from arena.storage.lifecycle import version_life
+from tests.helpers.vetting_helpers import store_version
 
 
 class _Fifo(FairQueue):

@@ -24,7 +24,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))
 
 PAGE_TARGET_S = 0.050
 FANOUT_TARGET_S = 1.0
@@ -74,11 +74,11 @@ def start_clients(url: str, count: int) -> subprocess.Popen[str]:
 
 def render_time() -> None:
     from starlette.testclient import TestClient
-    from web_helpers import create_season, play, register
 
     from arena.season.events import EventHub
     from arena.storage import Storage
     from arena.web.app import create_app
+    from tests.helpers.web_helpers import create_season, play, register
 
     with tempfile.TemporaryDirectory() as tmp:
         storage = Storage(Path(tmp) / "bench.db")
@@ -107,14 +107,13 @@ def render_time() -> None:
 # ---------------------------------------------------------------- 2. fan-out
 
 def fanout(clients: int) -> None:
-    from fake_runner import run_fake_series
-    from web_helpers import SAMPLE_BOTS, create_season, register
-
     from arena.core.series import BotRef, SeriesSpec
     from arena.season.events import EventHub, SeasonEvent
     from arena.storage import Storage
     from arena.web.serve import start_web
     from engine.profiles import get_profile
+    from tests.helpers.fake_runner import run_fake_series
+    from tests.helpers.web_helpers import SAMPLE_BOTS, create_season, register
 
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "fanout.db"
@@ -154,9 +153,8 @@ def fanout(clients: int) -> None:
 # ---------------------------------------------------------------- 3. decision overhead
 
 def season_seconds_per_decision(clients: int) -> float:
-    from web_helpers import sample_season
-
     from arena.server.app import start_server
+    from tests.helpers.web_helpers import sample_season
 
     with tempfile.TemporaryDirectory() as tmp:
         running = start_server(Path(tmp) / "overhead.db", port=0, resume=False,

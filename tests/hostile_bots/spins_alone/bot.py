@@ -1,6 +1,6 @@
 """Spins alone: at its first decision, one thread spins forever and never answers.
 On a free core it is charged once its running time passes its limit; starved of
-cores (tests/test_starved_real.py) it never gets that far, and the series is void."""
+cores (tests/arena/match/test_starved_real.py) it never gets that far, and the series is void."""
 
 import hollywood_sdk as hs
 

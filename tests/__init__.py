@@ -1,0 +1,1 @@
+"""The test suite: a tree that mirrors the packages (docs/testing.md, "Where a test goes")."""

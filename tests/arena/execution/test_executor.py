@@ -1,0 +1,187 @@
+"""Executors: the local thread pool answers each submitted series through a future
+(its outcome, or the arena-side error), plays ``concurrency`` at once; and a result
+arriving for a series already stored (a series played twice) is dropped, counted
+and logged, never stored twice."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+
+import pytest
+
+from arena.core.manifest import content_hash, iter_bot_files
+from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
+from arena.core.settings import SeasonConfig
+from arena.execution import LocalExecutor, local_executor_factory
+from arena.season.events import EventHub
+from arena.season.formats import plan_season
+from arena.season.runner import SeasonRunner
+from arena.storage import Storage
+from engine.profiles import get_profile
+from tests.helpers.arena_helpers import FakeOutcome, make_bot_folder, trust_outcome
+
+
+def spec(tmp_path: Path, series_id: str) -> SeriesSpec:
+    bot = BotRef.from_folder(make_bot_folder(tmp_path, "solo"))
+    return SeriesSpec(series_id=series_id, seed=1, profile=get_profile("friendly"),
+                      max_hands=5, swap_seats=False, bots=(bot, bot))
+
+
+def test_local_executor_answers_through_futures(tmp_path: Path) -> None:
+    def run(spec: SeriesSpec) -> SeriesOutcome:
+        if spec.series_id == "1-1":
+            raise RuntimeError("docker went away")
+        return FakeOutcome(spec.series_id, winner=1)  # type: ignore[return-value]
+
+    with LocalExecutor(run, 2) as executor:
+        assert executor.capacity == 2
+        good, bad = executor.submit(spec(tmp_path, "1-0")), executor.submit(spec(tmp_path, "1-1"))
+        assert good.result(timeout=30).winner == 1
+        with pytest.raises(RuntimeError, match="docker went away"):
+            bad.result(timeout=30)
+
+
+def test_local_executor_needs_a_worker() -> None:
+    with pytest.raises(ValueError, match="concurrency must be at least 1, got 0"):
+        LocalExecutor(lambda spec: FakeOutcome(spec.series_id, 0), 0)  # type: ignore[arg-type,return-value]
+
+
+def test_local_executor_factory_binds_the_seasons_runner_and_concurrency() -> None:
+    configs: list[SeasonConfig] = []
+
+    def runner_factory(config: SeasonConfig):  # type: ignore[no-untyped-def]
+        configs.append(config)
+        return lambda spec: FakeOutcome(spec.series_id, 0)
+
+    config = SeasonConfig.build(sandbox="process", concurrency=3)
+    executor = local_executor_factory(runner_factory)(config)
+    try:
+        assert executor.capacity == 3 and configs == [config]
+    finally:
+        executor.close()
+
+
+class OneFuturePerCall:
+    """An executor that plays each series on the caller's thread (capacity 1) and
+    answers with an already-settled future: the shape a cluster executor gives."""
+
+    capacity = 1
+
+    def __init__(self, run) -> None:  # type: ignore[no-untyped-def]
+        self.run = run
+
+    def submit(self, spec: SeriesSpec) -> Future[SeriesOutcome]:
+        future: Future[SeriesOutcome] = Future()
+        try:
+            future.set_result(self.run(spec))
+        except Exception as error:
+            future.set_exception(error)
+        return future
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_second_result_for_a_series_is_dropped_and_counted(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Series 1 is played twice: another execution stores its result (seat 1 won)
+    while this one is still playing (it answers seat 0). The stored result stays the
+    first; the second is dropped, counted and logged; the season still finishes."""
+    storage = Storage(tmp_path / "a.db")
+    ids = []
+    for name in ("a", "b"):
+        folder = make_bot_folder(tmp_path, name)
+        record, _ = storage.register_bot(
+            name=name, version="1.0.0", language="python", author="", description="",
+            content_hash=content_hash(folder), source_folder=folder,
+            files=list(iter_bot_files(folder)))
+        ids.append(record.id)
+    config = SeasonConfig.build(sandbox="process", concurrency=1, seed=4)
+    season_id = storage.create_season(
+        name="", config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=ids,
+        plan=[p.as_row() for p in plan_season(ids, 2, 4)]).id
+    twice = f"{season_id}-1"
+
+    def run(spec: SeriesSpec) -> FakeOutcome:
+        if spec.series_id == twice:
+            storage.store_result(storage.get_planned(twice), FakeOutcome(twice, winner=1), {})
+        return FakeOutcome(spec.series_id, winner=0)
+
+    hub = EventHub()
+    events = hub.subscribe(season_id)
+    runner = SeasonRunner(storage, season_id, OneFuturePerCall(run), hub=hub,
+                          verify=trust_outcome)
+    with caplog.at_level(logging.WARNING, logger="arena.season.runner"):
+        assert runner.run() == "finished"
+    assert runner.duplicates_dropped == 1
+    assert [(r.series_id, r.winner_seat) for r in storage.results(season_id)] == [
+        (f"{season_id}-0", 0), (twice, 1)]
+    assert f"series {twice} already had a result; the new one was dropped" in caplog.text
+    assert "1 duplicate result(s) dropped" in caplog.text
+    finished = []
+    while (event := events.get(0.01)) is not None:
+        if event.kind == "series_finished":
+            finished.append(event.series_id)
+    assert finished == [f"{season_id}-0"]  # the dropped one announced nothing
+
+
+def test_runner_stops_submitting_on_cancel_and_stores_what_is_in_flight(
+        tmp_path: Path) -> None:
+    """Two series in flight when the cancel comes: both are stored, nothing more
+    is submitted."""
+    storage = Storage(tmp_path / "a.db")
+    ids = []
+    for name in ("a", "b", "c"):
+        folder = make_bot_folder(tmp_path, name)
+        record, _ = storage.register_bot(
+            name=name, version="1.0.0", language="python", author="", description="",
+            content_hash=content_hash(folder), source_folder=folder,
+            files=list(iter_bot_files(folder)))
+        ids.append(record.id)
+    config = SeasonConfig.build(sandbox="process", concurrency=2, seed=4)
+    season_id = storage.create_season(
+        name="", config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=ids,
+        plan=[p.as_row() for p in plan_season(ids, 2, 4)]).id
+    cancel = threading.Event()
+    both_started = threading.Barrier(2, timeout=30)
+    submitted: list[str] = []
+
+    def run(spec: SeriesSpec) -> FakeOutcome:
+        submitted.append(spec.series_id)
+        both_started.wait()  # both in flight together
+        cancel.set()
+        return FakeOutcome(spec.series_id, winner=0)
+
+    with LocalExecutor(run, 2) as executor:
+        status = SeasonRunner(storage, season_id, executor, cancel=cancel,
+                              verify=trust_outcome).run()
+    assert status == "cancelled"
+    assert sorted(submitted) == [f"{season_id}-0", f"{season_id}-1"]
+    assert [r.series_id for r in storage.results(season_id)] == [
+        f"{season_id}-0", f"{season_id}-1"]
+
+
+def test_closing_the_local_executor_closes_its_runner_after_the_series_in_flight(
+        tmp_path: Path) -> None:
+    """The season's runner holds its sandbox (e.g. the warm pool's spare bots): it is
+    closed once, after the series in flight have finished."""
+    events: list[str] = []
+    release = threading.Event()
+
+    class ClosableRunner:
+        def __call__(self, spec: SeriesSpec) -> FakeOutcome:
+            release.wait(30)
+            events.append(f"played {spec.series_id}")
+            return FakeOutcome(spec.series_id, winner=0)
+
+        def close(self) -> None:
+            events.append("closed")
+
+    executor = LocalExecutor(ClosableRunner(), 1)  # type: ignore[arg-type]
+    future = executor.submit(spec(tmp_path, "1-0"))
+    threading.Timer(0.05, release.set).start()
+    executor.close()
+    assert future.done() and events == ["played 1-0", "closed"]

@@ -1,0 +1,166 @@
+"""Kill `arena serve` with SIGKILL in the middle of a season, start it again: the
+season resumes and ends with exactly the planned series (the round-robin plan of
+its seed, one round), none lost, none twice.
+
+The server runs as a real subprocess playing the sample bots in the ``inprocess``
+sandbox (real bots over the real match loop, without containers); the kill is sent
+as soon as the watch stream reports a few series done, so it lands mid-season."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import grpc
+import pytest
+from hollywood.arena.v1 import arena_pb2
+
+from arena.cli.client import ArenaClient
+from arena.season.formats import plan_season
+from tests.helpers.arena_helpers import REPO_ROOT, upload_folder
+from tests.helpers.polling import wait_until
+from tests.helpers.ports import free_port
+
+
+def start_serve(db: Path, port: int) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--db", str(db), "--port", str(port),
+         "--no-http", "--vet-sandbox", "inprocess"],
+        cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def register_active(client: ArenaClient, names: Sequence[str]) -> None:
+    """Register the sample bots ``names`` and wait until the server has vetted them."""
+    for name in names:
+        upload_folder(client.stub, client.auth, REPO_ROOT / "sample_bots" / name)
+    for name in names:
+        wait_until(lambda: client.stub.GetBot(arena_pb2.GetBotRequest(name=name))  # noqa: B023
+                   .versions[-1].bot.status == "active", what=f"{name} vetted", bound_s=60)
+
+
+def wait_for_series_done(client: ArenaClient, season_id: int, count: int) -> None:
+    """Follow the season's watch stream until ``count`` series are stored."""
+    stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=season_id),
+                                     timeout=120)
+    for message in stream:
+        if message.series_done >= count:
+            stream.cancel()
+            return
+    raise AssertionError(f"the season ended before {count} series were done")
+
+
+def wait_ready(target: str, process: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"serve exited: {process.stderr.read().decode()[-2000:]}")
+        try:
+            with grpc.insecure_channel(target) as channel:
+                grpc.channel_ready_future(channel).result(timeout=0.5)
+                return
+        except grpc.FutureTimeoutError:
+            continue
+    raise AssertionError("serve did not come up")
+
+
+def test_sigkill_mid_season_then_resume(tmp_path: Path, processes) -> None:
+    db = tmp_path / "arena.db"
+    port = free_port()
+    target = f"localhost:{port}"
+    processes.append(start_serve(db, port))
+    wait_ready(target, processes[0])
+    token = (tmp_path / "admin.token").read_text().strip()
+    with ArenaClient(target, token) as client:
+        register_active(client, ("random", "greedy", "shark"))
+        season = client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
+            bots=["random", "greedy", "shark"], config=arena_pb2.SeasonConfig(
+                series_per_pair=6, concurrency=2, max_hands=40, sandbox_backend="inprocess")),
+            metadata=client.auth).season
+        total = season.series_total
+        assert total == 18
+        wait_for_series_done(client, season.id, 4)
+    processes[0].send_signal(signal.SIGKILL)
+    processes[0].wait()
+    raw = sqlite3.connect(db)
+    stored_at_kill = raw.execute("SELECT COUNT(*) FROM series_results").fetchone()[0]
+    status_at_kill = raw.execute("SELECT status FROM seasons").fetchone()[0]
+    raw.close()
+    assert 4 <= stored_at_kill < total, "the kill must land mid-season"
+    assert status_at_kill == "running"
+
+    processes.append(start_serve(db, port))
+    wait_ready(target, processes[1])
+    with ArenaClient(target) as client:
+        stream = client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=season.id),
+                                         timeout=120)
+        messages = list(stream)
+        last = messages[-1] if messages else None
+        assert last is not None and last.status == arena_pb2.SEASON_STATUS_FINISHED
+        assert last.standings.series_done == total
+        assert sum(row.series_played for row in last.standings.rows) == 2 * total
+
+    raw = sqlite3.connect(db)
+    planned = [row[0] for row in raw.execute("SELECT id FROM planned_series ORDER BY idx")]
+    stored = [row[0] for row in raw.execute("SELECT series_id FROM series_results")]
+    plan = [(seed, bool(swap), seat0, seat1) for seed, swap, seat0, seat1, round_number in
+            raw.execute("SELECT seed, swap_seats, seat0_bot, seat1_bot, round "
+                        "FROM planned_series ORDER BY idx") if round_number == 1]
+    config = json.loads(raw.execute("SELECT config_json FROM seasons").fetchone()[0])
+    bot_ids = [row[0] for row in raw.execute(
+        "SELECT bot_id FROM season_bots ORDER BY position")]
+    raw.close()
+    assert len(planned) == total
+    assert sorted(stored) == sorted(planned)  # none lost, none twice
+    assert len(bot_ids) == 3
+    assert plan == [p.as_row() for p in plan_season(bot_ids, config["series_per_pair"],
+                                                    config["seed"])]
+
+
+@pytest.mark.docker
+def test_sigkill_mid_docker_season_then_resume(
+    tmp_path: Path, processes, docker_client, base_image: str
+) -> None:
+    """The same with real bots in containers: the killed server's containers are
+    cleaned up by the next one, and the season still ends with exactly the plan."""
+    db = tmp_path / "arena.db"
+    port = free_port()
+    target = f"localhost:{port}"
+    processes.append(start_serve(db, port))
+    wait_ready(target, processes[0])
+    token = (tmp_path / "admin.token").read_text().strip()
+    with ArenaClient(target, token) as client:
+        register_active(client, ("random", "greedy"))
+        season = client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
+            bots=["random", "greedy"], config=arena_pb2.SeasonConfig(
+                series_per_pair=8, concurrency=2, max_hands=30)), metadata=client.auth).season
+        wait_for_series_done(client, season.id, 2)
+    killed_pid = processes[0].pid
+    processes[0].send_signal(signal.SIGKILL)
+    processes[0].wait()
+    raw = sqlite3.connect(db)
+    stored_at_kill = raw.execute("SELECT COUNT(*) FROM series_results").fetchone()[0]
+    raw.close()
+    assert 2 <= stored_at_kill < season.series_total, "the kill must land mid-season"
+
+    processes.append(start_serve(db, port))
+    wait_ready(target, processes[1])
+    with ArenaClient(target) as client:
+        messages = list(client.stub.WatchSeason(
+            arena_pb2.WatchSeasonRequest(season_id=season.id), timeout=300))
+        assert messages[-1].status == arena_pb2.SEASON_STATUS_FINISHED
+    raw = sqlite3.connect(db)
+    planned = sorted(row[0] for row in raw.execute("SELECT id FROM planned_series"))
+    stored = sorted(row[0] for row in raw.execute("SELECT series_id FROM series_results"))
+    faults = raw.execute("SELECT COUNT(*) FROM series_results WHERE fault_json IS NOT NULL")
+    fault_count = faults.fetchone()[0]
+    raw.close()
+    assert stored == planned and fault_count == 0
+    orphans = docker_client.containers.list(
+        all=True, filters={"label": f"hollywood.arena.pid={killed_pid}"})
+    assert orphans == []

@@ -1,0 +1,257 @@
+"""Live season pages: the LiveFeed fan-out (one snapshot per update for all
+clients, bounded queues, slow clients dropped, others unaffected), the SSE stream
+of a real arena server while a season plays, a reconnect after a restart catching
+up; and the pure parts of the pages (progress pace, rating chart, --http)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from arena.core import arguments
+from arena.core.status import SeasonStatus
+from arena.season.events import EventHub, SeasonEvent
+from arena.server.app import start_server
+from arena.storage import SeasonRecord, SeriesRecord
+from arena.web.chart import RatingPoint, rating_svg
+from arena.web.live import LiveFeed
+from arena.web.views import progress
+from tests.helpers.fake_runner import run_fake_series
+from tests.helpers.web_helpers import create_season, register
+
+BOUND = 10.0
+
+
+async def wait_until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + BOUND
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.005)
+
+
+class CountingSnapshot:
+    """A snapshot function that says how often it was asked."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, season_id: int) -> str:
+        self.calls += 1
+        return f"season {season_id} snapshot {self.calls}"
+
+
+def test_one_snapshot_per_update_reaches_every_client() -> None:
+    hub, snapshot = EventHub(), CountingSnapshot()
+    feed = LiveFeed(hub, snapshot, poll_seconds=0.02)
+
+    async def scenario() -> list[list[str]]:
+        received: list[list[str]] = [[] for _ in range(5)]
+
+        async def client(number: int) -> None:
+            async for data in feed.updates(7):
+                received[number].append(data)
+                if len(received[number]) == 3:
+                    return
+
+        tasks = [asyncio.create_task(client(n)) for n in range(5)]
+        await wait_until(lambda: all(received) and snapshot.calls == 5, "first snapshots")
+        await wait_until(lambda: len(hub._subscribers) == 1, "the pump's subscription")
+        hub.publish(SeasonEvent("series_started", 7, series_id="7-0"))  # no update
+        hub.publish(SeasonEvent("series_finished", 7, series_id="7-0"))
+        await wait_until(lambda: all(len(r) == 2 for r in received), "the first update")
+        hub.publish(SeasonEvent("status", 7, status="finished"))
+        await asyncio.wait_for(asyncio.gather(*tasks), BOUND)
+        await wait_until(lambda: not hub._subscribers, "the pump to unsubscribe")
+        return received
+
+    received = asyncio.run(scenario())
+    # 5 connection snapshots, then exactly one per update, shared by all five.
+    assert snapshot.calls == 7
+    assert all(r[1:] == ["season 7 snapshot 6", "season 7 snapshot 7"] for r in received)
+    assert feed.dropped == 0 and feed.clients(7) == 0
+
+
+def test_a_client_that_falls_behind_is_dropped_and_the_others_go_on() -> None:
+    hub, snapshot = EventHub(), CountingSnapshot()
+    feed = LiveFeed(hub, snapshot, queue_size=2, poll_seconds=0.02)
+
+    async def scenario() -> tuple[list[str], list[str]]:
+        fast: list[str] = []
+        slow_stream = feed.updates(3)
+        slow = [await anext(slow_stream)]  # connected, then never reads again
+
+        async def reader() -> None:
+            async for data in feed.updates(3):
+                fast.append(data)
+
+        task = asyncio.create_task(reader())
+        await wait_until(lambda: len(fast) == 1 and len(hub._subscribers) == 1, "connection")
+        for number in range(4):
+            hub.publish(SeasonEvent("series_finished", 3, series_id=f"3-{number}"))
+            await wait_until(lambda n=number: len(fast) == n + 2, f"update {number}")
+        assert feed.dropped == 1
+        # The slow client's stream ends after what its queue held: it reconnects.
+        slow += [data async for data in slow_stream]
+        feed.close()
+        await asyncio.wait_for(task, BOUND)
+        return fast, slow
+
+    fast, slow = asyncio.run(scenario())
+    assert fast == [f"season 3 snapshot {n}" for n in (2, 3, 4, 5, 6)]
+    assert slow == ["season 3 snapshot 1"]
+
+
+def free_site(tmp_path: Path, delay: float) -> tuple[object, int]:
+    running = start_server(
+        tmp_path / "live.db", port=0, resume=False, http=("localhost", 0),
+        runner_factory=lambda config: functools.partial(run_fake_series, delay_s=delay))
+    storage = running.storage
+    ids = [register(storage, tmp_path, name) for name in ("alpha", "beta", "random-gamma")]
+    return running, create_season(storage, ids, series_per_pair=2)
+
+
+def read_versions(url: str, until: int, seen: list[int]) -> None:
+    with httpx2.stream("GET", url, timeout=BOUND) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        for line in response.iter_lines():
+            if line.startswith("data:"):
+                seen.append(json.loads(line[5:])["version"])
+                if seen[-1] >= until:
+                    return
+
+
+def test_season_stream_follows_a_playing_season_and_catches_up_after_restart(
+    tmp_path: Path
+) -> None:
+    running, season_id = free_site(tmp_path, delay=0.05)
+    web = running.web  # type: ignore[attr-defined]
+    url = f"{web.url}/api/seasons/{season_id}/events"
+    seen: list[int] = []
+    reader = threading.Thread(target=read_versions, args=(url, 6, seen))
+    reader.start()
+    deadline = time.monotonic() + BOUND
+    while web.website.feed.clients(season_id) == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    running.manager.start(season_id)  # type: ignore[attr-defined]
+    reader.join(BOUND * 3)
+    assert not reader.is_alive()
+    assert seen[0] == 0 and seen[-1] == 6 and seen == sorted(seen)
+    running.manager.wait(season_id, BOUND)  # type: ignore[attr-defined]
+    running.stop()  # type: ignore[attr-defined]
+    # A new server on the same database: a browser reconnecting gets the final state.
+    again = start_server(tmp_path / "live.db", port=0, resume=False, http=("localhost", 0),
+                         runner_factory=lambda config: run_fake_series)
+    try:
+        assert again.web is not None
+        with httpx2.stream("GET", f"{again.web.url}/api/seasons/{season_id}/events",
+                           timeout=BOUND) as response:
+            first = next(line for line in response.iter_lines() if line.startswith("data:"))
+        snapshot = json.loads(first[5:])
+        assert snapshot["version"] == 6 and snapshot["status"] == "finished"
+        assert "6</span>/6 series" in snapshot["sections"]["progress"]
+        assert 'data-bot="alpha@1.0.0"' in snapshot["sections"]["standings"]
+    finally:
+        again.stop()
+
+
+def test_stopping_the_server_ends_open_streams(tmp_path: Path) -> None:
+    running, season_id = free_site(tmp_path, delay=0.0)
+    web = running.web  # type: ignore[attr-defined]
+    seen: list[int] = []
+    reader = threading.Thread(
+        target=read_versions, args=(f"{web.url}/api/seasons/{season_id}/events", 99, seen))
+    reader.start()
+    deadline = time.monotonic() + BOUND
+    while not seen and time.monotonic() < deadline:
+        time.sleep(0.01)
+    running.stop()  # type: ignore[attr-defined]
+    reader.join(BOUND)
+    assert seen == [0] and not reader.is_alive()
+
+
+def _season(status: SeasonStatus, done: int, total: int) -> SeasonRecord:
+    return SeasonRecord(id=1, name="s", config={}, profile={}, bot_ids=("a", "b"),
+                        status=status, error="", created_at="", updated_at="",
+                        series_total=total, series_done=done)
+
+
+def _finished_at(stamp: str) -> SeriesRecord:
+    return SeriesRecord(
+        series_id="1-0", season_id=1, seed=1, swap_seats=False, seat0_bot="a", seat1_bot="b",
+        winner_seat=0, games_won=(1, 0), hands_won=(1, 0), points=(1, 0),
+        game_scores=((0, 0, 0), (0, 0, 0)), hands_played=1, capped=False, fault=None,
+        think_seconds=(0.0, 0.0), wall_seconds=0.0, finished_at=stamp)
+
+
+def test_progress_pace_and_time_left() -> None:
+    stamps = ["2026-01-01T10:00:00Z", "2026-01-01T10:00:30Z", "2026-01-01T10:01:00Z"]
+    results = [_finished_at(s) for s in stamps]
+    # Two series finished in the 60 s after the first: 2 per minute; 10 left: 300 s.
+    assert progress(_season(SeasonStatus.RUNNING, 3, 13), results) == {
+        "done": 3, "total": 13, "percent": 23.1, "series_per_minute": 2.0,
+        "seconds_left": 300.0}
+    assert progress(_season(SeasonStatus.FINISHED, 3, 3), results)["series_per_minute"] is None
+    # Stored times have whole seconds: two results in the same second count one second.
+    same = [_finished_at(stamps[0]), _finished_at(stamps[0])]
+    assert progress(_season(SeasonStatus.RUNNING, 2, 4), same)["series_per_minute"] == 60.0
+
+
+def test_rating_chart_coordinates() -> None:
+    svg = str(rating_svg([RatingPoint(1, 10.0, 1.0), RatingPoint(2, 12.0, 1.0)], "a<b"))
+    # low 9, high 13 over y 184..36 and x 36..604: mu 10 -> y 147, mu 12 -> y 73.
+    assert '<polyline class="mu" points="36.0,147.0 604.0,73.0"/>' in svg
+    assert '<polygon class="band" points="36.0,110.0 604.0,36.0 604.0,110.0 36.0,184.0"/>' in svg
+    assert "<title>a&lt;b</title>" in svg
+    assert "No rated series" in str(rating_svg([], "x"))
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("localhost:8080", ("localhost", 8080)), ("0.0.0.0:0", ("0.0.0.0", 0)),
+    ("[::1]:9000", ("::1", 9000))])
+def test_http_address(text: str, expected: tuple[str, int]) -> None:
+    assert arguments.http_address(text) == expected
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("8080", "is not HOST:PORT"), (":8080", "is not HOST:PORT"),
+    ("localhost:http", "is not a port number"), ("localhost:70000", "port must be 0..65535")])
+def test_http_address_refuses(text: str, message: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match=message):
+        arguments.http_address(text)
+
+
+def test_a_taken_http_port_is_a_clear_error_and_nothing_stays_open(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("localhost", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(RuntimeError, match=f"cannot serve HTTP on localhost:{port} "
+                                               r"\(Address already in use"):
+            start_server(tmp_path / "taken.db", port=0, resume=False, http=("localhost", port))
+    # The database was closed: a new server opens it and serves.
+    running = start_server(tmp_path / "taken.db", port=0, resume=False, http=("localhost", 0))
+    try:
+        assert running.web is not None
+        assert httpx2.get(f"{running.web.url}/api/seasons").json() == {"seasons": []}
+    finally:
+        running.stop()
+
+
+def test_http_and_no_http_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
+    from arena.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["demo", "--http", "localhost:0", "--no-http"])
+    assert exited.value.code == 2
+    assert "argument --no-http: not allowed with argument --http" in capsys.readouterr().err

@@ -1,0 +1,1 @@
+"""Helper modules the tests import (never collected: no test_ prefix)."""

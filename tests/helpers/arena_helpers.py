@@ -1,0 +1,88 @@
+"""Helpers for the arena tests: throw-away bot folders, fake outcomes and results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.core.faults import BotFault, FaultKind
+from arena.storage import SeriesRecord
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def make_bot_folder(root: Path, name: str, version: str = "1.0.0", code: str = "pass\n") -> Path:
+    """A valid bot folder (bot.toml, Dockerfile, one module) under ``root``."""
+    folder = root / f"{name}-{version}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bot.toml").write_text(
+        f'name = "{name}"\nversion = "{version}"\nlanguage = "python"\n'
+        f'[run]\ncommand = ["python3", "-m", "{name.replace("-", "_")}"]\n'
+    )
+    (folder / "Dockerfile").write_text("ARG BASE_IMAGE=python:3.11-slim\nFROM ${BASE_IMAGE}\n")
+    (folder / f"{name.replace('-', '_')}.py").write_text(code)
+    return folder
+
+
+@dataclass
+class FakeOutcome:
+    """A ``SeriesOutcome``-shaped result with chosen numbers."""
+
+    series_id: str
+    winner: int | None
+    games_won: tuple[int, int] = (0, 0)
+    hands_won: tuple[int, int] = (0, 0)
+    points: tuple[int, int] = (0, 0)
+    fault: BotFault | None = None
+    game_scores: tuple[tuple[int, int, int], tuple[int, int, int]] = ((0, 0, 0), (0, 0, 0))
+    hands_played: int = 1
+    capped: bool = False
+    log: list[dict[str, Any]] = field(default_factory=lambda: [{"type": "series_start"}])
+    think_seconds: tuple[float, float] = (0.5, 0.25)
+    wall_seconds: float = 1.0
+
+
+def trust_outcome(outcome: object, **planned: object) -> None:
+    """Accepts any outcome: for ``SeasonRunner(verify=...)`` in tests of the
+    scheduling whose results are made up (``FakeOutcome``), which no replay bears out."""
+
+
+def fault(seat: int, kind: FaultKind = FaultKind.TIMEOUT) -> BotFault:
+    return BotFault(kind, "too slow", seat=seat, hand_number=3, decision_number=7,
+                    stderr_tail="last words")
+
+
+def result(
+    series_id: str,
+    seat0: str,
+    seat1: str,
+    winner: int | None,
+    *,
+    games: tuple[int, int] = (0, 0),
+    hands: tuple[int, int] = (0, 0),
+    points: tuple[int, int] = (0, 0),
+    fault_seat: int | None = None,
+    both_failed_to_start: bool = False,
+) -> SeriesRecord:
+    """A stored-result record for standings arithmetic."""
+    return SeriesRecord(
+        series_id=series_id, season_id=1, seed=1, swap_seats=False, seat0_bot=seat0,
+        seat1_bot=seat1, winner_seat=winner, games_won=games, hands_won=hands, points=points,
+        game_scores=((0, 0, 0), (0, 0, 0)), hands_played=sum(hands), capped=False,
+        fault=None if fault_seat is None else {
+            "kind": "startup" if both_failed_to_start else "crash", "seat": fault_seat,
+            "other_seat_fault": ({"kind": "startup", "seat": 1 - fault_seat}
+                                 if both_failed_to_start else None)},
+        think_seconds=(0.0, 0.0), wall_seconds=0.0, finished_at="2026-01-01T00:00:00Z",
+    )
+
+
+def upload_folder(stub: Any, metadata: Any, folder: Path, *, replace: bool = False) -> Any:
+    """``folder`` uploaded as the ``arena`` command uploads it (packed on this side,
+    streamed to ``SubmitBot``): the ``arena_pb2.SubmitBotResponse``. ``metadata`` holds
+    the caller's token (the admin's or an author's)."""
+    from arena.cli.submit import pack
+    from arena.core.upload_messages import upload_messages
+
+    return stub.SubmitBot(upload_messages(pack(folder), replace=replace), metadata=metadata)
