@@ -1,20 +1,20 @@
 """A stored arena to browse (issue 28, points 4 and 5): bots of several owners and
 statuses, a finished season in which one bot forfeits every series after leading
 it, a created season, and an SPRT match of three pairs. For the TestClient tests
-(tests/test_web_browse.py) and the browser's (tests/test_web_browse_browser.py)."""
+(tests/arena/web/test_web_browse.py) and the browser's
+(tests/arena/web/test_web_browse_browser.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-
-from arena_helpers import FakeOutcome
-from web_helpers import HOSTILE_NAME, create_season, play, register
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.settings import SeasonConfig
 from arena.season.formats import format_for
 from arena.storage import Storage
 from arena.storage.authors import add_author
+from tests.helpers.arena_helpers import FakeOutcome
+from tests.helpers.web_helpers import HOSTILE_NAME, create_season, play, register
 
 SPRT_SPEC = "elo0=0,elo1=20,alpha=0.05,beta=0.05"
 SPRT_PAIRS = [(True, True), (True, False), (True, None)]

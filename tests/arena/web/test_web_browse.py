@@ -12,10 +12,8 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-from browse_helpers import BrowseArena
 from hollywood.arena.v1 import arena_pb2
 from starlette.testclient import TestClient
-from web_helpers import HOSTILE_NAME
 
 from arena.cli.render_statistics import elo_cell
 from arena.season.events import EventHub
@@ -23,6 +21,8 @@ from arena.season.season_statistics import rating_fit
 from arena.season.statistics.pentanomial import SprtSpec, llr
 from arena.web.app import create_app
 from arena.web.times import when
+from tests.helpers.browse_helpers import BrowseArena
+from tests.helpers.web_helpers import HOSTILE_NAME
 
 TIME = re.compile(r'<time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ" '
                   r'title="\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC">')
@@ -33,7 +33,7 @@ def quoted(text: str) -> str:
 
 
 class Site(BrowseArena):
-    """The stored arena of tests/browse_helpers.py behind the website."""
+    """The stored arena of tests/helpers/browse_helpers.py behind the website."""
 
     def __init__(self, root: Path) -> None:
         super().__init__(root, root / "web.db")
@@ -172,7 +172,7 @@ def test_live_badge_only_on_a_season_that_may_still_change(site: Site) -> None:
 def test_sprt_match_page_shows_the_llr_path_against_its_bounds(site: Site) -> None:
     season_id, client = site.sprt_season, site.client
     page = client.get(f"/api/seasons/{season_id}/sprt").json()
-    # Pairs scoring 1, ½ and ¾ for A (tests/browse_helpers.py SPRT_PAIRS).
+    # Pairs scoring 1, ½ and ¾ for A (tests/helpers/browse_helpers.py SPRT_PAIRS).
     assert page["test"]["pentanomial"] == [0, 0, 1, 1, 1]
     assert (page["test"]["bot_a"], page["test"]["bot_b"]) == (site.bot_a, site.bot_b)
     spec = SprtSpec(0, 20, 0.05, 0.05)

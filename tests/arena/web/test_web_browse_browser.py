@@ -1,5 +1,5 @@
 """The browse pages and the tables' legends in a real browser (headless Debian
-chromium, as tests/test_web_browser.py): every page of issue 28's points 4 and 5
+chromium, as tests/arena/web/test_web_browser.py): every page of issue 28's points 4 and 5
 renders without an error logged (no CSP violation), every table has its legend,
 shown open and readable (visible, of a readable size, every term explained), times
 are shown in the reader's time zone with UTC in the tooltip. Screenshots go to
@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena_helpers import FakeOutcome
-from browse_helpers import BrowseArena
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -26,10 +24,12 @@ from arena.core.status import SeasonStatus
 from arena.season.events import EventHub, SeasonEvent
 from arena.season.formats import format_for
 from arena.web.serve import start_web
+from tests.helpers.arena_helpers import FakeOutcome
+from tests.helpers.browse_helpers import BrowseArena
 
 pytestmark = pytest.mark.browser
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[3]
 SCREENSHOTS = REPO_ROOT / "test-artifacts" / "browser"
 CHROMIUM = os.environ.get("HOLLYWOOD_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("HOLLYWOOD_CHROMEDRIVER", "/usr/bin/chromedriver")

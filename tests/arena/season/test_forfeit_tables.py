@@ -4,9 +4,8 @@ and no games or points from series it never finished."""
 
 from __future__ import annotations
 
-from arena_helpers import result
-
 from arena.season.standings import compute_standings
+from tests.helpers.arena_helpers import result
 
 CRASHY, STEADY, OTHER = "crashy@1", "steady@1", "other@1"
 
