@@ -5,6 +5,7 @@ its season line, its seeds, the series it expects, and its standings extras
 from __future__ import annotations
 
 import pytest
+from arena_helpers import result
 
 from arena.core.settings import ConfigError, SeasonConfig
 from arena.season.formats import (
@@ -25,12 +26,8 @@ from arena.storage import PlannedSeries, SeriesRecord
 A, B, C = "a@1", "b@1", "c@1"
 
 
-def record(pairing: Pairing, winner_seat: int | None, series_id: str) -> SeriesRecord:
-    return SeriesRecord(
-        series_id=series_id, season_id=1, seed=pairing.seed, swap_seats=False,
-        seat0_bot=pairing.seat0, seat1_bot=pairing.seat1, winner_seat=winner_seat,
-        games_won=(0, 0), hands_won=(0, 0), points=(0, 0), game_scores=(), hands_played=1,
-        capped=False, fault=None, think_seconds=(0.0, 0.0), wall_seconds=0.0, finished_at="")
+def record(pairing: Pairing, winner: int | None, series_id: str) -> SeriesRecord:
+    return result(series_id, pairing.seat0, pairing.seat1, winner, seed=pairing.seed)
 
 
 def test_a_setting_of_another_format_is_refused_unless_at_its_default() -> None:

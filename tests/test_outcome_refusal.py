@@ -83,7 +83,7 @@ class Honest(TwoWorkers):
 
 
 def standings_rows(storage: Storage, season_id: int) -> list[tuple[object, ...]]:
-    return [(r.series_id, r.winner_seat, r.games_won, r.hands_won, r.points, r.fault)
+    return [(r.series_id, r.winner, r.games_won, r.hands_won, r.points, r.fault)
             for r in storage.results(season_id)]
 
 

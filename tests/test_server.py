@@ -23,6 +23,7 @@ from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.upload_messages import upload_messages
 from arena.server.app import RunningServer, start_server
 from engine import Series
+from engine.series import SeriesResult
 
 SAMPLES = REPO_ROOT / "sample_bots"
 
@@ -330,11 +331,12 @@ def startup_forfeit(spec: SeriesSpec) -> SeriesOutcome:
     series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
                     swap_seats=spec.swap_seats)
     return SeriesOutcome(
-        series_id=spec.series_id, winner=0,
+        series_id=spec.series_id, result=SeriesResult(
+            winner=0, games_won=(0, 0), game_winners=(None, None, None),
+            game_scores=((0, 0, 0), (0, 0, 0)), hands_won=(0, 0), points=(0, 0),
+            hands_played=0, capped=False),
         fault=BotFault(FaultKind.STARTUP, "image failed to build", seat=1),
-        games_won=(0, 0), game_scores=((0, 0, 0), (0, 0, 0)), hands_won=(0, 0),
-        points=(0, 0), hands_played=0, capped=False, log=list(series.log),
-        think_seconds=(0.0, 0.0), wall_seconds=0.1)
+        think_seconds=(0.0, 0.0), wall_seconds=0.1, log=list(series.log))
 
 
 def test_series_forfeited_at_start_up_tells_no_hand(tmp_path: Path) -> None:

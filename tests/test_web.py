@@ -9,7 +9,7 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-from arena_helpers import FakeOutcome
+from arena_helpers import made_up_outcome
 from starlette.testclient import TestClient
 from web_helpers import (
     HOSTILE_NAME,
@@ -186,7 +186,7 @@ def test_series_page_and_api(site: Site) -> None:
     planned = site.plan[2]
     page = site.client.get(f"/api/series/{planned.id}").json()
     assert page["bots"] == [planned.seat0_bot, planned.seat1_bot] and page["played"] is True
-    assert page["result"]["winner_seat"] == 0 and page["faults"][0]["kind"] == "timeout"
+    assert page["result"]["winner"] == 0 and page["faults"][0]["kind"] == "timeout"
     html = site.get(f"/series/{planned.id}")
     assert '<div id="replay" data-series-id="1-2"' in html
     assert "forfeited: timeout: decision took 3.2 s &lt;b&gt;late&lt;/b&gt;" in html
@@ -224,7 +224,7 @@ def test_a_log_that_does_not_replay_is_a_clear_error(tmp_path: Path) -> None:
     ids = [register(storage, tmp_path, name) for name in ("a", "b")]
     season_id = create_season(storage, ids)
     planned = storage.planned_series(season_id)[0]
-    storage.store_result(planned, FakeOutcome(planned.id, winner=0), {})  # type: ignore[arg-type]
+    storage.store_result(planned, made_up_outcome(planned.id, winner=0), {})  # type: ignore[arg-type]
     client = TestClient(create_app(storage, EventHub()))
     response = client.get(f"/api/series/{planned.id}/replay")
     assert response.status_code == 422
@@ -270,7 +270,7 @@ def test_a_stored_result_shows_at_once_on_a_page_read_before(tmp_path: Path) -> 
     client = TestClient(create_app(storage, EventHub()))
     assert client.get(f"/api/seasons/{season_id}").json()["progress"]["done"] == 0
     planned = storage.planned_series(season_id)[0]
-    storage.store_result(planned, FakeOutcome(planned.id, winner=1), {})  # type: ignore[arg-type]
+    storage.store_result(planned, made_up_outcome(planned.id, winner=1), {})  # type: ignore[arg-type]
     page = client.get(f"/api/seasons/{season_id}").json()
     assert page["progress"]["done"] == 1 and page["latest"][0]["winner"] == planned.seat1_bot
     assert '<span id="season-done">1</span>/2' in client.get(f"/seasons/{season_id}").text
@@ -290,7 +290,7 @@ def test_a_series_ended_by_a_fault_replays_up_to_the_fault(tmp_path: Path) -> No
     series = Series(planned.seed, max_hands=6, swap_seats=planned.swap_seats)
     for _ in range(5):  # five moves of hand 1, then the bot to act timed out
         series.apply(series.legal_actions()[0])
-    outcome = FakeOutcome(planned.id, winner=0, log=list(series.log))
+    outcome = made_up_outcome(planned.id, winner=0, log=list(series.log))
     storage.store_result(planned, outcome, {})  # type: ignore[arg-type]
     client = TestClient(create_app(storage, EventHub()))
     frames = client.get(f"/api/series/{planned.id}/replay").json()["frames"]

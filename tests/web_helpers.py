@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena_helpers import FakeOutcome, make_bot_folder
+from arena_helpers import made_up_outcome, make_bot_folder
 from deal_helpers import play_series
 from fake_runner import run_fake_series
 
@@ -125,6 +125,6 @@ def store_knock_series(storage: Storage, root: Path, names: Sequence[str] = ("an
     planned = storage.planned_series(create_season(storage, ids, max_hands=3))[0]
     series = Series(KNOCK_SEED, max_hands=3)
     play_series(series, random.Random(KNOCK_SEED))
-    outcome = FakeOutcome(planned.id, winner=1, hands_played=3, log=list(series.log))
+    outcome = made_up_outcome(planned.id, winner=1, hands_played=3, log=list(series.log))
     storage.store_result(planned, outcome, {})  # type: ignore[arg-type]
     return planned, series.log

@@ -11,13 +11,12 @@ uploads have no ``bot_versions`` row and count as ``active``.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from arena.storage.records import NotFoundError, utc_now
+from arena.storage.records import NotFoundError, stored_fault, utc_now
 from arena.storage.store import Storage
 
 RECEIVED: Final = "received"
@@ -118,15 +117,12 @@ def fault_streak(storage: Storage, bot_id: str, season_id: int, at_most: int) ->
 
 
 def _faulted(row: sqlite3.Row, bot_id: str) -> bool:
-    if not row["fault_json"]:
+    fault = stored_fault(row)
+    if fault is None or fault.seat not in (0, 1):
         return False
-    fault = json.loads(row["fault_json"])
     seats = [row["seat0_bot"], row["seat1_bot"]]
-    seat = fault.get("seat")
-    if seat is None or not 0 <= seat < 2:
-        return False
-    other = fault.get("other_seat_fault")
-    return seats[seat] == bot_id or (other is not None and seats[1 - seat] == bot_id)
+    return seats[fault.seat] == bot_id or (fault.other_seat_fault is not None
+                                          and seats[1 - fault.seat] == bot_id)
 
 
 def deactivations_of(storage: Storage, bot_ids: Sequence[str]) -> dict[str, str]:
@@ -194,7 +190,7 @@ def recent_faults(storage: Storage, bot_id: str, limit: int = 5) -> list[LostByF
     found = []
     for row in rows:
         if _faulted(row, bot_id):
-            fault = json.loads(row["fault_json"])
-            found.append(LostByFault(row["series_id"], str(fault.get("kind", "")),
-                                     str(fault.get("message", ""))))
+            fault = stored_fault(row)
+            assert fault is not None  # _faulted
+            found.append(LostByFault(row["series_id"], str(fault.kind), fault.message))
     return found[:limit]
