@@ -45,7 +45,8 @@ def make_season(storage: Storage, root: Path) -> int:
 
 def forged(outcome: SeriesOutcome) -> SeriesOutcome:
     """The 9999-0 result a tampering worker returned in issue 26."""
-    return replace(outcome, winner=0, points=(9999, 0), games_won=(3, 0))
+    return replace(outcome, result=replace(outcome.result, winner=0, points=(9999, 0),
+                                           games_won=(3, 0)))
 
 
 class TwoWorkers:

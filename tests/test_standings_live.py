@@ -155,7 +155,7 @@ def test_recording_a_result_builds_no_table_until_the_standings_are_read(
     monkeypatch.setattr(StandingsState, "table", counted_table)
     first, second, third = storage.planned_series(season_id)[:3]
     for series, winner in ((first, 0), (second, 1), (third, 0)):
-        record = storage.store_result(series, made_up_outcome(series.id, winner=winner),  # type: ignore[arg-type]
+        record = storage.store_result(series, made_up_outcome(series.id, winner=winner),
                                       {})
         assert record is not None
         board.record(season_id, record)
@@ -176,10 +176,10 @@ def test_a_snapshot_of_an_earlier_sequence_is_the_standings_then(tmp_path: Path)
     board = StandingsBoard(storage)
     first, second, third = storage.planned_series(season_id)[:3]
     for series in (second, first):
-        storage.store_result(series, made_up_outcome(series.id, winner=0),  # type: ignore[arg-type]
+        storage.store_result(series, made_up_outcome(series.id, winner=0),
                              {})
     after_two = board.update(season_id).standings.to_dict()
-    storage.store_result(third, made_up_outcome(third.id, winner=1), {})  # type: ignore[arg-type]
+    storage.store_result(third, made_up_outcome(third.id, winner=1), {})
     assert board.update(season_id).sequence == 3
     assert board.at(season_id, 2).standings.to_dict() == after_two  # kept
     assert StandingsBoard(storage).at(season_id, 2).standings.to_dict() == after_two  # rebuilt

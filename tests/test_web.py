@@ -166,7 +166,7 @@ def test_season_api_numbers(site: Site) -> None:
         "stderr_tail": "Traceback: <img src=x onerror=alert(2)>\\x1b[2J",
         "finished_at": page["faults"][0]["finished_at"]}]
     latest = {r["series_id"]: r for r in page["latest"]}[forfeited.id]
-    assert latest["winner"] == forfeited.seat0_bot and latest["fault_kind"] == "timeout"
+    assert latest["winner_bot"] == forfeited.seat0_bot and latest["fault_kind"] == "timeout"
 
 
 def test_season_page_shows_its_sections(site: Site) -> None:
@@ -224,7 +224,7 @@ def test_a_log_that_does_not_replay_is_a_clear_error(tmp_path: Path) -> None:
     ids = [register(storage, tmp_path, name) for name in ("a", "b")]
     season_id = create_season(storage, ids)
     planned = storage.planned_series(season_id)[0]
-    storage.store_result(planned, made_up_outcome(planned.id, winner=0), {})  # type: ignore[arg-type]
+    storage.store_result(planned, made_up_outcome(planned.id, winner=0), {})
     client = TestClient(create_app(storage, EventHub()))
     response = client.get(f"/api/series/{planned.id}/replay")
     assert response.status_code == 422
@@ -270,9 +270,9 @@ def test_a_stored_result_shows_at_once_on_a_page_read_before(tmp_path: Path) -> 
     client = TestClient(create_app(storage, EventHub()))
     assert client.get(f"/api/seasons/{season_id}").json()["progress"]["done"] == 0
     planned = storage.planned_series(season_id)[0]
-    storage.store_result(planned, made_up_outcome(planned.id, winner=1), {})  # type: ignore[arg-type]
+    storage.store_result(planned, made_up_outcome(planned.id, winner=1), {})
     page = client.get(f"/api/seasons/{season_id}").json()
-    assert page["progress"]["done"] == 1 and page["latest"][0]["winner"] == planned.seat1_bot
+    assert page["progress"]["done"] == 1 and page["latest"][0]["winner_bot"] == planned.seat1_bot
     assert '<span id="season-done">1</span>/2' in client.get(f"/seasons/{season_id}").text
     storage.set_season_status(season_id, SeasonStatus.RUNNING)
     bot = client.get(f"/api/bots/{ids[0]}").json()

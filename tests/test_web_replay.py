@@ -182,7 +182,7 @@ def test_a_series_page_whose_log_does_not_replay_says_so(tmp_path: Path) -> None
     storage = Storage(tmp_path / "bad.db")
     ids = [register(storage, tmp_path, name) for name in ("a", "b")]
     planned = storage.planned_series(create_season(storage, ids))[0]
-    storage.store_result(planned, made_up_outcome(planned.id, winner=0), {})  # type: ignore[arg-type]
+    storage.store_result(planned, made_up_outcome(planned.id, winner=0), {})
     client = TestClient(create_app(storage, EventHub()))
     response = client.get(f"/series/{planned.id}")
     assert response.status_code == 200
