@@ -165,12 +165,12 @@ def series_events(messages: list[arena_pb2.WatchSeasonResponse]) -> list[tuple[s
         if kind == "series_started":
             events.append(("started", message.series_started.series_id))
         elif kind == "series_finished":
-            events.append(("finished", message.series_finished.series.id))
+            events.append(("finished", message.series_finished.series.series_id))
         elif kind == "series_events":
             for item in message.series_events.events:
                 events.append(("started", item.started.series_id)
                               if item.WhichOneof("event") == "started"
-                              else ("finished", item.finished.series.id))
+                              else ("finished", item.finished.series.series_id))
     return events
 
 
@@ -274,7 +274,7 @@ def test_cancel_then_start_resumes_to_exactly_the_plan(tmp_path: Path) -> None:
             finished = stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=season.id)).season
             assert finished.status == arena_pb2.SEASON_STATUS_FINISHED
             series = stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=season.id)).series
-            assert [s.id for s in series if s.played] == [f"{season.id}-{i}" for i in range(20)]
+            assert [s.series_id for s in series if s.played] == [f"{season.id}-{i}" for i in range(20)]
             assert running.storage.count_rows()["series_results"] == 20
     finally:
         running.stop(grace=None)
