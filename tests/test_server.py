@@ -274,7 +274,8 @@ def test_cancel_then_start_resumes_to_exactly_the_plan(tmp_path: Path) -> None:
             finished = stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=season.id)).season
             assert finished.status == arena_pb2.SEASON_STATUS_FINISHED
             series = stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=season.id)).series
-            assert [s.series_id for s in series if s.played] == [f"{season.id}-{i}" for i in range(20)]
+            assert [s.series_id for s in series if s.played] == [
+                f"{season.id}-{i}" for i in range(20)]
             assert running.storage.count_rows()["series_results"] == 20
     finally:
         running.stop(grace=None)
