@@ -69,6 +69,15 @@ def test_proto_json_web_and_csv_carry_each_figure_under_its_name() -> None:
     assert "winner_seat" not in RESULT_COLUMNS
 
 
+def test_both_seats_faults_travel_in_the_api() -> None:
+    planned, _ = a_record()
+    both = result("1-3", "a@1", "b@1", None, fault_seat=0, both_failed_to_start=True)
+    fault = series_message(planned, both).fault
+    assert (fault.kind, fault.seat) == ("startup", 0)
+    assert (fault.other_seat_fault.kind, fault.other_seat_fault.seat) == ("startup", 1)
+    assert not fault.other_seat_fault.HasField("other_seat_fault")
+
+
 def test_a_draw_is_winner_minus_one_in_proto_and_none_elsewhere() -> None:
     planned, _ = a_record()
     drawn = result("1-3", "a@1", "b@1", None)
