@@ -103,6 +103,12 @@ def test_release_1_database_opens_migrated_with_the_same_plan(
     # The plan the release stored is the plan the round-robin format makes today.
     assert [(p.seed, p.swap_seats, p.seat0_bot, p.seat1_bot) for p in planned] == [
         pairing.as_row() for pairing in RoundRobin(2).first_round(RELEASE_1_BOTS, 5)]
+    # Its results had no record of who won each game (schema 9): read from the game
+    # scores, they are what the engine's replay of each stored log gives.
+    for stored in storage.results(1):
+        replayed = Series.replay(storage.result_log(stored.series_id)[0]).result
+        assert replayed is not None and stored.result.game_winners == replayed.game_winners
+    assert [r.result.game_winners[0] for r in storage.results(1)] == [0, 0] + [None] * 4
 
 
 def test_release_1_database_shows_the_standings_that_release_showed(
