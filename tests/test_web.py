@@ -178,6 +178,9 @@ def test_season_page_shows_its_sections(site: Site) -> None:
     assert '<span id="season-done">6</span>/6 series (100.0 %)' in html
     assert html.count('<tr data-bot="') == 4 and "±" in html
     assert "decision took 3.2 s &lt;b&gt;late&lt;/b&gt;" in html and "hand 1, decision 4" in html
+    # The latest series name their winner by bot, a forfeit's too (seat 1 forfeited 1-2).
+    assert (f'<td>{site.plan[2].seat0_bot} <span class="fault">forfeit: timeout</span></td>'
+            in html)
     idle = site.get(f"/seasons/{site.idle_season}")
     assert "No series played yet." in idle and "No faults." in idle
 
@@ -190,6 +193,7 @@ def test_series_page_and_api(site: Site) -> None:
     html = site.get(f"/series/{planned.id}")
     assert '<div id="replay" data-series-id="1-2"' in html
     assert "forfeited: timeout: decision took 3.2 s &lt;b&gt;late&lt;/b&gt;" in html
+    assert f'<p class="outcome">Won by {planned.seat0_bot}: games' in html  # the bot, not 0
     unplayed = site.storage.planned_series(site.idle_season)[0]
     assert "Not played yet." in site.get(f"/series/{unplayed.id}")
     assert site.client.get(f"/api/series/{unplayed.id}").json()["result"] is None
