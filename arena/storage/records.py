@@ -181,7 +181,7 @@ def stored_fault(row: sqlite3.Row) -> BotFault | None:
 
 
 def _three(values: list[int]) -> tuple[int, int, int]:
-    first, second, third = (int(value) for value in values)
+    first, second, third = values  # written by ``result_values``: three ints
     return (first, second, third)
 
 
@@ -193,8 +193,7 @@ def _game_winners(
     the engine's own answer for every game except one left unfinished by a series
     won in two games."""
     if stored:
-        first, second, third = (None if seat is None else int(seat)
-                                for seat in json.loads(stored))
+        first, second, third = json.loads(stored)  # written by ``result_values``
         return (first, second, third)
     won = [None if a == b else (0 if a > b else 1) for a, b in zip(*scores, strict=True)]
     return (won[0], won[1], won[2])
