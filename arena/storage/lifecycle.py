@@ -62,7 +62,7 @@ def status_of(db: sqlite3.Connection, bot_id: str) -> VersionStatus:
 
 
 def check_move(db: sqlite3.Connection, bot_id: str, target: VersionStatus,
-         why_not: Mapping[VersionStatus, str] | None = None) -> VersionStatus:
+               why_not: Mapping[VersionStatus, str] | None = None) -> VersionStatus:
     """Check, in the caller's transaction, that ``bot_id`` (with its
     ``bot_versions`` row) may become ``target``; returns its status now. Raises
     ``IllegalTransitionError``, saying ``why_not[current]`` when given."""
