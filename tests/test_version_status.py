@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from arena_helpers import make_bot_folder
 
-from arena.core.manifest import content_hash, iter_bot_files
+from arena.core.manifest import BotManifest, content_hash
 from arena.core.status import VERSION_TRANSITIONS, IllegalTransitionError, VersionStatus
 from arena.storage import Storage
 from arena.storage.lifecycle import LifecycleError, reactivate, version_life
+from arena.storage.submissions import Submission, store_submission
 from arena.storage.vetting_records import (
     Verdict,
     code_to_vet,
@@ -72,14 +73,11 @@ def test_a_refusal_says_what_the_status_can_become() -> None:
 @pytest.fixture
 def uploaded(tmp_path: Path) -> tuple[Storage, str]:
     """A database with one version stored as received (as an upload to a vetting server)."""
-    from arena.core.manifest import BotManifest
-    from arena.storage.submissions import Submission, store_submission
 
     folder = make_bot_folder(tmp_path, "shaky")
     archive = tmp_path / "shaky.tar.gz"
     archive.write_bytes(b"not read here")
     storage = Storage(tmp_path / "a.db")
-    assert list(iter_bot_files(folder))
     store_submission(storage, Submission(BotManifest.load(folder), content_hash(folder), folder,
                                          archive, ".tar.gz"),
                      submitter="ann", replace=False, status=VersionStatus.RECEIVED)
