@@ -28,6 +28,5 @@ fake_backend
 one_busy_core
 # Declared vocabularies the docs point to (what a mismatch, a status can be).
 CHECKS  # arena/season/verify.py: the OutcomeMismatch check names
-VERSION_STATUSES  # arena/storage/submissions.py (issue 27 point 3 makes it an enum)
 _.game_finished  # hollywood_sdk's view field, for bot authors
 _.voided_at  # VoidedSeries field, shown by the void listing

@@ -14,11 +14,12 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.cli.client import ArenaClient, connect
-from arena.cli.lifecycle import rejection_text, wait_all_active, wait_vetted
+from arena.cli.lifecycle import rejection_text, status_of, wait_all_active, wait_vetted
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import shown
 from arena.cli.submit import bot_folders, describe, upload
 from arena.core.manifest import ManifestError, submission_problem
+from arena.core.status import VersionStatus
 from arena.core.text import neutralise
 
 if TYPE_CHECKING:
@@ -97,13 +98,14 @@ def wait_for_vetting(client: ArenaClient, results: Sequence[arena_pb2.SubmitBotR
     for result in results:
         def show(status: str, detail: str, bot_id: str = result.bot.id) -> None:
             if not quiet:
-                console.print(f"{neutralise(bot_id)}: {status}"
-                              + (f" ({neutralise(detail)})" if detail and status != "rejected"
-                                 else ""), soft_wrap=True, markup=False)
+                shown = detail and status != VersionStatus.REJECTED
+                console.print(f"{neutralise(bot_id)}: {neutralise(status)}"
+                              + (f" ({neutralise(detail)})" if shown else ""),
+                              soft_wrap=True, markup=False)
 
         version = wait_vetted(client, result.bot.id, on_status=show)
         result.bot.CopyFrom(version.bot)
-        if (version.bot.status or "active") != "active":
+        if status_of(version.bot) is not VersionStatus.ACTIVE:
             refused.append(version)
     return refused
 

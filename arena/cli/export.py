@@ -26,7 +26,7 @@ from arena.cli.client import connect
 from arena.cli.output import CliError, print_json, to_json
 
 RESULT_COLUMNS: Final = (
-    "season_id", "series_id", "index", "seed", "seat0_bot", "seat1_bot", "winner_seat",
+    "season_id", "series_id", "index", "seed", "seat0_bot", "seat1_bot", "winner",
     "winner_bot", "games_won_0", "games_won_1", "hands_won_0", "hands_won_1",
     "hands_played", "capped", "points_0", "points_1", "fault_kind", "fault_seat",
     "fault_message", "wall_seconds",
@@ -41,15 +41,15 @@ STANDING_COLUMNS: Final = (
 
 
 def result_row(series: arena_pb2.SeriesSummary) -> dict[str, object]:
-    bots = (series.seat0_bot_id, series.seat1_bot_id)
+    bots = (series.seat0_bot, series.seat1_bot)
     fault = series.fault if series.HasField("fault") else None
-    winner = series.winner_seat if series.winner_seat in (0, 1) else None
+    winner = series.winner if series.winner in (0, 1) else None
     pairs = {"games_won": series.games_won, "hands_won": series.hands_won,
              "points": series.points}
     row: dict[str, object] = {
-        "season_id": series.season_id, "series_id": series.id, "index": series.index,
+        "season_id": series.season_id, "series_id": series.series_id, "index": series.index,
         "seed": series.seed, "seat0_bot": bots[0], "seat1_bot": bots[1],
-        "winner_seat": "" if winner is None else winner,
+        "winner": "" if winner is None else winner,
         "winner_bot": "" if winner is None else bots[winner],
         "hands_played": series.hands_played, "capped": int(series.capped),
         "fault_kind": fault.kind if fault else "",
@@ -91,8 +91,8 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
         played = [series for series in listed if series.played]
         (target / "series").mkdir(parents=True, exist_ok=True)
         for series in played:
-            full = client.stub.GetSeries(arena_pb2.GetSeriesRequest(series_id=series.id))
-            (target / "series" / f"{series.id}.json").write_text(json.dumps(
+            full = client.stub.GetSeries(arena_pb2.GetSeriesRequest(series_id=series.series_id))
+            (target / "series" / f"{series.series_id}.json").write_text(json.dumps(
                 {"series": to_json(full.series), "profile": json.loads(full.profile_json),
                  "event_log": json.loads(full.event_log_json)}, indent=1) + "\n")
     write_csv(target / "results.csv", RESULT_COLUMNS, [result_row(s) for s in played])

@@ -18,16 +18,29 @@ from rich.markup import escape
 
 from arena.cli.client import ArenaClient, connect
 from arena.cli.output import CliError, print_json, to_json
+from arena.core.status import VersionStatus
 from arena.core.text import neutralise
 
 POLL_S: Final = 0.2
-SETTLED: Final = ("active", "rejected", "deactivated")
 LOG_TAIL_LINES: Final = 20
 CAUSES: Final = {
     "author": "rejected by its own build or bot: upload a new version",
     "arena": ("rejected by the arena's side, not the bot: vetted again automatically, "
               "or at once with `arena bots revet`"),
 }
+
+
+def status_of(bot: arena_pb2.Bot) -> VersionStatus | str:
+    """``bot``'s status (none: active, registered before uploads); a status this
+    arena does not know (a newer server's) stays as text, and counts as settled."""
+    try:
+        return VersionStatus(bot.status or VersionStatus.ACTIVE)
+    except ValueError:
+        return bot.status
+
+
+def is_settled(status: VersionStatus | str) -> bool:
+    return not isinstance(status, VersionStatus) or status.is_settled
 
 
 def wait_vetted(client: ArenaClient, bot_id: str, *,
@@ -38,11 +51,11 @@ def wait_vetted(client: ArenaClient, bot_id: str, *,
     seen = ""
     while True:
         [version] = client.stub.GetBot(arena_pb2.GetBotRequest(name=bot_id)).versions
-        status = version.bot.status or "active"
+        status = status_of(version.bot)
         if status != seen and on_status is not None:
             on_status(status, version.status_detail)
         seen = status
-        if status in SETTLED:
+        if is_settled(status):
             return version
         time.sleep(poll_s)
 
@@ -61,7 +74,7 @@ def wait_all_active(client: ArenaClient, bot_ids: list[str]) -> None:
     """Wait until every one of ``bot_ids`` is vetted; ``CliError`` for a rejected one."""
     for bot_id in bot_ids:
         version = wait_vetted(client, bot_id)
-        if version.bot.status not in ("", "active"):
+        if status_of(version.bot) is not VersionStatus.ACTIVE:
             raise CliError(rejection_text(version), code=1)
 
 
@@ -82,7 +95,7 @@ def cmd_bots_show(args: argparse.Namespace, console: Console) -> int:
         return 0
     for version in versions:
         bot = version.bot
-        console.print(f"{escape(bot.id)}  {escape(bot.status or 'active')}"
+        console.print(f"{escape(bot.id)}  {escape(status_of(bot))}"
                       + (f": {escape(neutralise(version.status_detail))}"
                          if version.status_detail else ""), soft_wrap=True)
         console.print(f"  owner {escape(bot.owner or 'admin')}, registered "
@@ -91,7 +104,7 @@ def cmd_bots_show(args: argparse.Namespace, console: Console) -> int:
         if version.rejection_cause:
             console.print("  " + CAUSES.get(version.rejection_cause,
                                             escape(version.rejection_cause)), soft_wrap=True)
-        if bot.status == "deactivated":
+        if status_of(bot) is VersionStatus.DEACTIVATED:
             console.print(f"  deactivated: it plays in no new season until the admin runs "
                           f"`arena bots reactivate {escape(bot.id)}`", soft_wrap=True)
         console.print(f"  image {escape(version.image_id or '-')}, rating "
@@ -157,7 +170,7 @@ def cmd_bots_revet(args: argparse.Namespace, console: Console) -> int:
                       soft_wrap=True)
         if args.wait:
             version = wait_vetted(client, bot.id)
-            if version.bot.status != "active":
+            if status_of(version.bot) is not VersionStatus.ACTIVE:
                 raise CliError(rejection_text(version), code=1)
             console.print(f"{escape(bot.id)}: active", soft_wrap=True)
     return 0

@@ -77,8 +77,8 @@ def cmd_series_show(args: argparse.Namespace, console: Console) -> int:
     response = shown(response)
     series = response.series
     console.print(Text.assemble(
-        (f"Series {series.id}", "bold"), f" (season {series.season_id}): seat 0 "
-        f"{series.seat0_bot_id}, seat 1 {series.seat1_bot_id}; seed {series.seed}"
+        (f"Series {series.series_id}", "bold"), f" (season {series.season_id}): seat 0 "
+        f"{series.seat0_bot}, seat 1 {series.seat1_bot}; seed {series.seed}"
         f"{', seats swapped' if series.swap_seats else ''}"))
     if not series.played:
         console.print("not played yet")
@@ -111,7 +111,7 @@ def cmd_series_list(args: argparse.Namespace, console: Console) -> int:
     else:
         for item in map(shown, response.series):
             text = describe_series(item) if item.played else (
-                f"{item.id} {item.seat0_bot_id} vs {item.seat1_bot_id} (pending)")
+                f"{item.series_id} {item.seat0_bot} vs {item.seat1_bot} (pending)")
             console.print(text, markup=False, highlight=False)
     if response.next_page_token:
         _next_page_hint(console, args, "series list", response.next_page_token)

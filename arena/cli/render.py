@@ -177,30 +177,31 @@ def crosstable(standings: arena_pb2.Standings) -> Table:
 def describe_series(series: arena_pb2.SeriesSummary) -> str:
     """One line about a finished series, e.g. ``3-4 greedy@1 beat random@1 3-0 (41 hands)``."""
     series = shown(series)
-    bots = (series.seat0_bot_id, series.seat1_bot_id)
+    bots = (series.seat0_bot, series.seat1_bot)
     games_won = list(series.games_won) if len(series.games_won) == 2 else [0, 0]
     capped = ", hand cap" if series.capped else ""
     if series.HasField("fault"):
         faulty = bots[series.fault.seat]
-        return (f"{series.id} {faulty} forfeited ({series.fault.kind}: "
+        return (f"{series.series_id} {faulty} forfeited ({series.fault.kind}: "
                 f"{series.fault.message[:80]})")
-    if series.winner_seat in (0, 1):
-        seat = series.winner_seat
+    if series.winner in (0, 1):
+        seat = series.winner
         games = f"{games_won[seat]}-{games_won[1 - seat]}"
-        return (f"{series.id} {bots[seat]} beat {bots[1 - seat]} {games} "
+        return (f"{series.series_id} {bots[seat]} beat {bots[1 - seat]} {games} "
                 f"({series.hands_played} hands{capped})")
     games = f"{games_won[0]}-{games_won[1]}"
-    return f"{series.id} {bots[0]} drew {bots[1]} {games} ({series.hands_played} hands{capped})"
+    return (f"{series.series_id} {bots[0]} drew {bots[1]} {games} "
+            f"({series.hands_played} hands{capped})")
 
 
 def forfeit_line(series: arena_pb2.SeriesSummary) -> str:
     """What a forfeit was and why, e.g. ``forfeit in 1-3: crashy@1 (seat 0), crash: ...``."""
     series = shown(series)
     fault = series.fault
-    bot = (series.seat0_bot_id, series.seat1_bot_id)[1 if fault.seat == 1 else 0]
+    bot = (series.seat0_bot, series.seat1_bot)[1 if fault.seat == 1 else 0]
     where = (f" at hand {fault.hand_number}, decision {fault.decision_number}"
              if fault.hand_number else " before the first deal")
-    return (f"forfeit in {series.id}: {bot} (seat {fault.seat}){where}, {fault.kind}: "
+    return (f"forfeit in {series.series_id}: {bot} (seat {fault.seat}){where}, {fault.kind}: "
             f"{bounded(fault.message, MAX_REASON_CHARS)}")
 
 
@@ -211,7 +212,7 @@ def fault_summary(forfeits: Sequence[arena_pb2.SeriesSummary]) -> list[str]:
         return ["faults: none"]
     by_bot: dict[str, Counter[str]] = {}
     for series in map(shown, forfeits):
-        bot = (series.seat0_bot_id, series.seat1_bot_id)[1 if series.fault.seat == 1 else 0]
+        bot = (series.seat0_bot, series.seat1_bot)[1 if series.fault.seat == 1 else 0]
         by_bot.setdefault(bot, Counter())[series.fault.kind] += 1
     lines = [f"faults: {len(forfeits)} forfeit{'s' if len(forfeits) != 1 else ''}"]
     for bot, kinds in sorted(by_bot.items(), key=lambda item: (-item[1].total(), item[0])):
@@ -270,7 +271,7 @@ class LiveSeasonView:
                 elif event == "series_started":
                     started = message.series_started
                     self.recent.append(
-                        f"{started.series_id} started: {started.seat0_bot_id} vs "
-                        f"{started.seat1_bot_id}")
+                        f"{started.series_id} started: {started.seat0_bot} vs "
+                        f"{started.seat1_bot}")
                 live.update(self._render())
         return self.standings

@@ -18,10 +18,11 @@ from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
 
 from arena.cli.client import ArenaClient, connect
-from arena.cli.lifecycle import rejection_text, wait_vetted
+from arena.cli.lifecycle import rejection_text, status_of, wait_vetted
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import shown
 from arena.core.manifest import MANIFEST_NAME, BotManifest, ManifestError, submission_problem
+from arena.core.status import VersionStatus
 from arena.core.text import neutralise
 from arena.execution.bundles import bundle_of
 
@@ -109,14 +110,14 @@ def cmd_submit(args: argparse.Namespace, console: Console) -> int:
 
         def show(status: str, detail: str) -> None:
             if not args.json:
-                console.print(f"{response.bot.id}: {status}"
-                              + (f" ({neutralise(detail)})" if detail and status != "rejected"
-                                 else ""), soft_wrap=True)
+                shown = detail and status != VersionStatus.REJECTED
+                console.print(f"{response.bot.id}: {neutralise(status)}"
+                              + (f" ({neutralise(detail)})" if shown else ""), soft_wrap=True)
 
         version = wait_vetted(client, response.bot.id, on_status=show)
     if args.json:
         print_json({"upload": to_json(response), "version": to_json(version)})
-    if version.bot.status == "active":
+    if status_of(version.bot) is VersionStatus.ACTIVE:
         return 0
     if not args.json:
         console.print(rejection_text(version), soft_wrap=True, markup=False)

@@ -133,7 +133,7 @@ class ResilientWatch:
         if event == "series_finished":
             series = message.series_finished.series
             self._highest = max(self._highest, series.stored_seq)
-            return _first_time(self._finished, series.id)
+            return _first_time(self._finished, series.series_id)
         if event == "standings":
             self._highest = max(self._highest, message.standings.sequence)
             key = (message.standings.sequence, message.status, message.series_done)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Final
+from typing import Any, Final
 
 from arena.core.text import safe_text
 
@@ -87,6 +88,25 @@ class BotFault(Exception):
         if self.rejected_action is not None:
             data["rejected_action"] = self.rejected_action
         return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BotFault:
+        """The fault ``to_dict`` wrote (as stored): ``ValueError`` for an unknown kind."""
+        other = data.get("other_seat_fault")
+        rejected = data.get("rejected_action")
+        return cls(
+            FaultKind(data["kind"]), str(data.get("message", "")),
+            seat=_optional_int(data.get("seat")),
+            hand_number=_optional_int(data.get("hand_number")),
+            decision_number=_optional_int(data.get("decision_number")),
+            stderr_tail=str(data.get("stderr_tail", "")),
+            other_seat_fault=None if other is None else cls.from_dict(other),
+            rejected_action=None if rejected is None else dict(rejected),
+        )
+
+
+def _optional_int(value: object) -> int | None:
+    return None if value is None else int(str(value))
 
 
 ARENA_OVERLOAD: Final = "arena_overload"

@@ -1,14 +1,18 @@
 """The arena's words for one series: which bots play it (``BotRef``), what to play
 (``SeriesSpec``) and how it ended (``SeriesOutcome``).
 
-These are the only definitions: the match runner returns a ``SeriesOutcome``, the
-executors carry ``SeriesSpec`` and ``SeriesOutcome`` between machines, storage
-stores an outcome, and the in-process bots produce the same type.
+These are the only definitions: the match loop and runner return a
+``SeriesOutcome``, the executors carry ``SeriesSpec`` and ``SeriesOutcome`` between
+machines, storage stores an outcome (``arena.storage.records.SeriesRecord`` is an
+outcome plus where it sits in its season), and the in-process bots produce the
+same type. An outcome holds the engine's own ``engine.SeriesResult``: its fields
+(``winner``, ``games_won``, ...) have one name from the engine to the screens.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +20,33 @@ from arena.core.faults import BotFault
 from arena.core.limits import TimeLimits
 from arena.core.manifest import BotManifest
 from engine.profiles import Profile
-from engine.series import Series
+from engine.series import Series, SeriesResult
 
-__all__ = ["BotRef", "SeriesOutcome", "SeriesSpec", "outcome_of"]
+__all__ = ["BotRef", "SeriesOutcome", "SeriesSpec", "SeriesVerdict", "outcome_of",
+           "standing_result"]
+
+
+class SeriesVerdict(StrEnum):
+    """A series for one bot: won, drawn or lost (a forfeit is the loss the runner
+    declared it). The one scoring of a series: ``score`` counts in the standings'
+    series points and every format's table, ``rating_rank`` in the ratings."""
+
+    WIN = "win"
+    DRAW = "draw"
+    LOSS = "loss"
+
+    @property
+    def score(self) -> float:
+        """1 a win, 0.5 a draw, 0 a loss."""
+        return _SCORES[self]
+
+    @property
+    def rating_rank(self) -> int:
+        """Place in a two-bot rating update: a draw ranks both first."""
+        return 2 if self is SeriesVerdict.LOSS else 1
+
+
+_SCORES = {SeriesVerdict.WIN: 1.0, SeriesVerdict.DRAW: 0.5, SeriesVerdict.LOSS: 0.0}
 
 
 @dataclass(frozen=True)
@@ -54,26 +82,100 @@ class SeriesSpec:
     limits: TimeLimits = field(default_factory=TimeLimits)
 
 
-@dataclass
+@dataclass(frozen=True)
 class SeriesOutcome:
-    """How a series ended. ``winner`` is a seat (None = draw); ``fault`` is the
-    forfeiting bot's fault, its seat inside."""
+    """How a series ended: the engine's ``result`` (after a forfeit, the score as it
+    stood, won by the other seat: see ``standing_result``), the forfeiting bot's
+    ``fault`` (its seat inside; None when the series was played out), each seat's
+    thinking time and the series' wall time, and the engine's event log."""
 
     series_id: str
-    winner: int | None
+    result: SeriesResult
     fault: BotFault | None
-    games_won: tuple[int, int]
-    game_scores: tuple[tuple[int, int, int], tuple[int, int, int]]
-    hands_won: tuple[int, int]
-    points: tuple[int, int]
-    hands_played: int
-    capped: bool
-    log: list[dict[str, Any]]
     think_seconds: tuple[float, float]
     wall_seconds: float
+    log: list[dict[str, Any]] = field(default_factory=list)
+    """The engine's event log (replayable). Storage keeps it apart: an outcome read
+    back with its season's results has none (``Storage.result_log`` reads it)."""
     played_by: str = ""
     """Where it was played, as the executor (not the player) knows it: a cluster
     worker's address; empty for this process. Named when the outcome is refused."""
+
+    # The engine's fields, read through the result (one name each, the engine's).
+    @property
+    def winner(self) -> int | None:
+        """The winning seat, None for a draw."""
+        return self.result.winner
+
+    @property
+    def games_won(self) -> tuple[int, int]:
+        return self.result.games_won
+
+    @property
+    def game_scores(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        return self.result.game_scores
+
+    @property
+    def hands_won(self) -> tuple[int, int]:
+        return self.result.hands_won
+
+    @property
+    def points(self) -> tuple[int, int]:
+        return self.result.points
+
+    @property
+    def hands_played(self) -> int:
+        return self.result.hands_played
+
+    @property
+    def capped(self) -> bool:
+        return self.result.capped
+
+    @property
+    def verdicts(self) -> tuple[SeriesVerdict, SeriesVerdict]:
+        """Seat 0's and seat 1's verdict."""
+        if self.winner is None:
+            return (SeriesVerdict.DRAW, SeriesVerdict.DRAW)
+        if self.winner == 0:
+            return (SeriesVerdict.WIN, SeriesVerdict.LOSS)
+        return (SeriesVerdict.LOSS, SeriesVerdict.WIN)
+
+    @property
+    def scores(self) -> tuple[float, float]:
+        """Seat 0's and seat 1's score (``SeriesVerdict.score``)."""
+        first, second = self.verdicts
+        return (first.score, second.score)
+
+    @property
+    def forfeiting_seats(self) -> tuple[int, ...]:
+        """Every seat that forfeited: none, the fault's, or both when neither bot
+        started (the fault then carries the other seat's)."""
+        if self.fault is None:
+            return ()
+        first = self.fault.seat if self.fault.seat in (0, 1) else 0
+        return (first, 1 - first) if self.fault.other_seat_fault is not None else (first,)
+
+
+def standing_result(series: Series, winner: int | None) -> SeriesResult:
+    """``series``' result: the engine's own when it was played out, else (a forfeit
+    or a series that never started) the score sheet and the hands finished so far,
+    won by ``winner`` and not capped."""
+    if series.result is not None:
+        return series.result
+    sheet = series.sheet
+    finished = series.hand_results
+    points = [0, 0]
+    for hand in finished:
+        if hand.winner is not None:
+            points[hand.winner] += hand.points
+    return SeriesResult(
+        winner=winner,
+        games_won=(sheet.games_won(0), sheet.games_won(1)),
+        game_winners=(sheet.game_winner(0), sheet.game_winner(1), sheet.game_winner(2)),
+        game_scores=(sheet.scores(0), sheet.scores(1)),
+        hands_won=(sheet.hands_won(0), sheet.hands_won(1)),
+        points=(points[0], points[1]), hands_played=len(finished), capped=False,
+    )
 
 
 def outcome_of(
@@ -84,27 +186,7 @@ def outcome_of(
     think_seconds: tuple[float, float],
     wall_seconds: float,
 ) -> SeriesOutcome:
-    """The outcome of ``series`` as it stands: the engine's result when it was played
-    out, else (a forfeit) the score sheet and the hands finished so far."""
-    result = series.result
-    if result is not None:
-        return SeriesOutcome(
-            series_id=series_id, winner=winner, fault=fault, games_won=result.games_won,
-            game_scores=result.game_scores, hands_won=result.hands_won, points=result.points,
-            hands_played=result.hands_played, capped=result.capped, log=list(series.log),
-            think_seconds=think_seconds, wall_seconds=wall_seconds,
-        )
-    sheet = series.sheet
-    finished = series.hand_results
-    points = [0, 0]
-    for hand in finished:
-        if hand.winner is not None:
-            points[hand.winner] += hand.points
-    return SeriesOutcome(
-        series_id=series_id, winner=winner, fault=fault,
-        games_won=(sheet.games_won(0), sheet.games_won(1)),
-        game_scores=(sheet.scores(0), sheet.scores(1)),
-        hands_won=(sheet.hands_won(0), sheet.hands_won(1)),
-        points=(points[0], points[1]), hands_played=len(finished), capped=False,
-        log=list(series.log), think_seconds=think_seconds, wall_seconds=wall_seconds,
-    )
+    """The outcome of ``series`` as it stands (see ``standing_result``)."""
+    return SeriesOutcome(series_id=series_id, result=standing_result(series, winner),
+                         fault=fault, think_seconds=think_seconds,
+                         wall_seconds=wall_seconds, log=list(series.log))

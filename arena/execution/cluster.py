@@ -24,6 +24,7 @@ import logging
 import threading
 import time
 from concurrent.futures import Future
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from arena.core.series import SeriesOutcome, SeriesSpec
@@ -134,9 +135,8 @@ class ClusterExecutor:
 
         def settle(done: Any) -> None:
             try:
-                outcome = done.result()
-                outcome.played_by = self._holder(done)
-                answer.set_result(outcome)
+                outcome: SeriesOutcome = done.result()
+                answer.set_result(replace(outcome, played_by=self._holder(done)))
             except BaseException as error:
                 answer.set_exception(error)
             finally:

@@ -18,18 +18,17 @@ from typing import Final
 
 from arena.core.limits import TimeLimits
 from arena.core.series import BotRef
+from arena.core.status import VersionStatus
 from arena.match.validation import validate_bot
 from arena.sandbox import registry as sandbox_registry
 from arena.sandbox.base import Sandbox, SandboxError
 
-BUILDING: Final = "building"
-VALIDATING: Final = "validating"
 BUILT_SANDBOX: Final = "docker"
 """The backend that runs bots from an image (the others have nothing to build)."""
 
 _BASE_LOCK = threading.Lock()
 
-StageSink = Callable[[str], None]
+StageSink = Callable[[VersionStatus], None]
 LineSink = Callable[[str], None]
 
 
@@ -61,10 +60,10 @@ def vet_bot(
     kept open)."""
     vetting = Vetting(passed=False)
     if sandbox_name == BUILT_SANDBOX:
-        on_stage(BUILDING)
+        on_stage(VersionStatus.BUILDING)
         if not _build(bot, vetting, build_timeout_s, on_line):
             return vetting
-    on_stage(VALIDATING)
+    on_stage(VersionStatus.VALIDATING)
     own = sandbox is None
     active = sandbox or sandbox_registry.create(sandbox_name)
     try:

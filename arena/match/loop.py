@@ -30,43 +30,32 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.limits import TimeLimits
+from arena.core.series import SeriesOutcome, outcome_of
 from arena.match import protocol
 from arena.match.connection import BotConnection
 from arena.match.decision import Decision
 from arena.match.fair_clock import Meter
-from engine.series import Series, SeriesResult
+from engine.series import Series
 
 log = logging.getLogger(__name__)
 
 EventSink = Callable[[dict[str, Any]], None]
 
 
-@dataclass
-class MatchResult:
-    """How a match ended.
+@dataclass(frozen=True)
+class PlayedMatch:
+    """What the loop reports: the series' ``outcome`` (the one outcome type; its
+    wall time is the loop's) and the loop's own counts, which no one stores."""
 
-    ``winner`` is a seat or None (draw). ``fault`` is set when a bot forfeited (its
-    seat is in the fault; ``winner`` is then the other seat). ``series_result`` is
-    the engine's result when the series was played out (None after a forfeit).
-    """
-
-    winner: int | None
-    fault: BotFault | None
-    series_result: SeriesResult | None
+    outcome: SeriesOutcome
     decisions: int
-    hands_played: int
-    think_seconds: list[float] = field(default_factory=lambda: [0.0, 0.0])
-    reserve_left: list[float] = field(default_factory=lambda: [0.0, 0.0])
-    wall_seconds: float = 0.0
-
-    @property
-    def forfeit(self) -> bool:
-        return self.fault is not None
+    reserve_left: tuple[float, float]
+    """Each seat's series reserve at the end (never below 0)."""
 
 
 def play_match(
@@ -78,7 +67,7 @@ def play_match(
     series_id: str = "series",
     clock: Callable[[], float] = time.monotonic,
     meters: tuple[Meter, Meter] | None = None,
-) -> MatchResult:
+) -> PlayedMatch:
     """Play ``series`` to its end or to the first fault.
 
     ``clients[seat]`` plays ``seat``. ``on_event`` receives every engine event (as
@@ -93,9 +82,10 @@ def play_match(
     decisions = 0
     hands_played = 0
 
-    def finish(winner: int | None, fault: BotFault | None) -> MatchResult:
-        return MatchResult(winner, fault, series.result, decisions, hands_played, think,
-                           [max(0.0, left) for left in reserve], clock() - started)
+    def finish(winner: int | None, fault: BotFault | None) -> PlayedMatch:
+        outcome = outcome_of(series_id, series, winner, fault, (think[0], think[1]),
+                             clock() - started)
+        return PlayedMatch(outcome, decisions, (max(0.0, reserve[0]), max(0.0, reserve[1])))
 
     while series.current_player is not None:
         seat = series.current_player

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from arena.core.faults import BotFault, FaultKind
@@ -64,14 +65,12 @@ def run_series(
         assert first_bot is not None and second_bot is not None
         meters = (meter_for(sched_source_of(first_bot), clock),
                   meter_for(sched_source_of(second_bot), clock))
-        result = play_match((first, second), series, spec.limits, on_event,
-                            series_id=spec.series_id, meters=meters)
-        fault = result.fault
+        outcome = play_match((first, second), series, spec.limits, on_event,
+                             series_id=spec.series_id, meters=meters).outcome
+        fault = outcome.fault
         if fault is not None:
             fault = _complete(fault, running[_seat(fault)])
-        think = (result.think_seconds[0], result.think_seconds[1])
-        return outcome_of(spec.series_id, series, result.winner, fault, think,
-                          clock() - started)
+        return replace(outcome, fault=fault, wall_seconds=clock() - started)
     finally:
         # Bots first: closing a channel to a live peer waits ~0.2 s for a graceful
         # goodbye, to a stopped one it returns at once.

@@ -26,7 +26,6 @@ from arena.season.formats import (
     format_name,
     rounds_of,
 )
-from arena.season.formats.base import series_scores
 from arena.season.progress import WINDOW as PACE_WINDOW
 from arena.season.progress import Progress, season_progress
 from arena.season.standings import Standings
@@ -59,7 +58,7 @@ class SeasonStatistics:
 
 def rating_fit(bot_ids: Sequence[str], results: Sequence[SeriesRecord]) -> BradleyTerryFit:
     """The Bradley-Terry fit of a season's series (a draw half a win each)."""
-    return fit(bot_ids, (PairResult(r.seat0_bot, r.seat1_bot, series_scores(r)[0])
+    return fit(bot_ids, (PairResult(r.seat0_bot, r.seat1_bot, r.scores[0])
                          for r in results))
 
 

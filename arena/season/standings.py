@@ -28,15 +28,13 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from openskill.models import PlackettLuce
 
 from arena.core.ordering import ORDERING_RULE
+from arena.core.series import SeriesVerdict
 from arena.storage import SeriesRecord
-
-WIN_POINTS: Final = 1.0
-DRAW_POINTS: Final = 0.5
 
 
 @dataclass
@@ -67,7 +65,8 @@ class StandingRow:
 
     @property
     def series_points(self) -> float:
-        return self.series_won * WIN_POINTS + self.series_drawn * DRAW_POINTS
+        return (self.series_won * SeriesVerdict.WIN.score
+                + self.series_drawn * SeriesVerdict.DRAW.score)
 
     @property
     def rating_ordinal(self) -> float:
@@ -131,15 +130,6 @@ class Standings:
         }
 
 
-def series_verdict(result: SeriesRecord) -> tuple[str, str]:
-    """("win" | "loss" | "draw") for seat 0 and seat 1 of one stored series."""
-    if result.winner_seat is None:
-        return ("draw", "draw")
-    if result.winner_seat == 0:
-        return ("win", "loss")
-    return ("loss", "win")
-
-
 def compute_standings(bot_ids: Sequence[str], results: Iterable[SeriesRecord]) -> Standings:
     """The standings of ``bot_ids`` over ``results`` (in the order given, which the
     rating updates follow: pass them in storage order, as the live standings do).
@@ -184,7 +174,7 @@ class StandingsState:
         for bot_id in result.bots:
             if bot_id not in self._rows:
                 raise ValueError(f"series {result.series_id} names {bot_id}, not in the season")
-        verdicts = series_verdict(result)
+        verdicts = result.verdicts
         forfeiting_seats = result.forfeiting_seats
         for seat in (0, 1):
             me, other = result.bots[seat], result.bots[1 - seat]
@@ -192,10 +182,10 @@ class StandingsState:
             cell = HeadToHead(**vars(self._opponents(me).get(other, HeadToHead())))
             row.series_played += 1
             verdict = verdicts[seat]
-            if verdict == "win":
+            if verdict is SeriesVerdict.WIN:
                 row.series_won += 1
                 cell.won += 1
-            elif verdict == "loss":
+            elif verdict is SeriesVerdict.LOSS:
                 row.series_lost += 1
                 cell.lost += 1
             else:
@@ -213,10 +203,9 @@ class StandingsState:
             row.points_for += result.points[seat]
             row.points_against += result.points[1 - seat]
         first, second = result.bots
-        ranks = {"win": 1, "draw": 1, "loss": 2}
         [[new_first], [new_second]] = self._model.rate(
             [[self._ratings[first]], [self._ratings[second]]],
-            ranks=[ranks[verdicts[0]], ranks[verdicts[1]]],
+            ranks=[verdicts[0].rating_rank, verdicts[1].rating_rank],
         )
         self._ratings[first], self._ratings[second] = new_first, new_second
         for bot_id in (first, second):

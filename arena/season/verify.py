@@ -9,8 +9,8 @@ from what the log claims), and accepts the outcome only when
 * the log starts with exactly the planned series (so the deal is the planned one),
 * every logged action is legal where it stands and produces exactly the logged
   events (hand results, sheets),
-* the outcome's figures (winner, games, game scores, hands won, points, hands
-  played, capped) are the replay's, and
+* the outcome's result (winner, games and who won each, game scores, hands won,
+  points, hands played, capped) is the replay's, and
 * a forfeit is where the log stops: a start-up fault before any action, a fault in
   play at the seat to act and the hand and decision the log reached, and an
   ``illegal_action`` fault names an action the engine really refuses there.
@@ -21,13 +21,14 @@ Anything else raises ``OutcomeMismatch`` whose ``check`` names what failed (one 
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any, Final, Protocol
 
 from arena.core.faults import BotFault
-from arena.core.series import SeriesOutcome, outcome_of
+from arena.core.series import SeriesOutcome, standing_result
 from engine.actions import Action
 from engine.profiles import Profile
-from engine.series import Series
+from engine.series import Series, SeriesResult
 
 DEAL: Final = "deal"
 ILLEGAL_ACTION: Final = "illegal_action"
@@ -41,8 +42,7 @@ CHECKS: Final = (DEAL, ILLEGAL_ACTION, LOG, TRUNCATED, WINNER, RESULT, FAULT)
 rules refuse, a logged event the replay does not produce, a log that stops early,
 the winner, another figure of the result, the forfeit's fault."""
 
-_FIGURES: Final = ("games_won", "game_scores", "hands_won", "points", "hands_played",
-                   "capped")
+_FIGURES: Final = tuple(f.name for f in fields(SeriesResult) if f.name != "winner")
 
 
 class OutcomeMismatch(ValueError):
@@ -121,7 +121,7 @@ def _check_played_out(series: Series, outcome: SeriesOutcome) -> None:
     if outcome.winner != result.winner:
         raise OutcomeMismatch(WINNER, f"the outcome names winner {outcome.winner!r}, the "
                               f"replay {result.winner!r}")
-    _check_figures(outcome, {name: getattr(result, name) for name in _FIGURES})
+    _check_figures(outcome, result)
 
 
 def _check_forfeit(series: Series, outcome: SeriesOutcome, fault: BotFault) -> None:
@@ -140,8 +140,7 @@ def _check_forfeit(series: Series, outcome: SeriesOutcome, fault: BotFault) -> N
     if outcome.winner != expected_winner:
         raise OutcomeMismatch(WINNER, f"the outcome names winner {outcome.winner!r}; seat "
                               f"{fault.seat}'s forfeit makes it {expected_winner!r}")
-    expected = outcome_of(outcome.series_id, series, expected_winner, fault, (0.0, 0.0), 0.0)
-    _check_figures(outcome, {name: getattr(expected, name) for name in _FIGURES})
+    _check_figures(outcome, standing_result(series, expected_winner))
 
 
 def _check_fault_position(series: Series, fault: BotFault, actions: int) -> None:
@@ -166,9 +165,9 @@ def _check_fault_position(series: Series, fault: BotFault, actions: int) -> None
                           "where the log stops")
 
 
-def _check_figures(outcome: SeriesOutcome, expected: dict[str, Any]) -> None:
-    for name, value in expected.items():
-        claimed = getattr(outcome, name)
+def _check_figures(outcome: SeriesOutcome, expected: SeriesResult) -> None:
+    for name in _FIGURES:
+        claimed, value = getattr(outcome.result, name), getattr(expected, name)
         if _plain(claimed) != _plain(value):
             raise OutcomeMismatch(RESULT, f"{name} is {claimed!r}, the replay gives {value!r}")
 

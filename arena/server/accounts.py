@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, TypeVar
 import grpc
 from hollywood.arena.v1 import arena_pb2
 
+from arena.core.status import VersionStatus
 from arena.server.auth import Authenticator, Caller
 from arena.server.convert import bot_message
 from arena.server.upload_stream import idle_limited
 from arena.server.uploads import UploadLimits, UploadSlots, UploadTotals, receive_upload
 from arena.storage import BotRecord, Storage
 from arena.storage.authors import Author, add_author, list_authors, revoke_author
-from arena.storage.lifecycle import ACTIVE, RECEIVED
 from arena.storage.submissions import bundles_dir, store_submission, version_states
 
 if TYPE_CHECKING:
@@ -88,7 +88,8 @@ class AccountsMixin:
                 record, created, replaced = store_submission(
                     self.storage, submission, submitter=caller.author,
                     replace=header.replace,
-                    status=ACTIVE if self.vetting is None else RECEIVED)
+                    status=(VersionStatus.ACTIVE if self.vetting is None
+                            else VersionStatus.RECEIVED))
             except OSError as error:  # e.g. a full disk: nothing was stored
                 raise CannotStoreError(f"cannot store the bot's files: {error}") from None
         if self.vetting is not None:  # built and validated after this returns

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any, Final
 
 from hollywood.arena.v1 import arena_pb2
 
+from arena.core.faults import BotFault
 from arena.core.settings import (
     DEFAULT_SANDBOX,
     SETTINGS,
@@ -104,26 +104,28 @@ def standings_message(
     )
 
 
-def fault_message(fault: Mapping[str, Any]) -> arena_pb2.Fault:
-    return arena_pb2.Fault(
-        kind=str(fault.get("kind", "")), message=str(fault.get("message", "")),
-        seat=int(fault.get("seat") or 0), hand_number=int(fault.get("hand_number") or 0),
-        decision_number=int(fault.get("decision_number") or 0),
-        stderr_tail=str(fault.get("stderr_tail", "")),
+def fault_message(fault: BotFault) -> arena_pb2.Fault:
+    message = arena_pb2.Fault(
+        kind=str(fault.kind), message=fault.message, seat=fault.seat or 0,
+        hand_number=fault.hand_number or 0, decision_number=fault.decision_number or 0,
+        stderr_tail=fault.stderr_tail,
     )
+    if fault.other_seat_fault is not None:
+        message.other_seat_fault.CopyFrom(fault_message(fault.other_seat_fault))
+    return message
 
 
 def series_message(
     planned: PlannedSeries, result: SeriesRecord | None
 ) -> arena_pb2.SeriesSummary:
     message = arena_pb2.SeriesSummary(
-        id=planned.id, season_id=planned.season_id, index=planned.index, seed=planned.seed,
-        swap_seats=planned.swap_seats, seat0_bot_id=planned.seat0_bot,
-        seat1_bot_id=planned.seat1_bot, played=result is not None, winner_seat=-1,
+        series_id=planned.id, season_id=planned.season_id, index=planned.index,
+        seed=planned.seed, swap_seats=planned.swap_seats, seat0_bot=planned.seat0_bot,
+        seat1_bot=planned.seat1_bot, played=result is not None, winner=-1,
     )
     if result is None:
         return message
-    message.winner_seat = -1 if result.winner_seat is None else result.winner_seat
+    message.winner = -1 if result.winner is None else result.winner
     message.games_won.extend(result.games_won)
     message.hands_won.extend(result.hands_won)
     message.points.extend(result.points)

@@ -16,6 +16,7 @@ import sys
 import time
 from typing import Any, Final, TextIO
 
+from arena.core.faults import BotFault
 from arena.core.status import SeasonStatus
 from arena.core.text import bounded, neutralise
 from arena.season.events import EventHub, SeasonEvent
@@ -159,16 +160,17 @@ class LoggingHub(EventHub):
             first, *other = result.forfeiting_seats
             self._log_fault(event.season_id, event.series_id, result.bots[first], first,
                             result.fault)
+            other_fault = result.fault.other_seat_fault
             for seat in other:  # neither bot started: the other's fault rides along
-                other_fault = result.fault.get("other_seat_fault")
-                self._log_fault(event.season_id, event.series_id, result.bots[seat], seat,
-                                other_fault if isinstance(other_fault, dict) else {})
+                if other_fault is not None:
+                    self._log_fault(event.season_id, event.series_id, result.bots[seat],
+                                    seat, other_fault)
 
     @staticmethod
     def _log_fault(season_id: int, series_id: str, bot: str, seat: int,
-                   fault: dict[str, Any]) -> None:
-        kind = neutralise(str(fault.get("kind", "")))
-        reason = neutralise(bounded(str(fault.get("message", "")), MAX_REASON_CHARS))
+                   fault: BotFault) -> None:
+        kind = neutralise(str(fault.kind))
+        reason = neutralise(bounded(fault.message, MAX_REASON_CHARS))
         log_event("fault", f"fault in series {series_id}: {neutralise(bot)} (seat {seat}) "
                   f"forfeited, {kind}: {reason}", logging.WARNING, season=season_id,
                   series=series_id, bot=neutralise(bot), seat=seat, kind=kind, reason=reason)

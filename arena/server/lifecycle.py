@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, TypeVar
 import grpc
 from hollywood.arena.v1 import arena_pb2
 
-from arena.season.seeding import current_rows
+from arena.core.status import VersionStatus
+from arena.season.seeding import current_ratings, current_rows
 from arena.server.accounts import bots_with_states
 from arena.server.auth import Authenticator
 from arena.storage import NotFoundError, Storage
 from arena.storage.lifecycle import (
-    ACTIVE,
     LifecycleError,
     reactivate,
     recent_faults,
@@ -45,7 +45,7 @@ def check_active(storage: Storage, bot_ids: list[str]) -> None:
     states = version_states(storage)
     for bot_id in bot_ids:
         state = states.get(bot_id)
-        if state is not None and state.status != ACTIVE:
+        if state is not None and state.status is not VersionStatus.ACTIVE:
             detail = version_life(storage, bot_id).detail
             why = f" ({detail})" if detail else ""
             raise NotActiveError(

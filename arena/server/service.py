@@ -20,7 +20,7 @@ from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 from arena.core.defaults import DEFAULT_MAX_SEASON_BOTS
 from arena.core.manifest import BotManifest, ManifestError
 from arena.core.settings import ConfigError
-from arena.core.status import SeasonStatus
+from arena.core.status import IllegalTransitionError, SeasonStatus
 from arena.core.text import bounded, neutralise
 from arena.season.events import EventHub
 from arena.season.formats import format_for, format_name
@@ -123,7 +123,7 @@ class ArenaService(LifecycleMixin, AccountsMixin, arena_pb2_grpc.ArenaServiceSer
             code, message = grpc.StatusCode.ALREADY_EXISTS, str(error)
         except NameTakenError as error:
             code, message = grpc.StatusCode.PERMISSION_DENIED, str(error)
-        except (ReplaceRefusedError, LifecycleError) as error:
+        except (ReplaceRefusedError, LifecycleError, IllegalTransitionError) as error:
             code, message = grpc.StatusCode.FAILED_PRECONDITION, str(error)
         except (RequestError, ConfigError, ManifestError, AuthorError, pages.PageError) as error:
             code, message = grpc.StatusCode.INVALID_ARGUMENT, str(error)

@@ -8,9 +8,10 @@ score sheet after the hand.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
+from arena.core.faults import BotFault
 from engine.series import history_from_log
 
 GAME_NAMES = ("I", "II", "III")
@@ -91,7 +92,7 @@ def hand_lines(record: dict[str, Any], names: Sequence[str], *,
 def series_story(
     log: list[dict[str, Any]],
     names: Sequence[str],
-    fault: Mapping[str, Any] | None = None,
+    fault: BotFault | None = None,
 ) -> list[list[str]]:
     """Each hand of the series recorded by ``log`` as lines; ``names`` are the bots
     in seat 0 and seat 1. ``fault`` is the stored fault of a forfeited series: one
@@ -100,7 +101,7 @@ def series_story(
     log holds the first hand's deal. Raises ``engine.series.ReplayError`` for a bad
     log."""
     history = history_from_log(log)
-    if fault is not None and not fault.get("hand_number") and not any(
+    if fault is not None and not fault.hand_number and not any(
             record["moves"] or record.get("result") for record in history):
         return []
     return [hand_lines(record, names) for record in history]

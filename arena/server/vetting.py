@@ -28,10 +28,11 @@ from typing import Final
 
 from arena.core.manifest import content_hash
 from arena.core.series import BotRef
+from arena.core.status import VersionStatus
 from arena.execution.vetting import LineSink, StageSink, Vetting, vet_bot
 from arena.server.vetting_queue import FairQueue
 from arena.storage import Storage
-from arena.storage.lifecycle import ACTIVE, REJECTED, unfinished
+from arena.storage.lifecycle import unfinished
 from arena.storage.vetting_records import (
     ARENA,
     AUTHOR,
@@ -167,10 +168,10 @@ class VettingWorker:
     def _vet(self, bot_id: str) -> None:
         code = code_to_vet(self.storage, bot_id)
 
-        def checked(stage: str | None = None) -> None:
+        def checked(stage: VersionStatus | None = None) -> None:
             if bot_id in self._cancelled or self._stopping.is_set():
                 raise _Cancelled
-            if stage is not None and not set_stage(self.storage, code, stage):
+            if stage is not None and not set_stage(self.storage, code, VersionStatus(stage)):
                 raise _Cancelled
 
         try:
@@ -198,7 +199,7 @@ class VettingWorker:
             log.info("%s", error)
             return
         log.info("bot %s %s%s", bot_id, verdict.status,
-                 f": {verdict.detail}" if verdict.status == REJECTED else "")
+                 f": {verdict.detail}" if verdict.status is VersionStatus.REJECTED else "")
 
     def _verdict(self, code: CodeToVet, vetting: Vetting) -> Verdict:
         logs = {"image_id": vetting.image_id,
@@ -207,13 +208,13 @@ class VettingWorker:
         if vetting.passed:
             with self._changed:
                 self._arena_tries.pop(code.bot_id, None)
-            return Verdict(ACTIVE, "built and validated", **logs)
+            return Verdict(VersionStatus.ACTIVE, "built and validated", **logs)
         reason = self._public(code, vetting.reason)
         if vetting.arena_caused:
             return self._arena_verdict(code, reason, **logs)
         with self._changed:
             self._arena_tries.pop(code.bot_id, None)
-        return Verdict(REJECTED, reason, AUTHOR, **logs)
+        return Verdict(VersionStatus.REJECTED, reason, AUTHOR, **logs)
 
     def _arena_verdict(self, code: CodeToVet, reason: str, **logs: str) -> Verdict:
         """A rejection the arena caused, with its automatic retry scheduled (bounded)."""
@@ -230,7 +231,7 @@ class VettingWorker:
         else:
             then = (f"not your bot's fault, but {tries} retries failed too: ask the "
                     "arena's admin, then `arena bots revet` it")
-        return Verdict(REJECTED, f"{reason}; {then}", ARENA, **logs)
+        return Verdict(VersionStatus.REJECTED, f"{reason}; {then}", ARENA, **logs)
 
     def _retry(self, code: CodeToVet) -> None:
         if self._stopping.is_set() or rejection_cause(self.storage, code.bot_id) != ARENA:

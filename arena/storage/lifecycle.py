@@ -6,27 +6,23 @@ keeping the image id, the build log's tail and the validation's log here
 (written by ``arena.storage.vetting_records``, pinned to the code vetted). An
 ``active`` version that loses too many series in a row by a fault is
 ``deactivated`` (it plays no more until ``reactivate``). Versions registered before
-uploads have no ``bot_versions`` row and count as ``active``.
+uploads have no ``bot_versions`` row and count as ``active``. The statuses and the
+changes allowed between them are ``arena.core.status.VersionStatus`` and
+``VERSION_TRANSITIONS``; every change here is checked against them (``check_move``).
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from arena.storage.records import NotFoundError, utc_now
+from arena.core.status import VersionStatus
+from arena.storage.records import NotFoundError, stored_fault, utc_now
 from arena.storage.store import Storage
 
-RECEIVED: Final = "received"
-BUILDING: Final = "building"
-VALIDATING: Final = "validating"
-ACTIVE: Final = "active"
-REJECTED: Final = "rejected"
-DEACTIVATED: Final = "deactivated"
-IN_PROGRESS: Final = (RECEIVED, BUILDING, VALIDATING)
+VETTING: Final = tuple(status for status in VersionStatus if status.is_vetting)
 MAX_LOG_CHARS: Final = 16 * 1024
 """A stored build or validation log keeps its last this many characters."""
 MAX_DETAIL_CHARS: Final = 2000
@@ -42,7 +38,7 @@ class VersionLife:
 
     bot_id: str
     owner: str
-    status: str
+    status: VersionStatus
     detail: str
     changed_at: str
     image_id: str
@@ -55,7 +51,24 @@ def ensure_version_row(db: sqlite3.Connection, bot_id: str) -> None:
     if db.execute("SELECT 1 FROM bots WHERE id=?", (bot_id,)).fetchone() is None:
         raise NotFoundError(f"unknown bot {bot_id}")
     db.execute("INSERT OR IGNORE INTO bot_versions (bot_id, submitted_by, bundle, status, "
-               "status_changed_at) VALUES (?, '', '', 'active', ?)", (bot_id, utc_now()))
+               "status_changed_at) VALUES (?, '', '', ?, ?)",
+               (bot_id, VersionStatus.ACTIVE, utc_now()))
+
+
+def status_of(db: sqlite3.Connection, bot_id: str) -> VersionStatus:
+    """``bot_id``'s status (it has a ``bot_versions`` row: ``ensure_version_row``)."""
+    row = db.execute("SELECT status FROM bot_versions WHERE bot_id=?", (bot_id,)).fetchone()
+    return VersionStatus(row["status"])
+
+
+def check_move(db: sqlite3.Connection, bot_id: str, target: VersionStatus,
+               why_not: Mapping[VersionStatus, str] | None = None) -> VersionStatus:
+    """Check, in the caller's transaction, that ``bot_id`` (with its
+    ``bot_versions`` row) may become ``target``; returns its status now. Raises
+    ``IllegalTransitionError``, saying ``why_not[current]`` when given."""
+    current = status_of(db, bot_id)
+    current.checked_move(target, f"bot {bot_id}", (why_not or {}).get(current, ""))
+    return current
 
 
 def unfinished(storage: Storage) -> list[str]:
@@ -64,8 +77,8 @@ def unfinished(storage: Storage) -> list[str]:
     with storage.transaction() as db:
         rows = db.execute(
             "SELECT v.bot_id FROM bot_versions v JOIN bots b ON b.id = v.bot_id "
-            f"WHERE v.status IN ({','.join('?' * len(IN_PROGRESS))}) ORDER BY b.seq",
-            IN_PROGRESS).fetchall()
+            f"WHERE v.status IN ({','.join('?' * len(VETTING))}) ORDER BY b.seq",
+            VETTING).fetchall()
     return [str(row["bot_id"]) for row in rows]
 
 
@@ -82,7 +95,7 @@ def version_life(storage: Storage, bot_id: str) -> VersionLife:
             "LEFT JOIN bot_versions v ON v.bot_id = b.id WHERE b.id=?", (bot_id,)).fetchone()
     if row is None:
         raise NotFoundError(f"unknown bot {bot_id}")
-    return VersionLife(row["id"], row["owner"], row["status"], row["detail"],
+    return VersionLife(row["id"], row["owner"], VersionStatus(row["status"]), row["detail"],
                        row["changed_at"], row["image_id"], row["build_log"],
                        row["validation_log"])
 
@@ -92,7 +105,8 @@ def newest_active(storage: Storage) -> list[str]:
     with storage.transaction() as db:
         rows = db.execute(
             "SELECT b.id, b.name FROM bots b LEFT JOIN bot_versions v ON v.bot_id = b.id "
-            "WHERE COALESCE(v.status, 'active') = 'active' ORDER BY b.seq").fetchall()
+            "WHERE COALESCE(v.status, 'active') = ? ORDER BY b.seq",
+            (VersionStatus.ACTIVE,)).fetchall()
     newest: dict[str, str] = {}
     for row in rows:
         newest.pop(row["name"], None)  # keep the newest, placed where it was registered
@@ -118,15 +132,12 @@ def fault_streak(storage: Storage, bot_id: str, season_id: int, at_most: int) ->
 
 
 def _faulted(row: sqlite3.Row, bot_id: str) -> bool:
-    if not row["fault_json"]:
+    fault = stored_fault(row)
+    if fault is None or fault.seat not in (0, 1):
         return False
-    fault = json.loads(row["fault_json"])
     seats = [row["seat0_bot"], row["seat1_bot"]]
-    seat = fault.get("seat")
-    if seat is None or not 0 <= seat < 2:
-        return False
-    other = fault.get("other_seat_fault")
-    return seats[seat] == bot_id or (other is not None and seats[1 - seat] == bot_id)
+    return seats[fault.seat] == bot_id or (fault.other_seat_fault is not None
+                                          and seats[1 - fault.seat] == bot_id)
 
 
 def deactivations_of(storage: Storage, bot_ids: Sequence[str]) -> dict[str, str]:
@@ -137,7 +148,7 @@ def deactivations_of(storage: Storage, bot_ids: Sequence[str]) -> dict[str, str]
     marks = ",".join("?" * len(bot_ids))
     rows = storage.query(
         f"SELECT bot_id, status_detail FROM bot_versions WHERE status=? AND bot_id IN ({marks})",
-        (DEACTIVATED, *bot_ids))
+        (VersionStatus.DEACTIVATED, *bot_ids))
     return {str(row["bot_id"]): str(row["status_detail"]) or "deactivated" for row in rows}
 
 
@@ -149,12 +160,15 @@ def deactivate_if_streak(storage: Storage, bot_id: str, season_id: int, limit: i
         return False
     with storage.transaction() as db:
         ensure_version_row(db, bot_id)
-        cursor = db.execute(
+        if not status_of(db, bot_id).can_become(VersionStatus.DEACTIVATED):
+            return False  # deactivated already, or vetted again meanwhile: it plays no more
+        db.execute(
             "UPDATE bot_versions SET status=?, status_detail=?, status_changed_at=? "
-            "WHERE bot_id=? AND status=?",
-            (DEACTIVATED, f"lost {streak} series in a row by a fault in season {season_id}",
-             utc_now(), bot_id, ACTIVE))
-    return cursor.rowcount > 0
+            "WHERE bot_id=?",
+            (VersionStatus.DEACTIVATED,
+             f"lost {streak} series in a row by a fault in season {season_id}",
+             utc_now(), bot_id))
+    return True
 
 
 def reactivate(storage: Storage, bot_id: str) -> None:
@@ -162,15 +176,15 @@ def reactivate(storage: Storage, bot_id: str) -> None:
     deactivated)."""
     with storage.transaction() as db:
         ensure_version_row(db, bot_id)
-        cursor = db.execute(
-            "UPDATE bot_versions SET status=?, status_detail='reactivated', "
-            "status_changed_at=? WHERE bot_id=? AND status=?",
-            (ACTIVE, utc_now(), bot_id, DEACTIVATED))
-        if cursor.rowcount == 0:
-            status = db.execute("SELECT status FROM bot_versions WHERE bot_id=?",
-                                (bot_id,)).fetchone()["status"]
+        status = status_of(db, bot_id)
+        if status is not VersionStatus.DEACTIVATED:  # the admin's move is this one only
             raise LifecycleError(f"bot {bot_id} is {status}, not deactivated: nothing to "
-                             "reactivate")
+                                 "reactivate")
+        check_move(db, bot_id, VersionStatus.ACTIVE)
+        db.execute(
+            "UPDATE bot_versions SET status=?, status_detail='reactivated', "
+            "status_changed_at=? WHERE bot_id=?",
+            (VersionStatus.ACTIVE, utc_now(), bot_id))
 
 
 
@@ -194,7 +208,7 @@ def recent_faults(storage: Storage, bot_id: str, limit: int = 5) -> list[LostByF
     found = []
     for row in rows:
         if _faulted(row, bot_id):
-            fault = json.loads(row["fault_json"])
-            found.append(LostByFault(row["series_id"], str(fault.get("kind", "")),
-                                     str(fault.get("message", ""))))
+            fault = stored_fault(row)
+            assert fault is not None  # _faulted
+            found.append(LostByFault(row["series_id"], str(fault.kind), fault.message))
     return found[:limit]

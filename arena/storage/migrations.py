@@ -199,6 +199,13 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     Migration(8, "each season counts the outcomes refused by verification", (
         "ALTER TABLE seasons ADD COLUMN outcomes_refused INTEGER NOT NULL DEFAULT 0",
     )),
+    Migration(9, "a result keeps its whole outcome: who won each game, who played it", (
+        # JSON [seat|null, seat|null, seat|null]; '' for results stored before
+        # (arena.storage.records reads those from the game scores).
+        "ALTER TABLE series_results ADD COLUMN game_winners_json TEXT NOT NULL DEFAULT ''",
+        # The cluster worker that played it, as the executor knew it; '' = the arena.
+        "ALTER TABLE series_results ADD COLUMN played_by TEXT NOT NULL DEFAULT ''",
+    )),
 )
 
 

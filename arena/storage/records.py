@@ -9,7 +9,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
+
+from arena.core.faults import BotFault
+from arena.core.series import SeriesOutcome
 from arena.core.status import SeasonStatus
+from engine.series import SeriesResult
 
 
 class StorageError(RuntimeError):
@@ -86,28 +91,18 @@ class SeasonRecord:
     broken worker): 0 in an honest cluster."""
 
 
-@dataclass(frozen=True)
-class SeriesRecord:
-    """A played series as stored (everything standings and lists need; the event
-    log is read apart). Not to be confused with ``engine.SeriesResult``, the
-    engine's result of a series played out."""
+@dataclass(frozen=True, kw_only=True)
+class SeriesRecord(SeriesOutcome):
+    """A played series as stored: its ``SeriesOutcome`` (the engine's result, the
+    typed fault, the timings, who played it; the event log is read apart, with
+    ``Storage.result_log``) plus where it sits in its season. Written by
+    ``Storage.store_result``, read back by ``result_from_row``: the one conversion."""
 
-    series_id: str
     season_id: int
     seed: int
     swap_seats: bool
     seat0_bot: str
     seat1_bot: str
-    winner_seat: int | None
-    games_won: tuple[int, int]
-    hands_won: tuple[int, int]
-    points: tuple[int, int]
-    game_scores: tuple[tuple[int, ...], ...]
-    hands_played: int
-    capped: bool
-    fault: dict[str, Any] | None
-    think_seconds: tuple[float, float]
-    wall_seconds: float
     finished_at: str
     stored_seq: int = 0
     """1 for the season's first stored result, then 2, ...: the order standings
@@ -116,22 +111,6 @@ class SeriesRecord:
     @property
     def bots(self) -> tuple[str, str]:
         return (self.seat0_bot, self.seat1_bot)
-
-    @property
-    def fault_seat(self) -> int | None:
-        if self.fault is None:
-            return None
-        seat = self.fault.get("seat")
-        return seat if seat in (0, 1) else 0
-
-    @property
-    def forfeiting_seats(self) -> tuple[int, ...]:
-        """Every seat that forfeited: both when neither bot started."""
-        first = self.fault_seat
-        if first is None:
-            return ()
-        other = (self.fault or {}).get("other_seat_fault")
-        return (first, 1 - first) if other else (first,)
 
 
 def bot_from_row(row: sqlite3.Row) -> BotRecord:
@@ -151,24 +130,74 @@ def planned_from_row(row: sqlite3.Row) -> PlannedSeries:
     )
 
 
+def result_values(planned: PlannedSeries, outcome: SeriesOutcome,
+                  finished_at: str) -> tuple[object, ...]:
+    """``outcome`` of ``planned`` as the values of ``schema.RESULT_COLUMNS`` but the
+    last (``stored_seq``, numbered by the insert): the inverse of
+    ``result_from_row`` (the event log is stored apart)."""
+    result, fault = outcome.result, outcome.fault
+    return (
+        planned.id, planned.season_id, result.winner,
+        result.games_won[0], result.games_won[1], result.hands_won[0], result.hands_won[1],
+        result.points[0], result.points[1],
+        json.dumps([list(row) for row in result.game_scores]), result.hands_played,
+        int(result.capped), None if fault is None else json.dumps(fault.to_dict()),
+        float(outcome.think_seconds[0]), float(outcome.think_seconds[1]),
+        float(outcome.wall_seconds), planned.seed, int(planned.swap_seats),
+        planned.seat0_bot, planned.seat1_bot, json.dumps(list(result.game_winners)),
+        outcome.played_by, finished_at,
+    )
+
+
 def result_from_row(
     row: sqlite3.Row, series_id: str | None = None, season_id: int | None = None
 ) -> SeriesRecord:
     """The result in ``row`` (``series_id`` and ``season_id`` given apart when the
     row's own columns of those names belong to a joined table)."""
-    fault = json.loads(row["fault_json"]) if row["fault_json"] else None
-    return SeriesRecord(
-        series_id=series_id if series_id is not None else row["series_id"],
-        season_id=int(season_id if season_id is not None else row["season_id"]),
-        seed=int(row["seed"]),
-        swap_seats=bool(row["swap_seats"]), seat0_bot=row["seat0_bot"],
-        seat1_bot=row["seat1_bot"], winner_seat=row["winner_seat"],
-        games_won=(int(row["games_won_0"]), int(row["games_won_1"])),
+    # orjson reads these short texts 5 times as fast: a season's full recompute
+    # reads every result of it.
+    game_scores = orjson.loads(row["game_scores_json"])
+    scores = (_three(game_scores[0]), _three(game_scores[1]))
+    games_won = (int(row["games_won_0"]), int(row["games_won_1"]))
+    result = SeriesResult(
+        winner=row["winner_seat"], games_won=games_won,
+        game_winners=_game_winners(row["game_winners_json"], scores),
+        game_scores=scores,
         hands_won=(int(row["hands_won_0"]), int(row["hands_won_1"])),
         points=(int(row["points_0"]), int(row["points_1"])),
-        game_scores=tuple(tuple(r) for r in json.loads(row["game_scores_json"])),
-        hands_played=int(row["hands_played"]), capped=bool(row["capped"]), fault=fault,
-        think_seconds=(float(row["think_0"]), float(row["think_1"])),
-        wall_seconds=float(row["wall_seconds"]), finished_at=row["finished_at"],
-        stored_seq=int(row["stored_seq"]),
+        hands_played=int(row["hands_played"]), capped=bool(row["capped"]),
     )
+    return SeriesRecord(
+        series_id=series_id if series_id is not None else row["series_id"],
+        result=result, fault=stored_fault(row),
+        think_seconds=(float(row["think_0"]), float(row["think_1"])),
+        wall_seconds=float(row["wall_seconds"]), played_by=row["played_by"],
+        season_id=int(season_id if season_id is not None else row["season_id"]),
+        seed=int(row["seed"]), swap_seats=bool(row["swap_seats"]),
+        seat0_bot=row["seat0_bot"], seat1_bot=row["seat1_bot"],
+        finished_at=row["finished_at"], stored_seq=int(row["stored_seq"]),
+    )
+
+
+def stored_fault(row: sqlite3.Row) -> BotFault | None:
+    """The fault of a ``series_results`` row, typed as it was stored (None without one)."""
+    return BotFault.from_dict(orjson.loads(row["fault_json"])) if row["fault_json"] else None
+
+
+def _three(values: list[int]) -> tuple[int, int, int]:
+    first, second, third = values  # written by ``result_values``: three ints
+    return (first, second, third)
+
+
+def _game_winners(
+    stored: str, scores: tuple[tuple[int, int, int], tuple[int, int, int]]
+) -> tuple[int | None, int | None, int | None]:
+    """Who won each game, as stored; a result stored before schema version 9 has no
+    record of it, and gets the higher score in each game (None on a tie), which is
+    the engine's own answer for every game except one left unfinished by a series
+    won in two games."""
+    if stored:
+        first, second, third = orjson.loads(stored)  # written by ``result_values``
+        return (first, second, third)
+    won = [None if a == b else (0 if a > b else 1) for a, b in zip(*scores, strict=True)]
+    return (won[0], won[1], won[2])

@@ -38,6 +38,7 @@ from arena.storage.records import (
     bot_from_row,
     planned_from_row,
     result_from_row,
+    result_values,
     utc_now,
 )
 from arena.storage.schema import PLANNED_COLUMNS, RESULT_COLUMNS, RESULT_COLUMNS_OF_R
@@ -297,27 +298,14 @@ class Storage:
     ) -> SeriesRecord | None:
         """Store one played series in ONE transaction (narrow result row numbered next in
         storage order, compressed log) and return it as stored; None if it already has one."""
-        fault = outcome.fault
-        fault_json = json.dumps(fault.to_dict()) if fault is not None else None
         encoded = encode_log(outcome.log)  # outside the lock: the slow part
         now = utc_now()
         with self.transaction() as db:
             cursor = db.execute(
                 f"INSERT OR IGNORE INTO series_results ({RESULT_COLUMNS}) "
-                "SELECT " + ",".join("?" * 21) + ", COALESCE(MAX(stored_seq), 0) + 1 "
+                "SELECT " + ",".join("?" * 23) + ", COALESCE(MAX(stored_seq), 0) + 1 "
                 f"FROM series_results WHERE season_id=? RETURNING {RESULT_COLUMNS}",
-                (
-                    planned.id, planned.season_id, outcome.winner,
-                    outcome.games_won[0], outcome.games_won[1],
-                    outcome.hands_won[0], outcome.hands_won[1],
-                    outcome.points[0], outcome.points[1],
-                    json.dumps([list(row) for row in outcome.game_scores]),
-                    outcome.hands_played, int(outcome.capped), fault_json,
-                    float(outcome.think_seconds[0]), float(outcome.think_seconds[1]),
-                    float(outcome.wall_seconds), planned.seed, int(planned.swap_seats),
-                    planned.seat0_bot, planned.seat1_bot, now, planned.season_id,
-                ),
-            )
+                (*result_values(planned, outcome, now), planned.season_id))
             stored = cursor.fetchall()  # to the end: the statement must be done before COMMIT
             if not stored:
                 return None

@@ -8,9 +8,10 @@ name's owner is checked, the unpacked files are copied to the arena's own folder
 named by the version's content hash (``arena.core.manifest.content_hash``, the same
 name the cluster's bundles carry). A failure leaves none of it behind.
 
-A version's ``status`` is one of ``VERSION_STATUSES``; an upload is stored as
-``received`` for the server's vetting to move on (``arena.storage.lifecycle``), or
-``active`` at once by a server that vets nothing (tests, trusted tools). Versions
+A version's ``status`` is an ``arena.core.status.VersionStatus``; an upload is
+stored as ``received`` for the server's vetting to move on
+(``arena.storage.lifecycle``), or ``active`` at once by a server that vets nothing
+(tests, trusted tools). Versions
 registered before uploads have no ``bot_versions`` row and count as ``active``,
 owned by the admin.
 """
@@ -24,13 +25,14 @@ from pathlib import Path
 from typing import Final
 
 from arena.core.manifest import BotManifest, iter_bot_files
+from arena.core.status import VersionStatus
 from arena.core.text import safe_text
 from arena.storage.bot_files import copy_bot_files
 from arena.storage.records import BotRecord, ConflictError, bot_from_row, utc_now
 from arena.storage.store import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, Storage
 
-VERSION_STATUSES: Final = ("received", "building", "validating", "active", "rejected",
-                           "deactivated")
+STORED_STATUSES: Final = (VersionStatus.RECEIVED, VersionStatus.ACTIVE)
+"""What new code under a version starts as (a new start, not a status change)."""
 ADMIN_OWNER: Final = ""
 
 
@@ -44,10 +46,10 @@ class ReplaceRefusedError(ValueError):
 
 @dataclass(frozen=True)
 class VersionState:
-    """A version's owner and status (see ``VERSION_STATUSES``)."""
+    """A version's owner and status."""
 
     owner: str
-    status: str
+    status: VersionStatus
 
 
 @dataclass(frozen=True)
@@ -79,13 +81,15 @@ def name_owner(db: sqlite3.Connection, name: str) -> str | None:
 
 def store_submission(
     storage: Storage, submission: Submission, *, submitter: str, replace: bool,
-    status: str = "active",
+    status: VersionStatus = VersionStatus.ACTIVE,
 ) -> tuple[BotRecord, bool, bool]:
     """Register ``submission`` for ``submitter`` (an author's name, or ``ADMIN_OWNER``
     for the admin, who may use any name), its status ``status``. Returns (record,
     created, replaced).
     Raises ``NameTakenError``, ``ConflictError`` (other code under an existing
     version, no ``replace``) or ``ReplaceRefusedError``; then nothing is stored."""
+    if status not in STORED_STATUSES:
+        raise ValueError(f"an upload is stored as one of {STORED_STATUSES}, not {status!r}")
     manifest = submission.manifest
     bot_id = f"{manifest.name}@{manifest.version}"
     bundle_name = submission.content_hash + submission.archive_suffix
@@ -147,7 +151,7 @@ def store_submission(
                 "vetted_hash=excluded.vetted_hash",
                 # Stored active (a server that vets nothing): it plays what it stored.
                 (bot_id, submitter, bundle_name, status, utc_now(),
-                 submission.content_hash if status == "active" else ""))
+                 submission.content_hash if status is VersionStatus.ACTIVE else ""))
             if not bundle.exists():
                 bundle.parent.mkdir(parents=True, exist_ok=True)
                 shutil.move(submission.archive, bundle)
@@ -174,4 +178,5 @@ def version_states(storage: Storage) -> dict[str, VersionState]:
             "SELECT b.id, COALESCE(n.owner, '') AS owner, COALESCE(v.status, 'active') AS status "
             "FROM bots b LEFT JOIN bot_names n ON n.name = b.name "
             "LEFT JOIN bot_versions v ON v.bot_id = b.id").fetchall()
-    return {row["id"]: VersionState(row["owner"], row["status"]) for row in rows}
+    return {row["id"]: VersionState(row["owner"], VersionStatus(row["status"]))
+            for row in rows}

@@ -10,21 +10,19 @@ a rejection records its cause (``AUTHOR`` or ``ARENA``).
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from arena.core.manifest import content_hash
+from arena.core.status import VersionStatus
 from arena.core.text import safe_text
 from arena.storage.lifecycle import (
-    ACTIVE,
-    DEACTIVATED,
-    IN_PROGRESS,
     MAX_DETAIL_CHARS,
     MAX_LOG_CHARS,
-    RECEIVED,
-    REJECTED,
     LifecycleError,
+    check_move,
     ensure_version_row,
 )
 from arena.storage.records import NotFoundError, utc_now
@@ -35,8 +33,8 @@ AUTHOR: Final = "author"
 ARENA: Final = "arena"
 """The arena's side failed (its reference bot, Docker, overload): not the author's."""
 REJECTION_CAUSES: Final = (AUTHOR, ARENA)
+VERDICTS: Final = (VersionStatus.ACTIVE, VersionStatus.REJECTED)
 
-_SAME_CODE: Final = "bot_id=? AND (SELECT content_hash FROM bots WHERE id=?)=?"
 
 
 class UnvettedCodeError(LifecycleError):
@@ -62,7 +60,7 @@ class Verdict:
     """How vetting ended: ``status`` (active or rejected), why, the cause of a
     rejection, the image id and the logs."""
 
-    status: str
+    status: VersionStatus
     detail: str
     cause: str = ""
     image_id: str = ""
@@ -81,35 +79,48 @@ def code_to_vet(storage: Storage, bot_id: str) -> CodeToVet:
     return CodeToVet(bot_id, str(row["owner"]), str(row["content_hash"]), Path(row["folder"]))
 
 
-def set_stage(storage: Storage, code: CodeToVet, stage: str) -> bool:
-    """Move the version to ``stage`` if it still holds ``code``; False if replaced."""
+def set_stage(storage: Storage, code: CodeToVet, stage: VersionStatus) -> bool:
+    """Move the version to vetting's ``stage`` if it still holds ``code``; False if
+    replaced (``IllegalTransitionError`` if its status does not allow it)."""
     with storage.transaction() as db:
-        cursor = db.execute(
-            f"UPDATE bot_versions SET status=?, status_detail='', status_changed_at=? "
-            f"WHERE {_SAME_CODE}",
-            (stage, utc_now(), code.bot_id, code.bot_id, code.content_hash))
-    return cursor.rowcount > 0
+        if not _holds(db, code):
+            return False
+        check_move(db, code.bot_id, stage)
+        db.execute("UPDATE bot_versions SET status=?, status_detail='', status_changed_at=? "
+                   "WHERE bot_id=?", (stage, utc_now(), code.bot_id))
+    return True
+
+
+def _holds(db: sqlite3.Connection, code: CodeToVet) -> bool:
+    """Whether the version still holds the code vetting started with."""
+    row = db.execute("SELECT content_hash FROM bots WHERE id=?", (code.bot_id,)).fetchone()
+    return row is not None and row["content_hash"] == code.content_hash
 
 
 def record_verdict(storage: Storage, code: CodeToVet, verdict: Verdict) -> None:
     """Store ``verdict`` for ``code`` in one transaction; ``CodeChangedError`` (and
     nothing stored) if the version holds other code now."""
-    if verdict.status == REJECTED and verdict.cause not in REJECTION_CAUSES:
+    if verdict.status not in VERDICTS:
+        raise ValueError(f"a verdict is one of {VERDICTS}, not {verdict.status!r}")
+    status = VersionStatus(verdict.status)
+    rejected = status is VersionStatus.REJECTED
+    if rejected and verdict.cause not in REJECTION_CAUSES:
         raise ValueError(f"a rejection's cause is one of {REJECTION_CAUSES}, "
                          f"not {verdict.cause!r}")
-    vetted = code.content_hash if verdict.status == ACTIVE else ""
+    vetted = code.content_hash if status is VersionStatus.ACTIVE else ""
     with storage.transaction() as db:
-        cursor = db.execute(
+        if not _holds(db, code):
+            raise CodeChangedError(f"bot {code.bot_id}'s code changed while it was vetted: "
+                                   "its new code is vetted on its own")
+        check_move(db, code.bot_id, status)
+        db.execute(
             "UPDATE bot_versions SET status=?, status_detail=?, status_changed_at=?, "
             "rejection_cause=?, vetted_hash=?, image_id=?, build_log=?, validation_log=? "
-            f"WHERE {_SAME_CODE}",
-            (verdict.status, safe_text(verdict.detail, MAX_DETAIL_CHARS, multiline=True),
-             utc_now(), verdict.cause if verdict.status == REJECTED else "", vetted,
+            "WHERE bot_id=?",
+            (status, safe_text(verdict.detail, MAX_DETAIL_CHARS, multiline=True),
+             utc_now(), verdict.cause if rejected else "", vetted,
              verdict.image_id, _tail(verdict.build_log), _tail(verdict.validation_log),
-             code.bot_id, code.bot_id, code.content_hash))
-    if cursor.rowcount == 0:
-        raise CodeChangedError(f"bot {code.bot_id}'s code changed while it was vetted: "
-                               "its new code is vetted on its own")
+             code.bot_id))
 
 
 def expected_hash(storage: Storage, bot_id: str) -> str | None:
@@ -156,27 +167,27 @@ def rejected_by_arena(storage: Storage) -> list[str]:
     """Versions rejected by the arena's side, oldest first (a restart vets them again)."""
     rows = storage.query(
         "SELECT v.bot_id FROM bot_versions v JOIN bots b ON b.id = v.bot_id "
-        "WHERE v.status=? AND v.rejection_cause=? ORDER BY b.seq", (REJECTED, ARENA))
+        "WHERE v.status=? AND v.rejection_cause=? ORDER BY b.seq",
+        (VersionStatus.REJECTED, ARENA))
     return [str(row["bot_id"]) for row in rows]
 
 
 def mark_for_revetting(storage: Storage, bot_id: str, asked_by: str) -> None:
     """Move a rejected or active ``bot_id`` back to ``received`` for vetting again
-    (``LifecycleError`` while it is being vetted, or when it is deactivated: that
-    is the admin's ``reactivate``)."""
+    (``IllegalTransitionError`` while it is being vetted, or when it is deactivated:
+    that is the admin's ``reactivate``)."""
     with storage.transaction() as db:
         ensure_version_row(db, bot_id)
-        status = str(db.execute("SELECT status FROM bot_versions WHERE bot_id=?",
-                                (bot_id,)).fetchone()["status"])
-        if status in IN_PROGRESS:
-            raise LifecycleError(f"bot {bot_id} is {status}: it is being vetted already")
-        if status == DEACTIVATED:
-            raise LifecycleError(f"bot {bot_id} is deactivated: the admin reactivates it "
-                                 "(`arena bots reactivate`), vetting again does not")
+        check_move(db, bot_id, VersionStatus.RECEIVED, {
+            **{status: ": it is being vetted already" for status in VersionStatus
+               if status.is_vetting},
+            VersionStatus.DEACTIVATED: (": the admin reactivates it (`arena bots "
+                                        "reactivate`), vetting again does not")})
         db.execute(
             "UPDATE bot_versions SET status=?, status_detail=?, status_changed_at=?, "
             "rejection_cause='', vetted_hash='' WHERE bot_id=?",
-            (RECEIVED, f"vetting again, asked by {asked_by}", utc_now(), bot_id))
+            (VersionStatus.RECEIVED, f"vetting again, asked by {asked_by}", utc_now(),
+             bot_id))
 
 
 def _tail(text: str) -> str:

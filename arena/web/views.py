@@ -16,7 +16,7 @@ from openskill.models import PlackettLuce
 from arena.core.settings import ConfigError, SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.season.formats import SeasonView, format_for, format_name, reads_plan, rounds_of
-from arena.season.standings import Standings, compute_standings, series_verdict
+from arena.season.standings import Standings, compute_standings
 from arena.storage import SeasonRecord, SeriesRecord, Storage
 from arena.web.browse import versions_of
 from arena.web.hands import series_hands
@@ -78,17 +78,16 @@ def progress(season: SeasonRecord, results: Sequence[SeriesRecord]) -> dict[str,
 
 
 def result_summary(result: SeriesRecord) -> dict[str, Any]:
-    verdict = series_verdict(result)
-    fault = result.fault or {}
     return {
         "series_id": result.series_id, "bots": list(result.bots),
-        "winner_seat": result.winner_seat,
-        "winner": None if result.winner_seat is None else result.bots[result.winner_seat],
-        "verdicts": list(verdict), "games_won": list(result.games_won),
+        "winner": result.winner,
+        "winner_bot": None if result.winner is None else result.bots[result.winner],
+        "verdicts": [str(verdict) for verdict in result.verdicts],
+        "games_won": list(result.games_won),
         "hands_won": list(result.hands_won), "points": list(result.points),
         "hands_played": result.hands_played, "capped": result.capped,
-        "fault_kind": fault.get("kind"), "wall_seconds": round(result.wall_seconds, 3),
-        "finished_at": result.finished_at,
+        "fault_kind": None if result.fault is None else str(result.fault.kind),
+        "wall_seconds": round(result.wall_seconds, 3), "finished_at": result.finished_at,
     }
 
 
@@ -96,20 +95,17 @@ def fault_rows(results: Sequence[SeriesRecord]) -> list[dict[str, Any]]:
     """One row per forfeiting bot of each series (both when neither started)."""
     rows: list[dict[str, Any]] = []
     for result in results:
-        fault = result.fault
-        if fault is None:
+        if result.fault is None:
             continue
-        other = fault.get("other_seat_fault")
-        for seat, detail in ((result.fault_seat, fault), (1 - (result.fault_seat or 0), other)):
-            if not isinstance(detail, dict) or seat is None:
+        faults = (result.fault, result.fault.other_seat_fault)
+        for seat, fault in zip(result.forfeiting_seats, faults, strict=False):
+            if fault is None:
                 continue
             rows.append({
                 "series_id": result.series_id, "bot": result.bots[seat], "seat": seat,
-                "kind": str(detail.get("kind", "")), "message": str(detail.get("message", "")),
-                "hand_number": detail.get("hand_number"),
-                "decision_number": detail.get("decision_number"),
-                "stderr_tail": str(detail.get("stderr_tail", "")),
-                "finished_at": result.finished_at,
+                "kind": str(fault.kind), "message": fault.message,
+                "hand_number": fault.hand_number, "decision_number": fault.decision_number,
+                "stderr_tail": fault.stderr_tail, "finished_at": result.finished_at,
             })
     return rows
 
@@ -192,14 +188,13 @@ def rating_history(bot_id: str, results: Sequence[SeriesRecord]) -> list[dict[st
     model = PlackettLuce()
     ratings: dict[str, Any] = {}
     history: list[dict[str, float]] = []
-    ranks = {"win": 1, "draw": 1, "loss": 2}
     for result in results:
         first, second = result.bots
-        verdicts = series_verdict(result)
+        verdicts = result.verdicts
         [[ratings[first]], [ratings[second]]] = model.rate(
             [[ratings.get(first) or model.rating(name=first)],
              [ratings.get(second) or model.rating(name=second)]],
-            ranks=[ranks[verdicts[0]], ranks[verdicts[1]]])
+            ranks=[verdicts[0].rating_rank, verdicts[1].rating_rank])
         if bot_id in result.bots:
             rating = ratings[bot_id]
             history.append({"series": len(history) + 1, "mu": round(float(rating.mu), 4),

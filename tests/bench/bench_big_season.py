@@ -262,7 +262,7 @@ def run(server: Any, args: argparse.Namespace) -> None:
           f"median {statistics.median(updates):.2f} ms, max {max(updates):.2f} ms   "
           f"[target <= 5 ms]; full recompute {recompute_ms:.0f} ms")
 
-    storage._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    storage.query("PRAGMA wal_checkpoint(TRUNCATE)")
     size = Path(storage.path).stat().st_size
     print(f"database: {size / 1e6:.1f} MB, {size / total / 1000:.2f} kB per series")
     sizes = storage.log_sizes(season.id)

@@ -179,7 +179,7 @@ def bench_series(series_count: int, names: tuple[str, str]) -> None:
             start = time.perf_counter()
             result = play_match((clients[0], clients[1]), Series(seed=seed), TimeLimits())
             elapsed += time.perf_counter() - start
-            assert result.fault is None, result.fault
+            assert result.outcome.fault is None, result.outcome.fault
             decisions += result.decisions
         for client in clients:
             client.close()

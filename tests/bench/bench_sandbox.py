@@ -77,7 +77,7 @@ def decisions_and_overhead(sandbox: DockerSandbox, series_count: int = 5) -> Non
             result = play_match((clients[0], clients[1]), Series(seed, max_hands=200), LIMITS,
                                 series_id=f"bench-{seed}")
             decisions += result.decisions
-            seconds += result.wall_seconds
+            seconds += result.outcome.wall_seconds
         per_decision = seconds / decisions
         print(f"decisions per second (greedy v greedy, containers): {decisions / seconds:,.0f}"
               f" ({decisions} decisions in {seconds:.2f} s)")

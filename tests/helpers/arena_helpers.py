@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arena.core.faults import BotFault, FaultKind
+from arena.core.series import SeriesOutcome
 from arena.storage import SeriesRecord
+from engine.series import SeriesResult
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,27 +26,36 @@ def make_bot_folder(root: Path, name: str, version: str = "1.0.0", code: str = "
     return folder
 
 
-@dataclass
-class FakeOutcome:
-    """A ``SeriesOutcome``-shaped result with chosen numbers."""
-
-    series_id: str
-    winner: int | None
-    games_won: tuple[int, int] = (0, 0)
-    hands_won: tuple[int, int] = (0, 0)
-    points: tuple[int, int] = (0, 0)
-    fault: BotFault | None = None
-    game_scores: tuple[tuple[int, int, int], tuple[int, int, int]] = ((0, 0, 0), (0, 0, 0))
-    hands_played: int = 1
-    capped: bool = False
-    log: list[dict[str, Any]] = field(default_factory=lambda: [{"type": "series_start"}])
-    think_seconds: tuple[float, float] = (0.5, 0.25)
-    wall_seconds: float = 1.0
+def made_up_outcome(
+    series_id: str,
+    winner: int | None,
+    *,
+    games_won: tuple[int, int] = (0, 0),
+    hands_won: tuple[int, int] = (0, 0),
+    points: tuple[int, int] = (0, 0),
+    fault: BotFault | None = None,
+    game_scores: tuple[tuple[int, int, int], tuple[int, int, int]] = ((0, 0, 0), (0, 0, 0)),
+    hands_played: int = 1,
+    capped: bool = False,
+    log: list[dict[str, Any]] | None = None,
+    think_seconds: tuple[float, float] = (0.5, 0.25),
+    wall_seconds: float = 1.0,
+) -> SeriesOutcome:
+    """An outcome with chosen numbers (no replay bears them out: see ``trust_outcome``)."""
+    return SeriesOutcome(
+        series_id=series_id,
+        result=SeriesResult(winner=winner, games_won=games_won,
+                            game_winners=(None, None, None), game_scores=game_scores,
+                            hands_won=hands_won, points=points, hands_played=hands_played,
+                            capped=capped),
+        fault=fault, think_seconds=think_seconds, wall_seconds=wall_seconds,
+        log=[{"type": "series_start"}] if log is None else log,
+    )
 
 
 def trust_outcome(outcome: object, **planned: object) -> None:
     """Accepts any outcome: for ``SeasonRunner(verify=...)`` in tests of the
-    scheduling whose results are made up (``FakeOutcome``), which no replay bears out."""
+    scheduling whose results are made up (``made_up_outcome``), which no replay bears out."""
 
 
 def fault(seat: int, kind: FaultKind = FaultKind.TIMEOUT) -> BotFault:
@@ -64,17 +74,25 @@ def result(
     points: tuple[int, int] = (0, 0),
     fault_seat: int | None = None,
     both_failed_to_start: bool = False,
+    seed: int = 1,
+    finished_at: str = "2026-01-01T00:00:00Z",
 ) -> SeriesRecord:
     """A stored-result record for standings arithmetic."""
+    if fault_seat is None:
+        forfeit = None
+    elif both_failed_to_start:
+        forfeit = BotFault(FaultKind.STARTUP, "no socket", seat=fault_seat,
+                           other_seat_fault=BotFault(FaultKind.STARTUP, "no socket",
+                                                     seat=1 - fault_seat))
+    else:
+        forfeit = BotFault(FaultKind.CRASH, "exited", seat=fault_seat)
     return SeriesRecord(
-        series_id=series_id, season_id=1, seed=1, swap_seats=False, seat0_bot=seat0,
-        seat1_bot=seat1, winner_seat=winner, games_won=games, hands_won=hands, points=points,
-        game_scores=((0, 0, 0), (0, 0, 0)), hands_played=sum(hands), capped=False,
-        fault=None if fault_seat is None else {
-            "kind": "startup" if both_failed_to_start else "crash", "seat": fault_seat,
-            "other_seat_fault": ({"kind": "startup", "seat": 1 - fault_seat}
-                                 if both_failed_to_start else None)},
-        think_seconds=(0.0, 0.0), wall_seconds=0.0, finished_at="2026-01-01T00:00:00Z",
+        series_id=series_id,
+        result=SeriesResult(winner=winner, games_won=games, game_winners=(None, None, None),
+                            game_scores=((0, 0, 0), (0, 0, 0)), hands_won=hands,
+                            points=points, hands_played=sum(hands), capped=False),
+        fault=forfeit, think_seconds=(0.0, 0.0), wall_seconds=0.0, season_id=1, seed=seed,
+        swap_seats=False, seat0_bot=seat0, seat1_bot=seat1, finished_at=finished_at,
     )
 
 

@@ -13,7 +13,7 @@ from arena.core.settings import SeasonConfig
 from arena.season.formats import format_for
 from arena.storage import Storage
 from arena.storage.authors import add_author
-from tests.helpers.arena_helpers import FakeOutcome
+from tests.helpers.arena_helpers import made_up_outcome
 from tests.helpers.web_helpers import HOSTILE_NAME, create_season, play, register
 
 SPRT_SPEC = "elo0=0,elo1=20,alpha=0.05,beta=0.05"
@@ -64,7 +64,7 @@ class BrowseArena:
             if seat is None:
                 continue
             score = (1, 0) if seat == 0 else (0, 1)
-            self.storage.store_result(planned, FakeOutcome(  # type: ignore[arg-type]
+            self.storage.store_result(planned, made_up_outcome(
                 planned.id, winner=1 - seat, games_won=score,
                 hands_won=(3, 1) if seat == 0 else (1, 3),
                 points=(147, 0) if seat == 0 else (0, 147), hands_played=4,
@@ -98,5 +98,5 @@ def sprt_match(storage: Storage, a: str, b: str) -> int:
         for series, a_wins in zip(planned, pair, strict=True):
             seat_a = series.bots.index(a)
             winner = None if a_wins is None else seat_a if a_wins else 1 - seat_a
-            storage.store_result(series, FakeOutcome(series.id, winner=winner), {})  # type: ignore[arg-type]
+            storage.store_result(series, made_up_outcome(series.id, winner=winner), {})
     return season_id

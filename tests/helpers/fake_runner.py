@@ -48,18 +48,8 @@ def run_fake_series(spec: SeriesSpec, delay_s: float = 0.0) -> SeriesOutcome:
     result = series.result
     assert result is not None
     return SeriesOutcome(
-        series_id=spec.series_id,
-        winner=result.winner,
-        fault=None,
-        games_won=result.games_won,
-        game_scores=result.game_scores,
-        hands_won=result.hands_won,
-        points=result.points,
-        hands_played=result.hands_played,
-        capped=result.capped,
-        log=list(series.log),
-        think_seconds=(0.0, 0.0),
-        wall_seconds=time.monotonic() - started,
+        series_id=spec.series_id, result=result, fault=None, think_seconds=(0.0, 0.0),
+        wall_seconds=time.monotonic() - started, log=list(series.log),
     )
 
 

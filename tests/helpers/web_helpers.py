@@ -18,7 +18,7 @@ from arena.season.formats import plan_season
 from arena.season.runner import SeasonRunner
 from arena.storage import PlannedSeries, Storage
 from engine import Series
-from tests.helpers.arena_helpers import FakeOutcome, make_bot_folder
+from tests.helpers.arena_helpers import made_up_outcome, make_bot_folder
 from tests.helpers.deal_helpers import play_series
 from tests.helpers.fake_runner import run_fake_series
 
@@ -124,6 +124,6 @@ def store_knock_series(storage: Storage, root: Path, names: Sequence[str] = ("an
     planned = storage.planned_series(create_season(storage, ids, max_hands=3))[0]
     series = Series(KNOCK_SEED, max_hands=3)
     play_series(series, random.Random(KNOCK_SEED))
-    outcome = FakeOutcome(planned.id, winner=1, hands_played=3, log=list(series.log))
+    outcome = made_up_outcome(planned.id, winner=1, hands_played=3, log=list(series.log))
     storage.store_result(planned, outcome, {})  # type: ignore[arg-type]
     return planned, series.log

@@ -51,10 +51,10 @@ def test_a_full_series_between_two_sample_bots(first: LocalBot, second: LocalBot
         finally:
             for client in clients:
                 client.close()
-        assert result.fault is None, (result.fault, one.stderr(), two.stderr())
-        assert series.is_over and result.series_result is series.result
-        assert result.winner == series.result.winner
-        assert result.hands_played == series.result.hands_played
+        assert result.outcome.fault is None, (result.outcome.fault, one.stderr(), two.stderr())
+        assert series.is_over and result.outcome.result is series.result
+        assert result.outcome.winner == series.result.winner
+        assert result.outcome.hands_played == series.result.hands_played
         assert result.decisions == sum(1 for e in events if e["type"] == "action")
         assert events[-1]["type"] == "series_end"
         # The series replays from its log: the bots' actions went through the engine.

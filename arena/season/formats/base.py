@@ -247,11 +247,3 @@ def meeting(first: str, second: str, series: int, seed: int) -> list[Pairing]:
     if series % 2:
         plan.append(Pairing(derive_round_seed(seed, "single"), False, first, second))
     return plan
-
-
-def series_scores(result: SeriesRecord) -> tuple[float, float]:
-    """Seat 0's and seat 1's score of a stored series: 1 a win, 0.5 a draw, 0 a loss
-    (a forfeit is the loss the runner declared it)."""
-    if result.winner_seat is None:
-        return (0.5, 0.5)
-    return (1.0, 0.0) if result.winner_seat == 0 else (0.0, 1.0)

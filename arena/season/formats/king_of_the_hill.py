@@ -20,7 +20,6 @@ from arena.season.formats.base import (
     Section,
     derive_round_seed,
     meeting,
-    series_scores,
 )
 from arena.storage import SeriesRecord
 
@@ -49,7 +48,7 @@ class KingOfTheHill(Format):
             holder, challenger = holders[-1], bot_ids[number]
             points = {holder: 0.0, challenger: 0.0}
             for result in results:
-                for seat, score in enumerate(series_scores(result)):
+                for seat, score in enumerate(result.scores):
                     points[result.bots[seat]] += score
             holders.append(challenger if points[challenger] > points[holder] else holder)
         return holders

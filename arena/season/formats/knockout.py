@@ -30,7 +30,6 @@ from arena.season.formats.base import (
     Section,
     derive_round_seed,
     meeting,
-    series_scores,
 )
 from arena.storage import SeriesRecord
 
@@ -128,7 +127,7 @@ def _score(open_ties: list[Tie], results: Sequence[SeriesRecord], tiebreak_pairs
     for result in results:
         tie = by_bot[result.seat0_bot]
         played[id(tie)] += 1
-        for seat, points in enumerate(series_scores(result)):
+        for seat, points in enumerate(result.scores):
             if result.bots[seat] == tie.high:
                 tie.high_score += points
             else:

@@ -18,7 +18,6 @@ from arena.season.formats.base import (
     Section,
     derive_round_seed,
     meeting,
-    series_scores,
 )
 from arena.season.statistics.pentanomial import (
     SprtSpec,
@@ -38,7 +37,7 @@ def pentanomial_counts(bot_a: str, results_by_round: Sequence[Sequence[SeriesRec
     for results in results_by_round:
         if len(results) != 2:
             continue
-        scores = [series_scores(result)[result.bots.index(bot_a)] for result in results]
+        scores = [result.scores[result.bots.index(bot_a)] for result in results]
         counts[pair_index(scores[0], scores[1])] += 1
     return counts
 

@@ -33,7 +33,6 @@ from arena.season.formats.base import (
     SeasonView,
     derive_round_seed,
     meeting,
-    series_scores,
 )
 from arena.storage import SeriesRecord
 
@@ -66,7 +65,7 @@ def swiss_scores(bot_ids: Sequence[str], results: Iterable[SeriesRecord],
     score = {bot: float(byes.get(bot, 0) * series_per_pair) for bot in bot_ids}
     opponents: dict[str, set[str]] = {bot: set() for bot in bot_ids}
     for result in results:
-        for seat, points in enumerate(series_scores(result)):
+        for seat, points in enumerate(result.scores):
             score[result.bots[seat]] += points
         opponents[result.seat0_bot].add(result.seat1_bot)
         opponents[result.seat1_bot].add(result.seat0_bot)

@@ -68,13 +68,13 @@ def test_series_list_json_carries_the_next_page_cursor(
     assert cli(server, "series", "list", "--json", "--page-size", "2") == 0
     first = capsys.readouterr()
     page = json.loads(first.out)
-    assert [item["id"] for item in page["series"]] == ["1-0", "1-1"]
+    assert [item["series_id"] for item in page["series"]] == ["1-0", "1-1"]
     assert page["next_page_token"]
     assert "next page:" in first.err  # people still get the hint
     assert cli(server, "series", "list", "--json", "--page-size", "2",
                "--page", page["next_page_token"]) == 0
     last = json.loads(capsys.readouterr().out)
-    assert [item["id"] for item in last["series"]] == ["1-2"]
+    assert [item["series_id"] for item in last["series"]] == ["1-2"]
     assert last["next_page_token"] == ""
 
 

@@ -49,10 +49,10 @@ def test_export_writes_results_standings_and_event_logs(
     assert [row["series_id"] for row in results] == [f"{season['id']}-{i}" for i in range(4)]
     listed = json.loads(run(capsys, server, "series", "list", "--json"))["series"]
     for row, series in zip(results, listed, strict=True):
-        assert (row["seat0_bot"], row["seat1_bot"]) == (series["seat0_bot_id"],
-                                                        series["seat1_bot_id"])
+        assert (row["seat0_bot"], row["seat1_bot"]) == (series["seat0_bot"],
+                                                        series["seat1_bot"])
         assert int(row["seed"]) == series["seed"]  # CSV text; JSON a number
-        winner = series.get("winner_seat", 0)
+        winner = series.get("winner", 0)
         assert row["winner_bot"] == ("" if winner == -1 else
                                      (row["seat0_bot"], row["seat1_bot"])[winner])
         assert int(row["hands_played"]) == series["hands_played"]

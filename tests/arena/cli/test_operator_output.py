@@ -118,8 +118,8 @@ def test_season_run_says_each_forfeit_and_sums_them_up_when_piped(tmp_path: Path
 
 def test_fault_summary_counts_by_bot_then_kind() -> None:
     def forfeit(series_id: str, seat: int, kind: str, bots: tuple[str, str]) -> Any:
-        return arena_pb2.SeriesSummary(id=series_id, seat0_bot_id=bots[0],
-                                       seat1_bot_id=bots[1],
+        return arena_pb2.SeriesSummary(series_id=series_id, seat0_bot=bots[0],
+                                       seat1_bot=bots[1],
                                        fault=arena_pb2.Fault(kind=kind, seat=seat))
     forfeits = [forfeit("1-0", 0, "timeout", ("a@1", "b@1")),
                 forfeit("1-1", 1, "crash", ("a@1", "b@1")),

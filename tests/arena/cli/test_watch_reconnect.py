@@ -69,7 +69,7 @@ def started(series_id: str) -> arena_pb2.WatchSeasonResponse:
 
 
 def summary(series_id: str, stored_seq: int, played: bool = True) -> arena_pb2.SeriesSummary:
-    return arena_pb2.SeriesSummary(id=series_id, season_id=1, played=played,
+    return arena_pb2.SeriesSummary(series_id=series_id, season_id=1, played=played,
                                    stored_seq=stored_seq if played else 0)
 
 
@@ -88,7 +88,7 @@ def described(messages: Sequence[arena_pb2.WatchSeasonResponse]) -> list[str]:
         elif event == "series_started":
             out.append(f"started {message.series_started.series_id}")
         else:
-            out.append(f"finished {message.series_finished.series.id}")
+            out.append(f"finished {message.series_finished.series.series_id}")
     return out
 
 

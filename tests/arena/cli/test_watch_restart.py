@@ -82,7 +82,8 @@ def test_watch_continues_across_a_server_restart(
     assert watch.wait(timeout=max(1.0, deadline - time.monotonic())) == 0
     shown = [message for message in messages if message is not None]
 
-    finished = [m["series_finished"]["series"]["id"] for m in shown if "series_finished" in m]
+    finished = [m["series_finished"]["series"]["series_id"] for m in shown
+                if "series_finished" in m]
     assert sorted(finished) == sorted(f"{season.id}-{index}" for index in range(total))
     assert len(finished) == total  # every series once: none lost, none twice
     started = [m["series_started"]["series_id"] for m in shown if "series_started" in m]

@@ -81,6 +81,7 @@ def test_what_travels_through_the_cluster_pickles(tmp_path: Path) -> None:
 
     from arena.core.faults import BotFault, FaultKind
     from arena.core.series import SeriesOutcome
+    from engine.series import SeriesResult
 
     folder = make_bot_folder(tmp_path, "solo")
     bot = BotRef.from_folder(folder)
@@ -89,12 +90,14 @@ def test_what_travels_through_the_cluster_pickles(tmp_path: Path) -> None:
     task = SeriesTask(spec, (bundle_of(folder), bundle_of(folder)), "process")
     assert pickle.loads(pickle.dumps(task)) == task
     outcome = SeriesOutcome(
-        series_id="3-17", winner=None, fault=BotFault(
+        series_id="3-17", result=SeriesResult(
+            winner=None, games_won=(0, 1), game_winners=(None, 1, None),
+            game_scores=((10, 0, 0), (0, 120, 0)), hands_won=(1, 3), points=(10, 120),
+            hands_played=4, capped=False),
+        fault=BotFault(
             FaultKind.STARTUP, "no socket", seat=0, stderr_tail="boom",
             other_seat_fault=BotFault(FaultKind.CRASH, "exited", seat=1)),
-        games_won=(0, 1), game_scores=((10, 0, 0), (0, 120, 0)), hands_won=(1, 3),
-        points=(10, 120), hands_played=4, capped=False, log=[{"type": "series_start"}],
-        think_seconds=(0.25, 0.5), wall_seconds=1.5)
+        think_seconds=(0.25, 0.5), wall_seconds=1.5, log=[{"type": "series_start"}])
     back = pickle.loads(pickle.dumps(outcome))
     assert (back.winner, back.points, back.log) == (None, (10, 120), [{"type": "series_start"}])
     assert back.fault is not None and back.fault.to_dict() == {
@@ -103,3 +106,4 @@ def test_what_travels_through_the_cluster_pickles(tmp_path: Path) -> None:
             "kind": "crash", "message": "exited", "seat": 1, "hand_number": None,
             "decision_number": None, "stderr_tail": "", "other_seat_fault": None}}
     assert str(back.fault) == "startup: no socket"
+    assert back == outcome  # the whole outcome, its typed faults included

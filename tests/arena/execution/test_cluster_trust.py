@@ -203,7 +203,7 @@ def test_a_forging_worker_is_refused_excluded_and_the_season_ends_as_planned(
 
 
 def rows(storage: Storage, season_id: int) -> list[tuple[object, ...]]:
-    return [(r.series_id, r.winner_seat, r.games_won, r.hands_won, r.points, r.game_scores,
+    return [(r.series_id, r.winner, r.games_won, r.hands_won, r.points, r.game_scores,
              r.hands_played) for r in storage.results(season_id)]
 
 

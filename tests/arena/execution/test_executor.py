@@ -21,7 +21,7 @@ from arena.season.formats import plan_season
 from arena.season.runner import SeasonRunner
 from arena.storage import Storage
 from engine.profiles import get_profile
-from tests.helpers.arena_helpers import FakeOutcome, make_bot_folder, trust_outcome
+from tests.helpers.arena_helpers import made_up_outcome, make_bot_folder, trust_outcome
 
 
 def spec(tmp_path: Path, series_id: str) -> SeriesSpec:
@@ -34,7 +34,7 @@ def test_local_executor_answers_through_futures(tmp_path: Path) -> None:
     def run(spec: SeriesSpec) -> SeriesOutcome:
         if spec.series_id == "1-1":
             raise RuntimeError("docker went away")
-        return FakeOutcome(spec.series_id, winner=1)  # type: ignore[return-value]
+        return made_up_outcome(spec.series_id, winner=1)  # type: ignore[return-value]
 
     with LocalExecutor(run, 2) as executor:
         assert executor.capacity == 2
@@ -46,7 +46,7 @@ def test_local_executor_answers_through_futures(tmp_path: Path) -> None:
 
 def test_local_executor_needs_a_worker() -> None:
     with pytest.raises(ValueError, match="concurrency must be at least 1, got 0"):
-        LocalExecutor(lambda spec: FakeOutcome(spec.series_id, 0), 0)  # type: ignore[arg-type,return-value]
+        LocalExecutor(lambda spec: made_up_outcome(spec.series_id, 0), 0)  # type: ignore[arg-type,return-value]
 
 
 def test_local_executor_factory_binds_the_seasons_runner_and_concurrency() -> None:
@@ -54,7 +54,7 @@ def test_local_executor_factory_binds_the_seasons_runner_and_concurrency() -> No
 
     def runner_factory(config: SeasonConfig):  # type: ignore[no-untyped-def]
         configs.append(config)
-        return lambda spec: FakeOutcome(spec.series_id, 0)
+        return lambda spec: made_up_outcome(spec.series_id, 0)
 
     config = SeasonConfig.build(sandbox="process", concurrency=3)
     executor = local_executor_factory(runner_factory)(config)
@@ -105,10 +105,10 @@ def test_a_second_result_for_a_series_is_dropped_and_counted(
         plan=[p.as_row() for p in plan_season(ids, 2, 4)]).id
     twice = f"{season_id}-1"
 
-    def run(spec: SeriesSpec) -> FakeOutcome:
+    def run(spec: SeriesSpec) -> SeriesOutcome:
         if spec.series_id == twice:
-            storage.store_result(storage.get_planned(twice), FakeOutcome(twice, winner=1), {})
-        return FakeOutcome(spec.series_id, winner=0)
+            storage.store_result(storage.get_planned(twice), made_up_outcome(twice, winner=1), {})
+        return made_up_outcome(spec.series_id, winner=0)
 
     hub = EventHub()
     events = hub.subscribe(season_id)
@@ -117,7 +117,7 @@ def test_a_second_result_for_a_series_is_dropped_and_counted(
     with caplog.at_level(logging.WARNING, logger="arena.season.runner"):
         assert runner.run() == "finished"
     assert runner.duplicates_dropped == 1
-    assert [(r.series_id, r.winner_seat) for r in storage.results(season_id)] == [
+    assert [(r.series_id, r.winner) for r in storage.results(season_id)] == [
         (f"{season_id}-0", 0), (twice, 1)]
     assert f"series {twice} already had a result; the new one was dropped" in caplog.text
     assert "1 duplicate result(s) dropped" in caplog.text
@@ -149,11 +149,11 @@ def test_runner_stops_submitting_on_cancel_and_stores_what_is_in_flight(
     both_started = threading.Barrier(2, timeout=30)
     submitted: list[str] = []
 
-    def run(spec: SeriesSpec) -> FakeOutcome:
+    def run(spec: SeriesSpec) -> SeriesOutcome:
         submitted.append(spec.series_id)
         both_started.wait()  # both in flight together
         cancel.set()
-        return FakeOutcome(spec.series_id, winner=0)
+        return made_up_outcome(spec.series_id, winner=0)
 
     with LocalExecutor(run, 2) as executor:
         status = SeasonRunner(storage, season_id, executor, cancel=cancel,
@@ -172,10 +172,10 @@ def test_closing_the_local_executor_closes_its_runner_after_the_series_in_flight
     release = threading.Event()
 
     class ClosableRunner:
-        def __call__(self, spec: SeriesSpec) -> FakeOutcome:
+        def __call__(self, spec: SeriesSpec) -> SeriesOutcome:
             release.wait(30)
             events.append(f"played {spec.series_id}")
-            return FakeOutcome(spec.series_id, winner=0)
+            return made_up_outcome(spec.series_id, winner=0)
 
         def close(self) -> None:
             events.append("closed")

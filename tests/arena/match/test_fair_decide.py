@@ -70,7 +70,7 @@ def test_a_bot_that_hangs_in_decide_is_charged_at_its_limit_with_the_figures() -
             waited = time.monotonic() - begun
     finally:
         hangs.release.set()
-    fault = result.fault
+    fault = result.outcome.fault
     assert isinstance(fault, BotFault) and fault.kind is FaultKind.TIMEOUT
     assert fault.seat == 0
     assert fault.message == ("no answer to Decide within 0.20 s "
@@ -128,6 +128,6 @@ def test_the_reserve_pays_only_for_the_bots_own_time() -> None:
                     arena=lambda: lambda: {}))
     result = play_match((starved, quick), Series(seed=3, max_hands=1),  # type: ignore[arg-type]
                         TimeLimits(decision_s=1.0, reserve_s=3.0), clock=machine, meters=meters)
-    assert result.fault is None and starved.decisions > 0
-    assert result.reserve_left == [3.0, 3.0]
-    assert result.think_seconds[0] == pytest.approx(0.5 * starved.decisions)
+    assert result.outcome.fault is None and starved.decisions > 0
+    assert result.reserve_left == (3.0, 3.0)
+    assert result.outcome.think_seconds[0] == pytest.approx(0.5 * starved.decisions)

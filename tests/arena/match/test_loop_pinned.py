@@ -1,7 +1,7 @@
 """What the match loop sends and returns, pinned with recording stand-ins for the bot
 clients (no gRPC): the series id, the rule profile with the hand cap, the decision
 numbers, deadline and reserve of every request, and the engine's own result in the
-MatchResult (docs/testing.md, "Mutation testing"). Expected values are written by
+PlayedMatch (docs/testing.md, "Mutation testing"). Expected values are written by
 hand; the engine's result object is compared by identity, not recomputed."""
 
 from __future__ import annotations
@@ -59,9 +59,10 @@ def test_requests_carry_the_series_id_profile_numbers_and_times() -> None:
     series = Series(seed=3, max_hands=1)
     result = play_match(clients, series, TimeLimits(decision_s=1.5, reserve_s=4.0),  # type: ignore[arg-type]
                         clock=lambda: clock[0])
-    assert result.fault is None
-    assert series.result is not None and result.series_result is series.result
-    assert result.winner == series.result.winner and result.hands_played == 1
+    assert result.outcome.fault is None
+    assert series.result is not None and result.outcome.result is series.result
+    assert result.outcome.winner == series.result.winner
+    assert result.outcome.hands_played == 1
     numbers = sorted(r.decision_number for c in clients for r in c.decisions)
     assert numbers == list(range(1, result.decisions + 1))
     for client in clients:
@@ -79,19 +80,22 @@ def test_requests_carry_the_series_id_profile_numbers_and_times() -> None:
     assert clients[1].cutoffs == [1.5 + 4.0 - 0.125 * n for n in range(len(seat1))]
     moves = len(clients[0].decisions), len(seat1)
     assert moves[1] >= 3  # enough decisions for the reserve to fall step by step
-    assert result.think_seconds == [0.25 * moves[0], 1.625 * moves[1]]
-    assert result.reserve_left == [4.0, 4.0 - 0.125 * moves[1]]
-    assert result.wall_seconds == 0.25 * moves[0] + 1.625 * moves[1]
+    assert result.outcome.think_seconds == (0.25 * moves[0], 1.625 * moves[1])
+    assert result.reserve_left == (4.0, 4.0 - 0.125 * moves[1])
+    assert result.outcome.wall_seconds == 0.25 * moves[0] + 1.625 * moves[1]
 
 
 def test_after_a_forfeit_both_bots_learn_the_hands_played_and_who_faulted() -> None:
     clock = [0.0]
     clients = (RecordingClient(clock, think=0.0), CrashesInHandTwo(clock, think=0.0))
-    result = play_match(clients, Series(seed=3, max_hands=5),  # type: ignore[arg-type]
+    series = Series(seed=3, max_hands=5)
+    result = play_match(clients, series,  # type: ignore[arg-type]
                         TimeLimits(decision_s=2.0, reserve_s=1.0), series_id="pinned",
                         clock=lambda: clock[0])
-    assert result.fault is not None and result.fault.seat == 1 and result.winner == 0
-    assert result.hands_played == 1 and result.series_result is None
+    fault = result.outcome.fault
+    assert fault is not None and fault.seat == 1 and result.outcome.winner == 0
+    # The score as it stood: one hand finished, the series not (no engine result).
+    assert result.outcome.hands_played == 1 and series.result is None
     for seat, client in enumerate(clients):
         end = client.series_end
         assert (end.series_id, end.seat, end.hands_played) == ("pinned", seat, 1)
@@ -126,4 +130,4 @@ def test_a_series_played_out_is_won_by_the_engines_winner() -> None:
     result = play_match(clients, series, TimeLimits(decision_s=1.0, reserve_s=1.0),  # type: ignore[arg-type]
                         clock=lambda: clock[0])
     assert series.result is not None and series.result.winner == WINNER
-    assert result.fault is None and result.winner == WINNER
+    assert result.outcome.fault is None and result.outcome.winner == WINNER

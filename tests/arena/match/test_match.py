@@ -20,7 +20,7 @@ from hollywood.bot.v1 import bot_pb2
 from arena.core.faults import BotFault, FaultKind
 from arena.core.limits import TimeLimits
 from arena.match.botclient import BotClient
-from arena.match.loop import MatchResult, play_match
+from arena.match.loop import PlayedMatch, play_match
 from engine import Series
 from engine.actions import Action
 
@@ -97,7 +97,7 @@ def in_process(*bots: hs.Bot) -> Iterator[tuple[BotClient, BotClient]]:
 
 def play(bots: tuple[hs.Bot, hs.Bot], limits: TimeLimits, seed: int = 3,
          max_hands: int = 200, clock: Callable[[], float] = lambda: 0.0,
-         ) -> tuple[MatchResult, list[dict[str, object]], Series]:
+         ) -> tuple[PlayedMatch, list[dict[str, object]], Series]:
     """Play over real gRPC; the loop's clock stands still unless ``clock`` is given,
     so scheduling delays on a loaded machine never touch the reserve."""
     events: list[dict[str, object]] = []
@@ -154,7 +154,7 @@ class TimedBot:
 
 
 def play_timed(first: TimedBot, second: TimedBot, limits: TimeLimits,
-               clock: FakeClock) -> tuple[MatchResult, list[dict[str, object]]]:
+               clock: FakeClock) -> tuple[PlayedMatch, list[dict[str, object]]]:
     events: list[dict[str, object]] = []
     result = play_match((first, second), Series(seed=3), limits,  # type: ignore[arg-type]
                         events.append, series_id="t", clock=clock)
@@ -164,8 +164,8 @@ def play_timed(first: TimedBot, second: TimedBot, limits: TimeLimits,
 def test_a_played_out_series_notifies_both_bots_of_every_hand_and_the_end() -> None:
     bots = (FirstLegal(), FirstLegal())
     result, events, series = play(bots, TimeLimits(decision_s=1.0, reserve_s=1.0), max_hands=3)
-    assert result.fault is None and not result.forfeit
-    assert series.result is not None and series.result.capped and result.hands_played == 3
+    assert result.outcome.fault is None and result.outcome.fault is None
+    assert series.result is not None and series.result.capped and result.outcome.hands_played == 3
     for seat, bot in enumerate(bots):
         assert [r.hand_number for r in bot.hand_results] == [1, 2, 3]
         assert all(r.seat == seat for r in bot.hand_results)
@@ -174,7 +174,7 @@ def test_a_played_out_series_notifies_both_bots_of_every_hand_and_the_end() -> N
         assert end.winner == series.result.winner
     assert result.decisions == sum(1 for e in events if e["type"] == "action")
     # The loop's clock stands still: no think time, the reserve untouched.
-    assert result.reserve_left == [1.0, 1.0] and result.think_seconds == [0.0, 0.0]
+    assert result.reserve_left == (1.0, 1.0) and result.outcome.think_seconds == (0.0, 0.0)
 
 
 def test_overruns_drain_the_reserve_until_the_bot_times_out() -> None:
@@ -184,14 +184,14 @@ def test_overruns_drain_the_reserve_until_the_bot_times_out() -> None:
     clock = FakeClock()
     quick, slow = TimedBot(clock, [0.5] * 10), TimedBot(clock, [2.0] * 10)
     result, events = play_timed(quick, slow, TimeLimits(decision_s=1.0, reserve_s=3.0), clock)
-    fault = result.fault
+    fault = result.outcome.fault
     assert fault is not None and fault.kind is FaultKind.TIMEOUT and fault.seat == 1
-    assert result.winner == 0 and result.forfeit
+    assert result.outcome.winner == 0 and result.outcome.fault is not None
     assert slow.cutoffs == [4.0, 3.0, 2.0, 1.0]
     assert slow.reserves_ms == [3000, 2000, 1000, 0]
-    assert result.reserve_left == [3.0, 0.0]
-    assert result.think_seconds == [0.5 * len(quick.cutoffs), 2.0 * 3 + 1.0]
-    assert result.wall_seconds == sum(result.think_seconds)
+    assert result.reserve_left == (3.0, 0.0)
+    assert result.outcome.think_seconds == (0.5 * len(quick.cutoffs), 2.0 * 3 + 1.0)
+    assert result.outcome.wall_seconds == sum(result.outcome.think_seconds)
     assert fault.hand_number == 1 and fault.decision_number == result.decisions
     assert events[-1]["type"] == "fault" and events[-1]["kind"] == "timeout"
     assert events[-1]["decision_number"] == fault.decision_number
@@ -205,10 +205,10 @@ def test_an_answer_after_the_cutoff_is_a_timeout() -> None:
     late = TimedBot(clock, [0.0, 0.0, 1.75], answers_late=True)
     result, events = play_timed(late, TimedBot(clock), TimeLimits(decision_s=1.0, reserve_s=0.5),
                                 clock)
-    fault = result.fault
+    fault = result.outcome.fault
     assert fault is not None and fault.kind is FaultKind.TIMEOUT and fault.seat == 0
     assert fault.message == "answered after 1.750 s; 1.500 s allowed (deadline + reserve left)"
-    assert result.winner == 1 and result.reserve_left == [0.0, 0.5]
+    assert result.outcome.winner == 1 and result.reserve_left == (0.0, 0.5)
     assert late.cutoffs == [1.5, 1.5, 1.5]
     assert [e["type"] for e in events].count("action") == result.decisions - 1
 
@@ -219,8 +219,8 @@ def test_an_answer_within_the_reserve_is_accepted() -> None:
     bot = TimedBot(clock, [1.5])
     result, _ = play_timed(bot, TimedBot(clock), TimeLimits(decision_s=1.0, reserve_s=0.5),
                            clock)
-    assert result.fault is None
-    assert result.reserve_left == [0.0, 0.5]
+    assert result.outcome.fault is None
+    assert result.reserve_left == (0.0, 0.5)
     assert bot.cutoffs[:2] == [1.5, 1.0]  # the second decision has only the deadline
 
 
@@ -234,26 +234,26 @@ def test_a_bot_that_never_answers_is_cut_off_at_deadline_plus_reserve() -> None:
                             clock=lambda: 0.0)
     finally:
         hanging.release.set()
-    assert result.fault is not None and result.fault.kind is FaultKind.TIMEOUT
-    assert result.fault.seat == 0 and result.winner == 1
+    assert result.outcome.fault is not None and result.outcome.fault.kind is FaultKind.TIMEOUT
+    assert result.outcome.fault.seat == 0 and result.outcome.winner == 1
     assert hanging.calls == 3
-    assert result.fault.decision_number == hanging.decision_numbers[-1]
-    assert result.fault.message == "no answer to Decide within 0.500 s"
+    assert result.outcome.fault.decision_number == hanging.decision_numbers[-1]
+    assert result.outcome.fault.message == "no answer to Decide within 0.500 s"
 
 
 def test_an_invalid_declared_arrangement_is_an_illegal_action() -> None:
     result, _, _ = play((BadKnock(), GreedyBot()), TimeLimits(decision_s=5, reserve_s=5))
-    fault = result.fault
+    fault = result.outcome.fault
     assert fault is not None and fault.kind is FaultKind.ILLEGAL_ACTION and fault.seat == 0
     assert fault.message.startswith("'knock ")
     assert "rejected:" in fault.message
-    assert result.winner == 1
+    assert result.outcome.winner == 1
 
 
 def test_the_opponent_learns_of_the_forfeit() -> None:
     healthy = FirstLegal()
     result, _, _ = play((healthy, BadKnock()), TimeLimits(decision_s=5, reserve_s=5))
-    assert result.fault is not None and result.fault.seat == 1
+    assert result.outcome.fault is not None and result.outcome.fault.seat == 1
     (end,) = healthy.series_results
     assert (end.end, end.winner, end.fault_seat, end.fault_kind) == (
         "forfeit", 0, 1, "illegal_action")
@@ -301,10 +301,10 @@ def test_a_bot_that_dies_mid_series_is_a_crash_at_that_decision() -> None:
         finally:
             process.kill()
             _, stderr = process.communicate()
-    fault = result.fault
+    fault = result.outcome.fault
     assert fault is not None and fault.kind is FaultKind.CRASH and fault.seat == 1
     assert f"dying at {fault.decision_number}\n" in stderr and fault.hand_number is not None
-    assert result.winner == 0
+    assert result.outcome.winner == 0
     assert healthy.series_results[0].end == "forfeit"
 
 

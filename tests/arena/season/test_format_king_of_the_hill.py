@@ -16,6 +16,7 @@ from arena.season.formats import Pairing, SeasonView, format_for, format_summary
 from arena.season.formats.king_of_the_hill import KingOfTheHill
 from arena.server.app import RunningServer
 from arena.storage import SeriesRecord
+from tests.helpers.arena_helpers import result
 from tests.helpers.format_server import auth, fake_runner_server, play, stub_with_bots
 
 A, B, C, D = "a@1", "b@1", "c@1", "d@1"
@@ -23,12 +24,9 @@ A, B, C, D = "a@1", "b@1", "c@1", "d@1"
 
 def won_by(plan: Sequence[Pairing], winners: Sequence[str | None]) -> list[SeriesRecord]:
     """Results of ``plan`` in which the named bot won each series (None: drawn)."""
-    return [SeriesRecord(
-        series_id=f"1-{n}", season_id=1, seed=p.seed, swap_seats=False, seat0_bot=p.seat0,
-        seat1_bot=p.seat1, winner_seat=None if w is None else (p.seat0, p.seat1).index(w),
-        games_won=(0, 0), hands_won=(0, 0), points=(0, 0), game_scores=(), hands_played=1,
-        capped=False, fault=None, think_seconds=(0.0, 0.0), wall_seconds=0.0, finished_at="")
-        for n, (p, w) in enumerate(zip(plan, winners, strict=True))]
+    return [result(f"1-{n}", p.seat0, p.seat1,
+                   None if w is None else (p.seat0, p.seat1).index(w), seed=p.seed)
+            for n, (p, w) in enumerate(zip(plan, winners, strict=True))]
 
 
 def seats(plan: Sequence[Pairing]) -> list[tuple[str, str]]:

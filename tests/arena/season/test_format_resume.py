@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from arena.core.manifest import content_hash, iter_bot_files
-from arena.core.series import SeriesSpec
+from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution import LocalExecutor, RunSeries
 from arena.season.formats import format_for
 from arena.season.runner import SeasonRunner
 from arena.storage import Storage
-from tests.helpers.arena_helpers import FakeOutcome, make_bot_folder, trust_outcome
+from tests.helpers.arena_helpers import made_up_outcome, make_bot_folder, trust_outcome
 
 SETTINGS: dict[str, dict[str, object]] = {
     "swiss": {"format": "swiss", "rounds": 3, "series_per_pair": 2},
@@ -26,9 +26,9 @@ SETTINGS: dict[str, dict[str, object]] = {
 BOTS = {"swiss": 5, "knockout": 5, "sprt": 2}
 
 
-def outcome(spec: SeriesSpec) -> FakeOutcome:
+def outcome(spec: SeriesSpec) -> SeriesOutcome:
     """A result fixed by the deal seed alone: a third drawn, else a seat by parity."""
-    return FakeOutcome(spec.series_id, winner=None if spec.seed % 3 == 0 else spec.seed % 2)
+    return made_up_outcome(spec.series_id, winner=None if spec.seed % 3 == 0 else spec.seed % 2)
 
 
 def make_season(storage: Storage, root: Path, format_name: str) -> int:
@@ -58,7 +58,7 @@ def play(storage: Storage, season_id: int, run: RunSeries,
 
 def season_state(storage: Storage, season_id: int) -> tuple[object, ...]:
     plan = [(p.id, p.round, p.seed, p.bots) for p in storage.planned_series(season_id)]
-    results = [(r.series_id, r.winner_seat) for r in storage.results(season_id)]
+    results = [(r.series_id, r.winner) for r in storage.results(season_id)]
     return (plan, results, storage.get_season(season_id).status)
 
 
@@ -77,7 +77,7 @@ def test_cancelled_mid_round_resumes_to_the_uninterrupted_season(
     second_round = [p.id for p in whole.planned_series(whole_id) if p.round == 2]
     cancel = threading.Event()
 
-    def stop_in_round_two(spec: SeriesSpec) -> FakeOutcome:
+    def stop_in_round_two(spec: SeriesSpec) -> SeriesOutcome:
         if spec.series_id == second_round[0]:
             cancel.set()
         return outcome(spec)
@@ -100,7 +100,7 @@ def test_killed_between_rounds_resumes_to_the_uninterrupted_season(
     season_id = make_season(killed, tmp_path / "k", format_name)
     for planned in killed.planned_series(season_id):
         spec_seed = planned.seed
-        killed.store_result(planned, FakeOutcome(
+        killed.store_result(planned, made_up_outcome(
             planned.id, winner=None if spec_seed % 3 == 0 else spec_seed % 2), {})
     assert play(Storage(tmp_path / "killed.db"), season_id, outcome) == "finished"
     assert season_state(killed, season_id) == season_state(whole, whole_id)

@@ -23,16 +23,13 @@ from arena.season.formats import (
 from arena.season.formats.knockout import Bracket, Tie, bracket_section
 from arena.season.statistics.pentanomial import MatchEstimate, SprtSpec, SprtState
 from arena.storage import PlannedSeries, SeriesRecord
+from tests.helpers.arena_helpers import result
 
 A, B, C = "a@1", "b@1", "c@1"
 
 
-def record(pairing: Pairing, winner_seat: int | None, series_id: str) -> SeriesRecord:
-    return SeriesRecord(
-        series_id=series_id, season_id=1, seed=pairing.seed, swap_seats=False,
-        seat0_bot=pairing.seat0, seat1_bot=pairing.seat1, winner_seat=winner_seat,
-        games_won=(0, 0), hands_won=(0, 0), points=(0, 0), game_scores=(), hands_played=1,
-        capped=False, fault=None, think_seconds=(0.0, 0.0), wall_seconds=0.0, finished_at="")
+def record(pairing: Pairing, winner: int | None, series_id: str) -> SeriesRecord:
+    return result(series_id, pairing.seat0, pairing.seat1, winner, seed=pairing.seed)
 
 
 def test_a_setting_of_another_format_is_refused_unless_at_its_default() -> None:

@@ -12,16 +12,13 @@ from arena.season.formats import Gauntlet, Knockout, Pairing, Swiss, format_for
 from arena.season.formats.knockout import bracket_order, replay_bracket
 from arena.season.formats.swiss import byes_by_bot, swiss_order, swiss_scores
 from arena.storage import SeriesRecord
+from tests.helpers.arena_helpers import result
 
 A, B, C, D, E = "a@1", "b@1", "c@1", "d@1", "e@1"
 
 
-def record(pairing: Pairing, winner_seat: int | None, number: int = 0) -> SeriesRecord:
-    return SeriesRecord(
-        series_id=f"1-{number}", season_id=1, seed=pairing.seed, swap_seats=False,
-        seat0_bot=pairing.seat0, seat1_bot=pairing.seat1, winner_seat=winner_seat,
-        games_won=(0, 0), hands_won=(0, 0), points=(0, 0), game_scores=(), hands_played=1,
-        capped=False, fault=None, think_seconds=(0.0, 0.0), wall_seconds=0.0, finished_at="")
+def record(pairing: Pairing, winner: int | None, number: int = 0) -> SeriesRecord:
+    return result(f"1-{number}", pairing.seat0, pairing.seat1, winner, seed=pairing.seed)
 
 
 def won_by(plan: Sequence[Pairing], winners: Sequence[str | None]) -> list[SeriesRecord]:

@@ -45,7 +45,8 @@ def make_season(storage: Storage, root: Path) -> int:
 
 def forged(outcome: SeriesOutcome) -> SeriesOutcome:
     """The 9999-0 result a tampering worker returned in issue 26."""
-    return replace(outcome, winner=0, points=(9999, 0), games_won=(3, 0))
+    return replace(outcome, result=replace(outcome.result, winner=0, points=(9999, 0),
+                                           games_won=(3, 0)))
 
 
 class TwoWorkers:
@@ -83,7 +84,7 @@ class Honest(TwoWorkers):
 
 
 def standings_rows(storage: Storage, season_id: int) -> list[tuple[object, ...]]:
-    return [(r.series_id, r.winner_seat, r.games_won, r.hands_won, r.points, r.fault)
+    return [(r.series_id, r.winner, r.games_won, r.hands_won, r.points, r.fault)
             for r in storage.results(season_id)]
 
 

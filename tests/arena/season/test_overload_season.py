@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.core.faults import ArenaOverload
-from arena.core.series import SeriesSpec
+from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.status import SeasonStatus
 from arena.season.runner import MAX_VOID_TRIES
 from arena.server.convert import season_message
@@ -18,7 +18,7 @@ from arena.storage import Storage
 from arena.storage.lifecycle import version_life
 from arena.storage.voids import voids_of
 from arena.web.views import season_page
-from tests.arena.season.test_scheduler import FakeOutcome, _season, _winner_by_seed, play
+from tests.arena.season.test_scheduler import _season, _winner_by_seed, play
 
 
 class StarvedFirst:
@@ -30,7 +30,7 @@ class StarvedFirst:
         self.specs: list[SeriesSpec] = []
         self.lock = threading.Lock()
 
-    def __call__(self, spec: SeriesSpec) -> FakeOutcome:
+    def __call__(self, spec: SeriesSpec) -> SeriesOutcome:
         with self.lock:
             self.specs.append(spec)
             if spec.series_id == self.series_id and self.times > 0:

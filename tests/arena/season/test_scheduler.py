@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.core.manifest import content_hash, iter_bot_files
-from arena.core.series import SeriesSpec
+from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution import LocalExecutor, RunSeries
 from arena.season.events import EventHub
@@ -23,7 +23,7 @@ from arena.season.runner import SeasonRunner
 from arena.storage import Storage
 from engine import Series
 from engine.dealing import deal_hand
-from tests.helpers.arena_helpers import FakeOutcome, make_bot_folder, trust_outcome
+from tests.helpers.arena_helpers import made_up_outcome, make_bot_folder, trust_outcome
 
 BOTS = [f"bot{n}@1" for n in range(6)]
 
@@ -166,8 +166,8 @@ def _season(storage: Storage, root: Path, bots: int = 3, concurrency: int = 2) -
     return season.id
 
 
-def _winner_by_seed(spec: SeriesSpec) -> FakeOutcome:
-    return FakeOutcome(spec.series_id, winner=spec.seed % 2, games_won=(2, 1))
+def _winner_by_seed(spec: SeriesSpec) -> SeriesOutcome:
+    return made_up_outcome(spec.series_id, winner=spec.seed % 2, games_won=(2, 1))
 
 
 def play(storage: Storage, season_id: int, run: RunSeries, *, concurrency: int = 2,
@@ -184,7 +184,7 @@ def test_runner_plays_every_planned_series_once(tmp_path: Path) -> None:
     played: list[str] = []
     lock = threading.Lock()
 
-    def run(spec: SeriesSpec) -> FakeOutcome:
+    def run(spec: SeriesSpec) -> SeriesOutcome:
         with lock:
             played.append(spec.series_id)
         return _winner_by_seed(spec)
@@ -214,7 +214,7 @@ def test_runner_resumes_with_only_the_pending_series(tmp_path: Path) -> None:
     season_id = _season(storage, tmp_path)
     planned = storage.planned_series(season_id)
     for entry in planned[:2]:
-        storage.store_result(entry, FakeOutcome(entry.id, winner=0), {})
+        storage.store_result(entry, made_up_outcome(entry.id, winner=0), {})
     played: list[str] = []
     play(storage, season_id, lambda s: played.append(s.series_id) or _winner_by_seed(s))
     assert sorted(played) == sorted(p.id for p in planned[2:])
@@ -232,7 +232,7 @@ def test_runner_keeps_the_executors_capacity_busy(tmp_path: Path) -> None:
     lock = threading.Lock()
     three_together = threading.Event()
 
-    def run(spec: SeriesSpec) -> FakeOutcome:
+    def run(spec: SeriesSpec) -> SeriesOutcome:
         nonlocal active, peak
         with lock:
             active += 1
@@ -253,7 +253,7 @@ def test_cancel_stops_new_series_and_keeps_finished_ones(tmp_path: Path) -> None
     season_id = _season(storage, tmp_path, concurrency=1)
     cancel = threading.Event()
 
-    def run(spec: SeriesSpec) -> FakeOutcome:
+    def run(spec: SeriesSpec) -> SeriesOutcome:
         if spec.series_id.endswith("-1"):
             cancel.set()
         return _winner_by_seed(spec)
@@ -270,7 +270,7 @@ def test_arena_side_error_fails_the_season_without_storing(tmp_path: Path) -> No
     hub = EventHub()
     events = hub.subscribe(season_id)
 
-    def run(spec: SeriesSpec) -> FakeOutcome:
+    def run(spec: SeriesSpec) -> SeriesOutcome:
         if spec.series_id.endswith("-2"):
             raise RuntimeError("docker went away")
         return _winner_by_seed(spec)

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from arena.core.manifest import content_hash, iter_bot_files
-from arena.core.series import SeriesSpec
+from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution import LocalExecutor, RunSeries
 from arena.season import formats
 from arena.season.formats import Format, Pairing
 from arena.season.runner import SeasonRunner
 from arena.storage import SeriesRecord, Storage
-from tests.helpers.arena_helpers import FakeOutcome, make_bot_folder, trust_outcome
+from tests.helpers.arena_helpers import made_up_outcome, make_bot_folder, trust_outcome
 
 
 class WinnerMeetsThird(Format):
@@ -44,8 +44,8 @@ class WinnerMeetsThird(Format):
         a, b, c = bot_ids
         wins = {a: 0, b: 0}
         for result in results_by_round[0]:
-            if result.winner_seat is not None:
-                wins[result.bots[result.winner_seat]] += 1
+            if result.winner is not None:
+                wins[result.bots[result.winner]] += 1
         best = b if wins[b] > wins[a] else a
         return [Pairing(200, False, best, c), Pairing(200, False, c, best)]
 
@@ -83,15 +83,15 @@ def make_season(storage: Storage, root: Path, fake: WinnerMeetsThird) -> tuple[i
     return season.id, ids
 
 
-def b_wins(spec: SeriesSpec) -> FakeOutcome:
+def b_wins(spec: SeriesSpec) -> SeriesOutcome:
     """Seat of b@1.0.0 wins; without b, seat 0 wins."""
     names = [f"{bot.name}@{bot.version}" for bot in spec.bots]
-    return FakeOutcome(spec.series_id, winner=names.index("b@1.0.0") if "b@1.0.0" in names
+    return made_up_outcome(spec.series_id, winner=names.index("b@1.0.0") if "b@1.0.0" in names
                        else 0)
 
 
-def b_wins_planned(series_id: str, bots: tuple[str, str]) -> FakeOutcome:
-    return FakeOutcome(series_id, winner=bots.index("b@1.0.0") if "b@1.0.0" in bots else 0)
+def b_wins_planned(series_id: str, bots: tuple[str, str]) -> SeriesOutcome:
+    return made_up_outcome(series_id, winner=bots.index("b@1.0.0") if "b@1.0.0" in bots else 0)
 
 
 def play(storage: Storage, season_id: int, run: RunSeries,
@@ -145,7 +145,7 @@ def test_stopped_mid_round_resumes_to_the_same_season(
     season_id, _ = make_season(storage, tmp_path, two_rounds)
     cancel = threading.Event()
 
-    def stop_in_round_two(spec: SeriesSpec) -> FakeOutcome:
+    def stop_in_round_two(spec: SeriesSpec) -> SeriesOutcome:
         if spec.series_id == f"{season_id}-2":
             cancel.set()
         return b_wins(spec)
@@ -158,7 +158,7 @@ def test_stopped_mid_round_resumes_to_the_same_season(
         "finished")
     assert played == [f"{season_id}-3"]
     assert plan_of(storage, season_id) == expected_plan(season_id)
-    winners = [(r.series_id, r.winner_seat) for r in storage.results(season_id)]
+    winners = [(r.series_id, r.winner) for r in storage.results(season_id)]
     assert winners == [(f"{season_id}-0", 1), (f"{season_id}-1", 0),
                        (f"{season_id}-2", 0), (f"{season_id}-3", 1)]
 
@@ -169,7 +169,7 @@ def test_cancel_after_the_last_round_is_still_finished(
     season_id, _ = make_season(storage, tmp_path, two_rounds)
     cancel = threading.Event()
 
-    def stop_at_the_end(spec: SeriesSpec) -> FakeOutcome:
+    def stop_at_the_end(spec: SeriesSpec) -> SeriesOutcome:
         if spec.series_id == f"{season_id}-3":
             cancel.set()
         return b_wins(spec)

@@ -14,15 +14,16 @@ import pytest
 from openskill.models import PlackettLuce
 
 from arena.core.faults import BotFault, FaultKind
+from arena.core.series import SeriesOutcome
 from arena.season.standings import StandingsState
 from arena.season.standings_live import StandingsBoard
 from arena.storage import NotFoundError, Storage
-from tests.helpers.arena_helpers import FakeOutcome, fault
+from tests.helpers.arena_helpers import fault, made_up_outcome
 
 BOTS = ("ann@1", "bob@1", "cid@1", "dee@1", "eve@1")
 
 
-def random_outcome(rng: random.Random, series_id: str) -> FakeOutcome:
+def random_outcome(rng: random.Random, series_id: str) -> SeriesOutcome:
     """A random result: a win, a draw (some capped), a forfeit, or both failing to start."""
     kind = rng.choice(["win", "win", "draw", "capped_draw", "capped_win", "forfeit", "both"])
     games = (rng.randint(0, 3), rng.randint(0, 3))
@@ -30,14 +31,14 @@ def random_outcome(rng: random.Random, series_id: str) -> FakeOutcome:
     points = (rng.randint(0, 400), rng.randint(0, 400))
     if kind == "forfeit":
         seat = rng.randint(0, 1)
-        return FakeOutcome(series_id, winner=1 - seat, games_won=games, hands_won=hands,
+        return made_up_outcome(series_id, winner=1 - seat, games_won=games, hands_won=hands,
                            points=points, fault=fault(seat))
     if kind == "both":
         first = BotFault(FaultKind.STARTUP, "no start", seat=0,
                          other_seat_fault=BotFault(FaultKind.STARTUP, "no start", seat=1))
-        return FakeOutcome(series_id, winner=None, fault=first)
+        return made_up_outcome(series_id, winner=None, fault=first)
     winner = None if "draw" in kind else rng.randint(0, 1)
-    return FakeOutcome(series_id, winner=winner, games_won=games, hands_won=hands,
+    return made_up_outcome(series_id, winner=winner, games_won=games, hands_won=hands,
                        points=points, capped=kind.startswith("capped"), hands_played=200
                        if kind.startswith("capped") else sum(hands))
 
@@ -54,7 +55,7 @@ def season_with_plan(storage: Storage, per_pair: int = 2) -> int:
                                  bot_ids=BOTS, plan=plan).id
 
 
-def hand_count(stored: list[tuple[Any, FakeOutcome]]) -> dict[str, dict[str, float]]:
+def hand_count(stored: list[tuple[Any, SeriesOutcome]]) -> dict[str, dict[str, float]]:
     """Tallies and OpenSkill ratings of ``stored`` ((planned, outcome) in storage order),
     counted here from the outcomes, not from the stored rows."""
     table = {bot: Counter[str]() for bot in BOTS}
@@ -107,7 +108,7 @@ def test_live_standings_equal_a_full_recompute_after_every_series(
     planned = storage.planned_series(season_id)
     order = planned[:]
     rng.shuffle(order)  # stored out of plan order, as concurrent series finish
-    stored: list[tuple[Any, FakeOutcome]] = []
+    stored: list[tuple[Any, SeriesOutcome]] = []
     published = []
     for step, series in enumerate(order, start=1):
         outcome = random_outcome(rng, series.id)
@@ -156,7 +157,7 @@ def test_recording_a_result_builds_no_table_until_the_standings_are_read(
     monkeypatch.setattr(StandingsState, "table", counted_table)
     first, second, third = storage.planned_series(season_id)[:3]
     for series, winner in ((first, 0), (second, 1), (third, 0)):
-        record = storage.store_result(series, FakeOutcome(series.id, winner=winner),  # type: ignore[arg-type]
+        record = storage.store_result(series, made_up_outcome(series.id, winner=winner),
                                       {})
         assert record is not None
         board.record(season_id, record)
@@ -177,10 +178,10 @@ def test_a_snapshot_of_an_earlier_sequence_is_the_standings_then(tmp_path: Path)
     board = StandingsBoard(storage)
     first, second, third = storage.planned_series(season_id)[:3]
     for series in (second, first):
-        storage.store_result(series, FakeOutcome(series.id, winner=0),  # type: ignore[arg-type]
+        storage.store_result(series, made_up_outcome(series.id, winner=0),
                              {})
     after_two = board.update(season_id).standings.to_dict()
-    storage.store_result(third, FakeOutcome(third.id, winner=1), {})  # type: ignore[arg-type]
+    storage.store_result(third, made_up_outcome(third.id, winner=1), {})
     assert board.update(season_id).sequence == 3
     assert board.at(season_id, 2).standings.to_dict() == after_two  # kept
     assert StandingsBoard(storage).at(season_id, 2).standings.to_dict() == after_two  # rebuilt

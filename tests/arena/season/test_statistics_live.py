@@ -62,7 +62,7 @@ def test_refits_follow_the_geometric_schedule_and_the_final_table_is_exact(
     results = storage.results_stored_after(season_id)
     seat0_score = {None: 0.5, 0: 1.0, 1: 0.0}  # a forfeit is the loss it was declared
     expected = fit(season.bot_ids, [PairResult(r.seat0_bot, r.seat1_bot,
-                                               seat0_score[r.winner_seat]) for r in results])
+                                               seat0_score[r.winner]) for r in results])
     assert final.rating.elo == pytest.approx(expected.elo, abs=1e-9)
     again = live.statistics(season, board.snapshot(season_id))
     assert live.fits == 4 and again.rating is final.rating  # no refit without new results

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -118,9 +119,14 @@ def test_a_changed_hand_score_in_the_log_is_refused() -> None:
     assert f"log entry {end} differs" in str(error)
 
 
+def with_result(outcome: SeriesOutcome, **changes: Any) -> SeriesOutcome:
+    """``outcome`` claiming another result (a forged or broken worker's)."""
+    return replace(outcome, result=replace(outcome.result, **changes))
+
+
 def test_a_changed_winner_is_refused() -> None:
     outcome = played_out()
-    assert rejected(replace(outcome, winner=0)).check == "winner"
+    assert rejected(with_result(outcome, winner=0)).check == "winner"
 
 
 @pytest.mark.parametrize("field, value", [
@@ -130,9 +136,10 @@ def test_a_changed_winner_is_refused() -> None:
     ("hands_played", 15),
     ("capped", True),
     ("game_scores", ((117, 33, 1), (47, 129, 119))),
+    ("game_winners", (0, 0, 0)),
 ])
 def test_a_changed_figure_of_the_result_is_refused(field: str, value: object) -> None:
-    error = rejected(replace(played_out(), **{field: value}))
+    error = rejected(with_result(played_out(), **{field: value}))
     assert error.check == "result"
     assert field in str(error)
 
@@ -184,7 +191,7 @@ def test_a_forfeit_that_names_the_faulty_seat_winner_is_refused() -> None:
 def test_a_forfeit_on_a_finished_series_is_refused() -> None:
     outcome = played_out()
     fault = BotFault(FaultKind.TIMEOUT, "slow", seat=0, hand_number=16, decision_number=1)
-    assert rejected(replace(outcome, fault=fault, winner=1)).check == "fault"
+    assert rejected(replace(with_result(outcome, winner=1), fault=fault)).check == "fault"
 
 
 def test_a_startup_fault_after_play_began_is_refused() -> None:
@@ -238,7 +245,7 @@ def test_a_forfeits_figures_must_be_the_hands_finished_before_it() -> None:
                      decision_number=201)
     outcome = outcome_of("1-1", series, 1 - seat, fault, (0.0, 0.0), 0.0)
     check(outcome)
-    assert rejected(replace(outcome, points=(9999, 0))).check == "result"
+    assert rejected(with_result(outcome, points=(9999, 0))).check == "result"
 
 
 def test_an_illegal_action_fault_whose_action_cannot_be_read_is_refused() -> None:

@@ -115,14 +115,14 @@ def test_series_list_pages_stay_put_while_results_arrive(
         tmp_path: Path, server: RunningServer, stub: arena_pb2_grpc.ArenaServiceStub) -> None:
     season = create(stub, server, add_bots(server.storage, 5, tmp_path))  # 20 series
     first = stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=season.id, page_size=7))
-    assert [s.id for s in first.series] == [f"{season.id}-{n}" for n in range(7)]
+    assert [s.series_id for s in first.series] == [f"{season.id}-{n}" for n in range(7)]
     store_some(server, season.id, 9)
-    seen = [s.id for s in first.series]
+    seen = [s.series_id for s in first.series]
     token = first.next_page_token
     while token:
         page = stub.ListSeries(arena_pb2.ListSeriesRequest(
             season_id=season.id, page_size=7, page_token=token))
-        seen += [s.id for s in page.series]
+        seen += [s.series_id for s in page.series]
         token = page.next_page_token
     assert seen == [f"{season.id}-{n}" for n in range(20)]
     everything = stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=season.id))

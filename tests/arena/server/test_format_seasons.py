@@ -35,7 +35,7 @@ def test_gauntlet_adds_the_challenger_and_only_it_meets_everyone(server, stub) -
     assert season.config.challenger == "random2@1.0.0" and season.series_total == 6
     assert season.format_summary == "gauntlet (challenger random2@1.0.0)"
     series = stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=season.id)).series
-    assert all("random2@1.0.0" in (s.seat0_bot_id, s.seat1_bot_id) for s in series)
+    assert all("random2@1.0.0" in (s.seat0_bot, s.seat1_bot) for s in series)
     assert len(standings.los) == 4 * 3
     rows = {row.bot_id: row for row in standings.rows}
     assert rows["random2@1.0.0"].series_played == 6

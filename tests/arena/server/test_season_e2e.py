@@ -52,7 +52,7 @@ def test_docker_season_through_the_api(server: RunningServer, docker_client: Any
                 finished.append(last.series_finished.series)
         assert last is not None and last.status == arena_pb2.SEASON_STATUS_FINISHED, (
             client.stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=season.id)).season.error)
-        assert sorted(s.id for s in finished) == sorted(
+        assert sorted(s.series_id for s in finished) == sorted(
             f"{season.id}-{i}" for i in range(season.series_total))
         for summary in finished:
             assert not summary.HasField("fault"), summary.fault
@@ -69,8 +69,8 @@ def test_docker_season_through_the_api(server: RunningServer, docker_client: Any
         assert len(detail.hands) == detail.series.hands_played
         first = client.stub.GetSeries(arena_pb2.GetSeriesRequest(series_id=f"{season.id}-0"))
         assert first.series.seed == detail.series.seed
-        assert (first.series.seat0_bot_id, first.series.seat1_bot_id) == (
-            detail.series.seat1_bot_id, detail.series.seat0_bot_id)
+        assert (first.series.seat0_bot, first.series.seat1_bot) == (
+            detail.series.seat1_bot, detail.series.seat0_bot)
     # Every container of this season was removed (this process owns them) once the
     # season's thread has closed its sandbox (spares, removals still under way).
     assert server.manager.wait(season.id, timeout=120)

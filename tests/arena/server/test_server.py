@@ -21,6 +21,7 @@ from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.upload_messages import upload_messages
 from arena.server.app import RunningServer, start_server
 from engine import Series
+from engine.series import SeriesResult
 from tests.helpers.arena_helpers import REPO_ROOT, make_bot_folder, upload_folder
 from tests.helpers.fake_runner import run_fake_series
 
@@ -164,12 +165,12 @@ def series_events(messages: list[arena_pb2.WatchSeasonResponse]) -> list[tuple[s
         if kind == "series_started":
             events.append(("started", message.series_started.series_id))
         elif kind == "series_finished":
-            events.append(("finished", message.series_finished.series.id))
+            events.append(("finished", message.series_finished.series.series_id))
         elif kind == "series_events":
             for item in message.series_events.events:
                 events.append(("started", item.started.series_id)
                               if item.WhichOneof("event") == "started"
-                              else ("finished", item.finished.series.id))
+                              else ("finished", item.finished.series.series_id))
     return events
 
 
@@ -273,7 +274,8 @@ def test_cancel_then_start_resumes_to_exactly_the_plan(tmp_path: Path) -> None:
             finished = stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=season.id)).season
             assert finished.status == arena_pb2.SEASON_STATUS_FINISHED
             series = stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=season.id)).series
-            assert [s.id for s in series if s.played] == [f"{season.id}-{i}" for i in range(20)]
+            assert [s.series_id for s in series if s.played] == [
+                f"{season.id}-{i}" for i in range(20)]
             assert running.storage.count_rows()["series_results"] == 20
     finally:
         running.stop(grace=None)
@@ -330,11 +332,12 @@ def startup_forfeit(spec: SeriesSpec) -> SeriesOutcome:
     series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
                     swap_seats=spec.swap_seats)
     return SeriesOutcome(
-        series_id=spec.series_id, winner=0,
+        series_id=spec.series_id, result=SeriesResult(
+            winner=0, games_won=(0, 0), game_winners=(None, None, None),
+            game_scores=((0, 0, 0), (0, 0, 0)), hands_won=(0, 0), points=(0, 0),
+            hands_played=0, capped=False),
         fault=BotFault(FaultKind.STARTUP, "image failed to build", seat=1),
-        games_won=(0, 0), game_scores=((0, 0, 0), (0, 0, 0)), hands_won=(0, 0),
-        points=(0, 0), hands_played=0, capped=False, log=list(series.log),
-        think_seconds=(0.0, 0.0), wall_seconds=0.1)
+        think_seconds=(0.0, 0.0), wall_seconds=0.1, log=list(series.log))
 
 
 def test_series_forfeited_at_start_up_tells_no_hand(tmp_path: Path) -> None:

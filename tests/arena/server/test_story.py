@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from arena.core.faults import BotFault, FaultKind
 from arena.server.story import NO_HAND_PLAYED, series_story
 from engine import Series
 from engine.series import ReplayError
@@ -74,11 +75,11 @@ def test_a_series_forfeited_at_start_up_has_no_hand() -> None:
     """A bot that never came up (e.g. its image failed to build): the engine's log
     holds the first deal, but no hand was played, so none is told."""
     log = Series(11).log
-    startup = {"kind": "startup", "seat": 1, "hand_number": None, "decision_number": None}
+    startup = BotFault(FaultKind.STARTUP, "no socket", seat=1)
     assert series_story(log, NAMES, startup) == []
     assert NO_HAND_PLAYED == "no hand was played: the series ended before the first deal"
     # A fault at the first decision of hand 1 comes after the deal: that hand is told.
-    timeout = {"kind": "timeout", "seat": 0, "hand_number": 1, "decision_number": 1}
+    timeout = BotFault(FaultKind.TIMEOUT, "slow", seat=0, hand_number=1, decision_number=1)
     hands = series_story(log, NAMES, timeout)
     assert len(hands) == 1 and hands[0][1].startswith(f"deal: {NAMES[0]}: ")
     assert hands[0][-1] == "(hand not finished: the series stopped here)"

@@ -133,7 +133,7 @@ def test_a_restart_vets_again_what_the_arena_rejected_not_what_the_author_did(
 
 def test_revetting_refuses_a_deactivated_version_it_is_the_admins_reactivate(
         storage: Storage, tmp_path: Path) -> None:
-    from arena.storage.lifecycle import LifecycleError
+    from arena.core.status import IllegalTransitionError
     from arena.storage.vetting_records import Verdict, code_to_vet, record_verdict
 
     bot_id = store_version(storage, tmp_path, "ann", "shaky", "1.0.0")
@@ -142,7 +142,8 @@ def test_revetting_refuses_a_deactivated_version_it_is_the_admins_reactivate(
         db.execute("UPDATE bot_versions SET status='deactivated' WHERE bot_id=?", (bot_id,))
     worker = VettingWorker(storage, "process", vetter=BlockingVetter(lambda _: "ann"))
     try:
-        with pytest.raises(LifecycleError, match="is deactivated: the admin reactivates it"):
+        with pytest.raises(IllegalTransitionError,
+                           match="is deactivated: the admin reactivates it"):
             worker.revet(bot_id, "author ann")
     finally:
         worker.stop()

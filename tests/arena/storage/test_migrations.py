@@ -91,7 +91,8 @@ def test_the_fixture_is_a_release_1_database() -> None:
 
 def test_release_1_database_opens_migrated_with_the_same_plan(
         release_1: Path, server: RunningServer) -> None:
-    assert raw_version(release_1) == "8"  # vetted hashes (6), voided series (7), refusals (8)
+    assert raw_version(release_1) == "9"  # vetted hashes (6), voided series (7), refusals (8),
+    # whole outcomes (9)
     storage = server.storage
     season = storage.get_season(1)
     assert season.bot_ids == RELEASE_1_BOTS and season.status == "finished"
@@ -102,6 +103,12 @@ def test_release_1_database_opens_migrated_with_the_same_plan(
     # The plan the release stored is the plan the round-robin format makes today.
     assert [(p.seed, p.swap_seats, p.seat0_bot, p.seat1_bot) for p in planned] == [
         pairing.as_row() for pairing in RoundRobin(2).first_round(RELEASE_1_BOTS, 5)]
+    # Its results had no record of who won each game (schema 9): read from the game
+    # scores, they are what the engine's replay of each stored log gives.
+    for stored in storage.results(1):
+        replayed = Series.replay(storage.result_log(stored.series_id)[0]).result
+        assert replayed is not None and stored.result.game_winners == replayed.game_winners
+    assert [r.result.game_winners[0] for r in storage.results(1)] == [0, 0] + [None] * 4
 
 
 def test_release_1_database_shows_the_standings_that_release_showed(
@@ -170,10 +177,10 @@ def test_migrating_twice_changes_nothing(release_1: Path) -> None:
     connection = sqlite3.connect(release_1, isolation_level=None)
     try:
         assert migrate(connection, release_1) == 1
-        assert migrate(connection, release_1) == 8
+        assert migrate(connection, release_1) == 9
     finally:
         connection.close()
-    assert raw_version(release_1) == "8"
+    assert raw_version(release_1) == "9"
 
 
 def test_release_1_logs_move_apart_compressed_and_read_back_unchanged(
@@ -220,6 +227,8 @@ def test_versions_vetted_before_the_vetted_hash_play_their_stored_code(tmp_path:
         raw.execute(f"ALTER TABLE bot_versions DROP COLUMN {column}")
     raw.execute("DROP TABLE voided_series")  # migration 7's, replayed after 6
     raw.execute("ALTER TABLE seasons DROP COLUMN outcomes_refused")  # migration 8's
+    for column in ("game_winners_json", "played_by"):  # migration 9's
+        raw.execute(f"ALTER TABLE series_results DROP COLUMN {column}")
     rows = (("a@1", "active", ""), ("b@1", "rejected", "the arena could not vet it (x)"),
             ("c@1", "rejected", "c faulted: crash"), ("d@1", "received", ""))
     for seq, (bot_id, status, detail) in enumerate(rows, 1):

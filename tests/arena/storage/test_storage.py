@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
 
+from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import content_hash, iter_bot_files
+from arena.core.series import SeriesOutcome
 from arena.storage import ConflictError, NotFoundError, Storage, StorageError
-from tests.helpers.arena_helpers import FakeOutcome, fault, make_bot_folder
+from engine.series import SeriesResult
+from tests.helpers.arena_helpers import fault, made_up_outcome, make_bot_folder
 
 
 def register(storage: Storage, folder: Path, name: str, version: str = "1.0.0"):
@@ -31,7 +35,7 @@ def test_fresh_database_uses_wal_and_records_schema_version(tmp_path: Path) -> N
     Storage(tmp_path / "a.db").close()
     raw = sqlite3.connect(tmp_path / "a.db")
     assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "8"
+    assert raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "9"
     columns = [row[1] for row in raw.execute("PRAGMA table_info(planned_series)")]
     assert columns == ["id", "season_id", "idx", "seed", "swap_seats", "seat0_bot",
                        "seat1_bot", "round"]
@@ -47,7 +51,7 @@ def test_newer_schema_is_refused_saying_what_to_do(tmp_path: Path) -> None:
         Storage(tmp_path / "a.db")
     message = str(refused.value)
     assert str(tmp_path / "a.db") in message
-    assert "schema version 99 is newer than this arena's version 8" in message
+    assert "schema version 99 is newer than this arena's version 9" in message
     assert "written by a newer arena release" in message and "another --db" in message
     raw = sqlite3.connect(tmp_path / "a.db")
     assert raw.execute("SELECT value FROM meta").fetchone()[0] == "99"  # left alone
@@ -103,16 +107,17 @@ def test_result_is_stored_whole_with_everything(tmp_path: Path) -> None:
     ids = [register(storage, make_bot_folder(tmp_path, n), n)[0].id for n in ("a", "b")]
     season_id = season(storage, ids)
     planned = storage.planned_series(season_id)[0]
-    outcome = FakeOutcome(planned.id, winner=0, games_won=(2, 1), hands_won=(5, 3),
+    outcome = made_up_outcome(planned.id, winner=0, games_won=(2, 1), hands_won=(5, 3),
                           points=(250, 90), fault=fault(1),
                           log=[{"type": "series_start", "seed": 42}])
     returned = storage.store_result(planned, outcome, {"name": "friendly"})
     stored = storage.get_result(planned.id)
     assert stored is not None
     assert returned == stored and stored.stored_seq == 1  # the caller needs no re-read
-    assert (stored.winner_seat, stored.games_won, stored.points) == (0, (2, 1), (250, 90))
-    assert stored.fault is not None and stored.fault["kind"] == "timeout"
-    assert stored.fault["stderr_tail"] == "last words" and stored.fault_seat == 1
+    assert (stored.winner, stored.games_won, stored.points) == (0, (2, 1), (250, 90))
+    assert stored.fault == BotFault(FaultKind.TIMEOUT, "too slow", seat=1, hand_number=3,
+                                    decision_number=7, stderr_tail="last words")
+    assert stored.forfeiting_seats == (1,)
     assert (stored.seed, stored.bots) == (42, (ids[0], ids[1]))
     log, profile = storage.result_log(planned.id)
     assert log == [{"type": "series_start", "seed": 42}] and profile == {"name": "friendly"}
@@ -122,18 +127,55 @@ def test_second_result_for_a_planned_series_is_dropped(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "a.db")
     ids = [register(storage, make_bot_folder(tmp_path, n), n)[0].id for n in ("a", "b")]
     planned = storage.planned_series(season(storage, ids))[0]
-    assert storage.store_result(planned, FakeOutcome(planned.id, winner=0), {})
-    assert storage.store_result(planned, FakeOutcome(planned.id, winner=1), {}) is None
+    assert storage.store_result(planned, made_up_outcome(planned.id, winner=0), {})
+    assert storage.store_result(planned, made_up_outcome(planned.id, winner=1), {}) is None
     stored = storage.get_result(planned.id)
-    assert stored is not None and stored.winner_seat == 0
+    assert stored is not None and stored.winner == 0
     assert storage.count_rows()["series_results"] == 1
+
+
+def outcome_part(outcome: SeriesOutcome) -> SeriesOutcome:
+    """The ``SeriesOutcome`` in ``outcome`` (a stored record is one plus its place)."""
+    return SeriesOutcome(**{f.name: getattr(outcome, f.name) for f in fields(SeriesOutcome)})
+
+
+def test_a_stored_outcome_reads_back_equal_with_its_typed_faults(tmp_path: Path) -> None:
+    """Everything an outcome holds comes back as it went in: the engine's result
+    (who won each game included), both seats' faults as ``BotFault``s (an illegal
+    action's rejected action too), the timings, the player, and the log apart."""
+    storage = Storage(tmp_path / "a.db")
+    ids = [register(storage, make_bot_folder(tmp_path, n), n)[0].id for n in ("a", "b")]
+    first, second, *_ = storage.planned_series(season(storage, ids))
+    both = BotFault(FaultKind.STARTUP, "no socket", seat=0, stderr_tail="boom",
+                    other_seat_fault=BotFault(FaultKind.OUT_OF_MEMORY, "killed", seat=1))
+    illegal = BotFault(FaultKind.ILLEGAL_ACTION, "'knock 2c' rejected", seat=1,
+                       hand_number=2, decision_number=9,
+                       rejected_action={"kind": "knock", "card": "2c"})
+    outcomes = [
+        SeriesOutcome(first.id, SeriesResult(None, (0, 0), (None, None, None),
+                                             ((0, 0, 0), (0, 0, 0)), (0, 0), (0, 0), 0,
+                                             False), both, (0.0, 0.0), 0.25,
+                      [{"type": "series_start"}], "tls://10.0.0.7:4000"),
+        SeriesOutcome(second.id, SeriesResult(0, (1, 0), (0, None, 1),
+                                              ((100, 20, 0), (0, 15, 30)), (4, 2), (120, 45),
+                                              6, False), illegal, (1.5, 2.25), 9.5,
+                      [{"type": "series_start", "seed": 7}]),
+    ]
+    for planned, outcome in zip((first, second), outcomes, strict=True):
+        storage.store_result(planned, outcome, {})
+        stored = storage.get_result(planned.id)
+        assert stored is not None and isinstance(stored.fault, BotFault)
+        log, _ = storage.result_log(planned.id)
+        assert replace(outcome_part(stored), log=log) == outcome
+    reloaded = storage.results(first.season_id)
+    assert [r.forfeiting_seats for r in reloaded] == [(0, 1), (1,)]
 
 
 def test_failed_result_write_leaves_nothing_behind(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "a.db")
     ids = [register(storage, make_bot_folder(tmp_path, n), n)[0].id for n in ("a", "b")]
     planned = storage.planned_series(season(storage, ids))[0]
-    unserialisable = FakeOutcome(planned.id, winner=0, log=[{"bad": object()}])
+    unserialisable = made_up_outcome(planned.id, winner=0, log=[{"bad": object()}])
     with pytest.raises(TypeError):
         storage.store_result(planned, unserialisable, {})
     assert storage.get_result(planned.id) is None
@@ -211,8 +253,8 @@ def test_results_by_round(tmp_path: Path) -> None:
     storage.add_round(season_id, 2, [(7, False, ids[1], ids[0])])
     assert storage.results_by_round(season_id) == [[], []]
     first, _, third = storage.planned_series(season_id)
-    storage.store_result(third, FakeOutcome(third.id, winner=1), {})
-    storage.store_result(first, FakeOutcome(first.id, winner=0), {})
+    storage.store_result(third, made_up_outcome(third.id, winner=1), {})
+    storage.store_result(first, made_up_outcome(first.id, winner=0), {})
     rounds = storage.results_by_round(season_id)
     assert [[r.series_id for r in results] for results in rounds] == [[first.id], [third.id]]
-    assert rounds[1][0].winner_seat == 1
+    assert rounds[1][0].winner == 1

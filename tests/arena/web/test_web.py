@@ -16,7 +16,7 @@ from arena.season.events import EventHub
 from arena.season.standings import compute_standings
 from arena.storage import Storage
 from arena.web.app import create_app
-from tests.helpers.arena_helpers import FakeOutcome
+from tests.helpers.arena_helpers import made_up_outcome
 from tests.helpers.web_helpers import (
     HOSTILE_NAME,
     TERMINAL_NAME,
@@ -167,7 +167,7 @@ def test_season_api_numbers(site: Site) -> None:
         "stderr_tail": "Traceback: <img src=x onerror=alert(2)>\\x1b[2J",
         "finished_at": page["faults"][0]["finished_at"]}]
     latest = {r["series_id"]: r for r in page["latest"]}[forfeited.id]
-    assert latest["winner"] == forfeited.seat0_bot and latest["fault_kind"] == "timeout"
+    assert latest["winner_bot"] == forfeited.seat0_bot and latest["fault_kind"] == "timeout"
 
 
 def test_season_page_shows_its_sections(site: Site) -> None:
@@ -179,6 +179,9 @@ def test_season_page_shows_its_sections(site: Site) -> None:
     assert '<span id="season-done">6</span>/6 series (100.0 %)' in html
     assert html.count('<tr data-bot="') == 4 and "±" in html
     assert "decision took 3.2 s &lt;b&gt;late&lt;/b&gt;" in html and "hand 1, decision 4" in html
+    # The latest series name their winner by bot, a forfeit's too (seat 1 forfeited 1-2).
+    assert (f'<td>{site.plan[2].seat0_bot} <span class="fault">forfeit: timeout</span></td>'
+            in html)
     idle = site.get(f"/seasons/{site.idle_season}")
     assert "No series played yet." in idle and "No faults." in idle
 
@@ -187,10 +190,11 @@ def test_series_page_and_api(site: Site) -> None:
     planned = site.plan[2]
     page = site.client.get(f"/api/series/{planned.id}").json()
     assert page["bots"] == [planned.seat0_bot, planned.seat1_bot] and page["played"] is True
-    assert page["result"]["winner_seat"] == 0 and page["faults"][0]["kind"] == "timeout"
+    assert page["result"]["winner"] == 0 and page["faults"][0]["kind"] == "timeout"
     html = site.get(f"/series/{planned.id}")
     assert '<div id="replay" data-series-id="1-2"' in html
     assert "forfeited: timeout: decision took 3.2 s &lt;b&gt;late&lt;/b&gt;" in html
+    assert f'<p class="outcome">Won by {planned.seat0_bot}: games' in html  # the bot, not 0
     unplayed = site.storage.planned_series(site.idle_season)[0]
     assert "Not played yet." in site.get(f"/series/{unplayed.id}")
     assert site.client.get(f"/api/series/{unplayed.id}").json()["result"] is None
@@ -225,7 +229,7 @@ def test_a_log_that_does_not_replay_is_a_clear_error(tmp_path: Path) -> None:
     ids = [register(storage, tmp_path, name) for name in ("a", "b")]
     season_id = create_season(storage, ids)
     planned = storage.planned_series(season_id)[0]
-    storage.store_result(planned, FakeOutcome(planned.id, winner=0), {})  # type: ignore[arg-type]
+    storage.store_result(planned, made_up_outcome(planned.id, winner=0), {})
     client = TestClient(create_app(storage, EventHub()))
     response = client.get(f"/api/series/{planned.id}/replay")
     assert response.status_code == 422
@@ -271,9 +275,9 @@ def test_a_stored_result_shows_at_once_on_a_page_read_before(tmp_path: Path) -> 
     client = TestClient(create_app(storage, EventHub()))
     assert client.get(f"/api/seasons/{season_id}").json()["progress"]["done"] == 0
     planned = storage.planned_series(season_id)[0]
-    storage.store_result(planned, FakeOutcome(planned.id, winner=1), {})  # type: ignore[arg-type]
+    storage.store_result(planned, made_up_outcome(planned.id, winner=1), {})
     page = client.get(f"/api/seasons/{season_id}").json()
-    assert page["progress"]["done"] == 1 and page["latest"][0]["winner"] == planned.seat1_bot
+    assert page["progress"]["done"] == 1 and page["latest"][0]["winner_bot"] == planned.seat1_bot
     assert '<span id="season-done">1</span>/2' in client.get(f"/seasons/{season_id}").text
     storage.set_season_status(season_id, SeasonStatus.RUNNING)
     bot = client.get(f"/api/bots/{ids[0]}").json()
@@ -291,7 +295,7 @@ def test_a_series_ended_by_a_fault_replays_up_to_the_fault(tmp_path: Path) -> No
     series = Series(planned.seed, max_hands=6, swap_seats=planned.swap_seats)
     for _ in range(5):  # five moves of hand 1, then the bot to act timed out
         series.apply(series.legal_actions()[0])
-    outcome = FakeOutcome(planned.id, winner=0, log=list(series.log))
+    outcome = made_up_outcome(planned.id, winner=0, log=list(series.log))
     storage.store_result(planned, outcome, {})  # type: ignore[arg-type]
     client = TestClient(create_app(storage, EventHub()))
     frames = client.get(f"/api/series/{planned.id}/replay").json()["frames"]

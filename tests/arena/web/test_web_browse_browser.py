@@ -24,7 +24,7 @@ from arena.core.status import SeasonStatus
 from arena.season.events import EventHub, SeasonEvent
 from arena.season.formats import format_for
 from arena.web.serve import start_web
-from tests.helpers.arena_helpers import FakeOutcome
+from tests.helpers.arena_helpers import made_up_outcome
 from tests.helpers.browse_helpers import BrowseArena
 
 pytestmark = pytest.mark.browser
@@ -208,7 +208,7 @@ def test_an_sprt_page_follows_the_match_live(browser: WebDriver, tmp_path: Path)
         assert following is not None
         assert storage.add_round(season_id, 4, [p.as_row() for p in following])
         for series in [p for p in storage.planned_series(season_id) if p.round == 4]:
-            storage.store_result(series, FakeOutcome(  # type: ignore[arg-type]
+            storage.store_result(series, made_up_outcome(
                 series.id, winner=series.bots.index(arena_data.bot_a)), {})
             hub.publish(SeasonEvent("series_finished", season_id, series_id=series.id))
         wait_for(lambda: text(browser, "sprt-pairs") == "4/50", "the new pair on the page")

@@ -26,6 +26,7 @@ from arena.storage import SeasonRecord, SeriesRecord
 from arena.web.chart import RatingPoint, rating_svg
 from arena.web.live import LiveFeed
 from arena.web.views import progress
+from tests.helpers.arena_helpers import result
 from tests.helpers.fake_runner import run_fake_series
 from tests.helpers.web_helpers import create_season, register
 
@@ -187,11 +188,8 @@ def _season(status: SeasonStatus, done: int, total: int) -> SeasonRecord:
 
 
 def _finished_at(stamp: str) -> SeriesRecord:
-    return SeriesRecord(
-        series_id="1-0", season_id=1, seed=1, swap_seats=False, seat0_bot="a", seat1_bot="b",
-        winner_seat=0, games_won=(1, 0), hands_won=(1, 0), points=(1, 0),
-        game_scores=((0, 0, 0), (0, 0, 0)), hands_played=1, capped=False, fault=None,
-        think_seconds=(0.0, 0.0), wall_seconds=0.0, finished_at=stamp)
+    return result("1-0", "a", "b", 0, games=(1, 0), hands=(1, 0), points=(1, 0),
+                  finished_at=stamp)
 
 
 def test_progress_pace_and_time_left() -> None:

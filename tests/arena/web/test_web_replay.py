@@ -31,7 +31,7 @@ from arena.storage import Storage
 from arena.web.app import create_app
 from arena.web.hands import settlement_line
 from engine import CLASSIC, FRIENDLY, Series
-from tests.helpers.arena_helpers import FakeOutcome
+from tests.helpers.arena_helpers import made_up_outcome
 from tests.helpers.deal_helpers import play_series
 from tests.helpers.web_helpers import HOSTILE_NAME, create_season, register, store_knock_series
 
@@ -182,7 +182,7 @@ def test_a_series_page_whose_log_does_not_replay_says_so(tmp_path: Path) -> None
     storage = Storage(tmp_path / "bad.db")
     ids = [register(storage, tmp_path, name) for name in ("a", "b")]
     planned = storage.planned_series(create_season(storage, ids))[0]
-    storage.store_result(planned, FakeOutcome(planned.id, winner=0), {})  # type: ignore[arg-type]
+    storage.store_result(planned, made_up_outcome(planned.id, winner=0), {})
     client = TestClient(create_app(storage, EventHub()))
     response = client.get(f"/series/{planned.id}")
     assert response.status_code == 200
@@ -198,7 +198,7 @@ def test_a_hand_the_series_stopped_in_is_listed_as_not_finished(tmp_path: Path) 
     series = Series(planned.seed, max_hands=6, swap_seats=planned.swap_seats)
     for _ in range(5):  # five moves of hand 1, then the bot to act timed out
         series.apply(series.legal_actions()[0])
-    outcome = FakeOutcome(planned.id, winner=0, log=list(series.log))
+    outcome = made_up_outcome(planned.id, winner=0, log=list(series.log))
     storage.store_result(planned, outcome, {})  # type: ignore[arg-type]
     client = TestClient(create_app(storage, EventHub()))
     unfinished = {"hand": 1, "kind": None, "winner": None, "points": 0, "knocker": None,
