@@ -13,7 +13,7 @@ import grpc
 from hollywood.arena.v1 import arena_pb2
 
 from arena.core.status import VersionStatus
-from arena.season.seeding import current_ratings, current_rows
+from arena.season.seeding import current_rows
 from arena.server.accounts import bots_with_states
 from arena.server.auth import Authenticator
 from arena.storage import NotFoundError, Storage

@@ -194,7 +194,7 @@ def test_series_page_and_api(site: Site) -> None:
     html = site.get(f"/series/{planned.id}")
     assert '<div id="replay" data-series-id="1-2"' in html
     assert "forfeited: timeout: decision took 3.2 s &lt;b&gt;late&lt;/b&gt;" in html
-    assert f'<p class="outcome">Won by {planned.seat0_bot}: games' in html  # the bot, not 0
+    assert f'<p class="outcome">Won by {planned.seat0_bot} by forfeit' in html  # the bot, not 0
     unplayed = site.storage.planned_series(site.idle_season)[0]
     assert "Not played yet." in site.get(f"/series/{unplayed.id}")
     assert site.client.get(f"/api/series/{unplayed.id}").json()["result"] is None
