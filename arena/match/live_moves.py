@@ -1,0 +1,177 @@
+"""The moves of the series being played now, for spectators (the website's live
+series pages and its "now playing" lists).
+
+Whoever plays a series feeds its engine events into one ``MoveBoard``: the local
+runner through ``run_series``'s event sink (``MoveBoard.playing``), a cluster
+executor from the batches its workers publish (``MoveBoard.extend``). The board
+keeps, per series in play, only the action entries of the engine's own log (the
+same dict objects, not copies: the rest of the log follows from the series'
+specification, so a spectator's page replays the actions through the engine) and a
+summary (the hand being played, the score sheet after the last hand). A series
+leaves the board when its play ends; its stored result is then the replay.
+
+Bounded: at most ``MAX_SERIES`` series at once (more are played but not shown
+live) and ``MAX_ACTIONS`` actions each (a longer series stops growing on the board;
+its page shows the replay once stored). Nobody watching costs one list append per
+move. Readers never block the match loop: feeding takes the board's lock for an
+append and a notify; readers wait on its condition with a timeout, and read a
+``LiveSeries`` snapshot (a tuple of the actions so far).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+MAX_SERIES: Final = 1024
+MAX_ACTIONS: Final = 50_000
+"""Far above a capped series (200 hands of a few dozen moves each)."""
+
+EventSink = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class LiveSeries:
+    """One series in play as a reader sees it: its ``actions`` (action entries of
+    the engine log, in order) from the ``since``-th on, the ``hand`` being played, the score
+    ``sheet`` after the last finished hand (None before the first ends) and whether
+    the play has ``ended`` (the last move is in, the result is not yet stored).
+    ``play`` tells plays apart: a series played again (after a void, on another
+    worker) starts with a new one."""
+
+    series_id: str
+    since: int
+    actions: tuple[dict[str, Any], ...]
+    hand: int
+    sheet: dict[str, Any] | None
+    ended: bool
+    play: int
+
+
+@dataclass(eq=False)
+class _Entry:
+    play: int
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    hand: int = 1
+    sheet: dict[str, Any] | None = None
+    ended: bool = False
+
+
+class MoveBoard:
+    """The series in play and their moves (see the module docstring). ``version``
+    changes with every move; ``summary_version`` only when a series starts or ends
+    or a hand ends (what the "now playing" lists show)."""
+
+    def __init__(self, *, max_series: int = MAX_SERIES, max_actions: int = MAX_ACTIONS) -> None:
+        self.max_series = max_series
+        self.max_actions = max_actions
+        self._entries: dict[str, _Entry] = {}
+        self._changed = threading.Condition(threading.Lock())
+        self._plays = 0
+        self.version = 0
+        self.summary_version = 0
+
+    # -- the players' side
+
+    def begin(self, series_id: str) -> bool:
+        """A series starts (again: a replayed series starts afresh); False when the
+        board is full and the series is not shown."""
+        with self._changed:
+            if series_id not in self._entries and len(self._entries) >= self.max_series:
+                return False
+            self._entries[series_id] = self._new_entry()
+            self._touch(summary=True)
+            return True
+
+    def feed(self, series_id: str, event: dict[str, Any]) -> None:
+        """One engine event of a series in play (``run_series``'s ``on_event``)."""
+        self.extend(series_id, None, (event,))
+
+    def extend(self, series_id: str, first: int | None,
+               events: Sequence[dict[str, Any]]) -> None:
+        """Events of a series in play; ``first`` is the index of the first action
+        among them in the series (from a cluster worker: a batch that does not
+        continue what the board has is ignored, a batch from 0 restarts the series)."""
+        with self._changed:
+            entry = self._entries.get(series_id)
+            if first == 0 and (entry is None or entry.actions):
+                if entry is None and len(self._entries) >= self.max_series:
+                    return
+                entry = self._entries[series_id] = self._new_entry()
+            if entry is None or (first is not None and first != len(entry.actions)):
+                return
+            summary = False
+            for event in events:
+                kind = event.get("type")
+                if kind == "action" and len(entry.actions) < self.max_actions:
+                    entry.actions.append(event)
+                elif kind == "hand_end":
+                    entry.sheet = event.get("sheet")
+                    summary = True
+                elif kind == "hand_start" and isinstance(event.get("hand"), int):
+                    entry.hand = event["hand"]
+                elif kind in ("series_end", "fault"):
+                    entry.ended = summary = True
+            self._touch(summary=summary)
+
+    def finish(self, series_id: str) -> None:
+        """The play of a series is over (its outcome goes to the season): off the board."""
+        with self._changed:
+            if self._entries.pop(series_id, None) is not None:
+                self._touch(summary=True)
+
+    @contextlib.contextmanager
+    def playing(self, series_id: str) -> Iterator[EventSink]:
+        """The event sink of one play of ``series_id``, on the board while it lasts."""
+        self.begin(series_id)
+        try:
+            yield lambda event: self.feed(series_id, event)
+        finally:
+            self.finish(series_id)
+
+    def _new_entry(self) -> _Entry:
+        self._plays += 1
+        return _Entry(self._plays)
+
+    def _touch(self, *, summary: bool) -> None:
+        self.version += 1
+        if summary:
+            self.summary_version += 1
+        self._changed.notify_all()
+
+    # -- the spectators' side
+
+    def has(self, series_id: str) -> bool:
+        """Whether ``series_id`` is in play (on the board)."""
+        with self._changed:
+            return series_id in self._entries
+
+    def get(self, series_id: str, since: int = 0) -> LiveSeries | None:
+        """``series_id`` with its actions from the ``since``-th on (a reader that
+        has the first ``since`` copies only the rest); None when not in play."""
+        with self._changed:
+            entry = self._entries.get(series_id)
+            if entry is None:
+                return None
+            return LiveSeries(series_id, since, tuple(entry.actions[since:]), entry.hand,
+                              entry.sheet, entry.ended, entry.play)
+
+    def in_play(self) -> list[LiveSeries]:
+        """Every series on the board, without its moves (for the lists)."""
+        with self._changed:
+            return [LiveSeries(series_id, len(entry.actions), (), entry.hand, entry.sheet,
+                               entry.ended, entry.play)
+                    for series_id, entry in self._entries.items()]
+
+    def wait(self, seen: int, timeout: float, *, summary: bool = False) -> int:
+        """The board's ``version`` (``summary_version``) once it differs from
+        ``seen``, or as it is after ``timeout`` seconds."""
+        def current() -> int:
+            return self.summary_version if summary else self.version
+
+        with self._changed:
+            self._changed.wait_for(lambda: current() != seen, timeout)
+            return current()

@@ -1,0 +1,137 @@
+"""The board of the series in play (arena/match/live_moves.py): what it keeps of a
+series (the action entries, the very objects of the engine's log; the hand; the
+sheet), its bounds, the batches of a cluster worker (gaps dropped, a restart from 0
+starting a new play), and its waits."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+from live_helpers import choose
+
+from arena.match.live_moves import MoveBoard
+from engine import Series
+
+
+def play(board: MoveBoard, series_id: str, moves: int, seed: int = 8) -> Series:
+    """``moves`` moves of a series, each event fed to the board as the loop does."""
+    series = Series(seed, max_hands=4)
+    rng = random.Random(seed)
+    for _ in range(moves):
+        for event in series.apply(choose(series.legal_actions(), rng)):
+            board.feed(series_id, event)
+    return series
+
+
+def test_a_series_in_play_keeps_its_action_entries_hand_and_sheet() -> None:
+    board = MoveBoard()
+    assert board.begin("1-0")
+    series = play(board, "1-0", 40)
+    live = board.get("1-0")
+    assert live is not None
+    actions = [entry for entry in series.log if entry["type"] == "action"]
+    assert len(live.actions) == 40 == len(actions)
+    # The same dicts as the engine's log: nothing is copied per move.
+    assert all(kept is logged for kept, logged in zip(live.actions, actions, strict=True))
+    assert live.hand == series.hand_number
+    assert series.hand_number > 1  # seed 8 ends hand 1 at its 30th move
+    assert live.sheet == series.sheet.to_dict()
+    assert not live.ended
+    # A reader that has some copies only the rest.
+    rest = board.get("1-0", since=35)
+    assert rest is not None and rest.since == 35 and rest.actions == live.actions[35:]
+
+
+def test_before_the_first_hand_ends_there_is_no_sheet_and_finish_removes() -> None:
+    board = MoveBoard()
+    board.begin("2-1")
+    play(board, "2-1", 1)
+    live = board.get("2-1")
+    assert live is not None and live.hand == 1 and live.sheet is None
+    summary = board.summary_version
+    board.finish("2-1")
+    assert board.get("2-1") is None and not board.has("2-1") and board.in_play() == []
+    assert board.summary_version == summary + 1
+
+
+def test_events_of_a_series_not_begun_are_ignored() -> None:
+    board = MoveBoard()
+    play(board, "9-9", 5)
+    assert board.get("9-9") is None and board.version == 0
+
+
+def test_the_end_of_the_series_marks_it_ended() -> None:
+    board = MoveBoard()
+    with board.playing("3-0") as sink:
+        series = Series(4, max_hands=2)
+        rng = random.Random(4)
+        while not series.is_over:
+            for event in series.apply(choose(series.legal_actions(), rng)):
+                sink(event)
+        live = board.get("3-0")
+        assert live is not None and live.ended
+    assert board.get("3-0") is None  # off the board once the play is over
+
+
+def test_a_fault_ends_the_series_on_the_board() -> None:
+    board = MoveBoard()
+    board.begin("4-0")
+    board.feed("4-0", {"type": "fault", "kind": "timeout"})
+    live = board.get("4-0")
+    assert live is not None and live.ended
+
+
+def test_bounded_series_and_actions() -> None:
+    board = MoveBoard(max_series=2, max_actions=5)
+    assert board.begin("a") and board.begin("b")
+    assert not board.begin("c")  # full: played, not shown
+    assert board.get("c") is None
+    play(board, "a", 9)
+    live = board.get("a")
+    assert live is not None and len(live.actions) == 5
+    board.finish("b")
+    assert board.begin("c")
+
+
+def test_cluster_batches_continue_restart_or_are_dropped() -> None:
+    board = MoveBoard()
+    entries = [{"type": "action", "hand": 1, "seat": 0, "action": {"kind": "pass"}}] * 3
+    board.extend("5-0", 0, [])  # the worker's start message
+    first = board.get("5-0")
+    assert first is not None and first.actions == ()
+    board.extend("5-0", 0, entries[:2])
+    board.extend("5-0", 3, entries[:1])  # a gap: dropped
+    board.extend("5-0", 1, entries[:1])  # a repeat: dropped
+    live = board.get("5-0")
+    assert live is not None and len(live.actions) == 2 and live.play == first.play
+    board.extend("5-0", 2, [*entries[:1], {"type": "hand_start", "hand": 2}])
+    live = board.get("5-0")
+    assert live is not None and len(live.actions) == 3 and live.hand == 2
+    board.extend("5-0", 0, [])  # played again (another worker): a new play
+    again = board.get("5-0")
+    assert again is not None and again.actions == () and again.play != first.play
+
+
+def test_wait_returns_at_a_change_or_after_the_timeout() -> None:
+    board = MoveBoard()
+    seen = board.version
+    assert board.wait(seen, 0.0) == seen  # nothing changed
+    board.begin("6-0")
+    woke = threading.Event()
+    results: list[int] = []
+
+    def waiter() -> None:
+        results.append(board.wait(board.summary_version, 30.0, summary=True))
+        woke.set()
+
+    thread = threading.Thread(target=waiter)
+    thread.start()
+    summary = board.summary_version
+    play(board, "6-0", 1)  # a move: not a summary change
+    assert board.summary_version == summary
+    board.finish("6-0")  # a summary change: the waiter wakes
+    assert woke.wait(30.0)
+    thread.join(30.0)
+    assert results == [summary + 1]
+    assert board.wait(seen, 0.0) == board.version != seen
