@@ -53,10 +53,12 @@ class _Client:
 
 @dataclass(eq=False)
 class _Channel:
-    source: Source
+    source: asyncio.Future[Source]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     clients: set[_Client] = field(default_factory=set)
     pump: asyncio.Task[None] | None = None
+    closed: bool = False
+    """The pump ended: a client that comes now starts a new channel."""
 
 
 class Broadcast:
@@ -95,18 +97,22 @@ class Broadcast:
             return
         loop = asyncio.get_running_loop()
         channel = self._channels.get(key)
-        if channel is None or channel.pump is None or channel.pump.done():
-            source = await loop.run_in_executor(self._waiters, self.make_source, key)
-            channel = self._channels.get(key)
-            if channel is None or channel.pump is None or channel.pump.done():
-                channel = self._channels[key] = _Channel(source)
+        if channel is None or channel.closed:  # made here, at once: one per key
+            channel = self._channels[key] = _Channel(
+                loop.run_in_executor(self._waiters, self.make_source, key))
+        try:
+            source = await asyncio.shield(channel.source)
+        except BaseException:
+            if self._channels.get(key) is channel and not channel.clients:
+                del self._channels[key]
+            raise
         client = _Client(asyncio.Queue(self.queue_size))
         channel.clients.add(client)
         try:
             async with channel.lock:  # never beside the pump's own read of the source
-                first = await loop.run_in_executor(self._waiters, channel.source.first)
-            if channel.pump is None or channel.pump.done():
-                channel.pump = asyncio.create_task(self._pump(key, channel))
+                first = await loop.run_in_executor(self._waiters, source.first)
+            if channel.pump is None:
+                channel.pump = asyncio.create_task(self._pump(key, channel, source))
             for message in first:
                 yield message
             while not self._closing:
@@ -117,13 +123,13 @@ class Broadcast:
         finally:
             channel.clients.discard(client)
 
-    async def _pump(self, key: Hashable, channel: _Channel) -> None:
+    async def _pump(self, key: Hashable, channel: _Channel, source: Source) -> None:
         loop = asyncio.get_running_loop()
         try:
             while channel.clients and not self._closing:
                 async with channel.lock:
                     messages, finished = await loop.run_in_executor(
-                        self._waiters, channel.source.next, self.poll_seconds)
+                        self._waiters, source.next, self.poll_seconds)
                 for message in messages:
                     self._fan_out(channel, message)
                 if finished:
@@ -133,6 +139,7 @@ class Broadcast:
                 if messages and self.pause_seconds:
                     await asyncio.sleep(self.pause_seconds)
         finally:
+            channel.closed = True
             if self._channels.get(key) is channel:
                 del self._channels[key]
 

@@ -75,15 +75,21 @@ class SeriesSource:
         self._seen = self.board.wait(self._seen, timeout)
         entry = self.board.get(self.series_id, self._applied)
         if (entry is None or entry.ended) and self._result_stored():
-            return [("finished", json.dumps({"url": series_url(self.series_id)}))], True
+            self._catch_up_from_store()
+            finished = ("finished", json.dumps({"url": series_url(self.series_id)}))
+            return [*self._news(), finished], True
         self._catch_up(entry)
+        return self._news(), False
+
+    def _news(self) -> list[Message]:
+        """What the viewers lack: the new frames, or a snapshot after a restart."""
         if self._restarted:
             self._restarted = False
             self._sent = len(self._walker.frames)
-            return [self._snapshot()], False
+            return [self._snapshot()]
         frames = self._walker.frames
         if len(frames) == self._sent:
-            return [], False
+            return []
         update: dict[str, Any] = {"at": self._sent, "frames": frames[self._sent:],
                                   "state": self._state}
         self._sent = len(frames)
@@ -91,7 +97,7 @@ class SeriesSource:
         if hands_done != self._hands_sent:
             self._hands_sent = hands_done
             update["hands"] = hand_list(self._walker.series)
-        return [("frames", json.dumps(update))], False
+        return [("frames", json.dumps(update))]
 
     def _catch_up(self, entry: LiveSeries | None) -> None:
         """Apply the moves the board has beyond those applied (from the start again
@@ -119,6 +125,28 @@ class SeriesSource:
                 self._note = (f"move {self._applied + 1} cannot be shown ({error}); "
                               "the replay follows once the result is stored")
                 self._state = "broken"
+                return
+            self._applied += 1
+
+    def _catch_up_from_store(self) -> None:
+        """The moves the board no longer had (the series ended between two reads),
+        from the stored log: the last frames are the replay's."""
+        if self._note:
+            return
+        try:
+            log, _profile = self.storage.result_log(self.series_id)
+        except NotFoundError:
+            return
+        stored = [entry for entry in log if entry.get("type") == "action"]
+        shown = [entry for entry in self._walker.series.log if entry.get("type") == "action"]
+        if stored[:len(shown)] != shown:  # another play than the one shown: start again
+            self._restarted, self._applied = True, 0
+            self._walker = FrameWalker(*self._start)
+        self._state = "ended"
+        for action in stored[self._applied:]:
+            try:
+                self._walker.apply(action)
+            except UNREPLAYABLE:
                 return
             self._applied += 1
 
