@@ -172,7 +172,7 @@ def test_now_playing_lists_the_series_in_play_and_follows_it(scripted: Scripted)
             while engine.hand_number == 1:
                 scripted.runner.allow(1)
                 moves += 1
-                wait_until(lambda: len(scripted.runner.moves) == moves, what="a move",
+                wait_until(lambda n=moves: len(scripted.runner.moves) == n, what="a move",
                            bound_s=BOUND)
                 engine = scripted.engine_after(moves)
             event, update = next(stream)

@@ -112,7 +112,7 @@ class BoardFeeder:
             return
         key, first, events = message.get("key"), message.get("first"), message.get("events")
         if (not isinstance(key, str) or not isinstance(first, int) or isinstance(first, bool)
-                or first < 0 or not isinstance(events, list) or len(events) > MAX_BATCH
+                or first < 0 or not isinstance(events, (list, tuple)) or len(events) > MAX_BATCH
                 or not all(isinstance(e, dict) and isinstance(e.get("type"), str)
                            for e in events)):
             log.debug("a malformed live batch was dropped")
@@ -120,4 +120,13 @@ class BoardFeeder:
         with self._lock:
             series_id = self._series.get(key)
         if series_id is not None:
-            self.board.extend(series_id, first, events)
+            self.board.extend(series_id, first, [_as_json(event) for event in events])
+
+
+def _as_json(value: Any) -> Any:
+    """``value`` as the engine logged it: Dask's messages turn lists into tuples."""
+    if isinstance(value, (list, tuple)):
+        return [_as_json(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_json(item) for key, item in value.items()}
+    return value
