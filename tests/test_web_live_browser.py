@@ -99,20 +99,20 @@ def test_a_live_series_is_followed_to_its_end_and_becomes_the_replay(
             "return document.getElementById('replay').dataset.frames") == str(n + 1),
             f"frame {moves + 1}")
         seat = site.engine_after(moves - 1).hand.current_player
-        engine = site.engine_after(moves)
+        played = site.engine_after(moves)
         move = site.runner.moves[moves - 1]
         assert text(browser, "action").startswith(f"seat {seat} ({bots[seat]}): {move}")
         for hand_seat in (0, 1):
             assert sorted(shown(browser, hand_seat)) == sorted(
-                face(str(card)) for card in engine.hand.cards(hand_seat))
+                face(str(card)) for card in played.hand.cards(hand_seat))
     # Through the end of hand 1: the list of hands shows how it ended.
     moves = 3
-    while engine.hand_number == 1:
+    while played.hand_number == 1:
         moves += 1
         site.runner.allow(1)
         wait_for(lambda n=moves: len(site.runner.moves) == n, f"move {moves}")
-        engine = site.engine_after(moves)
-    result = engine.hands[0].result
+        played = site.engine_after(moves)
+    result = played.hands[0].result
     assert result is not None
     how = "dead hand" if result.kind == "dead" else result.kind
     wait_for(lambda: how in text(browser, "hands"), "hand 1 in the list of hands")

@@ -125,8 +125,8 @@ def test_the_live_stream_follows_the_moves_and_becomes_the_replay(scripted: Scri
             frames = list(snapshot["frames"])
             scripted.runner.allow(5)
             frames_until(viewer, frames, 6)
-            engine = scripted.engine_after(5)
-            hand = engine.hand
+            played = scripted.engine_after(5)
+            hand = played.hand
             last = frames[-1]
             assert last["action"] == str(scripted.runner.moves[4])
             for seat in (0, 1):  # both hands face up, as the engine holds them
@@ -167,17 +167,17 @@ def test_now_playing_lists_the_series_in_play_and_follows_it(scripted: Scripted)
             event, first = next(stream)
             assert event == "now_playing" and f'data-series="{series_id}"' in first["html"]
             # Moves alone change nothing in the list; the end of hand 1 does.
-            engine = scripted.engine_after(0)
+            played = scripted.engine_after(0)
             moves = 0
-            while engine.hand_number == 1:
+            while played.hand_number == 1:
                 scripted.runner.allow(1)
                 moves += 1
                 wait_until(lambda n=moves: len(scripted.runner.moves) == n, what="a move",
                            bound_s=BOUND)
-                engine = scripted.engine_after(moves)
+                played = scripted.engine_after(moves)
             event, update = next(stream)
             assert event == "now_playing"
-            winner = engine.hands[0].result.winner  # type: ignore[union-attr]
+            winner = played.hands[0].result.winner  # type: ignore[union-attr]
             won = [0, 0] if winner is None else [int(winner == 0), int(winner == 1)]
             assert f'<td class="num">2</td><td class="num">{won[0]}–{won[1]}</td>' \
                 in update["html"]
