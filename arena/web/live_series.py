@@ -7,7 +7,7 @@ A live series page is a spectator's: both hands face up, as in the replay. The b
 never see it (they see only their ``Observation``); a spectator who also wrote a
 bot in the series could read its opponent's hand, which is why the live page is
 the web's, not the bots' protocol's: hiding cards from the site's visitors would
-protect nothing the arena promises (docs/web.md, "Live series").
+protect nothing the arena promises (docs/arena.md, "Live series").
 
 The moves are replayed by the engine from the series' planned seed and seats and
 the season's profile (``arena.web.replay.FrameWalker``); a move the engine refuses
