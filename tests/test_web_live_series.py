@@ -62,6 +62,9 @@ class Scripted:
         assert self.runner.started.wait(BOUND)
         self.web_storage = Storage(root / "live.db")
         self.app = create_app(self.web_storage, self.hub, board=self.board)
+        # The test reads its streams only when it expects a message: no keep-alive
+        # ping may wait unread (the server cuts off a viewer that leaves one unread).
+        self.app.state.website.live.ping_s = 3600
 
     def engine_after(self, moves: int) -> Series:
         """The first series after its first ``moves`` moves, by the engine alone."""
@@ -195,4 +198,23 @@ def test_an_unknown_series_or_season_has_no_stream(tmp_path: Path) -> None:
         assert client.get("/api/now-playing?season=99").status_code == 404
         assert client.get("/api/now-playing?season=x").status_code == 400
         assert client.get("/series/99-0").status_code == 404
+    storage.close()
+
+
+def test_a_series_already_played_sends_its_viewer_to_the_replay(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "done.db")
+    ids = [register(storage, tmp_path, name) for name in ("alpha", "beta")]
+    season_id = create_season(storage, ids, max_hands=2)
+    assert play(storage, season_id) == "finished"
+    series_id = storage.planned_series(season_id)[0].id
+    with TestClient(create_app(storage, EventHub(), board=MoveBoard())) as client:
+        page = client.get(f"/series/{series_id}").text
+        assert "data-live" not in page
+        with client.stream("GET", f"/api/series/{series_id}/live") as response:
+            events = list(sse(response.iter_lines()))
+    # The snapshot of a series never seen in play (the first deal), then the replay:
+    # not the whole series' frames over the stream.
+    assert [event for event, _ in events] == ["snapshot", "finished"]
+    assert len(events[0][1]["frames"]) == 1 and events[0][1]["state"] == "waiting"
+    assert events[1][1] == {"url": f"/series/{series_id}"}
     storage.close()

@@ -21,6 +21,9 @@ from arena.web.live_series import NowPlayingSource, SeriesSource, now_playing_ro
 from arena.web.params import query_id
 
 SSE_RETRY_MS: Final = 1000
+PING_S: Final = 15.0
+SEND_TIMEOUT_S: Final = 5.0
+"""A viewer that takes no message for this long is cut off (sse-starlette)."""
 SERIES_PAUSE_S: Final = 0.1
 """A watched series is sent at most ten times a second (moves between coalesce)."""
 LIST_PAUSE_S: Final = 0.5
@@ -38,6 +41,9 @@ class LivePages:
                                      name="arena-web-series")
         self.list_feed = Broadcast(self._list_source, pause_seconds=LIST_PAUSE_S,
                                    name="arena-web-playing")
+        self.ping_s = PING_S
+        """Keep-alive comments on idle streams (a test that reads a stream only now
+        and then sets it high: a ping it does not read would cut it off)."""
 
     def is_live(self, series_id: str) -> bool:
         return self.board.has(series_id)
@@ -61,23 +67,22 @@ class LivePages:
     async def series_events(self, request: Request) -> Response:
         series_id = request.path_params["series_id"]
         self.storage.get_planned(series_id)  # NotFoundError before the stream starts
-        return _stream(self.series_feed.updates(series_id))
+        return self._stream(self.series_feed.updates(series_id))
 
     async def now_playing_events(self, request: Request) -> Response:
         season_id = query_id(request, "season")
         if season_id is not None:
             self.storage.get_season(season_id)  # NotFoundError before the stream starts
-        return _stream(self.list_feed.updates(season_id or "all"))
+        return self._stream(self.list_feed.updates(season_id or "all"))
 
     def close(self) -> None:
         self.series_feed.close()
         self.list_feed.close()
 
+    def _stream(self, messages: AsyncIterator[Message]) -> EventSourceResponse:
+        async def events() -> Any:
+            async for event, data in messages:
+                yield {"event": event, "data": data, "retry": SSE_RETRY_MS}
 
-def _stream(messages: AsyncIterator[Message]) -> EventSourceResponse:
-    async def events() -> Any:
-        async for event, data in messages:
-            yield {"event": event, "data": data, "retry": SSE_RETRY_MS}
-
-    return EventSourceResponse(events(), ping=15, send_timeout=5.0,
-                               headers={"Cache-Control": "no-store"})
+        return EventSourceResponse(events(), ping=int(self.ping_s), send_timeout=SEND_TIMEOUT_S,
+                                   headers={"Cache-Control": "no-store"})

@@ -130,8 +130,9 @@ class SeriesSource:
 
     def _catch_up_from_store(self) -> None:
         """The moves the board no longer had (the series ended between two reads),
-        from the stored log: the last frames are the replay's."""
-        if self._note:
+        from the stored log: the last frames are the replay's. Not for a series this
+        source never saw played: its viewers go to the replay as it is."""
+        if self._note or self._play is None:
             return
         try:
             log, _profile = self.storage.result_log(self.series_id)
