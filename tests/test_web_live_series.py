@@ -9,13 +9,14 @@ when the series ends."""
 from __future__ import annotations
 
 import json
+import random
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from live_helpers import SteppedRunner
+from live_helpers import SteppedRunner, choose
 from polling import wait_until
 from starlette.testclient import TestClient
 from web_helpers import create_season, play, register
@@ -24,7 +25,8 @@ from arena.match.live_moves import MoveBoard
 from arena.season.events import EventHub
 from arena.storage import PlannedSeries, Storage
 from arena.web.app import create_app
-from engine import Series
+from arena.web.live_series import SeriesSource
+from engine import Action, Series
 from engine.profiles import Profile
 
 BOUND = 60.0
@@ -217,4 +219,49 @@ def test_a_series_already_played_sends_its_viewer_to_the_replay(tmp_path: Path) 
     assert [event for event, _ in events] == ["snapshot", "finished"]
     assert len(events[0][1]["frames"]) == 1 and events[0][1]["state"] == "waiting"
     assert events[1][1] == {"url": f"/series/{series_id}"}
+    storage.close()
+
+
+def test_a_viewer_who_comes_late_gets_the_recent_frames_not_the_whole_series(
+        tmp_path: Path) -> None:
+    """Viewers share the source: one who comes mid-series gets a snapshot from the
+    previous hand's deal and then the same updates as everyone, never the series'
+    earlier frames again."""
+    storage = Storage(tmp_path / "late.db")
+    ids = [register(storage, tmp_path, name) for name in ("alpha", "beta")]
+    season_id = create_season(storage, ids, max_hands=6)
+    planned = storage.planned_series(season_id)[0]
+    profile = Profile.from_dict(storage.get_season(season_id).profile)
+    series = Series(planned.seed, profile, max_hands=6, swap_seats=planned.swap_seats)
+    rng = random.Random(1)
+    board = MoveBoard()
+    board.begin(planned.id)
+    actions: list[Action] = []
+
+    def moves(count: int) -> None:
+        for _ in range(count):
+            actions.append(choose(series.legal_actions(), rng))
+            for event in series.apply(actions[-1]):
+                board.feed(planned.id, event)
+
+    source = SeriesSource(storage, board, planned.id)
+    while series.hand_number < 3:  # into hand 3
+        moves(1)
+    played = sum(1 for entry in series.log if entry["type"] == "action")
+    total = 1 + played + (series.hand_number - 1)  # a frame per move, one per deal
+    kind, data = source.first()[0]
+    first = json.loads(data)
+    assert kind == "snapshot" and first["at"] + len(first["frames"]) == total
+    assert first["frames"][0]["kind"] == "deal" and first["frames"][0]["hand"] == 2
+    hand = series.hand_number
+    moves(4)
+    assert series.hand_number == hand  # four moves within the hand: four frames
+    kind, data = source.first()[0]  # a second viewer, before the pump's next read
+    late = json.loads(data)
+    assert late["at"] + len(late["frames"]) == total  # what the first viewer has
+    messages, finished = source.next(0.0)
+    assert not finished and [kind for kind, _ in messages] == ["frames"]
+    update = json.loads(messages[0][1])
+    assert update["at"] == total  # the new moves only
+    assert [f["action"] for f in update["frames"]] == [str(a) for a in actions[-4:]]
     storage.close()

@@ -66,9 +66,16 @@ class SeriesSource:
         self._state = "waiting"
         self._note = ""
         self._checked_at: float | None = None
+        self._opened = False
 
     def first(self) -> list[Message]:
-        self._catch_up(self.board.get(self.series_id, self._applied))
+        """The snapshot of what has been sent to every viewer (the first viewer's
+        catches up with the board: a viewer who comes later gets the moves since
+        in the next update, with the others, never the whole series again)."""
+        if not self._opened:
+            self._opened = True
+            self._catch_up(self.board.get(self.series_id, self._applied))
+            self._sent = len(self._walker.frames)
         return [self._snapshot()]
 
     def next(self, timeout: float) -> tuple[list[Message], bool]:
@@ -152,8 +159,8 @@ class SeriesSource:
             self._applied += 1
 
     def _snapshot(self) -> Message:
-        frames = self._walker.frames
-        hand = self._walker.series.hand_number
+        frames = self._walker.frames[:self._sent]
+        hand = frames[-1]["hand"]
         base = hand_starts(frames).get(max(1, hand - 1), 0)
         return ("snapshot", json.dumps({
             "at": base, "frames": frames[base:], "hands": hand_list(self._walker.series),
