@@ -21,6 +21,7 @@ append and a notify; readers wait on its condition with a timeout, and read a
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -88,7 +89,16 @@ class MoveBoard:
 
     def feed(self, series_id: str, event: dict[str, Any]) -> None:
         """One engine event of a series in play (``run_series``'s ``on_event``)."""
-        self.extend(series_id, None, (event,))
+        with self._changed:
+            entry = self._entries.get(series_id)
+            if entry is None:
+                return
+            if event.get("type") == "action":  # the common case, kept short
+                if len(entry.actions) < self.max_actions:
+                    entry.actions.append(event)
+                self._touch(summary=False)
+            else:
+                self._touch(summary=self._apply(entry, (event,)))
 
     def extend(self, series_id: str, first: int | None,
                events: Sequence[dict[str, Any]]) -> None:
@@ -103,19 +113,24 @@ class MoveBoard:
                 entry = self._entries[series_id] = self._new_entry()
             if entry is None or (first is not None and first != len(entry.actions)):
                 return
-            summary = False
-            for event in events:
-                kind = event.get("type")
-                if kind == "action" and len(entry.actions) < self.max_actions:
+            self._touch(summary=self._apply(entry, events))
+
+    def _apply(self, entry: _Entry, events: Sequence[dict[str, Any]]) -> bool:
+        """Put ``events`` on ``entry``; whether what the lists show changed."""
+        summary = False
+        for event in events:
+            kind = event.get("type")
+            if kind == "action":
+                if len(entry.actions) < self.max_actions:
                     entry.actions.append(event)
-                elif kind == "hand_end":
-                    entry.sheet = event.get("sheet")
-                    summary = True
-                elif kind == "hand_start" and isinstance(event.get("hand"), int):
-                    entry.hand = event["hand"]
-                elif kind in ("series_end", "fault"):
-                    entry.ended = summary = True
-            self._touch(summary=summary)
+            elif kind == "hand_end":
+                entry.sheet = event.get("sheet")
+                summary = True
+            elif kind == "hand_start" and isinstance(event.get("hand"), int):
+                entry.hand = event["hand"]
+            elif kind in ("series_end", "fault"):
+                entry.ended = summary = True
+        return summary
 
     def finish(self, series_id: str) -> None:
         """The play of a series is over (its outcome goes to the season): off the board."""
@@ -128,7 +143,7 @@ class MoveBoard:
         """The event sink of one play of ``series_id``, on the board while it lasts."""
         self.begin(series_id)
         try:
-            yield lambda event: self.feed(series_id, event)
+            yield functools.partial(self.feed, series_id)
         finally:
             self.finish(series_id)
 

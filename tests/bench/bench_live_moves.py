@@ -1,0 +1,115 @@
+"""The live pages' costs (plain script; ``make bench``):
+
+1. the match loop's side: a series played by the engine with seeded random moves,
+   every event fed to a ``MoveBoard`` (what the runner does for the live pages)
+   against the same series with no sink: microseconds per move and the ratio, from
+   interleaved runs (the board must cost the loop next to nothing: target <= 2 us
+   per move, against the ~100 us of a bot's decision over gRPC alone);
+2. the website's side, once per watched series whatever the number of viewers: a
+   ``SeriesSource`` turning the board's new moves into frames, in microseconds per
+   move.
+
+``python tests/bench/bench_live_moves.py [ROUNDS]``
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from live_helpers import choose  # noqa: E402
+from web_helpers import create_season, register  # noqa: E402
+
+from arena.match.live_moves import MoveBoard  # noqa: E402
+from arena.storage import Storage  # noqa: E402
+from arena.web.live_series import SeriesSource  # noqa: E402
+from engine import Series  # noqa: E402
+from engine.profiles import Profile  # noqa: E402
+
+OVERHEAD_TARGET_US = 2.0
+MAX_HANDS = 40
+
+
+def play(seed: int, board: MoveBoard | None) -> tuple[float, int]:
+    """Seconds and moves of one series, fed to ``board`` when given."""
+    series = Series(seed, max_hands=MAX_HANDS)
+    rng = random.Random(seed)
+    moves = 0
+    started = time.perf_counter()
+    if board is None:
+        while not series.is_over:
+            series.apply(choose(series.legal_actions(), rng))
+            moves += 1
+    else:
+        with board.playing(f"b-{seed}") as sink:
+            while not series.is_over:
+                for event in series.apply(choose(series.legal_actions(), rng)):
+                    sink(event)
+                moves += 1
+    return time.perf_counter() - started, moves
+
+
+def loop_overhead(rounds: int) -> tuple[float, float]:
+    bare: list[float] = []
+    fed: list[float] = []
+    board = MoveBoard()
+    for seed in range(rounds):  # interleaved: the machine's load hits both alike
+        seconds, moves = play(seed, None)
+        bare.append(seconds / moves)
+        seconds, moves = play(seed, board)
+        fed.append(seconds / moves)
+    return statistics.median(bare) * 1e6, statistics.median(fed) * 1e6
+
+
+def frames_per_move(rounds: int) -> float:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        storage = Storage(root / "bench.db")
+        ids = [register(storage, root, name) for name in ("alpha", "beta")]
+        season_id = create_season(storage, ids, max_hands=MAX_HANDS)
+        planned = storage.planned_series(season_id)[0]
+        profile = Profile.from_dict(storage.get_season(season_id).profile)
+        costs = []
+        for round_number in range(rounds):
+            board = MoveBoard()
+            board.begin(planned.id)
+            series = Series(planned.seed, profile, max_hands=MAX_HANDS,
+                            swap_seats=planned.swap_seats)
+            rng = random.Random(round_number)
+            while not series.is_over:
+                for event in series.apply(choose(series.legal_actions(), rng)):
+                    board.feed(planned.id, event)
+            moves = sum(1 for entry in series.log if entry["type"] == "action")
+            source = SeriesSource(storage, board, planned.id)
+            started = time.perf_counter()
+            source.first()
+            costs.append((time.perf_counter() - started) / moves)
+        storage.close()
+    return statistics.median(costs) * 1e6
+
+
+def main() -> int:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 30
+    load = os.getloadavg()[0]
+    bare_us, fed_us = loop_overhead(rounds)
+    overhead = fed_us - bare_us
+    print(f"LIVE-MOVES loop: {bare_us:.2f} us/move bare, {fed_us:.2f} us/move fed to the "
+          f"board: +{overhead:.2f} us (+{overhead / bare_us * 100:.1f} % of the engine alone; "
+          f"target <= {OVERHEAD_TARGET_US:.0f} us), {rounds} series of up to {MAX_HANDS} "
+          f"hands, load {load:.1f}")
+    frame_us = frames_per_move(max(3, rounds // 10))
+    print(f"LIVE-MOVES frames: {frame_us:.1f} us per move turned into a frame "
+          "(once per watched series, whatever the viewers)")
+    return 0 if overhead <= OVERHEAD_TARGET_US else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
