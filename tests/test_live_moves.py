@@ -135,3 +135,37 @@ def test_wait_returns_at_a_change_or_after_the_timeout() -> None:
     thread.join(30.0)
     assert results == [summary + 1]
     assert board.wait(seen, 0.0) == board.version != seen
+
+
+def test_the_production_runner_puts_its_series_on_the_board_while_it_plays() -> None:
+    """``arena.server.app.SandboxRunner`` (what `arena serve` plays with) feeds the
+    board every move of the series, which is on the board only while it plays."""
+    from pathlib import Path
+
+    from arena.core.series import BotRef, SeriesSpec
+    from arena.core.settings import SeasonConfig
+    from arena.sandbox import registry
+    from arena.server.app import SandboxRunner
+
+    class Recording(MoveBoard):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[tuple[bool, dict[str, object]]] = []
+
+        def feed(self, series_id: str, event: dict[str, object]) -> None:
+            self.seen.append((self.has(series_id), event))
+            super().feed(series_id, event)
+
+    bots_folder = Path(__file__).resolve().parent.parent / "sample_bots"
+    config = SeasonConfig.build(sandbox="inprocess", max_hands=3)
+    spec = SeriesSpec(series_id="3-1", seed=5, profile=config.profile(), max_hands=3,
+                      swap_seats=False, limits=config.limits,
+                      bots=(BotRef.from_folder(bots_folder / "greedy"),
+                            BotRef.from_folder(bots_folder / "shark")))
+    board = Recording()
+    outcome = SandboxRunner(registry.create("inprocess"), board)(spec)
+    assert all(on_board for on_board, _ in board.seen)
+    fed = [event for _, event in board.seen if event["type"] == "action"]
+    assert fed == [entry for entry in outcome.log if entry["type"] == "action"]
+    assert board.seen[-1][1]["type"] == "series_end"
+    assert not board.has("3-1")
