@@ -58,7 +58,7 @@ def test_before_the_first_hand_ends_there_is_no_sheet_and_finish_removes() -> No
 def test_events_of_a_series_not_begun_are_ignored() -> None:
     board = MoveBoard()
     play(board, "9-9", 5)
-    assert board.get("9-9") is None and board.version == 0
+    assert board.get("9-9") is None and board.summary_version == 0
 
 
 def test_the_end_of_the_series_marks_it_ended() -> None:
@@ -115,14 +115,14 @@ def test_cluster_batches_continue_restart_or_are_dropped() -> None:
 
 def test_wait_returns_at_a_change_or_after_the_timeout() -> None:
     board = MoveBoard()
-    seen = board.version
+    seen = board.summary_version
     assert board.wait(seen, 0.0) == seen  # nothing changed
     board.begin("6-0")
     woke = threading.Event()
     results: list[int] = []
 
     def waiter() -> None:
-        results.append(board.wait(board.summary_version, 30.0, summary=True))
+        results.append(board.wait(board.summary_version, 30.0))
         woke.set()
 
     thread = threading.Thread(target=waiter)
@@ -134,7 +134,30 @@ def test_wait_returns_at_a_change_or_after_the_timeout() -> None:
     assert woke.wait(30.0)
     thread.join(30.0)
     assert results == [summary + 1]
-    assert board.wait(seen, 0.0) == board.version != seen
+
+
+def test_a_reader_of_one_series_waits_for_that_series_alone() -> None:
+    board = MoveBoard()
+    assert board.wait_series("7-0", (0, -1), 0.0) == (0, -1)  # not in play
+    board.begin("7-0")
+    board.begin("7-1")
+    start = board.wait_series("7-0", (0, -1), 0.0)  # in play now: a new token
+    assert start != (0, -1)
+    play(board, "7-1", 3)  # another series' moves leave this one's token alone
+    assert board.wait_series("7-0", start, 0.0) == start
+    results: list[tuple[int, int]] = []
+    thread = threading.Thread(target=lambda: results.append(
+        board.wait_series("7-0", start, 30.0)))
+    thread.start()
+    play(board, "7-0", 1)
+    thread.join(30.0)
+    assert not thread.is_alive() and results[0] != start
+    moved = results[0]
+    board.begin("7-0")  # played again: a new play, a new token
+    again = board.wait_series("7-0", moved, 0.0)
+    assert again[0] != moved[0]
+    board.finish("7-0")  # off the board
+    assert board.wait_series("7-0", again, 0.0) == (0, -1)
 
 
 def test_the_production_runner_puts_its_series_on_the_board_while_it_plays() -> None:

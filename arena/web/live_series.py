@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from arena.core.settings import SeasonConfig
-from arena.match.live_moves import LiveSeries, MoveBoard
+from arena.match.live_moves import LiveSeries, MoveBoard, SeriesToken
 from arena.storage import NotFoundError, Storage
 from arena.web.broadcast import Message
 from arena.web.hands import hand_list
@@ -62,7 +62,7 @@ class SeriesSource:
         self._sent = 1  # frames every viewer has: the first deal is in every snapshot
         self._hands_sent = 0
         self._restarted = False
-        self._seen = -1
+        self._seen: SeriesToken = (0, -1)
         self._state = "waiting"
         self._note = ""
         self._checked_at: float | None = None
@@ -79,7 +79,7 @@ class SeriesSource:
         return [self._snapshot()]
 
     def next(self, timeout: float) -> tuple[list[Message], bool]:
-        self._seen = self.board.wait(self._seen, timeout)
+        self._seen = self.board.wait_series(self.series_id, self._seen, timeout)
         entry = self.board.get(self.series_id, self._applied)
         if (entry is None or entry.ended) and self._result_stored():
             self._catch_up_from_store()
@@ -214,7 +214,7 @@ class NowPlayingSource:
         return [("now_playing", json.dumps({"html": self._last}))]
 
     def next(self, timeout: float) -> tuple[list[Message], bool]:
-        seen = self.board.wait(self._seen, timeout, summary=True)
+        seen = self.board.wait(self._seen, timeout)
         if seen == self._seen:
             return [], False
         self._seen = seen
