@@ -49,6 +49,7 @@ from arena.season.formats import MATCH_FORMAT
 
 if TYPE_CHECKING:
     from arena.execution import ExecutorFactory
+    from arena.match.live_moves import MoveBoard
     from arena.server.validation import BotFolder
 
 REPO_ROOT: Final = Path(__file__).resolve().parents[2]
@@ -87,19 +88,21 @@ def wait_for_interrupt() -> None:
 
 
 def cmd_serve(args: argparse.Namespace, console: Console) -> int:
+    from arena.match.live_moves import MoveBoard
     from arena.server.app import start_server
     from arena.server.event_log import configure_event_log
     from arena.server.uploads import UploadLimits
 
     configure_event_log(args.log_format)
     tls = tls_of(args)
+    board = MoveBoard()  # the series in play, on the website, wherever they are played
     try:
         running = start_server(args.db, host=args.host, port=args.port, http=http_of(args),
-                               executor_factory=cluster_factory(args),
+                               executor_factory=cluster_factory(args, board),
                                max_season_bots=args.max_season_bots,
                                upload_limits=UploadLimits(
                                    idle_seconds=args.upload_idle_seconds),
-                               vetting_sandbox=args.vet_sandbox, tls=tls)
+                               vetting_sandbox=args.vet_sandbox, tls=tls, board=board)
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     if tls is None:
@@ -132,9 +135,10 @@ def warn_clear_listeners(*hosts: str | None) -> None:
                   "(docs/security.md)", file=sys.stderr)
 
 
-def cluster_factory(args: argparse.Namespace) -> ExecutorFactory | None:
+def cluster_factory(args: argparse.Namespace, board: MoveBoard) -> ExecutorFactory | None:
     """The executor factory of ``--cluster ADDRESS`` with ``--cluster-certs`` (the
-    client certificate) or ``--insecure``; None: play on this machine."""
+    client certificate) or ``--insecure``, its series' moves on ``board``; None: play
+    on this machine."""
     address = getattr(args, "cluster", None)
     if not address:
         return None
@@ -152,7 +156,7 @@ def cluster_factory(args: argparse.Namespace) -> ExecutorFactory | None:
         hint = "" if security is not None else (
             "; a cluster it starts speaks TLS: add --cluster-certs .arena/cluster/certs")
         raise CliError(f"{error} (start one with `arena cluster up`{hint})", code=1) from None
-    return cluster_executor_factory(address, security)
+    return cluster_executor_factory(address, security, board)
 
 
 @contextmanager
@@ -160,15 +164,17 @@ def embedded(db: Path, args: argparse.Namespace, console: Console) -> Iterator[A
     """An arena server on ``db`` on a free localhost port, for this command only,
     with the website where ``args`` say (its address printed first); with
     ``--keep-serving`` it stays up after the command's work until Ctrl-C."""
+    from arena.match.live_moves import MoveBoard
     from arena.server.app import start_server
     from arena.server.event_log import configure_event_log
 
     configure_event_log(getattr(args, "log_format", "text"))
+    board = MoveBoard()
     try:
         # No vetting: the folders are this machine's own, registered by its admin to
         # play now (a crashing bot's forfeits included); `arena check` vets one.
         running = start_server(db, host="localhost", port=0, resume=False, http=http_of(args),
-                               executor_factory=cluster_factory(args))
+                               executor_factory=cluster_factory(args, board), board=board)
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     if getattr(args, "json", False):  # stdout carries the JSON answer alone

@@ -31,8 +31,10 @@ from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution.base import Executor, ExecutorFactory
 from arena.execution.bundles import bundle_of
+from arena.execution.cluster_moves import LIVE_TOPIC, BoardFeeder
 from arena.execution.tasks import SERIES_SLOT, SeriesTask, sandbox_resource
 from arena.execution.worker import play_clustered
+from arena.match.live_moves import MoveBoard
 
 if TYPE_CHECKING:
     from distributed import Security
@@ -57,7 +59,7 @@ class ClusterExecutor:
 
     def __init__(self, address: str, sandbox: str, *, retries: int = DEFAULT_RETRIES,
                  connect_timeout: float = CONNECT_TIMEOUT_S,
-                 security: Security | None = None) -> None:
+                 security: Security | None = None, board: MoveBoard | None = None) -> None:
         from distributed import Client
 
         self.address = address
@@ -75,6 +77,9 @@ class ClusterExecutor:
         self._capacity_at = -_CAPACITY_TTL_S
         self._excluded: set[str] = set()  # worker addresses
         self._replays: dict[str, int] = {}  # series id -> times submitted again
+        self._moves = None if board is None else BoardFeeder(board)
+        if self._moves is not None:  # the workers' moves, for the website's live pages
+            self._client.subscribe_topic(LIVE_TOPIC, self._moves)
         if self.capacity_now() == 0:
             log.warning("no worker of %s offers the %s sandbox yet: series wait for one "
                         "(start `arena worker --scheduler %s --sandbox %s`)",
@@ -126,6 +131,8 @@ class ClusterExecutor:
             replays = self._replays.get(spec.series_id, 0)
         key = task.key if not replays else f"{task.key}-again-{replays}"
         allowed = self._allowed_workers()
+        if self._moves is not None:
+            self._moves.expect(key, spec.series_id)
         remote = self._client.submit(
             play_clustered, task, key=key, pure=False, retries=self.retries,
             resources={SERIES_SLOT: 1, sandbox_resource(self.sandbox): 1},
@@ -143,6 +150,8 @@ class ClusterExecutor:
                 with self._lock:
                     if self._held.get(key) is done:
                         del self._held[key]
+                if self._moves is not None:
+                    self._moves.done(key, spec.series_id)
 
         remote.add_done_callback(settle)
         return answer
@@ -182,12 +191,13 @@ def check_scheduler(address: str, timeout: float = 10.0,
             f"cannot reach the Dask scheduler at {address}: {error}") from None
 
 
-def cluster_executor_factory(address: str,
-                             security: Security | None = None) -> ExecutorFactory:
+def cluster_executor_factory(address: str, security: Security | None = None,
+                             board: MoveBoard | None = None) -> ExecutorFactory:
     """An ``ExecutorFactory`` playing each season on the cluster at ``address``, in the
-    season's sandbox backend (on the workers' machines)."""
+    season's sandbox backend (on the workers' machines), the moves of its series on
+    ``board`` (the server's, for the website's live pages)."""
 
     def make(config: SeasonConfig) -> Executor:
-        return ClusterExecutor(address, config.sandbox, security=security)
+        return ClusterExecutor(address, config.sandbox, security=security, board=board)
 
     return make

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from arena.core.series import BotRef, SeriesOutcome
 from arena.execution.bundles import BundleError, unpack
+from arena.execution.cluster_moves import worker_publisher
 from arena.execution.cluster_roles import WORKER_POLICY, guard_server
 from arena.execution.tasks import SERIES_SLOT, SeriesTask, sandbox_resource
 from arena.match.runner import run_series
@@ -66,9 +67,15 @@ _STATE = _WorkerState()
 
 
 def play_clustered(task: SeriesTask) -> SeriesOutcome:
-    """Play ``task`` on this worker (the function each series task runs)."""
+    """Play ``task`` on this worker (the function each series task runs), its moves
+    published for the arena's live pages (``arena.execution.cluster_moves``)."""
     bots = (_local_bot(task, 0), _local_bot(task, 1))
-    return run_series(replace(task.spec, bots=bots), _STATE.sandbox(task.sandbox))
+    moves = worker_publisher()
+    try:
+        return run_series(replace(task.spec, bots=bots), _STATE.sandbox(task.sandbox), moves)
+    finally:
+        if moves is not None:
+            moves.flush()
 
 
 def _local_bot(task: SeriesTask, seat: int) -> BotRef:

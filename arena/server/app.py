@@ -5,6 +5,7 @@ read-only website (``arena.web``) on the same event hub."""
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Sequence
 from concurrent import futures
@@ -38,6 +39,7 @@ from arena.core.token_binding import (
     write_server_record,
 )
 from arena.execution import ExecutorFactory, RunnerFactory, RunSeries, local_executor_factory
+from arena.match.live_moves import MoveBoard
 from arena.match.runner import run_series
 from arena.sandbox import registry as sandbox_registry
 from arena.sandbox.base import Sandbox
@@ -67,22 +69,27 @@ UNARY_RESERVE_THREADS: Final = 8
 MAX_STREAMS_PER_CLIENT: Final = 8
 
 
-def sandbox_runner_factory(config: SeasonConfig) -> RunSeries:
+def sandbox_runner_factory(config: SeasonConfig, board: MoveBoard | None = None) -> RunSeries:
     """The production runner: ``arena.match.runner.run_series`` in a new sandbox of
-    the season's backend (``arena.sandbox.registry``). Raises ``ConfigError`` for a
-    backend that is not registered (the season then stops as failed, saying so)."""
-    return SandboxRunner(sandbox_registry.create(config.sandbox))
+    the season's backend (``arena.sandbox.registry``), its moves on ``board`` for the
+    website's live pages. Raises ``ConfigError`` for a backend that is not
+    registered (the season then stops as failed, saying so)."""
+    return SandboxRunner(sandbox_registry.create(config.sandbox), board)
 
 
 class SandboxRunner:
     """Plays series in one sandbox; ``close`` (called by the executor when the season
     is over) releases what the sandbox keeps, e.g. the warm pool's spare bots."""
 
-    def __init__(self, sandbox: Sandbox) -> None:
+    def __init__(self, sandbox: Sandbox, board: MoveBoard | None = None) -> None:
         self.sandbox = sandbox
+        self.board = board
 
     def __call__(self, spec: SeriesSpec) -> SeriesOutcome:
-        return run_series(spec, self.sandbox)
+        if self.board is None:
+            return run_series(spec, self.sandbox)
+        with self.board.playing(spec.series_id) as moves:
+            return run_series(spec, self.sandbox, moves)
 
     def close(self) -> None:
         close = getattr(self.sandbox, "close", None)
@@ -134,6 +141,7 @@ def start_server(
     vetting_sandbox: str | None = None,
     tls: TlsFiles | None = None,
     interceptors: Sequence[grpc.ServerInterceptor] = (),
+    board: MoveBoard | None = None,
 ) -> RunningServer:
     """Open the database, start serving on ``host:port`` (port 0 = any free port),
     the website on ``http`` (host, port) if given, and resume interrupted seasons.
@@ -144,6 +152,9 @@ def start_server(
     play (``arena.server.vetting``); without, uploads are active at once (trusted
     use: tests, tools that vet nothing). With ``tls`` the API and the website serve
     TLS only. ``interceptors`` run before the server's own (e.g. a test's recorder).
+    ``board`` (one of its own by default) gets the moves of the series in play for the
+    website's live pages: the default runner feeds it, a cluster executor made with
+    the same board (``cluster_executor_factory(..., board=)``) too.
     The addresses served are recorded next to the database
     (``arena.core.token_binding``): the clients of this folder send the admin token
     only there. Raises ``RuntimeError`` if a port cannot be bound and
@@ -158,10 +169,11 @@ def start_server(
         slots = StreamSlots(total=total_streams,
                             per_client=min(max_streams_per_client, total_streams))
         listening = _Listening(host, port, max_workers, slots, http, tls, tuple(interceptors))
+        board = board or MoveBoard()
         executors = executor_factory or local_executor_factory(
-            runner_factory or sandbox_runner_factory)
+            runner_factory or functools.partial(sandbox_runner_factory, board=board))
         return _start(db_path, database_lock, listening, executors, resume, max_season_bots,
-                      upload_limits, vetting_sandbox)
+                      upload_limits, vetting_sandbox, board)
     except BaseException:
         database_lock.release()
         raise
@@ -189,6 +201,7 @@ def _start(
     max_season_bots: int,
     upload_limits: UploadLimits | None,
     vetting_sandbox: str | None,
+    board: MoveBoard,
 ) -> RunningServer:
     host, port, http = listening.host, listening.port, listening.http
     storage = Storage(db_path)
@@ -233,7 +246,7 @@ def _start(
     web = None
     if http is not None:
         try:
-            web = start_web(db_path, hub, *http, tls=listening.tls)
+            web = start_web(db_path, hub, *http, tls=listening.tls, board=board)
         except RuntimeError:
             storage.close()
             raise

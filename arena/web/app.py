@@ -23,6 +23,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Lifespan, Message, Receive, Scope, Send
 
+from arena.match.live_moves import MoveBoard
 from arena.season.events import EventHub
 from arena.storage import NotFoundError, Storage
 from arena.web import views
@@ -30,6 +31,7 @@ from arena.web.browse import SeasonLeaders
 from arena.web.browse_routes import BrowsePages
 from arena.web.chart import RatingPoint, rating_svg
 from arena.web.live import LiveFeed
+from arena.web.live_pages import LivePages
 from arena.web.params import BadParameter, query_id
 from arena.web.replay import UNREPLAYABLE, replay_view
 from arena.web.rules_page import RulesMissingError, rules_html
@@ -94,13 +96,16 @@ class SecurityHeaders:
 
 class Website:
     """The pages over one database connection of their own (reads never wait on
-    the season runner's writes) and the season event hub."""
+    the season runner's writes), the season event hub and the board of the series
+    in play (``board``; without one, nothing is shown as playing)."""
 
-    def __init__(self, storage: Storage, hub: EventHub) -> None:
+    def __init__(self, storage: Storage, hub: EventHub, board: MoveBoard | None = None
+                 ) -> None:
         self.storage = storage
         self.templates = make_templates()
         self.feed = LiveFeed(hub, self.season_snapshot)
         self.leaders = SeasonLeaders()
+        self.live = LivePages(storage, board or MoveBoard(), self.templates)
         self._season_cache: dict[int, tuple[tuple[Any, ...], dict[str, Any],
                                             dict[str, Markup]]] = {}
         self._cache_lock = threading.Lock()
@@ -161,15 +166,22 @@ class Website:
         return page
 
     async def seasons(self, request: Request) -> Response:
-        return self.html("seasons.html", **self.seasons_page())
+        return self.html("seasons.html", **self.seasons_page(),
+                         now_playing=self.live.now_playing(None), now_playing_season="")
 
     async def season(self, request: Request) -> Response:
-        page, sections = self.season_view(request.path_params["season_id"])
-        return self.html("season.html", page=page, sections=sections)
+        season_id = request.path_params["season_id"]
+        page, sections = self.season_view(season_id)
+        return self.html("season.html", page=page, sections=sections,
+                         now_playing=self.live.now_playing(season_id),
+                         now_playing_season=season_id)
 
     async def series(self, request: Request) -> Response:
-        page = views.series_page(self.storage, request.path_params["series_id"])
-        return self.html("series.html", page=page)
+        """A played series' replay, or, while it is being played, its live view."""
+        series_id = request.path_params["series_id"]
+        page = views.series_page(self.storage, series_id)
+        live = not page["played"] and self.live.is_live(series_id)
+        return self.html("series.html", page=page, live=live)
 
     async def bot(self, request: Request) -> Response:
         page = views.bot_page(self.storage, request.path_params["bot_id"],
@@ -186,13 +198,15 @@ class Website:
     # -- API
 
     async def api_seasons(self, request: Request) -> Response:
-        return JSONResponse(self.seasons_page())
+        return JSONResponse({**self.seasons_page(), "now_playing": self.live.rows(None)})
 
     async def api_season(self, request: Request) -> Response:
         return JSONResponse(self.season_view(request.path_params["season_id"])[0])
 
     async def api_series(self, request: Request) -> Response:
-        return JSONResponse(views.series_page(self.storage, request.path_params["series_id"]))
+        series_id = request.path_params["series_id"]
+        page = views.series_page(self.storage, series_id)
+        return JSONResponse({**page, "live": not page["played"] and self.live.is_live(series_id)})
 
     async def api_replay(self, request: Request) -> Response:
         series_id = request.path_params["series_id"]
@@ -250,10 +264,11 @@ class SecureStarlette(Starlette):
         return SecurityHeaders(super().build_middleware_stack())
 
 
-def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | None = None
-               ) -> Starlette:
-    """The website over ``storage`` (best a connection of its own) and ``hub``."""
-    site = Website(storage, hub)
+def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | None = None,
+               board: MoveBoard | None = None) -> Starlette:
+    """The website over ``storage`` (best a connection of its own), ``hub`` and the
+    ``board`` of the series in play."""
+    site = Website(storage, hub, board)
     get = ["GET"]
     routes = [
         Route("/", site.seasons, methods=get),
@@ -267,6 +282,9 @@ def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | 
         Route("/api/seasons/{season_id:arena_id}/events", site.api_events, methods=get),
         Route("/api/series/{series_id:arena_series_id}", site.api_series, methods=get),
         Route("/api/series/{series_id:arena_series_id}/replay", site.api_replay, methods=get),
+        Route("/api/series/{series_id:arena_series_id}/live", site.live.series_events,
+              methods=get),
+        Route("/api/now-playing", site.live.now_playing_events, methods=get),
         Route("/api/bots/{bot_id:arena_bot_id}", site.api_bot, methods=get),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]

@@ -62,13 +62,28 @@ def _walk(log: list[dict[str, Any]]) -> tuple[Series, list[dict[str, Any]]]:
     and a frame for each step."""
     Series.replay(log)
     start = log[0]
-    series = Series(start["seed"], Profile.from_dict(start["profile"]),
-                    max_hands=start["max_hands"], swap_seats=start["swap_seats"])
-    frames = [_frame(series, 0, "deal", None, f"hand 1 dealt by seat {series.hand.dealer}",
-                     None)]
+    walker = FrameWalker(start["seed"], Profile.from_dict(start["profile"]),
+                         start["max_hands"], start["swap_seats"])
     for entry in log[1:]:
-        if entry.get("type") != "action":
-            continue
+        if entry.get("type") == "action":
+            walker.apply(entry)
+    return walker.series, walker.frames
+
+
+class FrameWalker:
+    """A series walked action by action into frames: the replay's, and a live
+    series page's as its moves arrive (``apply`` raises what the engine raises for
+    an action it refuses: ``IllegalActionError``, a ``ValueError``)."""
+
+    def __init__(self, seed: int, profile: Profile, max_hands: int, swap_seats: bool) -> None:
+        self.series = Series(seed, profile, max_hands=max_hands, swap_seats=swap_seats)
+        self.frames = [_frame(self.series, 0, "deal", None,
+                              f"hand 1 dealt by seat {self.series.hand.dealer}", None)]
+
+    def apply(self, entry: dict[str, Any]) -> list[dict[str, Any]]:
+        """The frames of one action entry of the log (a second, the next deal, when
+        the action ended a hand)."""
+        series = self.series
         hand_index = len(series.hands) - 1
         hand = series.hand
         seat = hand.current_player
@@ -77,13 +92,14 @@ def _walk(log: list[dict[str, Any]]) -> tuple[Series, list[dict[str, Any]]]:
         series.apply(action)
         after = set(_cards(hand.cards(seat))) if seat is not None else set()
         drawn = sorted(after - before)
-        frames.append(_frame(series, hand_index, "action", seat, str(action),
-                             drawn[0] if drawn else None))
+        added = [_frame(series, hand_index, "action", seat, str(action),
+                        drawn[0] if drawn else None)]
         if len(series.hands) - 1 > hand_index:
             new = series.hand
-            frames.append(_frame(series, len(series.hands) - 1, "deal", None,
-                                 f"hand {new.hand_number} dealt by seat {new.dealer}", None))
-    return series, frames
+            added.append(_frame(series, len(series.hands) - 1, "deal", None,
+                                f"hand {new.hand_number} dealt by seat {new.dealer}", None))
+        self.frames.extend(added)
+        return added
 
 
 def hand_starts(frames: list[dict[str, Any]]) -> dict[int, int]:
@@ -94,4 +110,5 @@ def hand_starts(frames: list[dict[str, Any]]) -> dict[int, int]:
     return starts
 
 
-__all__ = ["UNREPLAYABLE", "ReplayError", "hand_starts", "replay_frames", "replay_view"]
+__all__ = ["UNREPLAYABLE", "FrameWalker", "ReplayError", "hand_starts", "replay_frames",
+           "replay_view"]

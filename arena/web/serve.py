@@ -17,6 +17,7 @@ from starlette.applications import Starlette
 
 from arena.core.defaults import DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
 from arena.core.tls import TlsFiles
+from arena.match.live_moves import MoveBoard
 from arena.season.events import EventHub
 from arena.storage import Storage
 from arena.web.app import Website, create_app
@@ -85,6 +86,7 @@ class WebServer:
         if self._loop is not None and self._thread is not None and self._thread.is_alive():
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
                 self._loop.call_soon_threadsafe(self.website.feed.close)
+                self._loop.call_soon_threadsafe(self.website.live.close)
         self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=5.0)
@@ -97,11 +99,13 @@ class WebServer:
 
 
 def start_web(db_path: Path, hub: EventHub, host: str = DEFAULT_HTTP_HOST,
-              port: int = DEFAULT_HTTP_PORT, *, tls: TlsFiles | None = None) -> WebServer:
-    """The website over the database at ``db_path``, started (HTTPS with ``tls``)."""
+              port: int = DEFAULT_HTTP_PORT, *, tls: TlsFiles | None = None,
+              board: MoveBoard | None = None) -> WebServer:
+    """The website over the database at ``db_path``, started (HTTPS with ``tls``),
+    showing the series in play on ``board``."""
     storage = Storage(db_path)
-    server = WebServer(create_app(storage, hub, lifespan=_remember_loop), host, port, storage,
-                       tls)
+    server = WebServer(create_app(storage, hub, lifespan=_remember_loop, board=board), host,
+                       port, storage, tls)
     server.start()
     return server
 

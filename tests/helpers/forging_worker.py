@@ -11,13 +11,15 @@ from dataclasses import replace
 import arena.execution.worker as worker
 from arena.cli import main
 from arena.core.series import SeriesOutcome, SeriesSpec
+from arena.match.runner import EventSink
 from arena.sandbox.base import Sandbox
 
 honest = worker.run_series
 
 
-def forged(spec: SeriesSpec, sandbox: Sandbox) -> SeriesOutcome:
-    outcome = honest(spec, sandbox)
+def forged(spec: SeriesSpec, sandbox: Sandbox, on_event: EventSink | None = None
+           ) -> SeriesOutcome:
+    outcome = honest(spec, sandbox, on_event)
     return replace(outcome, fault=None, result=replace(outcome.result, winner=0,
                                                        points=(9999, 0), games_won=(3, 0)))
 

@@ -15,6 +15,8 @@
   let handStarts = {};
   let index = 0;
   let timer = null;
+  const live = root.dataset.live === "true";
+  let base = 0;  // the series' index of frames[0] (a live page starts mid-series)
 
   function card(text, drawn) {
     const el = document.createElement("span");
@@ -138,7 +140,8 @@
     $("hand-result").textContent = describeResult(frame.result);
     $("settlement").textContent = frame.settlement || "";
     drawSheet(lastSheet(index));
-    $("position").textContent = "hand " + frame.hand + " · step " + (index + 1) + " of " + frames.length;
+    $("position").textContent = "hand " + frame.hand + " · step " + (base + index + 1) + " of " +
+      (base + frames.length) + (live ? " so far" : "");
     $("hand-select").value = String(frame.hand);
     const link = "?hand=" + frame.hand;
     $("hand-link").href = link;
@@ -163,22 +166,28 @@
     }, 400);
   }
 
-  function start(data) {
-    frames = data.frames;
-    handStarts = data.hand_starts;
+  function fillHandSelect() {
     const select = $("hand-select");
-    for (const hand of Object.keys(handStarts)) {
+    const chosen = select.value;
+    select.replaceChildren(...Object.keys(handStarts).map(function (hand) {
       const option = document.createElement("option");
       option.value = hand;
       option.textContent = hand;
-      select.append(option);
-    }
+      return option;
+    }));
+    if (chosen in handStarts) { select.value = chosen; }
+  }
+
+  function wire() {
+    const select = $("hand-select");
     select.addEventListener("change", () => go(handStarts[select.value]));
-    for (const link of document.querySelectorAll("#hands a[data-hand]")) {
-      link.addEventListener("click", function (event) {
-        if (!(link.dataset.hand in handStarts)) { return; }  // the link still opens the page
+    const handsTable = $("hands");  // absent when the stored log cannot be replayed
+    if (handsTable) {
+      handsTable.addEventListener("click", function (event) {
+        const link = event.target.closest("a[data-hand]");
+        if (!link || !(link.dataset.hand in handStarts)) { return; }  // the link still opens the page
         event.preventDefault();
-        window.history.replaceState(null, "", "?hand=" + link.dataset.hand);
+        if (!live) { window.history.replaceState(null, "", "?hand=" + link.dataset.hand); }
         go(handStarts[link.dataset.hand]);
       });
     }
@@ -193,9 +202,99 @@
       if (event.key in keys) { event.preventDefault(); go(keys[event.key]); }
       if (event.key === " ") { event.preventDefault(); togglePlay(); }
     });
+  }
+
+  function start(data) {
+    frames = data.frames;
+    handStarts = data.hand_starts;
+    fillHandSelect();
+    wire();
     const wanted = new URLSearchParams(window.location.search).get("hand");
     go(wanted && wanted in handStarts ? handStarts[wanted] : 0);
     root.dataset.ready = "true";
+  }
+
+  // Live mode (the series is being played): frames arrive over Server-Sent Events,
+  // the view follows the newest unless the viewer stepped back; the side list of
+  // hands is drawn here; when the result is stored the page reloads as the replay.
+
+  function indexHands() {
+    handStarts = {};
+    frames.forEach(function (frame, i) {
+      if (!(frame.hand in handStarts)) { handStarts[frame.hand] = i; }
+    });
+    fillHandSelect();
+  }
+
+  function drawHandList(rows) {
+    $("hands").tBodies[0].replaceChildren(...rows.map(function (h) {
+      const row = document.createElement("tr");
+      row.dataset.hand = String(h.hand);
+      const link = document.createElement("a");
+      link.href = "?hand=" + h.hand;
+      link.dataset.hand = String(h.hand);
+      link.textContent = "hand " + h.hand;
+      const how = h.kind === null ? "being played" : (h.kind === "dead" ? "dead hand" : h.kind);
+      const cells = [link, h.winner === null ? "–" : "seat " + h.winner + " · " + bots[h.winner],
+        how, String(h.points), h.totals[0] + "–" + h.totals[1]];
+      cells.forEach(function (content, i) {
+        const cell = row.insertCell();
+        if (i >= 3) { cell.className = "num"; }
+        cell.append(content);
+      });
+      return row;
+    }));
+  }
+
+  function showState(state, note) {
+    const badge = $("live-state");
+    const words = { waiting: "waiting for the first move", live: "live",
+      ended: "played: storing the result…", broken: "live view stopped" };
+    badge.textContent = words[state] || state;
+    badge.className = "live-state " + state;
+    root.dataset.liveState = state;
+    if (note !== undefined) { $("live-note").textContent = note; }
+  }
+
+  function update(data, replace) {
+    const following = frames.length === 0 || index >= frames.length - 1;
+    if (replace) {
+      frames = data.frames;
+      base = data.at;
+    } else {
+      const skip = base + frames.length - data.at;
+      if (skip < 0) { return false; }  // a gap: start again from a snapshot
+      frames = frames.concat(data.frames.slice(skip));
+    }
+    if (data.hands) { drawHandList(data.hands); }
+    indexHands();
+    showState(data.state, data.note);
+    if (frames.length) { go(following || replace ? frames.length - 1 : index); }
+    root.dataset.frames = String(base + frames.length);
+    return true;
+  }
+
+  function connect() {
+    const url = "/api/series/" + encodeURIComponent(root.dataset.seriesId) + "/live";
+    const source = new EventSource(url);
+    source.addEventListener("snapshot", function (event) {
+      update(JSON.parse(event.data), true);
+      root.dataset.ready = "true";
+    });
+    source.addEventListener("frames", function (event) {
+      if (!update(JSON.parse(event.data), false)) { source.close(); connect(); }
+    });
+    source.addEventListener("finished", function (event) {
+      source.close();
+      root.dataset.liveState = "finished";
+      window.location.replace(JSON.parse(event.data).url);
+    });
+  }
+
+  if (live) {
+    wire();
+    connect();
+    return;
   }
 
   fetch("/api/series/" + encodeURIComponent(root.dataset.seriesId) + "/replay")

@@ -80,7 +80,7 @@ def test_every_page_escapes_what_bots_and_authors_wrote(site: Site) -> None:
         # The only scripts are the site's own files.
         for tag in re.findall(r"<script[^>]*>", html):
             assert re.fullmatch(
-                r'<script src="/static/(season|replay|time|sprt)\.js" defer>', tag), tag
+                r'<script src="/static/(season|replay|time|sprt|now_playing)\.js" defer>', tag), tag
     season = site.get(f"/seasons/{site.season_id}")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;@1.0.0" in season
     assert "evil\\x1b[31mred\\x1b[0m@1.0.0" in season  # terminal escapes shown, not sent

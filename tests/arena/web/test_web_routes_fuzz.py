@@ -41,7 +41,7 @@ def assert_safe(response: Response | object, what: str) -> None:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, list[str]]]:
     """A played season of 3 bots (a hostile name among them) behind the website; the
-    live feed closed, so an events stream ends after its first snapshot."""
+    live feeds closed, so an events stream ends after its first snapshot."""
     root = tmp_path_factory.mktemp("fuzz")
     storage = Storage(root / "web.db")
     ids = [register(storage, root, name) for name in ("alpha", HOSTILE_NAME, "random-dan")]
@@ -49,6 +49,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient,
     assert play(storage, season_id) == "finished"
     app = create_app(storage, EventHub())
     app.state.website.feed.close()
+    app.state.website.live.close()
     series = [planned.id for planned in storage.planned_series(season_id)]
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client, [str(season_id), *series, *ids]
