@@ -44,6 +44,11 @@ class LivePages:
         self.ping_s = PING_S
         """Keep-alive comments on idle streams (a test that reads a stream only now
         and then sets it high: a ping it does not read would cut it off)."""
+        self.send_timeout_s: float | None = SEND_TIMEOUT_S
+        """How long one message may wait for a viewer to take it before the viewer is
+        cut off. A test's client takes a message only when the test reads it, which
+        on a loaded machine can be seconds later: tests set None (wait), so their
+        verdict does not depend on the load."""
 
     def is_live(self, series_id: str) -> bool:
         return self.board.has(series_id)
@@ -84,5 +89,5 @@ class LivePages:
             async for event, data in messages:
                 yield {"event": event, "data": data, "retry": SSE_RETRY_MS}
 
-        return EventSourceResponse(events(), ping=int(self.ping_s), send_timeout=SEND_TIMEOUT_S,
+        return EventSourceResponse(events(), ping=int(self.ping_s), send_timeout=self.send_timeout_s,
                                    headers={"Cache-Control": "no-store"})

@@ -148,6 +148,7 @@ def test_the_live_page_follows_a_series_played_on_a_worker(cluster: LocalCluster
     web_storage = Storage(tmp_path / "arena.db")
     app = create_app(web_storage, hub, board=board)
     app.state.website.live.ping_s = 3600  # the test reads only when it expects a message
+    app.state.website.live.send_timeout_s = None  # nor may a message time out under load
     with ClusterExecutor(cluster.address, "inprocess", security=cluster.client_security(),
                          board=board) as executor:
         runner = SeasonRunner(storage, season.id, executor, hub=hub)

@@ -67,6 +67,8 @@ class Scripted:
         # The test reads its streams only when it expects a message: no keep-alive
         # ping may wait unread (the server cuts off a viewer that leaves one unread).
         self.app.state.website.live.ping_s = 3600
+        # Nor may a message time out while the test is busy elsewhere (load).
+        self.app.state.website.live.send_timeout_s = None
 
     def engine_after(self, moves: int) -> Series:
         """The first series after its first ``moves`` moves, by the engine alone."""
