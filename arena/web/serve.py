@@ -1,5 +1,6 @@
 """Serving the website: uvicorn in a daemon thread of the arena's process, on its
-own database connection (page reads never wait on the season runner's writes)."""
+own database connection (page reads never wait on the season runner's writes),
+with the server's standings (``arena.season.readings``)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from starlette.applications import Starlette
 from arena.core.defaults import DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
 from arena.core.tls import TlsFiles
 from arena.season.events import EventHub
+from arena.season.readings import SeasonReadings
 from arena.storage import Storage
 from arena.web.app import Website, create_app
 
@@ -97,11 +99,13 @@ class WebServer:
 
 
 def start_web(db_path: Path, hub: EventHub, host: str = DEFAULT_HTTP_HOST,
-              port: int = DEFAULT_HTTP_PORT, *, tls: TlsFiles | None = None) -> WebServer:
-    """The website over the database at ``db_path``, started (HTTPS with ``tls``)."""
+              port: int = DEFAULT_HTTP_PORT, *, tls: TlsFiles | None = None,
+              readings: SeasonReadings | None = None) -> WebServer:
+    """The website over the database at ``db_path``, started (HTTPS with ``tls``),
+    showing the standings of ``readings`` (the server's; without, its own)."""
     storage = Storage(db_path)
-    server = WebServer(create_app(storage, hub, lifespan=_remember_loop), host, port, storage,
-                       tls)
+    server = WebServer(create_app(storage, hub, lifespan=_remember_loop, readings=readings),
+                       host, port, storage, tls)
     server.start()
     return server
 
