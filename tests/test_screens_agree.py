@@ -137,6 +137,8 @@ def test_web_and_terminal_show_the_same_standings_and_time_left_mid_way(
     assert (progress["series_per_minute"], progress["seconds_left"]) == (6.0, 120.0)
     assert (standings.series_per_minute, standings.seconds_left) == (6.0, 120.0)
     assert PACE_LINE in terminal
+    assert f"Season {season_id} — 12/24 series (running)" in terminal  # not 12/16 planned
+    assert '<span id="season-done">12</span>/24 series (50.0 %)' in html
     assert PACE_LINE in terminal_text(watched)
     assert PACE_LINE in html
 

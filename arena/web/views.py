@@ -196,18 +196,20 @@ def bot_page(storage: Storage, readings: SeasonReadings, bot_id: str,
                             "season": None, "standing": None, "rating_history": [],
                             "head_to_head": []}
     for season in seasons:
-        reading = readings.read(season.id)
-        results = reading.results
-        faults += [f for f in fault_rows(results) if f["bot"] == bot_id]
         if chosen is not None and season.id == chosen.id:
+            reading = readings.read(season.id)
+            results = reading.results
             standings = reading.standings
-            page["season"] = season_summary(reading.season)
+            page["season"] = season_summary(season)
             page["standing"] = next(row for row in standing_rows(reading)
                                     if row["bot_id"] == bot_id)
             page["rating_history"] = rating_history(bot_id, results)
             page["head_to_head"] = [
                 {"opponent": opponent, **vars(cell)}
                 for opponent, cell in sorted(standings.crosstable.get(bot_id, {}).items())]
+        else:  # only its faults: no table to build
+            results = storage.results_stored_after(season.id)
+        faults += [f for f in fault_rows(results) if f["bot"] == bot_id]
     page["faults"] = sorted(faults, key=lambda f: f["finished_at"], reverse=True)[:FAULTS_SHOWN]
     page["faults_total"] = len(faults)
     return page
