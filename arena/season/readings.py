@@ -34,7 +34,7 @@ from arena.season.standings_live import StandingsBoard, StandingsSnapshot
 from arena.season.statistics_live import LiveStatistics
 from arena.storage import SeasonRecord, SeriesRecord, Storage
 
-KEPT_READINGS: Final = 64
+KEPT_READINGS: Final = 16
 """Readings kept (a few per season: a season's latest is what is read)."""
 
 

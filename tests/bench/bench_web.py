@@ -91,7 +91,7 @@ def render_time() -> None:
         for cold in (True, False):
             times = []
             for _ in range(30):
-                if cold:  # as if a result had just been stored: standings recomputed
+                if cold:  # the page rebuilt (its standings come from the kept readings)
                     app.state.website.clear_cache()
                 begun = time.perf_counter()
                 response = client.get(f"/seasons/{season_id}")
