@@ -100,4 +100,3 @@ class SeasonReadings:
                    ) -> SeasonStatistics:
         """The statistics of ``snapshot`` (through the kept readings)."""
         return self.of(snapshot, season).statistics
-

@@ -1,6 +1,7 @@
 """Serving the website: uvicorn in a daemon thread of the arena's process, on its
 own database connection (page reads never wait on the season runner's writes),
-with the server's standings (``arena.season.readings``)."""
+with the server's standings (``arena.season.readings``: built once per stored
+result on the server's connection, whoever reads them first)."""
 
 from __future__ import annotations
 

@@ -103,7 +103,7 @@ def format_extras(reading: SeasonReading) -> dict[str, Any]:
     return {
         "columns": [column.label for column in stats.columns],
         "cells": {bot: [column.cells.get(bot, "") for column in stats.columns]
-                  for bot in reading.season.bot_ids} if stats.columns else {},
+                  for bot in reading.season.bot_ids},
         "order_note": stats.order_note,
         "sections": [{"title": section.title, "headers": list(section.headers),
                       "rows": [list(row) for row in section.rows],
