@@ -109,6 +109,8 @@ def test_web_and_terminal_show_the_same_standings_and_time_left_mid_way(
         season = running.storage.get_season(season_id)
         assert (season.status, season.series_total) == ("running", 16)  # rounds 1 and 2
 
+        readings = running.service.readings
+        builds = readings.builds
         standings = stub.GetStandings(
             arena_pb2.GetStandingsRequest(season_id=season_id)).standings
         watched = next(iter(stub.WatchSeason(
@@ -142,8 +144,10 @@ def test_web_and_terminal_show_the_same_standings_and_time_left_mid_way(
     assert PACE_LINE in terminal_text(watched)
     assert PACE_LINE in html
 
-    # One reading served both screens: the website shares the server's readings.
-    assert running.web.website.readings is running.service.readings  # type: ignore[union-attr]
+    # One reading served both screens: the website shares the server's readings,
+    # and the table of 12 results was built once for the three reads.
+    assert running.web.website.readings is readings  # type: ignore[union-attr]
+    assert readings.builds == builds + 1
 
     runner.resume.set()
     wait_until(lambda: running.storage.get_season(season_id).status == "finished",
