@@ -26,8 +26,8 @@ def test_a_reading_is_built_once_per_stored_result_and_shared(tmp_path: Path) ->
 
     first, second, _ = storage.planned_series(season_id)
     for planned in (first, second):
-        stored = storage.store_result(  # type: ignore[arg-type]
-            planned, FakeOutcome(planned.id, winner=0, games_won=(2, 0)), {"name": "friendly"})
+        outcome = FakeOutcome(planned.id, winner=0, games_won=(2, 0))
+        stored = storage.store_result(planned, outcome, {"name": "friendly"})  # type: ignore[arg-type]
         assert stored is not None
         board.record(season_id, stored)  # as the season runner does
     reading = readings.read(season_id)
