@@ -88,6 +88,13 @@ def extract(db: Path) -> dict[str, Any]:
     }
 
 
+def fixture_text(recorded: dict[str, Any]) -> str:
+    """JSON with one result a line."""
+    head = {key: value for key, value in recorded.items() if key != "results"}
+    lines = ",\n".join(json.dumps(result) for result in recorded["results"])
+    return json.dumps(head, indent=1)[:-2] + ',\n "results": [\n' + lines + "\n ]\n}\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("name", choices=sorted(RECIPES))
@@ -101,7 +108,7 @@ def main() -> None:
         recorded = extract(db)
     FIXTURES.mkdir(parents=True, exist_ok=True)
     out = FIXTURES / f"{arguments.name}.json"
-    out.write_text(json.dumps(recorded, indent=1) + "\n")
+    out.write_text(fixture_text(recorded))
     print(f"{out}: {len(recorded['results'])} results")
 
 
