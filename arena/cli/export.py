@@ -31,13 +31,10 @@ RESULT_COLUMNS: Final = (
     "hands_played", "capped", "points_0", "points_1", "fault_kind", "fault_seat",
     "fault_message", "wall_seconds",
 )
-STANDING_COLUMNS: Final = (
-    "rank", "bot_id", "series_played", "series_won", "series_drawn", "series_lost",
-    "series_forfeited", "series_points", "games_won", "games_lost", "hands_won",
-    "points_for", "points_against", "rating_mu", "rating_sigma", "rating_ordinal",
-    "bt_elo", "bt_elo_low", "bt_elo_high", "tied_with_next", "byes", "swiss_score",
-    "buchholz",
-)
+STANDING_COLUMNS: Final = tuple(
+    field.name for field in arena_pb2.StandingRow.DESCRIPTOR.fields if not field.is_repeated)
+"""Every column of the API's standings row, in its order: a new column is exported
+without a line here (the format's cells are under their own labels in season.json)."""
 
 
 def result_row(series: arena_pb2.SeriesSummary) -> dict[str, object]:
@@ -64,11 +61,15 @@ def result_row(series: arena_pb2.SeriesSummary) -> dict[str, object]:
 
 
 def standing_row(row: arena_pb2.StandingRow) -> dict[str, object]:
-    values: dict[str, object] = {name: getattr(row, name) for name in STANDING_COLUMNS}
-    for name in ("rating_mu", "rating_sigma", "rating_ordinal", "bt_elo", "bt_elo_low",
-                 "bt_elo_high"):
-        values[name] = round(float(getattr(row, name)), 2)
-    values["tied_with_next"] = int(row.tied_with_next)
+    """Fractional numbers to 2 decimals, yes/no as 1/0."""
+    values: dict[str, object] = {}
+    for name in STANDING_COLUMNS:
+        value = getattr(row, name)
+        if isinstance(value, bool):
+            value = int(value)
+        elif isinstance(value, float):
+            value = round(value, 2)
+        values[name] = value
     return values
 
 

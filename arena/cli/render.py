@@ -105,7 +105,9 @@ def status_name(status: int) -> str:
 def standings_table(standings: arena_pb2.Standings, title: str | None = None) -> Table:
     """The standings as a ``rich`` table."""
     standings = shown(standings)
-    done, total = standings.series_done, standings.series_total
+    # Out of what the format expects in all, as the website counts (a Swiss season
+    # plans its rounds one at a time).
+    done, total = standings.series_done, max(standings.series_total, standings.series_expected)
     table = Table(
         title=title or f"Season {standings.season_id} — {done}/{total} series "
         f"({status_name(standings.status)})",
@@ -256,13 +258,14 @@ class LiveSeasonView:
                   transient=transient) as live:
             for message in map(shown, stream):
                 self.status = status_name(message.status)
-                self.progress.update(self.task, total=message.series_total,
-                                     completed=message.series_done,
-                                     description=f"series ({self.status})")
                 event = message.WhichOneof("event")
                 if event == "standings":
                     self.standings = message.standings
-                elif event == "series_finished":
+                expected = self.standings.series_expected if self.standings else 0
+                self.progress.update(self.task, total=max(message.series_total, expected),
+                                     completed=message.series_done,
+                                     description=f"series ({self.status})")
+                if event == "series_finished":
                     series = message.series_finished.series
                     self.recent.append(describe_series(series))
                     if series.HasField("fault"):  # said at once, kept above the view

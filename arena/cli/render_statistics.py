@@ -10,6 +10,8 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from arena.core.progress_text import progress_line
+
 TIED_NOTE = ("Elo = Bradley-Terry over all series with its 95 % interval; "
              "'tied' = not significantly ahead of the next row (95 %).")
 
@@ -57,15 +59,9 @@ def statistics_parts(standings: arena_pb2.Standings) -> list[RenderableType]:
 
 
 def throughput_text(standings: arena_pb2.Standings) -> str:
-    """``12.5 series/min, about 3 min 20 s left`` (no time left when unknown)."""
-    text = f"{standings.series_per_minute:.1f} series/min"
-    if standings.series_expected:
-        text += f", {standings.series_done}/{standings.series_expected} series expected"
-    seconds_left = standings.seconds_left
-    if seconds_left < 0:
-        return text
-    minutes, seconds = divmod(round(seconds_left), 60)
-    hours, minutes = divmod(minutes, 60)
-    left = (f"{hours} h {minutes} min" if hours else
-            f"{minutes} min {seconds} s" if minutes else f"{seconds} s")
-    return f"{text}, about {left} left"
+    """``12.5 series/min, 40/192 series expected, about 3 min 20 s left``: the
+    website's progress line too (``arena.core.progress_text``), of the results
+    these standings count (``sequence``)."""
+    return progress_line(standings.series_per_minute, standings.sequence,
+                         standings.series_expected or None,
+                         None if standings.seconds_left < 0 else standings.seconds_left)

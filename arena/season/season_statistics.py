@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.core.settings import ConfigError, SeasonConfig
+from arena.core.status import SeasonStatus
 from arena.season.formats import (
     ExtraColumn,
     FormatStandings,
@@ -26,8 +27,7 @@ from arena.season.formats import (
     format_name,
     rounds_of,
 )
-from arena.season.progress import WINDOW as PACE_WINDOW
-from arena.season.progress import Progress, season_progress
+from arena.season.progress import Pace, Progress
 from arena.season.standings import Standings
 from arena.season.statistics.bradley_terry import BradleyTerryFit, PairResult, fit
 from arena.storage import PlannedSeries, SeasonRecord, SeriesRecord
@@ -48,7 +48,7 @@ class SeasonStatistics:
     sections: list[Section] = field(default_factory=list)
     api: dict[str, Any] = field(default_factory=dict)
     row_api: dict[str, dict[str, Any]] = field(default_factory=dict)
-    progress: Progress | None = None
+    progress: Progress = field(default_factory=lambda: Progress(0, 0, None, 0.0, None))
 
     def los_matrix(self) -> dict[str, dict[str, float]]:
         """``los[a][b]``: likelihood that a is stronger than b (a != b)."""
@@ -64,12 +64,14 @@ def rating_fit(bot_ids: Sequence[str], results: Sequence[SeriesRecord]) -> Bradl
 
 def season_statistics(season: SeasonRecord, planned: Sequence[PlannedSeries],
                       results: Sequence[SeriesRecord], standings: Standings,
-                      *, rating: BradleyTerryFit | None = None) -> SeasonStatistics:
+                      *, rating: BradleyTerryFit | None = None,
+                      pace: Pace | None = None) -> SeasonStatistics:
     """The statistics of ``season`` (see the module docstring) over ``results`` in
     storage order, with its ``planned`` series when its format reads them
     (``Format.reads_plan``); ``rating``: a Bradley-Terry fit to use instead of
     fitting ``results`` (``statistics_live`` refits only when the results have
-    grown)."""
+    grown); ``pace``: one that has counted at least ``results`` (``statistics_live``
+    keeps one per season instead of reparsing every result's time)."""
     name = format_name(season.config)
     bots = list(season.bot_ids)
     if rating is None:
@@ -86,15 +88,17 @@ def season_statistics(season: SeasonRecord, planned: Sequence[PlannedSeries],
             rounds_of(results, planned),
             {row.bot_id: row.rating_ordinal for row in standings.rows}))
         try:
-            expected = season_format.expected_count(len(bots), len(planned))
+            expected = season_format.expected_count(len(bots), season.series_total)
         except ConfigError:
             expected = None  # settings it cannot use for this field: no count
     stats.order = extras.order or stats.order
     stats.columns, stats.order_note, stats.sections = extras.columns, extras.note, extras.sections
     stats.api, stats.row_api = extras.api, extras.row_api
-    # The pace reads the most recent results only (storage order is finishing order).
-    recent = results[-PACE_WINDOW:]
-    stats.progress = season_progress((r.finished_at for r in recent), len(results), expected)
+    if pace is None:
+        pace = Pace()
+        pace.extend(results)
+    stats.progress = pace.progress(len(results), season.series_total, expected,
+                                   running=season.status is SeasonStatus.RUNNING)
     stats.tied_with_next = {
         bot: index + 1 < len(stats.order)
         and not rating.significantly_ahead(bot, stats.order[index + 1])

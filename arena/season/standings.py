@@ -28,7 +28,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from openskill.models import PlackettLuce
 
@@ -82,17 +82,27 @@ class StandingRow:
             self.bot_id,
         )
 
+    def values(self) -> dict[str, Any]:
+        """Every column of the row by name: its fields and the derived ones. The
+        API's ``StandingRow`` message is filled from these by name
+        (``arena.server.convert``) and the website shows ``to_dict``, so a new
+        column is a field here (or a derived one named in ``DERIVED_COLUMNS``), the
+        message's field of the same name, and its place in each renderer."""
+        values = dict(self.__dict__)
+        for name in DERIVED_COLUMNS:
+            values[name] = getattr(self, name)
+        return values
+
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "rank": self.rank, "bot_id": self.bot_id, "series_played": self.series_played,
-            "series_won": self.series_won, "series_lost": self.series_lost,
-            "series_drawn": self.series_drawn, "series_forfeited": self.series_forfeited,
-            "games_won": self.games_won, "games_lost": self.games_lost,
-            "hands_won": self.hands_won, "points_for": self.points_for,
-            "points_against": self.points_against, "series_points": self.series_points,
-            "rating_mu": round(self.rating_mu, 4), "rating_sigma": round(self.rating_sigma, 4),
-            "rating_ordinal": round(self.rating_ordinal, 4),
-        }
+        """``values`` for JSON: the ratings to 4 decimals."""
+        values = self.values()
+        for name in ROUNDED_COLUMNS:
+            values[name] = round(values[name], 4)
+        return values
+
+
+DERIVED_COLUMNS: Final = ("series_points", "rating_ordinal")
+ROUNDED_COLUMNS: Final = ("rating_mu", "rating_sigma", "rating_ordinal")
 
 
 @dataclass

@@ -20,8 +20,10 @@ it counts, but two inputs are not rebuilt from scratch each time:
   of the results (or one result per bot, early on) or 2 s; the final table's are
   exact.
 
-Everything else (the format's row order, columns and sections, and the pace) is
-computed from the table's own results every time.
+The pace (``arena.season.progress.Pace``) is folded in as results are read, so
+it too costs the same per stored series however long the season. Everything else
+(the format's row order, columns and sections) is computed from the table's own
+results every time.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from collections.abc import Callable
 from typing import Final
 
 from arena.season.formats import reads_plan
+from arena.season.progress import Pace
 from arena.season.season_statistics import SeasonStatistics, rating_fit, season_statistics
 from arena.season.standings_live import StandingsSnapshot
 from arena.season.statistics.bradley_terry import BradleyTerryFit
@@ -46,6 +49,7 @@ class _SeasonInputs:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.results: list[SeriesRecord] = []
+        self.pace = Pace()  # has counted ``results``
         self.rating: BradleyTerryFit | None = None
         self.rated = -1  # how many results the fit counts
         self.fitted_at = -math.inf  # on the clock
@@ -77,9 +81,12 @@ class LiveStatistics:
         with inputs.lock:
             if len(inputs.results) < snapshot.sequence:
                 last = inputs.results[-1].stored_seq if inputs.results else 0
-                inputs.results.extend(self.storage.results_stored_after(
-                    season.id, last, until=snapshot.sequence))
+                new = self.storage.results_stored_after(season.id, last,
+                                                        until=snapshot.sequence)
+                inputs.results.extend(new)
+                inputs.pace.extend(new)
             results = inputs.results[:snapshot.sequence]
+            pace = inputs.pace
             rating = inputs.rating
             if rating is None or self._refit_due(inputs, len(results), len(season.bot_ids),
                                                  season.status.is_terminal):
@@ -90,7 +97,15 @@ class LiveStatistics:
                     inputs.fitted_at = self.clock()
         planned = (self.storage.planned_series(season.id) if reads_plan(season.config)
                    else [])
-        return season_statistics(season, planned, results, snapshot.standings, rating=rating)
+        return season_statistics(season, planned, results, snapshot.standings, rating=rating,
+                                 pace=pace)
+
+    def results(self, season_id: int, sequence: int) -> list[SeriesRecord]:
+        """The first ``sequence`` stored results of a season, as read for its
+        statistics (call ``statistics`` for that sequence first)."""
+        inputs = self._inputs(season_id)
+        with inputs.lock:
+            return inputs.results[:sequence]
 
     def _refit_due(self, inputs: _SeasonInputs, counted: int, bots: int, final: bool) -> bool:
         rated = inputs.rated

@@ -1,7 +1,8 @@
 """Starting the arena server: ``start_server`` wires the database, the admin token,
 the season manager (with the runner factory that plays a season's series in its
 sandbox backend), the gRPC service with health checking and reflection, and the
-read-only website (``arena.web``) on the same event hub."""
+read-only website (``arena.web``) on the same event hub and the same standings
+(``arena.season.readings``)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ from arena.sandbox import registry as sandbox_registry
 from arena.sandbox.base import Sandbox
 from arena.sandbox.build_logs import keep_build_logs_beside
 from arena.season.manager import SeasonManager
+from arena.season.readings import SeasonReadings
 from arena.server.event_log import LoggingHub, LoggingSeasonManager
 from arena.server.exclusive import (
     DatabaseLock,
@@ -211,8 +213,10 @@ def _start(
     hub = LoggingHub(storage)  # the operator's log: one line per season event and fault
     manager = LoggingSeasonManager(storage, executors, hub)
     vetting = None if vetting_sandbox is None else VettingWorker(storage, vetting_sandbox)
+    # One source of standings, statistics and progress: the API's and the website's.
+    readings = SeasonReadings(storage, manager.board)
     service = ArenaService(storage, manager, hub, token, max_season_bots=max_season_bots,
-                           upload_limits=upload_limits, vetting=vetting)
+                           upload_limits=upload_limits, vetting=vetting, readings=readings)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=listening.max_workers,
                                    thread_name_prefix="arena-rpc"),
@@ -246,7 +250,8 @@ def _start(
     web = None
     if http is not None:
         try:
-            web = start_web(db_path, hub, *http, tls=listening.tls, board=board)
+            web = start_web(db_path, hub, *http, tls=listening.tls, board=board,
+                            readings=readings)
         except RuntimeError:
             storage.close()
             raise

@@ -78,18 +78,9 @@ def season_message(season: SeasonRecord) -> arena_pb2.Season:
 def standings_message(
     season: SeasonRecord, standings: Standings
 ) -> arena_pb2.Standings:
-    rows = [
-        arena_pb2.StandingRow(
-            rank=row.rank, bot_id=row.bot_id, series_played=row.series_played,
-            series_won=row.series_won, series_lost=row.series_lost,
-            series_drawn=row.series_drawn, series_forfeited=row.series_forfeited,
-            games_won=row.games_won, games_lost=row.games_lost, hands_won=row.hands_won,
-            points_for=row.points_for, points_against=row.points_against,
-            series_points=row.series_points, rating_mu=row.rating_mu,
-            rating_sigma=row.rating_sigma, rating_ordinal=row.rating_ordinal,
-        )
-        for row in standings.rows
-    ]
+    # Every column of the row type by its name (``StandingRow.values``): a new
+    # column needs no line here.
+    rows = [arena_pb2.StandingRow(**row.values()) for row in standings.rows]
     cells = [
         arena_pb2.CrosstableCell(
             bot_id=bot, opponent_id=opponent, won=cell.won, lost=cell.lost,

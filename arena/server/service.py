@@ -25,6 +25,7 @@ from arena.core.text import bounded, neutralise
 from arena.season.events import EventHub
 from arena.season.formats import format_for, format_name
 from arena.season.manager import SeasonManager
+from arena.season.readings import SeasonReadings
 from arena.season.seeding import current_ratings
 from arena.season.standings_live import StandingsBoard
 from arena.server import pages
@@ -86,6 +87,7 @@ class ArenaService(LifecycleMixin, AccountsMixin, arena_pb2_grpc.ArenaServiceSer
         self, storage: Storage, manager: SeasonManager, hub: EventHub, token: str,
         *, max_season_bots: int = DEFAULT_MAX_SEASON_BOTS,
         upload_limits: UploadLimits | None = None, vetting: VettingWorker | None = None,
+        readings: SeasonReadings | None = None,
     ) -> None:
         self.storage = storage
         self.vetting = vetting
@@ -97,7 +99,10 @@ class ArenaService(LifecycleMixin, AccountsMixin, arena_pb2_grpc.ArenaServiceSer
         self.upload_limits = upload_limits or UploadLimits()
         self.upload_slots = UploadSlots(self.upload_limits)
         self.max_season_bots = max_season_bots
-        self.messages = StandingsMessages(storage)
+        # The standings, statistics and progress every screen shows (the website
+        # reads the same object: ``arena.server.app``).
+        self.readings = readings if readings is not None else SeasonReadings(storage, self.board)
+        self.messages = StandingsMessages(storage, self.readings)
         self.watch_messages = WatchMessages(storage, self.board, self.messages)
 
     # -- plumbing

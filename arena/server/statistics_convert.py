@@ -72,11 +72,11 @@ def add_statistics(message: arena_pb2.Standings, stats: SeasonStatistics,
         title=section.title, headers=section.headers,
         rows=[arena_pb2.SectionRow(cells=row) for row in section.rows], lines=section.lines)
         for section in stats.sections)
-    if stats.progress is not None:
-        message.series_per_minute = stats.progress.series_per_minute
-        left = stats.progress.seconds_left
-        message.seconds_left = -1.0 if left is None else left
-        message.series_expected = stats.progress.series_expected or 0
+    # The progress every screen shows (``arena.season.progress``).
+    message.series_per_minute = stats.progress.series_per_minute
+    left = stats.progress.seconds_left
+    message.seconds_left = -1.0 if left is None else left
+    message.series_expected = stats.progress.expected or 0
     message.los.extend(los.of(stats.rating, rows))
     # The format's own fields (a bracket, the state of a test), as it gives them.
     json_format.ParseDict(stats.api, message)

@@ -1,7 +1,9 @@
 """What ``WatchSeason`` streams send, and standings as messages built once.
 
-Every stream reads the standings the board published (``arena.season.standings_live``);
-the whole table is turned into a message once per change, not once per stream.
+Every stream reads the standings the board published (``arena.season.standings_live``)
+with their statistics and progress from the readings every screen shares
+(``arena.season.readings``); the whole table is turned into a message once per
+change, not once per stream.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from hollywood.arena.v1 import arena_pb2
 
 from arena.core.status import SeasonStatus
 from arena.season.events import SeasonEvent, Subscription
+from arena.season.readings import SeasonReadings
 from arena.season.standings import Standings
 from arena.season.standings_live import StandingsBoard, StandingsSnapshot
-from arena.season.statistics_live import LiveStatistics
 from arena.server import pages
 from arena.server.convert import STATUS_TO_PROTO, series_message, standings_message
 from arena.server.statistics_convert import LosCells, add_statistics
@@ -42,9 +44,9 @@ STANDINGS_INTERVAL_S: Final = 0.25
 class StandingsMessages:
     """Published standings as ``Standings`` messages."""
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, readings: SeasonReadings | None = None) -> None:
         self.storage = storage
-        self.statistics = LiveStatistics(storage)
+        self.readings = readings if readings is not None else SeasonReadings(storage)
         self._lock = threading.Lock()
         # Per season: the last whole message and what it was built from (sequence,
         # status, progress).
@@ -80,7 +82,7 @@ class StandingsMessages:
         # pace: over the results the snapshot counts.
         with self._lock:
             los = self._los.setdefault(season.id, LosCells())
-        add_statistics(message, self.statistics.statistics(season, snapshot), los)
+        add_statistics(message, self.readings.statistics(season, snapshot), los)
         return message
 
 

@@ -23,8 +23,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Lifespan, Message, Receive, Scope, Send
 
+from arena.core.progress_text import progress_line
 from arena.match.live_moves import MoveBoard
 from arena.season.events import EventHub
+from arena.season.readings import SeasonReadings
 from arena.storage import NotFoundError, Storage
 from arena.web import views
 from arena.web.browse import SeasonLeaders
@@ -63,16 +65,16 @@ def make_templates() -> jinja2.Environment:
         loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
         finalize=visible, undefined=jinja2.StrictUndefined)
     env.filters["url"] = lambda text: quote(str(text), safe="@")
-    env.filters["minutes"] = _minutes
     env.filters["when"] = when
+    env.filters["progress_line"] = _progress_line
     return env
 
 
-def _minutes(seconds: float | None) -> str:
-    if seconds is None:
-        return "–"
-    minutes, rest = divmod(int(seconds), 60)
-    return f"{minutes} min {rest:02d} s" if minutes else f"{rest} s"
+def _progress_line(progress: dict[str, Any]) -> str:
+    """The terminal's throughput line (``arena.core.progress_text``) of a page's
+    ``progress`` (``arena.season.progress.Progress.to_dict``)."""
+    return progress_line(progress["series_per_minute"], progress["done"],
+                         progress["expected"], progress["seconds_left"])
 
 
 class SecurityHeaders:
@@ -96,12 +98,14 @@ class SecurityHeaders:
 
 class Website:
     """The pages over one database connection of their own (reads never wait on
-    the season runner's writes), the season event hub and the board of the series
-    in play (``board``; without one, nothing is shown as playing)."""
+    the season runner's writes), the season event hub, the standings every screen
+    shows (``readings``: the server's; without a server, its own) and the board of
+    the series in play (``board``; without one, nothing is shown as playing)."""
 
-    def __init__(self, storage: Storage, hub: EventHub, board: MoveBoard | None = None
-                 ) -> None:
+    def __init__(self, storage: Storage, hub: EventHub, board: MoveBoard | None = None,
+                 readings: SeasonReadings | None = None) -> None:
         self.storage = storage
+        self.readings = readings if readings is not None else SeasonReadings(storage)
         self.templates = make_templates()
         self.feed = LiveFeed(hub, self.season_snapshot)
         self.leaders = SeasonLeaders()
@@ -132,7 +136,7 @@ class Website:
             cached = self._season_cache.get(season_id)
         if cached is not None and cached[0] == key:
             return cached[1], cached[2]
-        page = views.season_page(self.storage, season_id)
+        page = views.season_page(self.storage, self.readings, season_id)
         sections = self.sections(page)
         with self._cache_lock:
             self._season_cache[season_id] = (key, page, sections)
@@ -184,7 +188,7 @@ class Website:
         return self.html("series.html", page=page, live=live)
 
     async def bot(self, request: Request) -> Response:
-        page = views.bot_page(self.storage, request.path_params["bot_id"],
+        page = views.bot_page(self.storage, self.readings, request.path_params["bot_id"],
                               _season_param(request))
         return self.html("bot.html", page=page, chart=self.bot_chart(page))
 
@@ -220,7 +224,8 @@ class Website:
         return JSONResponse({"series_id": series_id, **view})
 
     async def api_bot(self, request: Request) -> Response:
-        return JSONResponse(views.bot_page(self.storage, request.path_params["bot_id"],
+        return JSONResponse(views.bot_page(self.storage, self.readings,
+                                           request.path_params["bot_id"],
                                            _season_param(request)))
 
     async def api_events(self, request: Request) -> Response:
@@ -265,10 +270,12 @@ class SecureStarlette(Starlette):
 
 
 def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | None = None,
-               board: MoveBoard | None = None) -> Starlette:
-    """The website over ``storage`` (best a connection of its own), ``hub`` and the
-    ``board`` of the series in play."""
-    site = Website(storage, hub, board)
+               board: MoveBoard | None = None,
+               readings: SeasonReadings | None = None) -> Starlette:
+    """The website over ``storage`` (best a connection of its own) and ``hub``, showing
+    the standings of ``readings`` (the server's; without, its own) and the series in
+    play on ``board``."""
+    site = Website(storage, hub, board, readings)
     get = ["GET"]
     routes = [
         Route("/", site.seasons, methods=get),

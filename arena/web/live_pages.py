@@ -89,5 +89,6 @@ class LivePages:
             async for event, data in messages:
                 yield {"event": event, "data": data, "retry": SSE_RETRY_MS}
 
-        return EventSourceResponse(events(), ping=int(self.ping_s), send_timeout=self.send_timeout_s,
+        return EventSourceResponse(events(), ping=int(self.ping_s),
+                                   send_timeout=self.send_timeout_s,
                                    headers={"Cache-Control": "no-store"})

@@ -1,5 +1,7 @@
 """Serving the website: uvicorn in a daemon thread of the arena's process, on its
-own database connection (page reads never wait on the season runner's writes)."""
+own database connection (page reads never wait on the season runner's writes),
+with the server's standings (``arena.season.readings``: built once per stored
+result on the server's connection, whoever reads them first)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from arena.core.defaults import DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
 from arena.core.tls import TlsFiles
 from arena.match.live_moves import MoveBoard
 from arena.season.events import EventHub
+from arena.season.readings import SeasonReadings
 from arena.storage import Storage
 from arena.web.app import Website, create_app
 
@@ -100,12 +103,14 @@ class WebServer:
 
 def start_web(db_path: Path, hub: EventHub, host: str = DEFAULT_HTTP_HOST,
               port: int = DEFAULT_HTTP_PORT, *, tls: TlsFiles | None = None,
-              board: MoveBoard | None = None) -> WebServer:
+              board: MoveBoard | None = None,
+              readings: SeasonReadings | None = None) -> WebServer:
     """The website over the database at ``db_path``, started (HTTPS with ``tls``),
-    showing the series in play on ``board``."""
+    showing the standings of ``readings`` (the server's; without, its own) and the
+    series in play on ``board``."""
     storage = Storage(db_path)
-    server = WebServer(create_app(storage, hub, lifespan=_remember_loop, board=board), host,
-                       port, storage, tls)
+    server = WebServer(create_app(storage, hub, lifespan=_remember_loop, board=board,
+                                  readings=readings), host, port, storage, tls)
     server.start()
     return server
 

@@ -1,22 +1,22 @@
-"""What each page shows, as plain JSON-ready data read from the database: the same
-dict feeds the HTML template and the ``/api/`` route, so the two never disagree.
+"""What each page shows, as plain JSON-ready data: the same dict feeds the HTML
+template and the ``/api/`` route, so the two never disagree.
 
-Standings are read through ``read_standings`` only (one place to change when they
-are kept incrementally). Everything here is pure reading: nothing is written.
+Standings, their statistics and the progress come from the server's readings
+(``arena.season.readings``: the table the server keeps as results are stored,
+the one the terminal shows), never recomputed here; the rest is read from the
+database. Everything here is pure reading: nothing is written.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any, Final
 
 from openskill.models import PlackettLuce
 
-from arena.core.settings import ConfigError, SeasonConfig
 from arena.core.status import SeasonStatus
-from arena.season.formats import SeasonView, format_for, format_name, reads_plan, rounds_of
-from arena.season.standings import Standings, compute_standings
+from arena.season.formats import format_name
+from arena.season.readings import SeasonReading, SeasonReadings
 from arena.storage import SeasonRecord, SeriesRecord, Storage
 from arena.web.browse import versions_of
 from arena.web.hands import series_hands
@@ -24,19 +24,7 @@ from arena.web.replay import UNREPLAYABLE
 from arena.web.season_tables import elo_rows
 
 LATEST_RESULTS: Final = 12
-RATE_WINDOW: Final = 30
-"""Series/min is measured over the season's last RATE_WINDOW results."""
 FAULTS_SHOWN: Final = 50
-
-
-def read_standings(storage: Storage, season: SeasonRecord,
-                   results: Sequence[SeriesRecord] | None = None) -> Standings:
-    """A season's standings (the one place the website reads them); ``results`` in
-    storage order, the order the server's live standings apply them in, so the
-    site shows the server's numbers."""
-    if results is None:
-        results = storage.results_stored_after(season.id)
-    return compute_standings(season.bot_ids, results)
 
 
 def season_summary(season: SeasonRecord) -> dict[str, Any]:
@@ -52,29 +40,6 @@ def season_summary(season: SeasonRecord) -> dict[str, Any]:
 def seasons_page(storage: Storage) -> dict[str, Any]:
     """Every season, newest first."""
     return {"seasons": [season_summary(s) for s in storage.list_seasons()]}
-
-
-def _timestamp(text: str) -> float:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-
-
-def progress(season: SeasonRecord, results: Sequence[SeriesRecord]) -> dict[str, Any]:
-    """Done/total, and while the season runs its pace (series per minute over the
-    last results) and the time left at that pace (None when unknown)."""
-    total, done = season.series_total, season.series_done
-    per_minute: float | None = None
-    seconds_left: float | None = None
-    times = sorted(_timestamp(r.finished_at) for r in results)[-RATE_WINDOW:]
-    if season.status is SeasonStatus.RUNNING and len(times) >= 2:
-        # Stored times have whole seconds: a span under a second still counts as one.
-        span = max(times[-1] - times[0], 1.0)
-        per_minute = round((len(times) - 1) * 60.0 / span, 2)
-        seconds_left = round((total - done) * 60.0 / per_minute, 1)
-    return {
-        "done": done, "total": total,
-        "percent": round(100.0 * done / total, 1) if total else 100.0,
-        "series_per_minute": per_minute, "seconds_left": seconds_left,
-    }
 
 
 def result_summary(result: SeriesRecord) -> dict[str, Any]:
@@ -110,54 +75,64 @@ def fault_rows(results: Sequence[SeriesRecord]) -> list[dict[str, Any]]:
     return rows
 
 
-def format_extras(storage: Storage, season: SeasonRecord, results: Sequence[SeriesRecord],
-                  standings: Standings) -> dict[str, Any]:
+def standing_rows(reading: SeasonReading) -> list[dict[str, Any]]:
+    """The table's rows as every screen shows them: in the format's order, ranked
+    in it, with the Bradley-Terry Elo, its 95 % interval and the tied mark (the
+    terminal's rows, ``arena.server.statistics_convert``)."""
+    stats = reading.statistics
+    by_bot = {row.bot_id: row for row in reading.standings.rows}
+    rows = []
+    for rank, bot in enumerate(stats.order, start=1):
+        row = by_bot[bot].to_dict()
+        low, high = stats.rating.interval(bot)
+        row.update(rank=rank, bt_elo=round(stats.rating.elo[stats.rating.index(bot)], 1),
+                   bt_elo_low=round(low, 1), bt_elo_high=round(high, 1),
+                   tied_with_next=stats.tied_with_next.get(bot, False))
+        rows.append(row)
+    return rows
+
+
+def format_extras(reading: SeasonReading) -> dict[str, Any]:
     """What the season's format adds to its standings (its columns, a note on its
     order, sections under the table), shown as they are without knowing the
     format; nothing for a format this arena does not know."""
-    extras: dict[str, Any] = {"columns": [], "meanings": [], "cells": {}, "order_note": "",
-                              "sections": [], "api": {}}
-    config = SeasonConfig.from_dict(season.config)
-    try:
-        season_format = format_for(format_name(season.config), config)
-    except ConfigError:
-        return extras
-    planned = storage.planned_series(season.id) if reads_plan(season.config) else []
-    added = season_format.standings(SeasonView(
-        season.bot_ids, config.seed, planned, results, rounds_of(results, planned),
-        {row.bot_id: row.rating_ordinal for row in standings.rows}))
-    extras["columns"] = [column.label for column in added.columns]
-    extras["meanings"] = [column.meaning for column in added.columns]
-    extras["api"] = added.api
-    extras["cells"] = {bot: [column.cells.get(bot, "") for column in added.columns]
-                       for bot in season.bot_ids}
-    extras["order_note"] = added.note
-    extras["sections"] = [{"title": section.title, "headers": list(section.headers),
-                           "rows": [list(row) for row in section.rows],
-                           "lines": list(section.lines), "legend": list(section.legend)}
-                          for section in added.sections]
-    return extras
+    stats = reading.statistics
+    return {
+        "columns": [column.label for column in stats.columns],
+        "meanings": [column.meaning for column in stats.columns],
+        "cells": {bot: [column.cells.get(bot, "") for column in stats.columns]
+                  for bot in reading.season.bot_ids},
+        "order_note": stats.order_note,
+        "sections": [{"title": section.title, "headers": list(section.headers),
+                      "rows": [list(row) for row in section.rows],
+                      "lines": list(section.lines), "legend": list(section.legend)}
+                     for section in stats.sections],
+        "api": stats.api,
+    }
 
 
-def season_page(storage: Storage, season_id: int) -> dict[str, Any]:
-    """Everything the season page shows (raises ``NotFoundError``)."""
+def season_page(storage: Storage, readings: SeasonReadings, season_id: int
+                ) -> dict[str, Any]:
+    """Everything the season page shows (raises ``NotFoundError``): the season as
+    stored now, its tables and progress from ``readings``."""
     season = storage.get_season(season_id)
-    results = storage.results_stored_after(season_id)
-    standings = read_standings(storage, season, results)
-    ranked = [row.bot_id for row in standings.rows]
+    reading = readings.read(season_id)
+    results = reading.results
+    standings = reading.standings
+    rows = standing_rows(reading)
+    ranked = [row["bot_id"] for row in rows]
     # Newest first; within a second (stored times' resolution), stored later first.
     latest = [result for _, _, result in sorted(
         ((r.finished_at, index, r) for index, r in enumerate(results)),
         key=lambda item: (item[0], item[1]), reverse=True)][:LATEST_RESULTS]
     faults = sorted(fault_rows(results), key=lambda f: f["finished_at"], reverse=True)
-    table = standings.to_dict()
     return {
         "season": season_summary(season),
-        "progress": progress(season, results),
-        "standings": table["rows"],
-        "elo": elo_rows(season.bot_ids, results, standings),
-        "ordering_rule": table["ordering_rule"],
-        "format_extras": format_extras(storage, season, results, standings),
+        "progress": reading.progress.to_dict(),
+        "standings": rows,
+        "elo": elo_rows(reading.statistics),
+        "ordering_rule": standings.to_dict()["ordering_rule"],
+        "format_extras": format_extras(reading),
         "crosstable": {
             "bots": ranked,
             "cells": {bot: {opponent: vars(cell).copy()
@@ -202,7 +177,8 @@ def rating_history(bot_id: str, results: Sequence[SeriesRecord]) -> list[dict[st
     return history
 
 
-def bot_page(storage: Storage, bot_id: str, season_id: int | None = None) -> dict[str, Any]:
+def bot_page(storage: Storage, readings: SeasonReadings, bot_id: str,
+             season_id: int | None = None) -> dict[str, Any]:
     """A bot's page: its versions, its seasons, and for one season (the given one,
     else its latest) its row, rating history and head-to-head; its recent faults
     over every season. Raises ``NotFoundError``."""
@@ -223,16 +199,20 @@ def bot_page(storage: Storage, bot_id: str, season_id: int | None = None) -> dic
                             "season": None, "standing": None, "rating_history": [],
                             "head_to_head": []}
     for season in seasons:
-        results = storage.results_stored_after(season.id)
-        faults += [f for f in fault_rows(results) if f["bot"] == bot_id]
         if chosen is not None and season.id == chosen.id:
-            standings = read_standings(storage, season, results)
+            reading = readings.read(season.id)
+            results = reading.results
+            standings = reading.standings
             page["season"] = season_summary(season)
-            page["standing"] = standings.row(bot_id).to_dict()
+            page["standing"] = next(row for row in standing_rows(reading)
+                                    if row["bot_id"] == bot_id)
             page["rating_history"] = rating_history(bot_id, results)
             page["head_to_head"] = [
                 {"opponent": opponent, **vars(cell)}
                 for opponent, cell in sorted(standings.crosstable.get(bot_id, {}).items())]
+        else:  # only its faults: no table to build
+            results = storage.results_stored_after(season.id)
+        faults += [f for f in fault_rows(results) if f["bot"] == bot_id]
     page["faults"] = sorted(faults, key=lambda f: f["finished_at"], reverse=True)[:FAULTS_SHOWN]
     page["faults_total"] = len(faults)
     return page

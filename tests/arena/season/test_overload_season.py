@@ -12,6 +12,7 @@ import pytest
 from arena.core.faults import ArenaOverload
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.status import SeasonStatus
+from arena.season.readings import SeasonReadings
 from arena.season.runner import MAX_VOID_TRIES
 from arena.server.convert import season_message
 from arena.storage import Storage
@@ -62,7 +63,7 @@ def test_a_voided_series_is_played_again_from_the_same_seed_and_seats(tmp_path: 
     season = storage.get_season(season_id)
     assert (season.series_voided, season.series_done) == (1, 6)  # 3 pairs, 2 each
     assert season_message(season).series_voided == 1
-    assert season_page(storage, season_id)["season"]["series_voided"] == 1
+    assert season_page(storage, SeasonReadings(storage), season_id)["season"]["series_voided"] == 1
 
 
 def test_three_voids_of_one_series_pause_the_season_and_a_restart_resumes(

@@ -327,5 +327,5 @@ def test_manager_fails_a_season_whose_format_is_unknown(tmp_path: Path) -> None:
     results = storage.results(season_id)
     stats = season_statistics(season, storage.planned_series(season_id), results,
                               compute_standings(season.bot_ids, results))
-    assert stats.format == "ladder" and stats.progress is not None
-    assert stats.progress.series_expected is None
+    assert stats.format == "ladder"
+    assert stats.progress.expected is None and stats.progress.seconds_left is None

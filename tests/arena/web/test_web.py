@@ -139,8 +139,12 @@ def test_seasons_page_and_api(site: Site) -> None:
 
 def test_season_api_numbers(site: Site) -> None:
     page = site.client.get(f"/api/seasons/{site.season_id}").json()
-    assert page["progress"] == {"done": 6, "total": 6, "percent": 100.0,
-                                "series_per_minute": None, "seconds_left": None}
+    progress = page["progress"]
+    assert {key: progress[key] for key in ("done", "planned", "expected", "total", "percent",
+                                           "seconds_left")} == {
+        "done": 6, "planned": 6, "expected": 6, "total": 6, "percent": 100.0,
+        "seconds_left": 0.0}
+    assert progress["series_per_minute"] > 0
     rows = page["standings"]
     assert sorted(row["bot_id"] for row in rows) == sorted(site.ids)
     assert [row["rank"] for row in rows] == [1, 2, 3, 4]

@@ -19,14 +19,10 @@ import httpx2
 import pytest
 
 from arena.core import arguments
-from arena.core.status import SeasonStatus
 from arena.season.events import EventHub, SeasonEvent
 from arena.server.app import start_server
-from arena.storage import SeasonRecord, SeriesRecord
 from arena.web.chart import RatingPoint, rating_svg
 from arena.web.live import LiveFeed
-from arena.web.views import progress
-from tests.helpers.arena_helpers import result
 from tests.helpers.fake_runner import run_fake_series
 from tests.helpers.web_helpers import create_season, register
 
@@ -179,30 +175,6 @@ def test_stopping_the_server_ends_open_streams(tmp_path: Path) -> None:
     running.stop()  # type: ignore[attr-defined]
     reader.join(BOUND)
     assert seen == [0] and not reader.is_alive()
-
-
-def _season(status: SeasonStatus, done: int, total: int) -> SeasonRecord:
-    return SeasonRecord(id=1, name="s", config={}, profile={}, bot_ids=("a", "b"),
-                        status=status, error="", created_at="", updated_at="",
-                        series_total=total, series_done=done)
-
-
-def _finished_at(stamp: str) -> SeriesRecord:
-    return result("1-0", "a", "b", 0, games=(1, 0), hands=(1, 0), points=(1, 0),
-                  finished_at=stamp)
-
-
-def test_progress_pace_and_time_left() -> None:
-    stamps = ["2026-01-01T10:00:00Z", "2026-01-01T10:00:30Z", "2026-01-01T10:01:00Z"]
-    results = [_finished_at(s) for s in stamps]
-    # Two series finished in the 60 s after the first: 2 per minute; 10 left: 300 s.
-    assert progress(_season(SeasonStatus.RUNNING, 3, 13), results) == {
-        "done": 3, "total": 13, "percent": 23.1, "series_per_minute": 2.0,
-        "seconds_left": 300.0}
-    assert progress(_season(SeasonStatus.FINISHED, 3, 3), results)["series_per_minute"] is None
-    # Stored times have whole seconds: two results in the same second count one second.
-    same = [_finished_at(stamps[0]), _finished_at(stamps[0])]
-    assert progress(_season(SeasonStatus.RUNNING, 2, 4), same)["series_per_minute"] == 60.0
 
 
 def test_rating_chart_coordinates() -> None:
