@@ -199,6 +199,10 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     Migration(8, "each season counts the outcomes refused by verification", (
         "ALTER TABLE seasons ADD COLUMN outcomes_refused INTEGER NOT NULL DEFAULT 0",
     )),
+    Migration(9, "the members of each round of a ladder (a season whose bots change)", (
+        "CREATE TABLE ladder_rounds (season_id INTEGER NOT NULL REFERENCES seasons(id), "
+        "round INTEGER NOT NULL, members_json TEXT NOT NULL, PRIMARY KEY (season_id, round))",
+    )),
 )
 
 
