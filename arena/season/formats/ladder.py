@@ -2,7 +2,7 @@
 active bots, round after round (``arena ladder start|stop|status``).
 
 The ladder's members are not fixed at creation: before each round is planned the
-season runner (``arena.season.ladder_rounds``) takes every bot name's newest
+season runner (``arena.season.open_rounds``) takes every bot name's newest
 active version (older active versions of the names in ``ladder_keep`` too), so a
 new version joins by itself, its predecessor leaves, and a deactivated or
 rejected version leaves; the round's members are stored with the round. This
