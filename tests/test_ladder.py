@@ -180,3 +180,20 @@ def test_killed_between_rounds_resumes_to_the_uninterrupted_ladder(tmp_path: Pat
     reopened = Storage(tmp_path / "killed.db")
     assert play(reopened, season_id, Arrivals(reopened, tmp_path / "k")) == "finished"
     assert ladder_state(reopened, season_id) == ladder_state(whole, whole_id)
+
+
+def test_the_live_standings_take_in_members_that_join(tmp_path: Path) -> None:
+    from arena.season.standings import compute_standings
+    from arena.season.standings_live import StandingsBoard
+
+    storage = Storage(tmp_path / "arena.db")
+    season_id = make_ladder(storage, tmp_path / "bots")
+    board = StandingsBoard(storage)
+    board.update(season_id)  # the board knows the five first bots before any result
+    with LocalExecutor(Arrivals(storage, tmp_path / "bots"), 1) as executor:
+        assert SeasonRunner(storage, season_id, executor, board=board,
+                            verify=trust_outcome).run() == "finished"
+    live = board.latest(season_id).standings
+    full = compute_standings(storage.get_season(season_id).bot_ids, storage.results(season_id))
+    assert [row.to_dict() for row in live.rows] == [row.to_dict() for row in full.rows]
+    assert {"f@1.0.0", "a@2.0.0"} <= {row.bot_id for row in live.rows}
