@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from arena_helpers import make_bot_folder, upload_folder
-from hollywood.arena.v1 import arena_pb2
+from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 from polling import wait_until
 from test_format_seasons import auth, server, stub  # noqa: F401  (fixtures)
 
@@ -19,15 +19,15 @@ from arena.cli import main
 from arena.server.app import RunningServer
 
 
-def cli(server: RunningServer, *argv: str) -> int:
-    return main(["--server", server.address, "--token", server.token, *argv])
+def cli(running: RunningServer, *argv: str) -> int:
+    return main(["--server", running.address, "--token", running.token, *argv])
 
 
-def season_of(stub, season_id: int) -> arena_pb2.Season:
-    return stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=season_id)).season
+def season_of(arena: arena_pb2_grpc.ArenaServiceStub, season_id: int) -> arena_pb2.Season:
+    return arena.GetSeason(arena_pb2.GetSeasonRequest(season_id=season_id)).season
 
 
-def test_start_stop_resume_and_status(server, stub, tmp_path: Path,
+def test_start_stop_resume_and_status(server, stub, tmp_path: Path,  # noqa: F811
                                       capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(server, "ladder", "start", "--json", "--seed", "3", "--max-hands", "20",
                "--concurrency", "1", "--ladder-meetings", "1") == 0
@@ -73,7 +73,7 @@ def test_start_stop_resume_and_status(server, stub, tmp_path: Path,
     assert "k1@2.0.0" in rows  # the version that joined mid-way has its row
 
 
-def test_status_and_stop_without_a_ladder_say_so(server, stub,
+def test_status_and_stop_without_a_ladder_say_so(server, stub,  # noqa: F811
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(server, "ladder", "status") == 2
     assert "no ladder yet" in capsys.readouterr().err

@@ -48,7 +48,7 @@ def cmd_ladder_start(args: argparse.Namespace, console: Console) -> int:
             verb = "resumed"
         else:
             season = client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
-                all_active=True, config=config, name=args.name or "ladder"),
+                all_active=True, config=config, name=args.name or LADDER_FORMAT),
                 metadata=client.auth).season
             verb = "started"
     if args.json:

@@ -58,6 +58,7 @@ from arena.core.defaults import (
     DEFAULT_UPLOAD_IDLE_SECONDS,
 )
 from arena.core.settings import DEFAULT_SANDBOX
+from arena.season.formats import LADDER_FORMAT
 
 Handler = Callable[[argparse.Namespace, Console], int]
 
@@ -282,7 +283,8 @@ def _add_season(commands: Any) -> None:
 
 
 def _add_ladder(commands: Any) -> None:
-    ladder = commands.add_parser("ladder", help="start, stop and show the never-ending ladder")
+    ladder = commands.add_parser(LADDER_FORMAT,  # `arena ladder` plays that format
+                                 help="start, stop and show the never-ending ladder")
     actions = ladder.add_subparsers(dest="ladder_command", required=True, metavar="ACTION")
     start = _client_command(actions, "start", "start the ladder with every active bot (or "
                             "resume a stopped one)", cmd_ladder_start)
