@@ -118,3 +118,24 @@ def test_members_are_the_newest_active_versions_unless_kept() -> None:
     active = ["a@1", "b@1", "a@2", "c@1", "b@2"]
     assert Ladder(2).members(active) == ["a@2", "c@1", "b@2"]
     assert Ladder(2, keep=["b"]).members(active) == ["b@1", "a@2", "c@1", "b@2"]
+
+
+def test_the_windowed_elo_reads_only_the_latest_series_and_marks_provisional() -> None:
+    from arena.season.formats import Pairing, SeasonView
+
+    ladder = Ladder(2, window=4)
+    ab, ba, ac = Pairing(1, False, A, B), Pairing(1, False, B, A), Pairing(1, False, A, C)
+    # 40 series of a and b, split evenly, then 4 that b wins, then 2 that a and c split.
+    plan = [ab, ba] * 20 + [ab, ba, ab, ba] + [ac, ac]
+    winners = [A, B] * 20 + [B, B, B, B] + [A, C]
+    results = won_by(plan, winners)
+    extras = ladder.standings(SeasonView([A, B, C, D], 1, [], results, [results], {}))
+    assert [column.label for column in extras.columns] == ["Elo (last 4)", "σ", "Rating"]
+    elo, _, mark = (dict(column.cells) for column in extras.columns)
+    # The window is the last 4 series: b's 2 wins over a, then a and c's split;
+    # d played none of them.
+    assert float(elo[B]) > 0 > float(elo[A]) and elo[D] == "–"
+    # a and b: 44+ series, sigma below 4 -> settled; c: 2 series; d: none.
+    assert mark == {A: "", B: "", C: "provisional", D: "provisional"}
+    assert extras.row_api[A]["provisional"] is False and extras.row_api[C]["provisional"]
+    assert extras.row_api[D]["window_elo"] == 0.0
