@@ -23,8 +23,8 @@ def cli(running: RunningServer, *argv: str) -> int:
     return main(["--server", running.address, "--token", running.token, *argv])
 
 
-def season_of(arena: arena_pb2_grpc.ArenaServiceStub, season_id: int) -> arena_pb2.Season:
-    return arena.GetSeason(arena_pb2.GetSeasonRequest(season_id=season_id)).season
+def season_of(api: arena_pb2_grpc.ArenaServiceStub, season_id: int) -> arena_pb2.Season:
+    return api.GetSeason(arena_pb2.GetSeasonRequest(season_id=season_id)).season
 
 
 def test_start_stop_resume_and_status(server, stub, tmp_path: Path,  # noqa: F811
