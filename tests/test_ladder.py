@@ -197,3 +197,38 @@ def test_the_live_standings_take_in_members_that_join(tmp_path: Path) -> None:
     full = compute_standings(storage.get_season(season_id).bot_ids, storage.results(season_id))
     assert [row.to_dict() for row in live.rows] == [row.to_dict() for row in full.rows]
     assert {"f@1.0.0", "a@2.0.0"} <= {row.bot_id for row in live.rows}
+
+
+class ArrivalOnWait(threading.Event):
+    """The runner's cancel event: its first wait (the ladder idle, too few members)
+    registers a new bot instead of sleeping."""
+
+    def __init__(self, storage: Storage, root: Path) -> None:
+        super().__init__()
+        self.storage, self.root, self.waits = storage, root, 0
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits += 1
+        if self.waits == 1:
+            register(self.storage, self.root, "late")
+        return self.is_set()
+
+
+def test_a_ladder_left_with_one_member_waits_for_another(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "arena.db")
+    a, b = (register(storage, tmp_path / "bots", name) for name in ("a", "b"))
+    config = SeasonConfig.build(format=LADDER_FORMAT, sandbox="process", concurrency=1,
+                                seed=3, ladder_rounds=3)
+    season_id = storage.create_season(name="", config=config.to_dict(),
+                                      profile=config.profile().to_dict(), bot_ids=[a, b],
+                                      plan=[]).id
+
+    def b_leaves(spec: SeriesSpec) -> FakeOutcome:
+        deactivate(storage, b)
+        return outcome(spec)
+
+    cancel = ArrivalOnWait(storage, tmp_path / "bots")
+    assert play(storage, season_id, b_leaves, cancel) == "finished"
+    assert cancel.waits == 1
+    assert members_by_round(storage, season_id) == [[a, b], [a, "late@1.0.0"],
+                                                    [a, "late@1.0.0"]]
