@@ -17,7 +17,7 @@ from arena.core.manifest import content_hash, iter_bot_files
 from arena.core.series import SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution import LocalExecutor, RunSeries
-from arena.season.formats import LADDER_FORMAT, format_for
+from arena.season.formats import LADDER_FORMAT, OpenEnded, format_for
 from arena.season.formats.ladder_matchmaking import MAX_DEBT
 from arena.season.runner import SeasonRunner
 from arena.storage import Storage
@@ -232,3 +232,31 @@ def test_a_ladder_left_with_one_member_waits_for_another(tmp_path: Path) -> None
     assert cancel.waits == 1
     assert members_by_round(storage, season_id) == [[a, b], [a, "late@1.0.0"],
                                                     [a, "late@1.0.0"]]
+
+
+def test_a_version_that_cannot_run_in_the_ladders_sandbox_does_not_join(
+        tmp_path: Path) -> None:
+    from arena.season.open_rounds import plan_open_round
+
+    storage = Storage(tmp_path / "arena.db")
+    with_class = []
+    for name in ("a", "b"):
+        folder = make_bot_folder(tmp_path / "bots", name, code="class Bot: pass\n")
+        with (folder / "bot.toml").open("a") as toml:
+            toml.write(f'sdk_class = "{name}:Bot"\n')
+        record, _ = storage.register_bot(
+            name=name, version="1.0.0", language="python", author="", description="",
+            content_hash=content_hash(folder), source_folder=folder,
+            files=list(iter_bot_files(folder)))
+        with_class.append(record.id)
+    # c has no SDK bot class (the in-process sandbox needs one), nor has b's version 2.
+    register(storage, tmp_path / "bots", "c")
+    register(storage, tmp_path / "bots", "b", "2.0.0")
+    config = SeasonConfig.build(format=LADDER_FORMAT, sandbox="inprocess", seed=4)
+    season_id = storage.create_season(name="", config=config.to_dict(),
+                                      profile=config.profile().to_dict(), bot_ids=with_class,
+                                      plan=[]).id
+    ladder = format_for(LADDER_FORMAT, config)
+    assert isinstance(ladder, OpenEnded)
+    assert plan_open_round(storage, season_id, ladder, 4, "inprocess")
+    assert members_by_round(storage, season_id) == [with_class]  # b@1.0.0 stays

@@ -161,7 +161,7 @@ class SeasonRunner:
             return False  # no next round: spare reading every result (40,000 at 200 bots)
         if isinstance(self.format, OpenEnded):
             planned = plan_open_round(self.storage, self.season_id, self.format,
-                                      self.config.seed)
+                                      self.config.seed, self.config.sandbox)
             if planned == []:
                 self.cancel.wait(IDLE_WAIT_S)  # too few members: wait for bots to join
             return planned is not None
