@@ -130,8 +130,6 @@ def test_sprt_match_stops_on_a_decision(server, stub) -> None:
     (["k1", "k2"], {"format": "gauntlet", "challenger": "nobody"}, "nobody"),
     (["k1", "k2"], {"format": "league"}, "format must be one of"),
     (["k1", "k2"], {"ladder_window": 50}, "ladder_window is a setting of the ladder"),
-    (["k1", "k2"], {"format": "ladder", "ladder_keep": "k1,Not A Name"},
-     "ladder_keep: 'Not A Name' is not a bot name"),
     (["k1", "k2"], {"challenger": "k1"}, "challenger is a setting of the gauntlet format"),
     (["k1", "k2"], {"format": "knockout", "rounds": 2}, "rounds is a setting of the swiss"),
     (["k1", "k2"], {"tiebreak_pairs": 5}, "tiebreak_pairs is a setting of the knockout"),

@@ -116,8 +116,8 @@ def test_a_ladder_with_a_round_limit_ends_and_one_without_never_does() -> None:
 
 def test_members_are_the_newest_active_versions_unless_kept() -> None:
     active = ["a@1", "b@1", "a@2", "c@1", "b@2"]
-    assert Ladder(2).members(active) == ["a@2", "c@1", "b@2"]
-    assert Ladder(2, keep=["b"]).members(active) == ["b@1", "a@2", "c@1", "b@2"]
+    assert Ladder(2).members(active, set()) == ["a@2", "c@1", "b@2"]
+    assert Ladder(2).members(active, {"b@1", "c@1", "z@1"}) == ["b@1", "a@2", "c@1", "b@2"]
 
 
 def test_the_windowed_elo_reads_only_the_latest_series_and_marks_provisional() -> None:

@@ -221,6 +221,7 @@ def test_versions_vetted_before_the_vetted_hash_play_their_stored_code(tmp_path:
     raw.execute("DROP TABLE voided_series")  # migration 7's, replayed after 6
     raw.execute("ALTER TABLE seasons DROP COLUMN outcomes_refused")  # migration 8's
     raw.execute("DROP TABLE ladder_rounds")  # migration 9's
+    raw.execute("DROP TABLE ladder_kept")
     rows = (("a@1", "active", ""), ("b@1", "rejected", "the arena could not vet it (x)"),
             ("c@1", "rejected", "c faulted: crash"), ("d@1", "received", ""))
     for seq, (bot_id, status, detail) in enumerate(rows, 1):

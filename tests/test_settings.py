@@ -38,7 +38,7 @@ STORED = {
     "sandbox": "process", "concurrency": 3, "max_hands": 50, "seed": 77,
     "format": "round-robin", "challenger": "", "rounds": 0, "tiebreak_pairs": 3,
     "sprt": "elo0=0,elo1=10,alpha=0.05,beta=0.05", "max_pairs": 1000,
-    "ladder_rounds": 0, "ladder_meetings": 0, "ladder_window": 200, "ladder_keep": "",
+    "ladder_rounds": 0, "ladder_meetings": 0, "ladder_window": 200,
     "deactivate_after": 5,
 }
 

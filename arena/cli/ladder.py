@@ -1,8 +1,9 @@
-"""``arena ladder start | stop | status``: the server's ladder, a season of the
-ladder format that never ends (docs/formats.md, "ladder"). No RPC of its own: a
-ladder is a season, so these are ``season create --all-active`` (or ``start``,
-to resume a stopped one), ``season cancel`` and ``season show`` on the ladder
-found among the seasons."""
+"""``arena ladder start | stop | status | keep``: the server's ladder, a season of
+the ladder format that never ends (docs/formats.md, "ladder"). A ladder is a
+season, so start, stop and status are ``season create --all-active`` (or
+``start``, to resume a stopped one), ``season cancel`` and ``season show`` on the
+ladder found among the seasons; ``keep`` (``KeepOnLadder``) keeps a version on
+the ladder beside its newer ones."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from rich.console import Console
 
 from arena.cli.client import connect
 from arena.cli.output import CliError, print_json, to_json
-from arena.cli.render import status_name
+from arena.cli.render import shown, status_name
 from arena.cli.season_options import season_config_message
 from arena.cli.seasons import cmd_season_cancel, cmd_season_show
 from arena.season.formats import LADDER_FORMAT
@@ -81,3 +82,18 @@ def cmd_ladder_status(args: argparse.Namespace, console: Console) -> int:
     """The ladder's settings, progress and standings (provisional ratings marked)."""
     args.season_id = _ladder_id(args)
     return cmd_season_show(args, console)
+
+
+def cmd_ladder_keep(args: argparse.Namespace, console: Console) -> int:
+    """Keep a version on the ladder beside its newer ones (``--release``: let a newer
+    active version replace it again); its owner or the admin."""
+    with connect(args) as client:
+        answer = client.stub.KeepOnLadder(arena_pb2.KeepOnLadderRequest(
+            bot_id=args.bot_id, keep=not args.release), metadata=client.auth)
+    if args.json:
+        print_json(to_json(answer))
+        return 0
+    bot_id = shown(answer).bot.id
+    console.print(f"{bot_id} stays on the ladder beside newer versions" if answer.kept else
+                  f"{bot_id} leaves the ladder once a newer version is active")
+    return 0

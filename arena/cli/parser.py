@@ -21,7 +21,12 @@ from arena.cli.authors import cmd_authors_add, cmd_authors_list, cmd_authors_rev
 from arena.cli.bots import cmd_bots_list, cmd_bots_register
 from arena.cli.cluster import add_cluster_commands, add_tls_options
 from arena.cli.export import cmd_export
-from arena.cli.ladder import cmd_ladder_start, cmd_ladder_status, cmd_ladder_stop
+from arena.cli.ladder import (
+    cmd_ladder_keep,
+    cmd_ladder_start,
+    cmd_ladder_status,
+    cmd_ladder_stop,
+)
 from arena.cli.lifecycle import (
     cmd_bots_logs,
     cmd_bots_reactivate,
@@ -297,6 +302,11 @@ def _add_ladder(commands: Any) -> None:
                       help="report at once instead of after the series in flight")
     status = _client_command(actions, "status", "the ladder's progress and standings",
                              cmd_ladder_status)
+    keep = _client_command(actions, "keep", "keep a version on the ladder beside its newer "
+                           "versions (its owner or the admin)", cmd_ladder_keep)
+    keep.add_argument("bot_id", metavar="NAME@VERSION")
+    keep.add_argument("--release", action="store_true",
+                      help="let a newer active version replace it again")
     for sub in (stop, status):
         sub.add_argument("--ladder", type=arguments.positive_int, default=0, metavar="SEASON",
                          help="the ladder's season number (default: the newest ladder)")

@@ -181,9 +181,6 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("ladder_window", int, 200, "ladder: latest series the windowed Bradley-Terry "
             "rating is fitted on", "--ladder-window", "ladder_window", metavar="W", low=2,
             high=1_000_000),
-    Setting("ladder_keep", str, "", "ladder: bot names (comma-separated) whose older active "
-            "versions stay on the ladder beside the newest", "--ladder-keep", "ladder_keep",
-            metavar="NAMES", default_text="–"),
     Setting("deactivate_after", int, 5, "a bot version that loses this many series in a "
             "row by its own fault is deactivated (forfeits the rest, joins no new season)",
             "--deactivate-after", "deactivate_after", metavar="K", low=1, high=10_000),
@@ -214,7 +211,6 @@ class SeasonConfig:
     ladder_rounds: int = 0
     ladder_meetings: int = 0
     ladder_window: int = 200
-    ladder_keep: str = ""
     deactivate_after: int = 5
 
     @classmethod

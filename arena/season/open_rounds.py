@@ -19,7 +19,12 @@ from arena.core.manifest import BotManifest, ManifestError
 from arena.sandbox import registry as sandbox_registry
 from arena.season.formats import OpenEnded, Pairing
 from arena.storage import Storage
-from arena.storage.ladder_rounds import active_versions, add_ladder_round, members_by_round
+from arena.storage.ladder_rounds import (
+    active_versions,
+    add_ladder_round,
+    kept_versions,
+    members_by_round,
+)
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +43,8 @@ def plan_open_round(storage: Storage, season_id: int, season_format: OpenEnded,
     if len(results) != len(history):
         raise OpenRoundError(f"season {season_id} has {len(results)} rounds planned but "
                              f"members stored for {len(history)}")
-    members = season_format.members(runnable(storage, active_versions(storage), sandbox))
+    members = season_format.members(runnable(storage, active_versions(storage), sandbox),
+                                    kept_versions(storage))
     pairings = season_format.plan([*history, members], seed, results)
     if not pairings:
         return pairings

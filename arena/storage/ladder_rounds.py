@@ -58,3 +58,19 @@ def active_versions(storage: Storage) -> list[str]:
         "SELECT b.id FROM bots b LEFT JOIN bot_versions v ON v.bot_id = b.id "
         "WHERE COALESCE(v.status, ?) = ? ORDER BY b.seq", (ACTIVE, ACTIVE))
     return [str(row[0]) for row in rows]
+
+
+def kept_versions(storage: Storage) -> set[str]:
+    """The versions their owners keep on the ladder beside newer ones."""
+    return {str(row[0]) for row in storage.query("SELECT bot_id FROM ladder_kept")}
+
+
+def keep_on_ladder(storage: Storage, bot_id: str, keep: bool, by: str) -> None:
+    """Keep ``bot_id`` on the ladder beside newer versions of its name (``keep``),
+    or let them replace it again; ``by`` is who asked."""
+    with storage.transaction() as db:
+        if keep:
+            db.execute("INSERT OR REPLACE INTO ladder_kept (bot_id, kept_by, kept_at) "
+                       "VALUES (?,?,?)", (bot_id, by, utc_now()))
+        else:
+            db.execute("DELETE FROM ladder_kept WHERE bot_id=?", (bot_id,))

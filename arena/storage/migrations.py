@@ -199,9 +199,11 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     Migration(8, "each season counts the outcomes refused by verification", (
         "ALTER TABLE seasons ADD COLUMN outcomes_refused INTEGER NOT NULL DEFAULT 0",
     )),
-    Migration(9, "the members of each round of a ladder (a season whose bots change)", (
+    Migration(9, "the ladder: the members of each round, and the versions kept on it", (
         "CREATE TABLE ladder_rounds (season_id INTEGER NOT NULL REFERENCES seasons(id), "
         "round INTEGER NOT NULL, members_json TEXT NOT NULL, PRIMARY KEY (season_id, round))",
+        "CREATE TABLE ladder_kept (bot_id TEXT PRIMARY KEY REFERENCES bots(id), "
+        "kept_by TEXT NOT NULL, kept_at TEXT NOT NULL)",
     )),
 )
 

@@ -3,7 +3,8 @@ active bots, round after round (``arena ladder start|stop|status``).
 
 The ladder's members are not fixed at creation: before each round is planned the
 season runner (``arena.season.open_rounds``) takes every bot name's newest
-active version (older active versions of the names in ``ladder_keep`` too), so a
+active version (and every older active version its owner keeps on the ladder:
+``arena ladder keep``), so a
 new version joins by itself, its predecessor leaves, and a deactivated or
 rejected version leaves; the round's members are stored with the round. This
 module plans a round from the members of every round so far and the results:
@@ -21,11 +22,10 @@ provisional mark for ratings that have not settled (fewer than
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from typing import Final, Self
 
-from arena.core.settings import ConfigError, SeasonConfig
+from arena.core.settings import SeasonConfig
 from arena.season.formats.base import (
     ExtraColumn,
     Format,
@@ -45,7 +45,6 @@ PROVISIONAL_SERIES: Final = 10
 """A rating from fewer series than this (on the ladder) is provisional."""
 PROVISIONAL_SIGMA: Final = 4.0
 """A rating whose OpenSkill sigma is above this is provisional (a new bot's is 8.33)."""
-_NAME: Final = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
 
 
 class OpenEnded(Format):
@@ -59,8 +58,9 @@ class OpenEnded(Format):
         few members to play (the runner waits for more), None when it is over."""
         raise NotImplementedError
 
-    def members(self, active: Sequence[str]) -> list[str]:
-        """The next round's members, given every active bot version (oldest first)."""
+    def members(self, active: Sequence[str], kept: Set[str]) -> list[str]:
+        """The next round's members, given every active bot version (oldest first)
+        and the versions their owners keep on the ladder beside newer ones."""
         raise NotImplementedError
 
     def over(self, rounds_planned: int) -> bool:
@@ -71,38 +71,31 @@ class OpenEnded(Format):
 class Ladder(OpenEnded):
     """See the module docstring."""
 
-    settings = ("ladder_rounds", "ladder_meetings", "ladder_window", "ladder_keep")
+    settings = ("ladder_rounds", "ladder_meetings", "ladder_window")
 
     def __init__(self, series_per_pair: int, rounds: int = 0, meetings: int = 0,
-                 window: int = 200, keep: Sequence[str] = ()) -> None:
+                 window: int = 200) -> None:
         if series_per_pair < 1:
             raise ValueError("series_per_pair must be at least 1")
         self.series_per_pair = series_per_pair
         self.rounds = rounds
         self.meetings = meetings
         self.window = window
-        self.keep = frozenset(keep)
 
     @classmethod
     def from_config(cls, config: SeasonConfig) -> Self:
         return cls(config.series_per_pair, config.ladder_rounds, config.ladder_meetings,
-                   config.ladder_window, keep_names(config.ladder_keep))
-
-    @classmethod
-    def admit(cls, config: SeasonConfig, bot_ids: list[str], resolve: object
-              ) -> tuple[SeasonConfig, list[str]]:
-        keep = keep_names(config.ladder_keep)
-        return config.with_changes(ladder_keep=",".join(sorted(keep))), bot_ids
+                   config.ladder_window)
 
     @classmethod
     def summary(cls, config: SeasonConfig) -> str:
         end = f"{config.ladder_rounds} rounds" if config.ladder_rounds else "no end"
         return f"({end}, window {config.ladder_window})"
 
-    def members(self, active: Sequence[str]) -> list[str]:
+    def members(self, active: Sequence[str], kept: Set[str]) -> list[str]:
         newest = {bot_id.partition("@")[0]: bot_id for bot_id in active}  # the last wins
-        return [bot_id for bot_id in active if newest[bot_id.partition("@")[0]] == bot_id
-                or bot_id.partition("@")[0] in self.keep]
+        return [bot_id for bot_id in active
+                if newest[bot_id.partition("@")[0]] == bot_id or bot_id in kept]
 
     def over(self, rounds_planned: int) -> bool:
         return bool(self.rounds) and rounds_planned >= self.rounds
@@ -172,15 +165,6 @@ class Ladder(OpenEnded):
             note=(f"provisional: fewer than {PROVISIONAL_SERIES} series or sigma above "
                   f"{PROVISIONAL_SIGMA:g}"),
             row_api=api)
-
-
-def keep_names(text: str) -> list[str]:
-    """The bot names of a ``ladder_keep`` setting; ``ConfigError`` for a bad name."""
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    for name in names:
-        if not _NAME.fullmatch(name):
-            raise ConfigError(f"ladder_keep: {name[:40]!r} is not a bot name")
-    return names
 
 
 def openskill_ratings(members: Sequence[str], results_by_round: Sequence[Sequence[SeriesRecord]]
