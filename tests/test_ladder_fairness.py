@@ -139,3 +139,23 @@ def test_the_windowed_elo_reads_only_the_latest_series_and_marks_provisional() -
     assert mark == {A: "", B: "", C: "provisional", D: "provisional"}
     assert extras.row_api[A]["provisional"] is False and extras.row_api[C]["provisional"]
     assert extras.row_api[D]["window_elo"] == 0.0
+
+
+def test_matchmaking_by_hand() -> None:
+    from arena.season.formats.ladder_matchmaking import Rating, choose_meetings
+
+    members = [A, B, C, D]
+    ratings = {A: Rating(30, 8), B: Rating(20, 7), C: Rating(29, 5), D: Rating(21, 6)}
+    even = dict.fromkeys(members, 0.0)
+    # Nobody owed: all four places by sigma (a, b, d, c); a, the most uncertain,
+    # meets the closest rating (c at 29), then b meets d.
+    assert choose_meetings(members, even, ratings, 2) == [(A, C), (B, D)]
+    # One meeting: the two most uncertain, a and b, however far apart.
+    assert choose_meetings(members, even, ratings, 1) == [(A, B)]
+    # c and d are owed a meeting: they play before the more uncertain a and b.
+    owed = {A: -1.0, B: -1.2, C: 1.2, D: 1.0}
+    assert choose_meetings(members, owed, ratings, 1) == [(D, C)]
+    # Only c is owed: c, then the most uncertain of the rest (a).
+    assert choose_meetings(members, {**owed, D: 0.9}, ratings, 1) == [(A, C)]
+    # More meetings than pairs of members: as many as there are pairs.
+    assert len(choose_meetings(members, even, ratings, 5)) == 2
