@@ -23,7 +23,7 @@ from test_format_king_of_the_hill import won_by
 
 from arena.core.settings import SeasonConfig
 from arena.season.formats import format_for
-from arena.season.formats.ladder import Ladder
+from arena.season.formats.ladder import MAX_MEMBERS, Ladder
 from arena.season.formats.ladder_matchmaking import MAX_DEBT
 from arena.storage import SeriesRecord
 
@@ -118,6 +118,8 @@ def test_members_are_the_newest_active_versions_unless_kept() -> None:
     active = ["a@1", "b@1", "a@2", "c@1", "b@2"]
     assert Ladder(2).members(active, set()) == ["a@2", "c@1", "b@2"]
     assert Ladder(2).members(active, {"b@1", "c@1", "z@1"}) == ["b@1", "a@2", "c@1", "b@2"]
+    crowd = [f"bot{i}@1" for i in range(MAX_MEMBERS + 2)]
+    assert Ladder(2).members(crowd, set()) == crowd[:MAX_MEMBERS] and MAX_MEMBERS == 256
 
 
 def test_the_windowed_elo_reads_only_the_latest_series_and_marks_provisional() -> None:

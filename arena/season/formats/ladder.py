@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence, Set
 from typing import Final, Self
 
+from arena.core.defaults import DEFAULT_MAX_SEASON_BOTS
 from arena.core.settings import SeasonConfig
 from arena.season.formats.base import (
     ExtraColumn,
@@ -41,6 +42,9 @@ from arena.season.standings import compute_standings
 from arena.season.statistics.bradley_terry import PairResult, fit
 from arena.storage import SeriesRecord
 
+MAX_MEMBERS: Final = DEFAULT_MAX_SEASON_BOTS
+"""A ladder has at most this many members (a season's default limit of bots);
+versions registered later wait until a member leaves."""
 PROVISIONAL_SERIES: Final = 10
 """A rating from fewer series than this (on the ladder) is provisional."""
 PROVISIONAL_SIGMA: Final = 4.0
@@ -94,8 +98,9 @@ class Ladder(OpenEnded):
 
     def members(self, active: Sequence[str], kept: Set[str]) -> list[str]:
         newest = {bot_id.partition("@")[0]: bot_id for bot_id in active}  # the last wins
-        return [bot_id for bot_id in active
-                if newest[bot_id.partition("@")[0]] == bot_id or bot_id in kept]
+        chosen = [bot_id for bot_id in active
+                  if newest[bot_id.partition("@")[0]] == bot_id or bot_id in kept]
+        return chosen[:MAX_MEMBERS]  # the latest registered wait for a place
 
     def over(self, rounds_planned: int) -> bool:
         return bool(self.rounds) and rounds_planned >= self.rounds
