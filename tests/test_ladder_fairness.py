@@ -161,3 +161,35 @@ def test_matchmaking_by_hand() -> None:
     assert choose_meetings(members, {**owed, D: 0.9}, ratings, 1) == [(A, C)]
     # More meetings than pairs of members: as many as there are pairs.
     assert len(choose_meetings(members, even, ratings, 5)) == 2
+
+
+@settings(max_examples=30, deadline=None)
+@given(rounds=st.lists(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5),
+                                          st.sampled_from([0, 1, None])),
+                                min_size=1, max_size=6), min_size=1, max_size=8),
+       restart=st.integers(0, 8))
+def test_ratings_kept_between_rounds_are_the_standings_ratings(
+        rounds: list[list[tuple[int, int, int | None]]], restart: int) -> None:
+    from arena.season.formats import Pairing
+    from arena.season.formats.ladder_ratings import PlanOrderRatings
+    from arena.season.standings import compute_standings
+
+    bots = [f"bot{i}@1" for i in range(6)]
+    results_by_round: list[list[SeriesRecord]] = []
+    for number, meetings in enumerate(rounds):
+        plan = [Pairing(number, False, bots[a], bots[b if b != a else (a + 1) % 6])
+                for a, b, _ in meetings]
+        winners = [None if w is None else (p.seat0, p.seat1)[w]
+                   for p, (_, _, w) in zip(plan, meetings, strict=True)]
+        results = won_by(plan, winners)
+        results_by_round.append([SeriesRecord(**{**vars(r), "series_id": f"{number}-{k}"})
+                                 for k, r in enumerate(results)])
+    kept = PlanOrderRatings()
+    for end in range(1, len(results_by_round) + 1):
+        if end == restart:  # another ladder's history through the same object: rated afresh
+            kept.ratings(bots, [results_by_round[-1]])
+        ratings = kept.ratings(bots, results_by_round[:end])
+        table = {row.bot_id: row for row in compute_standings(
+            bots, [r for rs in results_by_round[:end] for r in rs]).rows}
+        assert {bot: (rating.mu, rating.sigma) for bot, rating in ratings.items()} == {
+            bot: (table[bot].rating_mu, table[bot].rating_sigma) for bot in bots}

@@ -22,7 +22,7 @@ provisional mark for ratings that have not settled (fewer than
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Sequence, Set
 from typing import Final, Self
 
 from arena.core.defaults import DEFAULT_MAX_SEASON_BOTS
@@ -37,7 +37,8 @@ from arena.season.formats.base import (
     meeting,
     series_scores,
 )
-from arena.season.formats.ladder_matchmaking import Rating, choose_meetings, debts
+from arena.season.formats.ladder_matchmaking import choose_meetings, debts
+from arena.season.formats.ladder_ratings import PlanOrderRatings
 from arena.season.standings import compute_standings
 from arena.season.statistics.bradley_terry import PairResult, fit
 from arena.storage import SeriesRecord
@@ -85,6 +86,7 @@ class Ladder(OpenEnded):
         self.rounds = rounds
         self.meetings = meetings
         self.window = window
+        self._ratings = PlanOrderRatings()
 
     @classmethod
     def from_config(cls, config: SeasonConfig) -> Self:
@@ -126,7 +128,7 @@ class Ladder(OpenEnded):
         if len(members) < 2:
             return []
         owed = debts(history, results_by_round, self.series_per_pair)
-        ratings = openskill_ratings(members, results_by_round)
+        ratings = self._ratings.ratings(members, results_by_round)
         count = self.meetings or max(1, len(members) // 4)
         plan: list[Pairing] = []
         for index, (first, second) in enumerate(choose_meetings(members, owed, ratings, count)):
@@ -170,14 +172,3 @@ class Ladder(OpenEnded):
             note=(f"provisional: fewer than {PROVISIONAL_SERIES} series or sigma above "
                   f"{PROVISIONAL_SIGMA:g}"),
             row_api=api)
-
-
-def openskill_ratings(members: Sequence[str], results_by_round: Sequence[Sequence[SeriesRecord]]
-                      ) -> Mapping[str, Rating]:
-    """Each member's OpenSkill rating over the results in plan order (the order
-    the rounds were planned in, so the same on every resume, whatever order the
-    results were stored in)."""
-    results = [result for results in results_by_round for result in results]
-    bots = list(dict.fromkeys([*members, *(bot for r in results for bot in r.bots)]))
-    rows = {row.bot_id: row for row in compute_standings(bots, results).rows}
-    return {bot: Rating(rows[bot].rating_mu, rows[bot].rating_sigma) for bot in members}
