@@ -1,12 +1,12 @@
 """The ladder: a season without an end that keeps scheduling meetings among the
-active bots, round after round (``arena ladder start|stop|status``).
+active bots, round after round (``arena ladder start|stop|status|keep``).
 
 The ladder's members are not fixed at creation: before each round is planned the
-season runner (``arena.season.open_rounds``) takes every bot name's newest
-active version (and every older active version its owner keeps on the ladder:
-``arena ladder keep``), so a
-new version joins by itself, its predecessor leaves, and a deactivated or
-rejected version leaves; the round's members are stored with the round. This
+season runner (``arena.season.open_rounds``) gives ``members`` every active
+version; the ladder takes each bot name's newest one (and every older one its
+owner keeps on the ladder: ``arena ladder keep``), so a new version joins by
+itself, its predecessor leaves, and a deactivated or rejected version leaves;
+the round's members are stored with the round. This
 module plans a round from the members of every round so far and the results:
 ``arena.season.formats.ladder_matchmaking`` chooses the meetings (the fairness
 rule and the matchmaking), each meeting ``series_per_pair`` series in duplicate
@@ -129,7 +129,7 @@ class Ladder(OpenEnded):
             return []
         owed = debts(history, results_by_round, self.series_per_pair)
         ratings = self._ratings.ratings(members, results_by_round)
-        count = self.meetings or max(1, len(members) // 4)
+        count = self.meetings_per_round(len(members))
         plan: list[Pairing] = []
         for index, (first, second) in enumerate(choose_meetings(members, owed, ratings, count)):
             plan += meeting(first, second, self.series_per_pair,
@@ -142,8 +142,12 @@ class Ladder(OpenEnded):
     def expected_count(self, bot_count: int, planned_so_far: int) -> int | None:
         if not self.rounds:
             return None
-        count = min(self.meetings or max(1, bot_count // 4), bot_count // 2)
-        return self.rounds * count * self.series_per_pair
+        return self.rounds * self.meetings_per_round(bot_count) * self.series_per_pair
+
+    def meetings_per_round(self, members: int) -> int:
+        """The meetings of a round of ``members`` members: ``ladder_meetings`` (0: a
+        quarter of the members, at least one), at most one per two members."""
+        return min(self.meetings or max(1, members // 4), members // 2)
 
     def standings(self, season: SeasonView) -> FormatStandings:
         """The windowed Bradley-Terry Elo, each bot's sigma, and the provisional mark."""
