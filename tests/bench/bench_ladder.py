@@ -13,8 +13,9 @@ Prints:
    of the bots present from the start, and the largest debt any member had (the
    fairness rule's bound is 2 meetings);
 2. the newcomers: series each played in its first 10 rounds on the ladder,
-   against the members' median over the same rounds, and the round its rating
-   stopped being provisional (sigma <= 4 and 10 series);
+   against the members' median over the same rounds, the round its rating
+   stopped being provisional (sigma <= 4 and 10 series), and its rank by mu at
+   the end (the newcomers are the strongest: ranks 1 to 3 are right);
 3. how fast ratings settle: the Spearman rank correlation of the OpenSkill mu
    and of the windowed Bradley-Terry Elo with the hidden Elo at each checkpoint;
 4. the cost of planning one round (reading the results, rating, matchmaking) at
@@ -49,7 +50,7 @@ from arena.season.formats import LADDER_FORMAT, format_for  # noqa: E402
 from arena.season.formats.base import series_scores  # noqa: E402
 from arena.season.formats.ladder import PROVISIONAL_SERIES, PROVISIONAL_SIGMA  # noqa: E402
 from arena.season.runner import SeasonRunner  # noqa: E402
-from arena.season.standings import compute_standings  # noqa: E402
+from arena.season.standings import StandingsState, compute_standings  # noqa: E402
 from arena.season.statistics.bradley_terry import PairResult, fit  # noqa: E402
 from arena.storage import SeriesRecord, Storage  # noqa: E402
 from arena.storage.ladder_rounds import members_by_round  # noqa: E402
@@ -175,6 +176,9 @@ def report(storage: Storage, season_id: int, config: SeasonConfig, elo: dict[str
 
     print(f"\n2. newcomers (arrived during round {args.arrive})")
     newcomers = [bot for bot in history[-1] if bot not in ids]
+    final = {row.bot_id: row.rating_mu for row in compute_standings(
+        list(dict.fromkeys([*ids, *newcomers])), results).rows}
+    by_mu = sorted(history[-1], key=lambda member: -final[member])
     for bot in newcomers:
         joined = next(n for n, members in enumerate(history, start=1) if bot in members)
         first = range(joined, min(joined + 10, len(history) + 1))
@@ -184,7 +188,9 @@ def report(storage: Storage, season_id: int, config: SeasonConfig, elo: dict[str
         settled = settle_round(bot, results, round_of)
         print(f"   {bot}: joined at round {joined}; {own} series in its first {len(first)} "
               f"rounds (members' median {statistics.median(others):g}); not provisional "
-              f"from round {settled if settled else 'never'}")
+              f"from round {settled if settled else 'never'}; at the end rank "
+              f"{by_mu.index(bot) + 1} of {len(by_mu)} by mu (hidden Elo: "
+              f"{elo[bot]:+.0f}, above every original bot)")
 
     print("\n3. ratings against the hidden Elo (Spearman rank correlation, members then)")
     for number in checkpoints:
@@ -219,15 +225,15 @@ def report(storage: Storage, season_id: int, config: SeasonConfig, elo: dict[str
 
 
 def settle_round(bot: str, results: list[SeriesRecord], round_of: dict[str, int]) -> int | None:
-    """The first round after which ``bot``'s rating is no longer provisional."""
-    mine = [r for r in results if bot in r.bots]
-    bots = list(dict.fromkeys(b for r in results for b in r.bots))
-    for count in range(PROVISIONAL_SERIES, len(mine) + 1):
-        last = mine[count - 1]
-        upto = [r for r in results if r.stored_seq <= last.stored_seq]
-        row = next(row for row in compute_standings(bots, upto).rows if row.bot_id == bot)
-        if row.rating_sigma <= PROVISIONAL_SIGMA:
-            return round_of[last.series_id]
+    """The round of the series after which ``bot``'s rating stopped being provisional."""
+    state = StandingsState(list(dict.fromkeys(b for r in results for b in r.bots)))
+    for result in results:
+        state.apply(result)
+        if bot in result.bots:
+            row = state.table().row(bot)
+            if (row.series_played >= PROVISIONAL_SERIES
+                    and row.rating_sigma <= PROVISIONAL_SIGMA):
+                return round_of[result.series_id]
     return None
 
 
