@@ -20,7 +20,7 @@ def test_the_ladder_page_marks_provisional_ratings(tmp_path: Path) -> None:
     assert play(storage, season_id, Arrivals(storage, tmp_path / "bots")) == "finished"
     client = TestClient(create_app(storage, EventHub()))
     extras = client.get(f"/api/seasons/{season_id}").json()["format_extras"]
-    assert extras["columns"] == ["Elo (last 200)", "σ", "Rating"]
+    assert extras["columns"] == ["Elo (last 1000)", "σ", "Rating"]
     cells = extras["cells"]
     assert set(cells) == {"a@1.0.0", "b@1.0.0", "c@1.0.0", "d@1.0.0", "e@1.0.0", "f@1.0.0",
                           "a@2.0.0"}
@@ -28,6 +28,6 @@ def test_the_ladder_page_marks_provisional_ratings(tmp_path: Path) -> None:
     # far more), so every rating is provisional.
     assert {cell[2] for cell in cells.values()} == {"provisional"}
     html = client.get(f"/seasons/{season_id}").text
-    assert "<th>Elo (last 200)</th><th>σ</th><th>Rating</th>" in html
+    assert "<th>Elo (last 1000)</th><th>σ</th><th>Rating</th>" in html
     assert "provisional: fewer than 10 series or sigma above 4" in html
     assert "a@2.0.0" in html

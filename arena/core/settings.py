@@ -178,7 +178,7 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("ladder_meetings", int, 0, "ladder: meetings per round (0 = a quarter of the "
             "members, at least one)", "--ladder-meetings", "ladder_meetings", metavar="N",
             low=0, high=1000),
-    Setting("ladder_window", int, 200, "ladder: latest series the windowed Bradley-Terry "
+    Setting("ladder_window", int, 1000, "ladder: latest series the windowed Bradley-Terry "
             "rating is fitted on", "--ladder-window", "ladder_window", metavar="W", low=2,
             high=1_000_000),
     Setting("deactivate_after", int, 5, "a bot version that loses this many series in a "
@@ -210,7 +210,7 @@ class SeasonConfig:
     max_pairs: int = 1000
     ladder_rounds: int = 0
     ladder_meetings: int = 0
-    ladder_window: int = 200
+    ladder_window: int = 1000
     deactivate_after: int = 5
 
     @classmethod

@@ -79,7 +79,7 @@ class Ladder(OpenEnded):
     settings = ("ladder_rounds", "ladder_meetings", "ladder_window")
 
     def __init__(self, series_per_pair: int, rounds: int = 0, meetings: int = 0,
-                 window: int = 200) -> None:
+                 window: int = 1000) -> None:
         if series_per_pair < 1:
             raise ValueError("series_per_pair must be at least 1")
         self.series_per_pair = series_per_pair
