@@ -149,13 +149,15 @@ SETTINGS: Final[tuple[Setting, ...]] = (
             "from it)", "--seed", "seed", metavar="N", default_text="random", low=0,
             high=MAX_SEED),
     Setting("format", str, "round-robin", "tournament format: round-robin, gauntlet, swiss, "
-            "knockout, sprt or king-of-the-hill (see docs/formats.md)", "--format", "format",
+            "knockout, sprt, king-of-the-hill or ladder (see docs/formats.md)", "--format",
+            "format",
             metavar="NAME",
             doc="tournament format (see docs/formats.md): `round-robin` every pair meets; "
             "`gauntlet` the challenger meets every other bot; `swiss` rounds pair nearest "
             "scores; `knockout` a seeded cup; `sprt` a two-bot match stopped by a "
             "sequential test (what `arena match` runs); `king-of-the-hill` each bot in turn "
-            "challenges the holder"),
+            "challenges the holder; `ladder` never ends: series among the active bots, "
+            "round after round"),
     Setting("challenger", str, "", "gauntlet: the bot that meets every other bot "
             "(name@version or name; added to the bots if not listed)", "--challenger",
             "challenger", metavar="BOT", default_text="–"),
@@ -170,6 +172,15 @@ SETTINGS: Final[tuple[Setting, ...]] = (
             "(logistic Elo), false-positive rate alpha, false-negative rate beta"),
     Setting("max_pairs", int, 1000, "sprt: duplicate pairs played at most before the match "
             "stops undecided", "--max-pairs", "max_pairs", metavar="N", low=1, high=100_000),
+    Setting("ladder_rounds", int, 0, "ladder: rounds to play before it stops (0 = no end: it "
+            "plays until stopped)", "--ladder-rounds", "ladder_rounds", metavar="N", low=0,
+            high=10_000_000),
+    Setting("ladder_meetings", int, 0, "ladder: meetings per round (0 = a quarter of the "
+            "members, at least one)", "--ladder-meetings", "ladder_meetings", metavar="N",
+            low=0, high=1000),
+    Setting("ladder_window", int, 1000, "ladder: latest series the windowed Bradley-Terry "
+            "rating is fitted on", "--ladder-window", "ladder_window", metavar="W", low=2,
+            high=1_000_000),
     Setting("deactivate_after", int, 5, "a bot version that loses this many series in a "
             "row by its own fault is deactivated (forfeits the rest, joins no new season)",
             "--deactivate-after", "deactivate_after", metavar="K", low=1, high=10_000),
@@ -197,6 +208,9 @@ class SeasonConfig:
     tiebreak_pairs: int = 3
     sprt: str = "elo0=0,elo1=10,alpha=0.05,beta=0.05"
     max_pairs: int = 1000
+    ladder_rounds: int = 0
+    ladder_meetings: int = 0
+    ladder_window: int = 1000
     deactivate_after: int = 5
 
     @classmethod

@@ -42,7 +42,8 @@ from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.execution import ExcludesPlayers, Executor
 from arena.season.events import EventHub, SeasonEvent
-from arena.season.formats import Format, PlannedUpFront, format_for, format_name
+from arena.season.formats import Format, OpenEnded, PlannedUpFront, format_for, format_name
+from arena.season.open_rounds import plan_open_round
 from arena.season.standings_live import StandingsBoard
 from arena.season.verify import OutcomeCheck, OutcomeMismatch, verify_outcome
 from arena.storage import PlannedSeries, Storage
@@ -60,6 +61,10 @@ MAX_VOID_TRIES: Final = 3
 
 MAX_PLAYS = 3
 """Plays of one series whose outcomes are refused before the season fails."""
+
+IDLE_WAIT_S: Final = 5.0
+"""How long an open-ended season (the ladder) with too few members to play waits
+before it looks for new ones (a cancel ends the wait at once)."""
 
 
 class FormatError(RuntimeError):
@@ -154,6 +159,12 @@ class SeasonRunner:
         """Store the format's next round; False when the season is complete."""
         if isinstance(self.format, PlannedUpFront):
             return False  # no next round: spare reading every result (40,000 at 200 bots)
+        if isinstance(self.format, OpenEnded):
+            planned = plan_open_round(self.storage, self.season_id, self.format,
+                                      self.config.seed, self.config.sandbox)
+            if planned == []:
+                self.cancel.wait(IDLE_WAIT_S)  # too few members: wait for bots to join
+            return planned is not None
         results = self.storage.results_by_round(self.season_id)
         pairings = self.format.next_round(self.bot_ids, self.config.seed, results)
         if pairings is None:
@@ -176,6 +187,9 @@ class SeasonRunner:
             return False
         if isinstance(self.format, PlannedUpFront):
             return True
+        if isinstance(self.format, OpenEnded):
+            rounds = self.storage.results_by_round(self.season_id)
+            return self.format.over(len(rounds))
         try:
             results = self.storage.results_by_round(self.season_id)
             return self.format.next_round(self.bot_ids, self.config.seed, results) is None

@@ -179,6 +179,24 @@ class StandingsState:
         self._keys = {bot_id: row.sort_key() for bot_id, row in self._rows.items()}
         self._order = sorted(self._keys.values())
 
+    def knows(self, bot_ids: Iterable[str]) -> bool:
+        """Whether every bot of ``bot_ids`` has a row."""
+        return all(bot_id in self._rows for bot_id in bot_ids)
+
+    def add_bots(self, bot_ids: Sequence[str]) -> None:
+        """Give the bots of ``bot_ids`` not in the table yet an empty row (a ladder's
+        members join as it plays)."""
+        for bot_id in bot_ids:
+            if bot_id in self._rows:
+                continue
+            self.bot_ids += (bot_id,)
+            self._rows[bot_id] = row = StandingRow(bot_id)
+            self._crosstable[bot_id] = {}
+            self._ratings[bot_id] = rating = self._model.rating(name=bot_id)
+            row.rating_mu, row.rating_sigma = float(rating.mu), float(rating.sigma)
+            self._keys[bot_id] = key = row.sort_key()
+            insort(self._order, key)
+
     def apply(self, result: SeriesRecord) -> None:
         """Count one stored result (``ValueError`` if it names a bot outside the season)."""
         for bot_id in result.bots:

@@ -88,6 +88,8 @@ class StandingsBoard:
         else:
             new = self.storage.results_stored_after(season_id, season.state.sequence)
         for result in new:
+            if not season.state.knows(result.bots):  # a ladder's bots grow as it plays
+                season.state.add_bots(self.storage.get_season(season_id).bot_ids)
             season.state.apply(result)
 
     def _current(self, season: _Season, season_id: int) -> StandingsSnapshot:

@@ -120,6 +120,9 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
         "tiebreak_pairs": Scalar(),
         "sprt": SETTING_TEXT,
         "max_pairs": Scalar(),
+        "ladder_rounds": Scalar(),
+        "ladder_meetings": Scalar(),
+        "ladder_window": Scalar(),
         "deactivate_after": Scalar(),
     },
     "hollywood.arena.v1.StartSeasonRequest": {"season_id": Id()},
@@ -155,6 +158,7 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
     "hollywood.arena.v1.ProveAdminTokenRequest": {"challenge": Blob(MAX_CHALLENGE_BYTES)},
     "hollywood.arena.v1.RevetBotRequest": {"bot_id": BOT_REFERENCE},
     "hollywood.arena.v1.WhoAmIRequest": {},
+    "hollywood.arena.v1.KeepOnLadderRequest": {"bot_id": BOT_REFERENCE, "keep": Scalar()},
 }
 
 # A field with no entry in RULES still gets the strictest reading of its type.

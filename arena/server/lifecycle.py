@@ -1,6 +1,7 @@
 """The ``ArenaService`` methods of a bot's lifecycle: ``GetBot`` (every version with
 its status, logs, rating and recent faults; open to everyone) and
-``ReactivateBot`` (the admin only), ``RevetBot`` (the owner or the admin). A mixin
+``ReactivateBot`` (the admin only), ``RevetBot`` and ``KeepOnLadder`` (the owner
+or the admin). A mixin
 of ``arena.server.service.ArenaService``, which supplies ``_call``, ``storage``,
 ``auth`` and ``vetting``."""
 
@@ -15,8 +16,9 @@ from hollywood.arena.v1 import arena_pb2
 from arena.core.status import VersionStatus
 from arena.season.seeding import current_rows
 from arena.server.accounts import bots_with_states
-from arena.server.auth import Authenticator
-from arena.storage import NotFoundError, Storage
+from arena.server.auth import Authenticator, Caller
+from arena.storage import BotRecord, NotFoundError, Storage
+from arena.storage.ladder_rounds import keep_on_ladder, kept_versions
 from arena.storage.lifecycle import (
     LifecycleError,
     reactivate,
@@ -107,17 +109,36 @@ class LifecycleMixin:
             return arena_pb2.ReactivateBotResponse(bot=bot)
         return self._call(context, body, mutating=True)
 
+    def _owned(self, bot_id: str, caller: Caller, what: str) -> BotRecord:
+        """The version ``bot_id`` if ``caller`` is its owner or the admin
+        (``NameTakenError`` saying who owns it otherwise)."""
+        record = self.storage.get_bot(bot_id.strip())
+        owner = version_life(self.storage, record.id).owner
+        if not caller.is_admin and owner != caller.author:
+            holder = f"author {owner}" if owner else "the arena's admin"
+            raise NameTakenError(f"bot name {record.name} belongs to {holder}: only its "
+                                 f"owner or the admin may {what}")
+        return record
+
+    def KeepOnLadder(self, request: arena_pb2.KeepOnLadderRequest,
+                     context: grpc.ServicerContext) -> arena_pb2.KeepOnLadderResponse:
+        caller = self.auth.caller(context)
+
+        def body() -> arena_pb2.KeepOnLadderResponse:
+            record = self._owned(request.bot_id, caller, "keep it on the ladder")
+            keep_on_ladder(self.storage, record.id, request.keep,
+                           "the admin" if caller.is_admin else f"author {caller.author}")
+            [bot] = bots_with_states(self.storage, [record])
+            return arena_pb2.KeepOnLadderResponse(
+                bot=bot, kept=record.id in kept_versions(self.storage))
+        return self._call(context, body)
+
     def RevetBot(self, request: arena_pb2.RevetBotRequest, context: grpc.ServicerContext
                  ) -> arena_pb2.RevetBotResponse:
         caller = self.auth.caller(context)
 
         def body() -> arena_pb2.RevetBotResponse:
-            record = self.storage.get_bot(request.bot_id.strip())
-            owner = version_life(self.storage, record.id).owner
-            if not caller.is_admin and owner != caller.author:
-                holder = f"author {owner}" if owner else "the arena's admin"
-                raise NameTakenError(f"bot name {record.name} belongs to {holder}: only its "
-                                     "owner or the admin may vet it again")
+            record = self._owned(request.bot_id, caller, "vet it again")
             if self.vetting is None:
                 raise LifecycleError("this server vets nothing (uploads are active at once): "
                                      "there is nothing to vet again")

@@ -206,6 +206,12 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
         # The cluster worker that played it, as the executor knew it; '' = the arena.
         "ALTER TABLE series_results ADD COLUMN played_by TEXT NOT NULL DEFAULT ''",
     )),
+    Migration(10, "the ladder: the members of each round, and the versions kept on it", (
+        "CREATE TABLE ladder_rounds (season_id INTEGER NOT NULL REFERENCES seasons(id), "
+        "round INTEGER NOT NULL, members_json TEXT NOT NULL, PRIMARY KEY (season_id, round))",
+        "CREATE TABLE ladder_kept (bot_id TEXT PRIMARY KEY REFERENCES bots(id), "
+        "kept_by TEXT NOT NULL, kept_at TEXT NOT NULL)",
+    )),
 )
 
 

@@ -186,7 +186,7 @@ class Storage:
                 "INSERT INTO season_bots VALUES (?,?,?)",
                 [(season_id, position, bot_id) for position, bot_id in enumerate(bot_ids)],
             )
-            _insert_round(db, season_id, 1, 0, plan)
+            insert_round(db, season_id, 1, 0, plan)
         return self.get_season(season_id)
 
     def add_round(
@@ -202,7 +202,7 @@ class Storage:
                 "WHERE season_id=?", (season_id,)).fetchone()
             if round_number != int(row[0]) + 1:
                 return False
-            _insert_round(db, season_id, round_number, int(row[1]) + 1, plan)
+            insert_round(db, season_id, round_number, int(row[1]) + 1, plan)
             db.execute("UPDATE seasons SET updated_at=? WHERE id=?", (utc_now(), season_id))
         return True
 
@@ -373,7 +373,7 @@ class Storage:
                 for table in tables}
 
 
-def _insert_round(
+def insert_round(
     db: sqlite3.Connection, season_id: int, round_number: int, first_index: int,
     plan: Sequence[tuple[int, bool, str, str]],
 ) -> None:

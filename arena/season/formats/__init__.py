@@ -19,7 +19,8 @@ values for the API) and its settings in words (``summary``).
 
 Formats are chosen by name from the season's ``format`` setting (``FORMATS``; a
 new format is one module and one line there): ``round-robin``, ``gauntlet``,
-``swiss``, ``knockout`` and ``sprt`` (a two-bot match; ``arena match``). See
+``swiss``, ``knockout``, ``sprt`` (a two-bot match; ``arena match``),
+``king-of-the-hill`` and ``ladder`` (no end; ``arena ladder``). See
 docs/formats.md for the rules of each.
 """
 
@@ -29,7 +30,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.core.settings import ConfigError, SeasonConfig
-from arena.season.formats import base, king_of_the_hill
+from arena.season.formats import base, king_of_the_hill, ladder
 from arena.season.formats.base import (
     ExtraColumn,
     Format,
@@ -47,6 +48,7 @@ from arena.season.formats.base import (
 )
 from arena.season.formats.gauntlet import Gauntlet
 from arena.season.formats.knockout import Knockout
+from arena.season.formats.ladder import OpenEnded
 from arena.season.formats.round_robin import RoundRobin, plan_season
 from arena.season.formats.sprt_match import SprtMatch
 from arena.season.formats.swiss import Swiss
@@ -54,12 +56,14 @@ from arena.season.formats.swiss import Swiss
 __all__ = [
     "DEFAULT_FORMAT",
     "FORMATS",
+    "LADDER_FORMAT",
     "MATCH_FORMAT",
     "ExtraColumn",
     "Format",
     "FormatStandings",
     "Gauntlet",
     "Knockout",
+    "OpenEnded",
     "Pairing",
     "PlannedUpFront",
     "Ratings",
@@ -85,6 +89,8 @@ __all__ = [
 DEFAULT_FORMAT: Final = "round-robin"
 MATCH_FORMAT: Final = "sprt"
 """The format ``arena match`` plays: two bots until a test decides."""
+LADDER_FORMAT: Final = "ladder"
+"""The format ``arena ladder`` starts: a season without an end."""
 
 FORMATS: Final[dict[str, type[Format]]] = {
     "round-robin": RoundRobin,
@@ -93,6 +99,7 @@ FORMATS: Final[dict[str, type[Format]]] = {
     "knockout": Knockout,
     "sprt": SprtMatch,
     "king-of-the-hill": king_of_the_hill.KingOfTheHill,
+    "ladder": ladder.Ladder,
 }
 """Every format, by the name a season's configuration gives."""
 

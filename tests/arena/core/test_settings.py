@@ -38,6 +38,7 @@ STORED = {
     "sandbox": "process", "concurrency": 3, "max_hands": 50, "seed": 77,
     "format": "round-robin", "challenger": "", "rounds": 0, "tiebreak_pairs": 3,
     "sprt": "elo0=0,elo1=10,alpha=0.05,beta=0.05", "max_pairs": 1000,
+    "ladder_rounds": 0, "ladder_meetings": 0, "ladder_window": 1000,
     "deactivate_after": 5,
 }
 
@@ -56,7 +57,7 @@ def test_proto_conversion_both_ways() -> None:
         startup_seconds=5.0, decision_seconds=0.5, reserve_seconds=10.0,
         sandbox_backend="process", concurrency=3, max_hands=50, seed=77,
         format="round-robin", tiebreak_pairs=3, sprt="elo0=0,elo1=10,alpha=0.05,beta=0.05",
-        max_pairs=1000, deactivate_after=5)
+        max_pairs=1000, ladder_window=1000, deactivate_after=5)
     assert config_from_message(message) == CONFIG
 
 

@@ -1,0 +1,99 @@
+"""``arena ladder start | stop | status | keep``: the server's ladder, a season of
+the ladder format that never ends (docs/formats.md, "ladder"). A ladder is a
+season, so start, stop and status are ``season create --all-active`` (or
+``start``, to resume a stopped one), ``season cancel`` and ``season show`` on the
+ladder found among the seasons; ``keep`` (``KeepOnLadder``) keeps a version on
+the ladder beside its newer ones."""
+
+from __future__ import annotations
+
+import argparse
+
+from hollywood.arena.v1 import arena_pb2
+from rich.console import Console
+
+from arena.cli.client import connect
+from arena.cli.output import CliError, print_json, to_json
+from arena.cli.render import shown, status_name
+from arena.cli.season_options import season_config_message
+from arena.cli.seasons import cmd_season_cancel, cmd_season_show
+from arena.season.formats import LADDER_FORMAT
+
+_RESUMABLE = ("created", "cancelled", "failed")
+
+
+def latest_ladder(seasons: list[arena_pb2.Season]) -> arena_pb2.Season | None:
+    """The newest season of the ladder format among ``seasons`` (None if none)."""
+    ladders = [season for season in seasons if season.config.format == LADDER_FORMAT]
+    return max(ladders, key=lambda season: season.id, default=None)
+
+
+def cmd_ladder_start(args: argparse.Namespace, console: Console) -> int:
+    """Resume the newest ladder if it is stopped, else create one with every active
+    bot (``--new``: create one even when a stopped one exists)."""
+    config = season_config_message(args)
+    if config.format not in ("", LADDER_FORMAT):
+        raise CliError(f"arena ladder plays the {LADDER_FORMAT} format, not {config.format!r} "
+                       "(use `arena season create --format ...`)")
+    config.format = LADDER_FORMAT
+    with connect(args) as client:
+        ladder = latest_ladder(list(client.stub.ListSeasons(
+            arena_pb2.ListSeasonsRequest()).seasons))
+        status = status_name(ladder.status) if ladder is not None else ""
+        if ladder is not None and status == "running":
+            raise CliError(f"the ladder (season {ladder.id}) is already running; "
+                           "`arena ladder stop` stops it")
+        if ladder is not None and status in _RESUMABLE and not args.new:
+            season = client.stub.StartSeason(arena_pb2.StartSeasonRequest(
+                season_id=ladder.id), metadata=client.auth).season
+            verb = "resumed"
+        else:
+            season = client.stub.CreateSeason(arena_pb2.CreateSeasonRequest(
+                all_active=True, config=config, name=args.name or LADDER_FORMAT),
+                metadata=client.auth).season
+            verb = "started"
+    if args.json:
+        print_json(to_json(season))
+    else:
+        console.print(f"ladder (season {season.id}) {verb}: {status_name(season.status)}, "
+                      f"{season.series_done} series played, with {len(season.bot_ids)} "
+                      "bots so far (every newly active version joins)")
+    return 0
+
+
+def _ladder_id(args: argparse.Namespace) -> int:
+    if args.ladder:
+        return int(args.ladder)
+    with connect(args) as client:
+        ladder = latest_ladder(list(client.stub.ListSeasons(
+            arena_pb2.ListSeasonsRequest()).seasons))
+    if ladder is None:
+        raise CliError("no ladder yet (start one with `arena ladder start`)")
+    return int(ladder.id)
+
+
+def cmd_ladder_stop(args: argparse.Namespace, console: Console) -> int:
+    """Stop the ladder: no new series; those in flight finish and are stored."""
+    args.season_id = _ladder_id(args)
+    return cmd_season_cancel(args, console)
+
+
+def cmd_ladder_status(args: argparse.Namespace, console: Console) -> int:
+    """The ladder's settings, progress and standings (provisional ratings marked)."""
+    args.season_id = _ladder_id(args)
+    return cmd_season_show(args, console)
+
+
+def cmd_ladder_keep(args: argparse.Namespace, console: Console) -> int:
+    """Keep a version on the ladder beside its newer ones (``--release``: let a newer
+    active version replace it again); its owner or the admin."""
+    with connect(args) as client:
+        answer = client.stub.KeepOnLadder(arena_pb2.KeepOnLadderRequest(
+            bot_id=args.bot_id, keep=not args.release), metadata=client.auth)
+    if args.json:
+        print_json(to_json(answer))
+        return 0
+    bot_id = shown(answer).bot.id
+    console.print(f"{bot_id} stays on the ladder beside newer versions" if answer.kept else
+                  f"{bot_id} leaves the ladder once a newer version is active")
+    return 0

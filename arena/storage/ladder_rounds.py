@@ -1,0 +1,76 @@
+"""The members of each round of a ladder (a season whose bots change as it plays).
+
+A ladder's round is stored with its members in one transaction: the planned
+series, the members (``ladder_rounds``), and any member new to the season added
+to its bots (``season_bots``, after those already there), so a resumed ladder
+reads back exactly who was a member of every round it planned.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from arena.storage.lifecycle import ACTIVE
+from arena.storage.records import utc_now
+from arena.storage.store import Storage, insert_round
+
+
+def members_by_round(storage: Storage, season_id: int) -> list[list[str]]:
+    """The members of each stored round of the ladder, round 1 first."""
+    rows = storage.query("SELECT members_json FROM ladder_rounds WHERE season_id=? "
+                         "ORDER BY round", (season_id,))
+    return [[str(bot_id) for bot_id in json.loads(row[0])] for row in rows]
+
+
+def add_ladder_round(storage: Storage, season_id: int, round_number: int,
+                     members: Sequence[str], plan: Sequence[tuple[int, bool, str, str]]
+                     ) -> bool:
+    """Store round ``round_number`` of a ladder: its ``members`` (new ones joining
+    the season's bots) and its ``plan``, in one transaction. False (nothing
+    stored) unless it is the round after the last stored one, so a round planned
+    twice (a resumed ladder, two runners) is stored once."""
+    with storage.transaction() as db:
+        row = db.execute(
+            "SELECT COALESCE(MAX(round), 0), COALESCE(MAX(idx), -1) FROM planned_series "
+            "WHERE season_id=?", (season_id,)).fetchone()
+        if round_number != int(row[0]) + 1:
+            return False
+        known = {str(r[0]) for r in db.execute(
+            "SELECT bot_id FROM season_bots WHERE season_id=?", (season_id,))}
+        position = int(db.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM season_bots "
+                                  "WHERE season_id=?", (season_id,)).fetchone()[0])
+        joining = [bot_id for bot_id in members if bot_id not in known]
+        db.executemany("INSERT INTO season_bots VALUES (?,?,?)",
+                       [(season_id, position + offset, bot_id)
+                        for offset, bot_id in enumerate(joining)])
+        db.execute("INSERT INTO ladder_rounds (season_id, round, members_json) VALUES (?,?,?)",
+                   (season_id, round_number, json.dumps(list(members))))
+        insert_round(db, season_id, round_number, int(row[1]) + 1, plan)
+        db.execute("UPDATE seasons SET updated_at=? WHERE id=?", (utc_now(), season_id))
+    return True
+
+
+def active_versions(storage: Storage) -> list[str]:
+    """Every ``active`` bot version, in registration order (versions registered
+    before uploads count as active)."""
+    rows = storage.query(
+        "SELECT b.id FROM bots b LEFT JOIN bot_versions v ON v.bot_id = b.id "
+        "WHERE COALESCE(v.status, ?) = ? ORDER BY b.seq", (ACTIVE, ACTIVE))
+    return [str(row[0]) for row in rows]
+
+
+def kept_versions(storage: Storage) -> set[str]:
+    """The versions their owners keep on the ladder beside newer ones."""
+    return {str(row[0]) for row in storage.query("SELECT bot_id FROM ladder_kept")}
+
+
+def keep_on_ladder(storage: Storage, bot_id: str, keep: bool, by: str) -> None:
+    """Keep ``bot_id`` on the ladder beside newer versions of its name (``keep``),
+    or let them replace it again; ``by`` is who asked."""
+    with storage.transaction() as db:
+        if keep:
+            db.execute("INSERT OR REPLACE INTO ladder_kept (bot_id, kept_by, kept_at) "
+                       "VALUES (?,?,?)", (bot_id, by, utc_now()))
+        else:
+            db.execute("DELETE FROM ladder_kept WHERE bot_id=?", (bot_id,))

@@ -1,0 +1,84 @@
+"""A ladder on a real local Dask cluster (two single-slot workers, the sample bots
+in the in-process sandbox): the season runner plays it through the
+``ClusterExecutor`` exactly as through the local one; a new version of a member
+registered while it plays joins and the old version leaves, and the ladder ends
+with every planned series played once."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.core.manifest import BotManifest, content_hash, iter_bot_files
+from arena.core.settings import SeasonConfig
+from arena.execution.cluster import ClusterExecutor
+from arena.execution.local_cluster import LocalCluster, down, is_running, up
+from arena.season.formats import LADDER_FORMAT
+from arena.season.runner import SeasonRunner
+from arena.storage import Storage
+from arena.storage.ladder_rounds import members_by_round
+from tests.helpers.polling import wait_until
+
+pytestmark = [pytest.mark.cluster, pytest.mark.timeout(300)]
+
+SAMPLE_BOTS = Path(__file__).resolve().parents[3] / "sample_bots"
+ROUNDS = 4
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    state = tmp_path_factory.mktemp("cluster")
+    started = up(2, slots=1, sandboxes=["inprocess"], port=0, state_dir=state)
+    yield started
+    down(state)
+    assert not any(is_running(p) for p in started.processes)
+
+
+def register(storage: Storage, folder: Path) -> str:
+    manifest = BotManifest.load(folder)
+    record, _ = storage.register_bot(
+        name=manifest.name, version=manifest.version, language=manifest.language,
+        author="", description="", content_hash=content_hash(folder), source_folder=folder,
+        files=list(iter_bot_files(folder)))
+    return record.id
+
+
+def test_a_ladder_on_two_workers_takes_in_a_new_bot(cluster: LocalCluster,
+                                                     tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "arena.db")
+    ids = [register(storage, SAMPLE_BOTS / name) for name in ("random", "greedy", "shark")]
+    second = tmp_path / "greedy-2"  # a new version of greedy: the same code, version 2.0.0
+    shutil.copytree(SAMPLE_BOTS / "greedy", second)
+    manifest = second / "bot.toml"
+    manifest.write_text(re.sub(r'(?m)^version = ".*"$', 'version = "2.0.0"',
+                               manifest.read_text()))
+    config = SeasonConfig.build(format=LADDER_FORMAT, sandbox="inprocess", seed=9,
+                                max_hands=40, ladder_rounds=ROUNDS, ladder_meetings=1)
+    season_id = storage.create_season(name="ladder", config=config.to_dict(),
+                                      profile=config.profile().to_dict(), bot_ids=ids,
+                                      plan=[]).id
+    outcome: list[str] = []
+    with ClusterExecutor(cluster.address, "inprocess",
+                         security=cluster.client_security()) as executor:
+        runner = SeasonRunner(storage, season_id, executor)
+        playing = threading.Thread(target=lambda: outcome.append(runner.run()))
+        playing.start()
+        wait_until(lambda: len(storage.results(season_id)) >= 2, what="round 1 played",
+                   bound_s=120)
+        newcomer = register(storage, second)
+        playing.join(timeout=240)
+    assert outcome == ["finished"] and runner.duplicates_dropped == 0
+    members = members_by_round(storage, season_id)
+    assert len(members) == ROUNDS and newcomer not in members[0]
+    assert newcomer == "greedy@2.0.0" and newcomer in members[-1]
+    assert ids[1] not in members[-1]  # greedy's old version left when the new one came
+    assert newcomer in storage.get_season(season_id).bot_ids
+    planned = sorted(p.id for p in storage.planned_series(season_id))
+    assert len(planned) == ROUNDS * 2
+    assert sorted(r.series_id for r in storage.results(season_id)) == planned
+    assert all(r.fault is None and r.hands_played > 0 for r in storage.results(season_id))
