@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from arena.storage.lifecycle import ACTIVE
+from arena.core.status import VersionStatus
 from arena.storage.records import utc_now
 from arena.storage.store import Storage, insert_round
 
@@ -56,7 +56,8 @@ def active_versions(storage: Storage) -> list[str]:
     before uploads count as active)."""
     rows = storage.query(
         "SELECT b.id FROM bots b LEFT JOIN bot_versions v ON v.bot_id = b.id "
-        "WHERE COALESCE(v.status, ?) = ? ORDER BY b.seq", (ACTIVE, ACTIVE))
+        "WHERE COALESCE(v.status, ?) = ? ORDER BY b.seq",
+        (VersionStatus.ACTIVE.value, VersionStatus.ACTIVE.value))
     return [str(row[0]) for row in rows]
 
 

@@ -35,7 +35,6 @@ from arena.season.formats.base import (
     SeasonView,
     derive_round_seed,
     meeting,
-    series_scores,
 )
 from arena.season.formats.ladder_matchmaking import choose_meetings, debts
 from arena.season.formats.ladder_ratings import PlanOrderRatings
@@ -153,7 +152,7 @@ class Ladder(OpenEnded):
         """The windowed Bradley-Terry Elo, each bot's sigma, and the provisional mark."""
         bots = list(season.bot_ids)
         latest = sorted(season.results, key=lambda r: r.stored_seq)[-self.window:]
-        window = fit(bots, (PairResult(r.seat0_bot, r.seat1_bot, series_scores(r)[0])
+        window = fit(bots, (PairResult(r.seat0_bot, r.seat1_bot, r.scores[0])
                             for r in latest))
         table = compute_standings(bots, sorted(season.results, key=lambda r: r.stored_seq))
         played = {bot: 0 for bot in bots}

@@ -11,15 +11,12 @@ history that does not continue the one rated so far starts again from nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any
 
 from openskill.models import PlackettLuce
 
 from arena.season.formats.ladder_matchmaking import Rating
-from arena.season.standings import series_verdict
 from arena.storage import SeriesRecord
-
-_PLACE: Final = {"win": 1, "draw": 1, "loss": 2}
 
 
 class PlanOrderRatings:
@@ -53,8 +50,8 @@ class PlanOrderRatings:
 
     def _apply(self, result: SeriesRecord) -> None:
         first, second = result.bots
-        verdicts = series_verdict(result)
+        verdicts = result.verdicts
         [[new_first], [new_second]] = self._model.rate(
             [[self._rating(first)], [self._rating(second)]],
-            ranks=[_PLACE[verdicts[0]], _PLACE[verdicts[1]]])
+            ranks=[verdicts[0].rating_rank, verdicts[1].rating_rank])
         self._ratings[first], self._ratings[second] = new_first, new_second

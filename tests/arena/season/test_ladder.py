@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from arena.core.manifest import content_hash, iter_bot_files
-from arena.core.series import SeriesSpec
+from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution import LocalExecutor, RunSeries
 from arena.season.formats import LADDER_FORMAT, OpenEnded, format_for
@@ -21,7 +21,7 @@ from arena.season.runner import SeasonRunner
 from arena.storage import Storage
 from arena.storage.ladder_rounds import members_by_round
 from arena.storage.lifecycle import ensure_version_row
-from tests.helpers.arena_helpers import FakeOutcome, make_bot_folder, trust_outcome
+from tests.helpers.arena_helpers import made_up_outcome, make_bot_folder, trust_outcome
 
 ROUNDS = 9
 
@@ -53,9 +53,9 @@ def make_ladder(storage: Storage, root: Path, **settings: object) -> int:
                                  plan=[p.as_row() for p in first]).id
 
 
-def outcome(spec: SeriesSpec) -> FakeOutcome:
+def outcome(spec: SeriesSpec) -> SeriesOutcome:
     """A result fixed by the deal seed alone: a third drawn, else a seat by parity."""
-    return FakeOutcome(spec.series_id, winner=None if spec.seed % 3 == 0 else spec.seed % 2)
+    return made_up_outcome(spec.series_id, winner=None if spec.seed % 3 == 0 else spec.seed % 2)
 
 
 class Arrivals:
@@ -69,7 +69,7 @@ class Arrivals:
         self.cancel_at, self.cancel = cancel_at, cancel
         self.plays: Counter[str] = Counter()
 
-    def __call__(self, spec: SeriesSpec) -> FakeOutcome:
+    def __call__(self, spec: SeriesSpec) -> SeriesOutcome:
         self.plays[spec.series_id] += 1
         round_number = self.storage.get_planned(spec.series_id).round
         if round_number == 3 and "f@1.0.0" not in {b.id for b in self.storage.list_bots()}:
@@ -222,7 +222,7 @@ def test_a_ladder_left_with_one_member_waits_for_another(tmp_path: Path) -> None
                                       profile=config.profile().to_dict(), bot_ids=[a, b],
                                       plan=[]).id
 
-    def b_leaves(spec: SeriesSpec) -> FakeOutcome:
+    def b_leaves(spec: SeriesSpec) -> SeriesOutcome:
         deactivate(storage, b)
         return outcome(spec)
 
