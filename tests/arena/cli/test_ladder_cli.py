@@ -7,6 +7,7 @@ and provisional ratings marked."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,21 @@ from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 from arena.cli import main
 from arena.server.app import RunningServer
 from tests.helpers.arena_helpers import make_bot_folder, upload_folder
-from tests.helpers.format_server import auth
+from tests.helpers.format_server import auth, fake_runner_server, stub_with_bots
 from tests.helpers.polling import wait_until
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningServer]:
+    with fake_runner_server(tmp_path) as running:
+        yield running
+
+
+@pytest.fixture
+def stub(server: RunningServer, tmp_path: Path) -> Iterator[arena_pb2_grpc.ArenaServiceStub]:
+    with stub_with_bots(server, tmp_path) as stub:
+        yield stub
+
 
 
 def cli(running: RunningServer, *argv: str) -> int:
@@ -59,7 +73,7 @@ def test_start_stop_resume_and_status(server, stub, tmp_path: Path,
 
     series = stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=ladder_id,
                                                          page_size=1000)).series
-    ids = [s.id for s in series]
+    ids = [s.series_id for s in series]
     assert len(ids) == len(set(ids))
 
     assert cli(server, "ladder", "status") == 0

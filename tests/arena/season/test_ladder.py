@@ -91,7 +91,7 @@ def play(storage: Storage, season_id: int, run: RunSeries,
 
 def ladder_state(storage: Storage, season_id: int) -> tuple[object, ...]:
     plan = [(p.id, p.round, p.seed, p.bots) for p in storage.planned_series(season_id)]
-    results = [(r.series_id, r.winner_seat) for r in storage.results(season_id)]
+    results = [(r.series_id, r.winner) for r in storage.results(season_id)]
     return (plan, results, members_by_round(storage, season_id),
             storage.get_season(season_id).bot_ids, storage.get_season(season_id).status)
 

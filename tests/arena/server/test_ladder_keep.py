@@ -5,15 +5,30 @@ beside its newer versions; anyone else is refused, saying who owns it; after
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hollywood.arena.v1 import arena_pb2
+from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.server.app import RunningServer
 from arena.storage.ladder_rounds import members_by_round
 from tests.arena.server.test_submit import add_author, run
 from tests.helpers.arena_helpers import make_bot_folder
+from tests.helpers.format_server import fake_runner_server, stub_with_bots
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningServer]:
+    with fake_runner_server(tmp_path) as running:
+        yield running
+
+
+@pytest.fixture
+def stub(server: RunningServer, tmp_path: Path) -> Iterator[arena_pb2_grpc.ArenaServiceStub]:
+    with stub_with_bots(server, tmp_path) as stub:
+        yield stub
+
 
 
 def one_round_ladder(running: RunningServer, api, capsys: pytest.CaptureFixture[str],

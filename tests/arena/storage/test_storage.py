@@ -51,7 +51,7 @@ def test_newer_schema_is_refused_saying_what_to_do(tmp_path: Path) -> None:
         Storage(tmp_path / "a.db")
     message = str(refused.value)
     assert str(tmp_path / "a.db") in message
-    assert "schema version 99 is newer than this arena's version 9" in message
+    assert "schema version 99 is newer than this arena's version 10" in message
     assert "written by a newer arena release" in message and "another --db" in message
     raw = sqlite3.connect(tmp_path / "a.db")
     assert raw.execute("SELECT value FROM meta").fetchone()[0] == "99"  # left alone
