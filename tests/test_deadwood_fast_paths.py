@@ -8,7 +8,9 @@ unchecked mask functions (``min_deadwood_mask``, ``best_discards_mask``,
 checked against ``tests/brute_force.py`` here) must give the same answers on
 random hands: uniform ones (any cards of the deck) and meld-rich ones (4-7
 consecutive ranks in 2-4 suits, where sets and runs compete). The fast suite runs
-a few thousand; the ``slow`` tests run 100,000 hands of each class.
+a few thousand; the ``slow`` tests run 100,000 hands of each class. The cards of a
+mask (``mask_to_cards``, from suit-row tables, which ``best_discards`` and the
+hands' views use) are checked against a scan of the deck the same way.
 """
 
 from __future__ import annotations
@@ -25,7 +27,14 @@ from reference_deadwood import (
     reference_deadwood,
 )
 
-from engine.cards import ALL_CARDS, Card, DuplicateCardError, cards_to_mask, parse_cards
+from engine.cards import (
+    ALL_CARDS,
+    Card,
+    DuplicateCardError,
+    cards_to_mask,
+    mask_to_cards,
+    parse_cards,
+)
 from engine.deadwood_search import (
     best_discards_mask,
     deadwood_after_each_discard_mask,
@@ -122,6 +131,27 @@ def test_min_deadwood_fast_paths_agree_on_100000_hands(kind: str) -> None:
 @pytest.mark.parametrize("kind", MAKERS)
 def test_best_discard_fast_paths_agree_on_100000_hands(kind: str) -> None:
     check_eleven_card_hands(kind, 100_000, seed=2904)
+
+
+def check_mask_to_cards(count: int, seed: int) -> None:
+    """``mask_to_cards`` (four suit-row lookups) against a scan of the deck, on
+    masks of every size: empty, full, one suit, and random ones."""
+    rng = random.Random(seed)
+    masks = [0, (1 << 52) - 1, 8191, 8191 << 39, 1, 1 << 51]
+    masks += [rng.getrandbits(52) & rng.getrandbits(52) for _ in range(count)]
+    for mask in masks:
+        assert mask_to_cards(mask) == [card for card in ALL_CARDS if mask >> card.index & 1]
+
+
+def test_mask_to_cards_agrees_with_a_scan_of_the_deck() -> None:
+    check_mask_to_cards(5_000, seed=2905)
+    assert mask_to_cards(cards_to_mask(parse_cards("Ks 2c Td Ac 3h"))) == parse_cards(
+        "Ac 2c Td 3h Ks")
+
+
+@pytest.mark.slow
+def test_mask_to_cards_agrees_on_100000_masks() -> None:
+    check_mask_to_cards(100_000, seed=2906)
 
 
 # -- the check at the door still names every fault ---------------------------------
