@@ -3,6 +3,7 @@
 The public functions (``min_deadwood``, ``best_discards``,
 ``deadwood_after_each_discard``: cards checked at the door), the engine's own
 unchecked mask functions (``min_deadwood_mask``, ``best_discards_mask``,
+``lowest_deadwood_after_discard_mask`` (the knock check's number alone),
 ``deadwood_after_each_discard_mask``, ``knock_cards``) and
 ``tests/reference_deadwood.py`` (the textbook search on plain tuples, itself
 checked against ``tests/brute_force.py`` here) must give the same answers on
@@ -38,6 +39,7 @@ from engine.cards import (
 from engine.deadwood_search import (
     best_discards_mask,
     deadwood_after_each_discard_mask,
+    lowest_deadwood_after_discard_mask,
     min_deadwood_mask,
 )
 from engine.knock_cards import knock_cards
@@ -92,6 +94,7 @@ def check_eleven_card_hands(kind: str, count: int, seed: int) -> None:
         discards = [Card(rank, suit) for (rank, suit), value in after.items() if value == lowest]
         assert best_discards(cards) == (lowest, discards), cards
         assert best_discards_mask(mask) == (lowest, cards_to_mask(discards)), cards
+        assert lowest_deadwood_after_discard_mask(mask) == lowest, cards
         by_card = {Card(rank, suit): value for (rank, suit), value in after.items()}
         assert list(deadwood_after_each_discard(cards).items()) == list(by_card.items()), cards
         assert list(deadwood_after_each_discard_mask(mask).items()) == list(by_card.items())
