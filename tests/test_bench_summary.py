@@ -16,7 +16,7 @@ BENCH = ROOT / "tests" / "bench"
 sys.path.insert(0, str(BENCH))
 
 from figures import Figure, parse, report  # noqa: E402
-from summary import ANCHORED, Conditions, Run, table  # noqa: E402
+from summary import ANCHORED, Conditions, Run, printed_figure, table  # noqa: E402
 
 
 def test_a_reported_figure_reads_back_as_it_was_given(
@@ -62,3 +62,13 @@ def test_the_table_shows_each_figure_with_its_conditions_and_each_failure() -> N
 
 def test_every_anchored_benchmark_exists() -> None:
     assert all((BENCH / f"bench_{name}.py").exists() for name in ANCHORED)
+
+
+def test_the_docker_season_shares_are_read_from_their_words() -> None:
+    line = ("docker season arena share, reuse: 12.5 % of season wall (target <= 15 %; "
+            "12 series in 60.0 s, ...)")
+    assert printed_figure(line) == Figure(
+        "Docker season arena share of wall time (reuse)", 12.5, 15.0, True, "%", "")
+    pool = printed_figure("docker season arena share, pool: 55.0 % of season wall (55 % ...)")
+    assert pool is not None and pool.target is None and pool.measured == 55.0
+    assert printed_figure("arena share of series wall time (outside bot thinking): 5 %") is None

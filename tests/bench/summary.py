@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -39,6 +40,24 @@ ANCHORED: tuple[str, ...] = ("deadwood", "inprocess", "protocol", "season", "san
 the short, Docker-free ones first."""
 NEEDS_DOCKER: frozenset[str] = frozenset({"season", "sandbox", "cluster", "vetting_fairness",
                                           "shark_strength"})
+
+
+SEASON_SHARE_TARGET = 15.0
+"""Arena share of a 4-bot Docker season's wall time with reused containers (issue 29)."""
+_SEASON_SHARE = re.compile(
+    r"docker season arena share, (?P<kind>[\w-]+): (?P<share>[\d.]+) % of season wall")
+
+
+def printed_figure(line: str) -> Figure | None:
+    """A figure a benchmark prints only in words: ``bench_sandbox.py``'s Docker season
+    shares (fresh containers, the warm pool, reused containers; the target is for
+    reuse), read from their text."""
+    found = _SEASON_SHARE.match(line)
+    if found is None:
+        return None
+    kind = found["kind"]
+    return Figure(f"Docker season arena share of wall time ({kind})", float(found["share"]),
+                  SEASON_SHARE_TARGET if kind == "reuse" else None, unit="%")
 
 
 def cpu_times() -> list[int]:
@@ -90,7 +109,7 @@ def run(name: str) -> Run:
         assert process.stdout is not None
         for line in process.stdout:
             print(line, end="", flush=True)
-            figure = parse(line)
+            figure = parse(line) or printed_figure(line)
             if figure is not None:
                 figures.append(figure)
     done.set()
