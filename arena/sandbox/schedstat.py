@@ -140,7 +140,7 @@ os.register_at_fork(after_in_child=_forget_in_child)
 def current_thread_source(proc: Path = PROC) -> SchedSource:
     """A source over the calling thread (how late the arena itself was run); it keeps
     reading that thread whichever thread calls it."""
-    if proc != PROC:
+    if proc is not PROC:  # a test's /proc (identity: a Path comparison is a Python call)
         return threads_source([threading.get_native_id()], proc)
     own = _per_thread.own
     if own is None:
