@@ -250,7 +250,7 @@ def round_trip_ratio(rounds: int) -> None:
 
 def main() -> None:
     count = 2000
-    round_trip_ratio(20)
+    round_trip_ratio(50)
     unary_us, stream_us = bare_calls(count)
     print(f"bare gRPC unary round trip (600 B, Unix socket): median {unary_us:7.0f} us")
     print(f"bidi stream, one message each way (600 B):      median {stream_us:7.0f} us")
