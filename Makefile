@@ -9,7 +9,7 @@ STUBS_STAMP := proto/gen/.generated
 JS_BOT := sample_bots/js-greedy
 NODE_STAMP := $(JS_BOT)/node_modules/.installed
 
-.PHONY: setup stubs node-modules browser docker-engine cpp-bot go-bot run test test-fast fuzz bench bench-venv mutation lint clean
+.PHONY: setup stubs node-modules browser docker-engine cpp-bot go-bot run test test-fast fuzz bench bench-anchors bench-venv mutation lint clean
 
 setup: $(STAMP) $(STUBS_STAMP) $(NODE_STAMP) browser
 
@@ -85,8 +85,14 @@ mutation: setup
 fuzz: setup
 	HOLLYWOOD_FUZZ_EXAMPLES=$${HOLLYWOOD_FUZZ_EXAMPLES:-1000} $(PY) -m pytest -q tests/arena/server/test_fuzz_arena_api.py tests/arena/match/test_fuzz_bot_replies.py
 
+# Every benchmark, then one table of the figures with anchors or targets (measured,
+# target, met?) and the load and steal while each ran (tests/bench/summary.py).
+# `make bench-anchors` runs only the benchmarks behind that table.
 bench: setup docker-engine bench-venv
-	@set -e; for b in tests/bench/bench_*.py; do echo "== $$b"; $(PY) $$b; done
+	$(PY) tests/bench/summary.py --all
+
+bench-anchors: setup docker-engine bench-venv
+	$(PY) tests/bench/summary.py
 
 # The benchmarks' anchors in their own environment, never the project's .venv:
 # OpenSpiel's C++ gin rummy (open-spiel from PyPI) for bench_deadwood.py. A machine

@@ -31,6 +31,7 @@ __all__ = [
     "best_discards_mask",
     "best_melded_after_each_discard",
     "deadwood_after_each_discard_mask",
+    "lowest_deadwood_after_discard_mask",
     "mask_value",
     "max_meld_value",
     "min_deadwood_mask",
@@ -208,19 +209,60 @@ def best_discards_mask(mask: int) -> tuple[int, int]:
     # The "no set" choice is scored above; weigh every choice with sets against it.
     run = RUN_VALUE
     best = run[s0] + run[s1] + run[s2] + run[s3] + top
+    best, reached = _best_discard_over(mask, _with_sets(mask, ranks), best, reached)
+    value = ROW_VALUE
+    return value[s0] + value[s1] + value[s2] + value[s3] - best, reached
+
+
+def lowest_deadwood_after_discard_mask(mask: int) -> int:
+    """:func:`best_discards_mask`'s deadwood alone, for the 11-card hand ``mask``
+    (unchecked): what the knock check asks, without finding which discards reach it."""
+    s0 = mask & 8191
+    s1 = (mask >> 13) & 8191
+    s2 = (mask >> 26) & 8191
+    s3 = mask >> 39
+    gain = DROP_GAIN
+    g0 = gain[s0]
+    g1 = gain[s1]
+    g2 = gain[s2]
+    g3 = gain[s3]
+    top = g0 if g0 >= g1 else g1
+    if g2 > top:
+        top = g2
+    if g3 > top:
+        top = g3
+    ranks = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
+    if not ranks:
+        idle = ROW_IDLE
+        return idle[s0] + idle[s1] + idle[s2] + idle[s3] - top
+    run = RUN_VALUE
+    best = run[s0] + run[s1] + run[s2] + run[s3] + top
+    for total, keep in _with_sets(mask, ranks):
+        rest = mask & keep
+        m0 = rest & 8191
+        m1 = (rest >> 13) & 8191
+        m2 = (rest >> 26) & 8191
+        m3 = rest >> 39
+        top = max(gain[m0], gain[m1], gain[m2], gain[m3])
+        total += run[m0] + run[m1] + run[m2] + run[m3] + top
+        if total > best:
+            best = total
+    value = ROW_VALUE
+    return value[s0] + value[s1] + value[s2] + value[s3] - best
+
+
+def _with_sets(mask: int, ranks: int) -> Sequence[SetChoice]:
+    """Every set choice of the hand ``mask`` but "no set" (scored on its own by the
+    callers), for the ranks held three or four times (``ranks``, not empty)."""
     if not ranks & (ranks - 1):  # one rank held three or four times: the usual case
         rank = ranks.bit_length() - 1
-        with_sets: Sequence[SetChoice] = SET_OPTIONS[rank * 16 + (
+        return SET_OPTIONS[rank * 16 + (
             ((mask >> rank) & 1)
             | ((mask >> (rank + 12)) & 2)
             | ((mask >> (rank + 24)) & 4)
             | ((mask >> (rank + 36)) & 8)
-        )][1:]  # the first choice, "no set", is scored above
-    else:
-        with_sets = _set_combinations(mask, ranks)
-    best, reached = _best_discard_over(mask, with_sets, best, reached)
-    value = ROW_VALUE
-    return value[s0] + value[s1] + value[s2] + value[s3] - best, reached
+        )][1:]
+    return _set_combinations(mask, ranks)
 
 
 def _set_combinations(mask: int, ranks: int) -> list[SetChoice]:

@@ -8,7 +8,10 @@ proof fails.
 from __future__ import annotations
 
 from engine.cards import Card
-from engine.deadwood_search import best_discards_mask, deadwood_after_each_discard_mask
+from engine.deadwood_search import (
+    deadwood_after_each_discard_mask,
+    lowest_deadwood_after_discard_mask,
+)
 from engine.deadwood_tables import ROW_VALUE
 
 __all__ = ["cannot_knock", "knock_cards"]
@@ -63,8 +66,7 @@ def knock_cards(mask: int, knock_limit: int, banned: Card | None) -> list[Card]:
     deadwood <= ``knock_limit``, ``banned`` excluded, in card (suit, rank) order."""
     if cannot_knock(mask, knock_limit):
         return []
-    lowest, _ = best_discards_mask(mask)
-    if lowest > knock_limit:
+    if lowest_deadwood_after_discard_mask(mask) > knock_limit:
         return []
     return [card for card, deadwood in deadwood_after_each_discard_mask(mask).items()
             if deadwood <= knock_limit and card is not banned]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import pairwise, product
 
-from engine.cards import ALL_CARDS, Card, DuplicateCardError, parse_cards
+from engine.cards import ALL_CARDS, Card, DuplicateCardError, mask_to_cards, parse_cards
 from engine.deadwood_search import (
     best_discards_mask,
     deadwood_after_each_discard_mask,
@@ -143,16 +143,8 @@ def best_discards(cards: Iterable[Card] | str) -> tuple[int, list[Card]]:
         if mask.bit_count() != len(cards) or len(cards) != 11:
             mask = -1
     deadwood, reached = best_discards_mask(mask if mask >= 0 else _exact_mask(cards, 11))
-    # mask_to_cards written out. Card index order is suit-then-rank order: the set
-    # bits come out sorted. There is always at least one best discard.
-    low = reached & -reached
-    discards = [ALL_CARDS[low.bit_length() - 1]]
-    reached ^= low
-    while reached:
-        low = reached & -reached
-        discards.append(ALL_CARDS[low.bit_length() - 1])
-        reached ^= low
-    return deadwood, discards
+    # Card index order is suit-then-rank order: the answer comes out sorted.
+    return deadwood, mask_to_cards(reached)
 
 
 def deadwood_after_each_discard(cards: Iterable[Card] | str) -> dict[Card, int]:

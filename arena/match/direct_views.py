@@ -16,7 +16,7 @@ from hollywood.bot.v1 import bot_pb2
 
 from arena.match.decision import Decision
 from engine.actions import Action
-from engine.cards import ALL_CARDS, Card
+from engine.cards import ALL_CARDS
 
 
 class ViewBuilder:
@@ -27,12 +27,14 @@ class ViewBuilder:
         import hollywood_sdk.views
 
         self._views: Any = hollywood_sdk.views
-        self._cards: dict[Card, Any] = {
-            card: hollywood_sdk.cards.Card.parse(str(card)) for card in ALL_CARDS}
+        # By card index, not by Card: a Card's hash is a Python call, and a decision
+        # looks up two dozen cards.
+        self._cards: tuple[Any, ...] = tuple(
+            hollywood_sdk.cards.Card.parse(str(card)) for card in ALL_CARDS)
         self._phases = {phase.value: phase for phase in self._views.Phase}
         self._kinds = {kind.value: kind for kind in self._views.ActionKind}
         self._profile_of: tuple[bot_pb2.RuleProfile | None, Any] = (None, None)
-        self._actions: dict[Action, Any] = {}
+        self._actions: dict[tuple[str, int], Any] = {}
 
     def observation(self, decision: Decision) -> Any:
         """The ``hollywood_sdk.Observation`` of ``decision``."""
@@ -45,12 +47,12 @@ class ViewBuilder:
             seat=view.seat,
             dealer=view.dealer,
             phase=self._phases[view.phase.value],
-            hand=tuple(cards[card] for card in view.hand),
-            discard_pile=tuple(cards[card] for card in view.discard_pile),
+            hand=tuple(cards[card.index] for card in view.hand),
+            discard_pile=tuple(cards[card.index] for card in view.discard_pile),
             stock_size=view.stock_size,
             opponent_hand_size=view.opponent_hand_size,
-            opponent_known_cards=tuple(cards[card] for card in view.opponent_known_cards),
-            taken_discard=cards[view.taken_card] if view.taken_card is not None else None,
+            opponent_known_cards=tuple(cards[card.index] for card in view.opponent_known_cards),
+            taken_discard=cards[view.taken_card.index] if view.taken_card is not None else None,
             sheet=views.Sheet(
                 scores=(tuple(view.scores[0]), tuple(view.scores[1])),
                 hands_won=tuple(view.hands_won),
@@ -66,16 +68,18 @@ class ViewBuilder:
     def action(self, action: Action) -> Any:
         """The ``hollywood_sdk.Action`` of an engine action (made once per action
         without melds: views are frozen, and legal actions recur at every turn)."""
-        known = self._actions.get(action) if not action.melds else None
+        card = action.card
+        key = (action.kind, -1 if card is None else card.index)
+        known = self._actions.get(key) if not action.melds else None
         if known is not None:
             return known
         cards = self._cards
         view = self._views.Action(
             self._kinds[action.kind.value],
-            cards[action.card] if action.card is not None else None,
-            tuple(tuple(cards[card] for card in meld) for meld in action.melds or ()))
+            cards[card.index] if card is not None else None,
+            tuple(tuple(cards[melded.index] for melded in meld) for meld in action.melds or ()))
         if not action.melds:
-            self._actions[action] = view
+            self._actions[key] = view
         return view
 
     def _profile(self, message: bot_pb2.RuleProfile) -> Any:

@@ -16,7 +16,7 @@ from hollywood.bot.v1 import bot_pb2
 
 from arena.core.faults import BotFault, FaultKind
 from engine.actions import Action, ActionKind
-from engine.cards import Card, CardParseError
+from engine.cards import ALL_CARDS, Card, CardParseError
 from engine.profiles import Profile
 from engine.scoresheet import ScoreSheet
 
@@ -37,6 +37,8 @@ _KIND_TO_PROTO: Final[dict[ActionKind, bot_pb2.ActionKind.ValueType]] = {
 }
 _KIND_FROM_PROTO: Final = {number: kind for kind, number in _KIND_TO_PROTO.items()}
 _CARD_KINDS: Final = frozenset({ActionKind.DISCARD, ActionKind.KNOCK})
+_CARD_BY_TEXT: Final = {str(card): card for card in ALL_CARDS}
+"""The canonical text of each card (what the SDKs send back) to the card."""
 _LEGAL_LIST_SHOWN: Final = 12
 
 PHASES: Final[dict[str, bot_pb2.Phase.ValueType]] = {
@@ -125,7 +127,16 @@ def action_from_reply(reply: bot_pb2.DecideResponse, legal_actions: Sequence[Act
     """
     if not reply.HasField("action"):
         raise BotFault(FaultKind.MALFORMED, "DecideResponse.action is missing")
-    action = action_from_proto(reply.action)
+    message = reply.action
+    if not message.melds:  # the usual answer: a legal action named as it was sent
+        text = message.card
+        card = _CARD_BY_TEXT.get(text) if text else None
+        kind = _KIND_FROM_PROTO.get(message.kind)
+        if kind is not None and (card is not None or not text):
+            for legal in legal_actions:
+                if legal.kind is kind and legal.card is card:
+                    return legal
+    action = action_from_proto(message)
     if action not in legal_actions:
         raise BotFault(
             FaultKind.ILLEGAL_ACTION,

@@ -37,6 +37,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from figures import report
+
 from engine.cards import ALL_CARDS, Card, cards_to_mask
 from engine.deadwood_search import best_discards_mask, min_deadwood_mask
 from engine.melds import best_discards, deadwood_after_each_discard, min_deadwood
@@ -195,6 +197,7 @@ def main() -> None:
     def per_call(times: list[int]) -> float:
         return statistics.median(times) / CHUNK / 1000
 
+    figures: list[tuple[str, float, float | None, str, str]] = []
     print(f"{'function':<14} {'hands':<10} {'engine us':>9} {'mask us':>8} {'OpenSpiel us':>12}"
           f" {'engine/OS':>9} {'mask/OS':>7} {'target':>7}")
     for name, kind in hand_sets:
@@ -206,10 +209,13 @@ def main() -> None:
             target = RATIO_TARGETS[kind]
             line += (f" {per_call(theirs[name, kind]):>12.2f} {ratio:>8.2f}x {mask_ratio:>6.2f}x"
                      f" {'<=':>3}{target:.2f}x {'ok' if ratio <= target else 'MISSED'}")
+            figures.append((f"{name} {kind} / OpenSpiel C++", ratio, target, "x",
+                            f"{own:.2f} us against {per_call(theirs[name, kind]):.2f} us"))
         else:
             limit = MICROSECOND_TARGETS.get((name, kind))
             line += f" {'-':>12} {'-':>9} {'-':>7}" + (
                 "" if limit is None else f" {limit:>5.0f}us {'ok' if own <= limit else 'MISSED'}")
+            figures.append((f"{name} {kind} (no anchor)", own, limit, "us", ""))
         print(line)
     if anchor is None:
         print("(no OpenSpiel anchor: `make bench-venv` installs open-spiel into .bench-venv/)")
@@ -218,6 +224,8 @@ def main() -> None:
           f"checks, mask = the engine's own unchecked path; load average {min(loads):.1f}-"
           f"{max(loads):.1f} on {os.cpu_count()} cores, steal {steal:.0%}; pure Python "
           f"{sys.version.split()[0]})")
+    for figure, measured, target, unit, conditions in figures:
+        report(figure, measured, target, unit=unit, conditions=conditions)
 
     for name, function in (("deadwood_after_each_discard", deadwood_after_each_discard),):
         for kind in KINDS:

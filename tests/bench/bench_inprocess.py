@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import hollywood_sdk as hs  # noqa: E402
+from figures import report  # noqa: E402
 from hollywood_sdk.server import identity_of, start_server  # noqa: E402
 
 from arena.core.limits import TimeLimits  # noqa: E402
@@ -105,6 +106,9 @@ def season_ratio(count: int, grpc_count: int) -> None:
         print(f"  {side:<10} {value:8.1f} hands per CPU-second ({hands[side]} hands, "
               f"{value / rate['bare']:.3f}x the bare engine)")
     print(f"  ratio {ratio:.3f}x  (target >= {TARGET_RATIO}x: {verdict})")
+    report("in-process season / bare engine, hands per CPU-s", ratio, TARGET_RATIO,
+           at_most=False, conditions=f"{rate['inprocess']:.0f} against {rate['bare']:.0f} "
+           f"hands/CPU-s, {count} series")
 
 
 class Echo(hs.Bot):
@@ -165,6 +169,9 @@ def round_trips(calls: int) -> None:
     print(f"  random bot, gRPC in proc {best['grpc']:7.1f} us  "
           f"({best['grpc'] / best['direct']:.1f}x the direct call)")
     print(f"  echo bot, direct         {best['echo']:7.1f} us")
+    report("in-process decision, random bot / echo bot (direct)",
+           best["direct"] / best["echo"],
+           conditions=f"{best['direct']:.1f} against {best['echo']:.1f} CPU-us")
 
 
 def series_per_second(backend: str, count: int) -> tuple[float, float]:

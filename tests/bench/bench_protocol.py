@@ -8,7 +8,12 @@ Prints, over a Unix socket between this process and a bot in another process:
    (median of a realistic DecideRequest), among them the Node.js bot ``js-greedy``
    (@grpc/grpc-js), which needs ``node`` and ``make setup``'s node modules;
 4. decisions per second over full series (``play_match``): greedy vs greedy,
-   js-greedy vs js-greedy, and js-greedy vs greedy.
+   js-greedy vs js-greedy, and js-greedy vs greedy;
+5. the decision round trip against its anchor (issue 29, target <= 1.25x with the
+   random bot): ``BotClient.decide`` to the random bot (and the greedy one) in its
+   own process against a bare unary echo of a payload of the same size, each over a
+   Unix socket to another process, in chunks of 100 calls interleaved (echo, random,
+   greedy, echo, ...) so that all see the same load; the ratio of the medians.
 """
 
 from __future__ import annotations
@@ -44,6 +49,9 @@ server.wait_for_termination()
 """
 
 PAYLOAD = b"x" * 600  # about the size of a serialized DecideRequest
+ROUND_TRIP_TARGET = 1.25
+"""Decision round trip with the random bot / bare echo (issue 29)."""
+CHUNK = 100
 
 
 def median_us(samples: list[float]) -> float:
@@ -187,8 +195,62 @@ def bench_series(series_count: int, names: tuple[str, str]) -> None:
           f"{decisions / elapsed:6.0f} decisions/s ({elapsed / series_count:.2f} s per series)")
 
 
+def round_trip_ratio(rounds: int) -> None:
+    """Decide round trips to the random and greedy bots against a bare echo of the
+    same size, interleaved chunk by chunk (see the module)."""
+    from figures import report
+
+    from arena.match.botclient import BotClient
+    from tests.helpers.bot_processes import discover_bots, run_bot
+
+    request, legal = sample_request()
+    payload = request.SerializeToString()  # type: ignore[attr-defined]
+    bots = {bot.name: bot for bot in discover_bots()}
+    with tempfile.TemporaryDirectory(prefix="hgbench-", dir="/tmp") as tmp, \
+            run_bot(bots["random"]) as random_bot, run_bot(bots["greedy"]) as greedy_bot:
+        target = f"unix:{tmp}/echo.sock"
+        server = subprocess.Popen([sys.executable, "-c", ECHO_SERVER, target])
+        channel = grpc.insecure_channel(target)
+        clients = [BotClient.connect(running.target, startup_timeout=30)
+                   for running in (random_bot, greedy_bot)]
+        try:
+            grpc.channel_ready_future(channel).result(timeout=20)
+            unary = channel.unary_unary("/bench.Echo/Unary")
+            for client in clients:
+                client.handshake(timeout=10)
+            calls: dict[str, Callable[[], object]] = {
+                "echo": lambda: unary(payload, timeout=5),
+                "random": lambda: clients[0].decide(request, legal, timeout=5),
+                "greedy": lambda: clients[1].decide(request, legal, timeout=5),
+            }
+            samples: dict[str, list[float]] = {name: [] for name in calls}
+            for call in calls.values():  # warm-up
+                timed(call, 0, warmup=200)
+            for _ in range(rounds):
+                for name, call in calls.items():
+                    samples[name] += timed(call, CHUNK, warmup=0)
+        finally:
+            for client in clients:
+                client.close()
+            channel.close()
+            server.kill()
+            server.wait()
+    echo = median_us(samples["echo"])
+    print(f"decision round trip against a bare echo of {len(payload)} B (both to another "
+          f"process over a Unix socket; {rounds} interleaved chunks of {CHUNK}): echo median "
+          f"{echo:.0f} us")
+    for name in ("random", "greedy"):
+        mine = median_us(samples[name])
+        print(f"  BotClient.decide -> {name:7} median {mine:6.0f} us = {mine / echo:.2f}x the "
+              "echo" + (f" (target <= {ROUND_TRIP_TARGET}x)" if name == "random" else ""))
+        report(f"decision round trip, {name} bot / bare gRPC echo", mine / echo,
+               ROUND_TRIP_TARGET if name == "random" else None,
+               conditions=f"{mine:.0f} against {echo:.0f} us, medians")
+
+
 def main() -> None:
     count = 2000
+    round_trip_ratio(50)
     unary_us, stream_us = bare_calls(count)
     print(f"bare gRPC unary round trip (600 B, Unix socket): median {unary_us:7.0f} us")
     print(f"bidi stream, one message each way (600 B):      median {stream_us:7.0f} us")

@@ -30,6 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from figures import report  # noqa: E402
+
 from arena.core.limits import TimeLimits  # noqa: E402
 from arena.core.series import BotRef, SeriesSpec  # noqa: E402
 from arena.match import protocol  # noqa: E402
@@ -102,6 +104,8 @@ def decisions_and_overhead(sandbox: DockerSandbox, series_count: int = 5) -> Non
         print(f"bare Decide round trip over the container socket: {bare * 1e6:,.0f} us")
         print(f"arena time per decision (play_match):           {per_decision * 1e6:,.0f} us"
               f"  -> overhead {per_decision / bare:.2f}x the bare round trip (target <= 2x)")
+        report("container decision, arena time / bare Decide round trip", per_decision / bare,
+               2.0, conditions=f"{per_decision * 1e6:.0f} against {bare * 1e6:.0f} us")
     finally:
         for bot in bots:
             bot.stop()

@@ -3,12 +3,15 @@
 The public functions (``min_deadwood``, ``best_discards``,
 ``deadwood_after_each_discard``: cards checked at the door), the engine's own
 unchecked mask functions (``min_deadwood_mask``, ``best_discards_mask``,
+``lowest_deadwood_after_discard_mask`` (the knock check's number alone),
 ``deadwood_after_each_discard_mask``, ``knock_cards``) and
 ``tests/helpers/reference_deadwood.py`` (the textbook search on plain tuples, itself
 checked against ``tests/helpers/brute_force.py`` here) must give the same answers on
 random hands: uniform ones (any cards of the deck) and meld-rich ones (4-7
 consecutive ranks in 2-4 suits, where sets and runs compete). The fast suite runs
-a few thousand; the ``slow`` tests run 100,000 hands of each class.
+a few thousand; the ``slow`` tests run 100,000 hands of each class. The cards of a
+mask (``mask_to_cards``, from suit-row tables, which ``best_discards`` and the
+hands' views use) are checked against a scan of the deck the same way.
 """
 
 from __future__ import annotations
@@ -18,10 +21,18 @@ from collections.abc import Callable
 
 import pytest
 
-from engine.cards import ALL_CARDS, Card, DuplicateCardError, cards_to_mask, parse_cards
+from engine.cards import (
+    ALL_CARDS,
+    Card,
+    DuplicateCardError,
+    cards_to_mask,
+    mask_to_cards,
+    parse_cards,
+)
 from engine.deadwood_search import (
     best_discards_mask,
     deadwood_after_each_discard_mask,
+    lowest_deadwood_after_discard_mask,
     min_deadwood_mask,
 )
 from engine.knock_cards import knock_cards
@@ -83,6 +94,7 @@ def check_eleven_card_hands(kind: str, count: int, seed: int) -> None:
         discards = [Card(rank, suit) for (rank, suit), value in after.items() if value == lowest]
         assert best_discards(cards) == (lowest, discards), cards
         assert best_discards_mask(mask) == (lowest, cards_to_mask(discards)), cards
+        assert lowest_deadwood_after_discard_mask(mask) == lowest, cards
         by_card = {Card(rank, suit): value for (rank, suit), value in after.items()}
         assert list(deadwood_after_each_discard(cards).items()) == list(by_card.items()), cards
         assert list(deadwood_after_each_discard_mask(mask).items()) == list(by_card.items())
@@ -122,6 +134,27 @@ def test_min_deadwood_fast_paths_agree_on_100000_hands(kind: str) -> None:
 @pytest.mark.parametrize("kind", MAKERS)
 def test_best_discard_fast_paths_agree_on_100000_hands(kind: str) -> None:
     check_eleven_card_hands(kind, 100_000, seed=2904)
+
+
+def check_mask_to_cards(count: int, seed: int) -> None:
+    """``mask_to_cards`` (four suit-row lookups) against a scan of the deck, on
+    masks of every size: empty, full, one suit, and random ones."""
+    rng = random.Random(seed)
+    masks = [0, (1 << 52) - 1, 8191, 8191 << 39, 1, 1 << 51]
+    masks += [rng.getrandbits(52) & rng.getrandbits(52) for _ in range(count)]
+    for mask in masks:
+        assert mask_to_cards(mask) == [card for card in ALL_CARDS if mask >> card.index & 1]
+
+
+def test_mask_to_cards_agrees_with_a_scan_of_the_deck() -> None:
+    check_mask_to_cards(5_000, seed=2905)
+    assert mask_to_cards(cards_to_mask(parse_cards("Ks 2c Td Ac 3h"))) == parse_cards(
+        "Ac 2c Td 3h Ks")
+
+
+@pytest.mark.slow
+def test_mask_to_cards_agrees_on_100000_masks() -> None:
+    check_mask_to_cards(100_000, seed=2906)
 
 
 # -- the check at the door still names every fault ---------------------------------

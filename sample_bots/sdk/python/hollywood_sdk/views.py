@@ -1,15 +1,45 @@
-"""Friendly, typed views of the protocol messages a bot receives and sends."""
+"""Friendly, typed views of the protocol messages a bot receives and sends.
+
+Views are frozen, so the parts of a ``DecideRequest`` that recur from one decision
+to the next are made once and shared: a legal action without melds (one per kind
+and card at most), the rule profile (the same for a whole series) and the score
+sheet (the same for a whole hand). Building them anew was most of the time a
+decision spent in the SDK.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Generic, TypeVar
 
 from hollywood.bot.v1 import bot_pb2
 
 from .cards import Card, parse_cards
 from .melds import best_discards, min_deadwood
+
+_Message = TypeVar("_Message", bot_pb2.RuleProfile, bot_pb2.ScoreSheet)
+_View = TypeVar("_View")
+
+
+class _LastView(Generic[_Message, _View]):
+    """The view of the last message converted, kept while the same message (by its
+    bytes) comes again. The entry is replaced whole, so the server's threads may
+    share it."""
+
+    def __init__(self) -> None:
+        self._last: tuple[bytes, _View] | None = None
+
+    def view(self, message: _Message, build: Callable[[_Message], _View]) -> _View:
+        key = message.SerializeToString(deterministic=True)
+        last = self._last
+        if last is not None and last[0] == key:
+            return last[1]
+        made = build(message)
+        self._last = (key, made)
+        return made
 
 
 class ActionKind(StrEnum):
@@ -77,6 +107,15 @@ class Action:
 
     @classmethod
     def from_proto(cls, message: bot_pb2.Action) -> Action:
+        if not message.melds:
+            key = (message.kind, message.card)
+            known = _ACTIONS.get(key)
+            if known is None:
+                kind = _KIND_FROM_PROTO[message.kind]
+                known = cls(kind, Card.parse(message.card) if message.card else None)
+                if len(_ACTIONS) < _ACTIONS_KEPT:
+                    _ACTIONS[key] = known
+            return known
         kind = _KIND_FROM_PROTO[message.kind]
         card = Card.parse(message.card) if message.card else None
         melds = tuple(tuple(parse_cards(meld.cards)) for meld in message.melds)
@@ -114,6 +153,10 @@ class Profile:
 
     @classmethod
     def from_proto(cls, message: bot_pb2.RuleProfile) -> Profile:
+        return _PROFILES.view(message, cls._from_message)
+
+    @classmethod
+    def _from_message(cls, message: bot_pb2.RuleProfile) -> Profile:
         try:
             raw = json.loads(message.profile_json) if message.profile_json else {}
         except ValueError:
@@ -145,6 +188,10 @@ class Sheet:
 
     @classmethod
     def from_proto(cls, message: bot_pb2.ScoreSheet) -> Sheet:
+        return _SHEETS.view(message, cls._from_message)
+
+    @classmethod
+    def _from_message(cls, message: bot_pb2.ScoreSheet) -> Sheet:
         return cls(
             scores=tuple(tuple(player.game_scores) for player in message.players),
             hands_won=tuple(player.hands_won for player in message.players),
@@ -153,6 +200,13 @@ class Sheet:
                 game.winner if game.HasField("winner") else None for game in message.games
             ),
         )
+
+
+_ACTIONS: dict[tuple[int, str], Action] = {}
+"""Legal actions without melds by (kind, card text): at most 5 kinds x 53."""
+_ACTIONS_KEPT = 5 * 53
+_PROFILES: _LastView[bot_pb2.RuleProfile, Profile] = _LastView()
+_SHEETS: _LastView[bot_pb2.ScoreSheet, Sheet] = _LastView()
 
 
 @dataclass(frozen=True)
