@@ -23,8 +23,17 @@ def own_path() -> str:
     return f"/proc/self/task/{threading.get_native_id()}/schedstat"
 
 
-def open_files() -> int:
-    return len(os.listdir("/proc/self/fd"))
+def schedstat_files(tid: int) -> int:
+    """This process's open files that are thread ``tid``'s schedstat (only those:
+    other tests' threads open and close files of their own at any time)."""
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # closed since the listing
+            continue
+        count += target.endswith(f"/task/{tid}/schedstat")
+    return count
 
 
 def test_it_reads_what_a_fresh_open_reads() -> None:
@@ -48,7 +57,6 @@ def test_it_stays_with_the_thread_that_made_it_and_closes_after_it() -> None:
         tids.append(threading.get_native_id())
         made.append(current_thread_source())
 
-    baseline = open_files()
     thread = threading.Thread(target=maker)
     thread.start()
     thread.join()
@@ -57,15 +65,16 @@ def test_it_stays_with_the_thread_that_made_it_and_closes_after_it() -> None:
     wait_until(lambda: not made[0](), what="the maker's task to end")
     made.clear()
     gc.collect()
-    assert open_files() == baseline
+    assert schedstat_files(tids[0]) == 0
 
 
 def test_one_file_per_thread_however_many_windows() -> None:
     current_thread_source()()
-    baseline = open_files()
+    tid = threading.get_native_id()
+    assert schedstat_files(tid) == 1
     for _ in range(200):
         current_thread_source()()
-    assert open_files() == baseline
+    assert schedstat_files(tid) == 1
 
 
 def test_a_forked_child_reads_its_own_thread() -> None:
