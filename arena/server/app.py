@@ -71,12 +71,14 @@ def sandbox_runner_factory(config: SeasonConfig) -> RunSeries:
     """The production runner: ``arena.match.runner.run_series`` in a new sandbox of
     the season's backend (``arena.sandbox.registry``). Raises ``ConfigError`` for a
     backend that is not registered (the season then stops as failed, saying so)."""
-    return SandboxRunner(sandbox_registry.create(config.sandbox))
+    return SandboxRunner(sandbox_registry.create(
+        config.sandbox, series_per_container=config.series_per_container))
 
 
 class SandboxRunner:
     """Plays series in one sandbox; ``close`` (called by the executor when the season
-    is over) releases what the sandbox keeps, e.g. the warm pool's spare bots."""
+    is over) releases what the sandbox keeps, e.g. the warm pool's spare bots and
+    the containers kept for reuse: a container never outlives its season."""
 
     def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox

@@ -121,6 +121,7 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
         "sprt": SETTING_TEXT,
         "max_pairs": Scalar(),
         "deactivate_after": Scalar(),
+        "series_per_container": Scalar(),
     },
     "hollywood.arena.v1.StartSeasonRequest": {"season_id": Id()},
     "hollywood.arena.v1.CancelSeasonRequest": {"season_id": Id()},
