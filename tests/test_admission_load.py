@@ -48,8 +48,17 @@ def test_an_idle_core_by_the_measured_load(runnable: float | None, pressure: flo
     admission = Admission(2, cores=2, load=FakeLoad(runnable, pressure))
     for _ in range(in_use):
         admission.acquire()
-    assert admission.idle_core() is idle
-    assert admission.try_acquire() is idle
+    with admission.playing():
+        assert admission.idle_core() is idle
+        assert admission.try_acquire() is idle
+
+
+def test_with_no_series_playing_background_work_slows_no_bot() -> None:
+    admission = Admission(2, cores=2, load=FakeLoad(8.0, 100.0))
+    assert admission.idle_core()
+    with admission.playing():
+        assert not admission.idle_core()
+    assert admission.try_acquire()
 
 
 def test_playing_bots_take_slots_whatever_the_load() -> None:
@@ -80,7 +89,7 @@ def test_a_build_waits_for_an_idle_core_then_goes_ahead() -> None:
             load.sample = LoadSample(0.0)  # the machine calmed down
 
     admission = Admission(2, cores=2, load=load, clock=lambda: now[0], sleep=sleep)
-    with admission.background_slot(max_wait_s=30.0):
+    with admission.playing(), admission.background_slot(max_wait_s=30.0):
         assert admission.in_use == 1
     assert len(slept) == 3 and admission.in_use == 0
 
@@ -92,7 +101,7 @@ def test_a_build_on_a_machine_busy_for_good_still_runs_after_its_wait() -> None:
         now[0] += seconds
 
     admission = Admission(2, cores=2, load=FakeLoad(9.0), clock=lambda: now[0], sleep=sleep)
-    with admission.background_slot(max_wait_s=1.0):
+    with admission.playing(), admission.background_slot(max_wait_s=1.0):
         assert admission.in_use == 1 and now[0] >= 1.0
     assert admission.in_use == 0
 
@@ -104,12 +113,13 @@ def test_spares_start_only_on_idle_cores(tmp_path: Path) -> None:
     pool = WarmPool(FakeSandbox(), per_version=1, janitor=False, admission=admission,
                     spare_wait_s=0.0)
     try:
-        pool.start(alpha, series_id="1-0", seat=0)
-        wait_until(lambda: pool.counters.yielded == 1, what="the spare not started")
-        assert pool.spares() == 0 and load.reads >= 1
-        load.sample = LoadSample(1.0)
-        pool.start(alpha, series_id="1-1", seat=0)
-        wait_until(lambda: pool.spares() == 1, what="a spare on the idle core")
+        with admission.playing():
+            pool.start(alpha, series_id="1-0", seat=0)
+            wait_until(lambda: pool.counters.yielded == 1, what="the spare not started")
+            assert pool.spares() == 0 and load.reads >= 1
+            load.sample = LoadSample(1.0)
+            pool.start(alpha, series_id="1-1", seat=0)
+            wait_until(lambda: pool.spares() == 1, what="a spare on the idle core")
     finally:
         pool.close()
 

@@ -28,6 +28,7 @@ from arena.match.connection import BotConnection
 from arena.match.fair_clock import meter_for
 from arena.match.loop import play_match
 from arena.match.startup import Clock, start_both
+from arena.sandbox.admission import ADMISSION
 from arena.sandbox.base import RunningBot, Sandbox, SandboxError, release_of, sched_source_of
 from engine.series import Series
 
@@ -69,8 +70,9 @@ def run_series(
         assert first_bot is not None and second_bot is not None
         meters = (meter_for(sched_source_of(first_bot), clock),
                   meter_for(sched_source_of(second_bot), clock))
-        result = play_match((first, second), series, spec.limits, on_event,
-                            series_id=spec.series_id, meters=meters)
+        with ADMISSION.playing():  # background work now waits for idle cores
+            result = play_match((first, second), series, spec.limits, on_event,
+                                series_id=spec.series_id, meters=meters)
         fault = result.fault
         clean = [fault is None or _seat(fault) != seat for seat in (0, 1)]
         if fault is not None:

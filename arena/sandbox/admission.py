@@ -12,7 +12,8 @@ takes no slot.
 
 Playing bots come first. Work that no series waits for yet, a warm pool's spare
 (``arena.sandbox.warm``) or a bot image build ahead of its series, is *background*
-work: it starts only if a slot is free, no playing bot waits for one, and the
+work: it starts only if a slot is free, no playing bot waits for one, and, while
+any series is playing (``playing``: the match runner marks its play), the
 machine has an idle core by its measured load (``LoadSample``: the tasks running
 or waiting to run, from ``/proc/loadavg``, and the share of time some task waited
 for a core, ``/proc/pressure/cpu``'s ``some avg10``, where the kernel has it). So
@@ -115,6 +116,7 @@ class Admission:
         self._sleep = sleep
         self._in_use = 0
         self._waiting = 0
+        self._playing = 0
         self._changed = threading.Condition()
 
     @property
@@ -122,9 +124,24 @@ class Admission:
         with self._changed:
             return self._in_use
 
+    @contextmanager
+    def playing(self) -> Iterator[None]:
+        """Marks a series' play (its bots deciding): the time background work must
+        not take a core from."""
+        with self._changed:
+            self._playing += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._playing -= 1
+
     def idle_core(self) -> bool:
-        """Whether the machine has a core no task wants (always, without a load source)."""
-        if self._load is None:
+        """Whether background work may have a core: no series is playing, or the
+        machine has a core no task wants (always, without a load source)."""
+        with self._changed:
+            playing = self._playing
+        if self._load is None or not playing:
             return True
         sample = self._load()
         if sample.pressure_pct is not None and sample.pressure_pct >= PRESSURE_LIMIT_PCT:
