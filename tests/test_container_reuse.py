@@ -218,3 +218,26 @@ def test_the_docker_backend_reuses_unless_told_fresh(monkeypatch: pytest.MonkeyP
     for sandbox in (reusing, fresh):
         sandbox.close()  # type: ignore[attr-defined]
     assert not hasattr(registry.create("process", series_per_container=7), "reuse")
+
+
+def test_a_version_with_a_kept_container_starts_no_spare(tmp_path: Path) -> None:
+    from arena.sandbox.admission import Admission
+    from arena.sandbox.warm import WarmPool
+
+    (alpha,) = bots(tmp_path, "alpha")
+    warm = WarmPool(FakeSandbox(), per_version=1, janitor=False, admission=Admission(8))
+    pool = ReusePool(warm, janitor=False)
+    try:
+        pool.prepare(alpha)  # nothing kept: a spare starts ahead for the first series
+        wait_until(lambda: warm.spares() == 1, what="a spare of alpha")
+        lease = pool.start(alpha, series_id="1", seat=0)  # takes it; another is asked for
+        wait_until(lambda: warm.spares() == 1, what="alpha's next spare")
+        release_of(lease)
+        settled(pool, 1)
+        started = len(warm.inner.started)  # type: ignore[attr-defined]
+        pool.prepare(alpha)  # kept: the image only
+        assert series_number_of(pool.start(alpha, series_id="2", seat=0)) == 2
+        assert len(warm.inner.started) == started  # type: ignore[attr-defined]
+        assert pool.counters.reused == 1 and warm.spares() == 1
+    finally:
+        pool.close()

@@ -136,7 +136,16 @@ class ReusePool:
                              daemon=True).start()
 
     def prepare(self, bot: BotRef) -> None:
-        self.inner.prepare(bot)
+        """Prepare ``bot`` (build its image); a version with a container kept for it
+        needs no spare started ahead, so only the image is seen to then."""
+        key = _container_key(bot)
+        with self._lock:
+            kept = bool(self._idle.get(key)) or self._settling[key] > 0
+        prepare_image = getattr(self.inner, "prepare_image", None)
+        if kept and callable(prepare_image):
+            prepare_image(bot)
+        else:
+            self.inner.prepare(bot)
 
     def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> RunningBot:
         """The version's idle container if there is one (``reuse``), else a new one."""

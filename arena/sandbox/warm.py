@@ -129,6 +129,10 @@ class WarmPool:
         self.inner.prepare(bot)
         self._refill(_version_key(bot), bot)
 
+    def prepare_image(self, bot: BotRef) -> None:
+        """Prepare ``bot`` without starting a spare (its container is kept for it)."""
+        self.inner.prepare(bot)
+
     def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> RunningBot:
         """A spare of ``bot``'s version if one is up, else a bot started now; either
         way a spare of the version is started for its next series."""
