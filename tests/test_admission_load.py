@@ -89,9 +89,9 @@ def test_a_build_waits_for_an_idle_core_then_goes_ahead() -> None:
             load.sample = LoadSample(0.0)  # the machine calmed down
 
     admission = Admission(2, cores=2, load=load, clock=lambda: now[0], sleep=sleep)
-    with admission.playing(), admission.background_slot(max_wait_s=30.0):
-        assert admission.in_use == 1
-    assert len(slept) == 3 and admission.in_use == 0
+    with admission.playing():
+        assert admission.await_idle_core(max_wait_s=30.0)
+    assert len(slept) == 3 and admission.in_use == 0  # it holds no slot while it builds
 
 
 def test_a_build_on_a_machine_busy_for_good_still_runs_after_its_wait() -> None:
@@ -101,9 +101,9 @@ def test_a_build_on_a_machine_busy_for_good_still_runs_after_its_wait() -> None:
         now[0] += seconds
 
     admission = Admission(2, cores=2, load=FakeLoad(9.0), clock=lambda: now[0], sleep=sleep)
-    with admission.playing(), admission.background_slot(max_wait_s=1.0):
-        assert admission.in_use == 1 and now[0] >= 1.0
-    assert admission.in_use == 0
+    with admission.playing():
+        assert not admission.await_idle_core(max_wait_s=1.0)
+    assert now[0] >= 1.0 and admission.in_use == 0
 
 
 def test_spares_start_only_on_idle_cores(tmp_path: Path) -> None:

@@ -19,9 +19,9 @@ or waiting to run, from ``/proc/loadavg``, and the share of time some task waite
 for a core, ``/proc/pressure/cpu``'s ``some avg10``, where the kernel has it). So
 adding such work never takes a core from a bot that is playing. A spare that finds
 no idle core is not started (``try_acquire``); a build, which its series cannot do
-without, waits for an idle core for a while (``background_slot``) and then takes a
-slot like a playing bot. How many series play at once is the season's
-``concurrency`` (by default the cores too).
+without, waits for an idle core for a while (``await_idle_core``) and then goes
+ahead; it holds no start slot while it runs (a build can take minutes). How many
+series play at once is the season's ``concurrency`` (by default the cores too).
 
 ``ADMISSION`` is the process-wide instance every sandbox and the start-up share;
 it reads the real machine. An ``Admission`` built without ``load`` counts slots only.
@@ -43,8 +43,8 @@ PRESSURE_LIMIT_PCT: Final = 25.0
 """Above this share of the last 10 s with some task waiting for a core, no core is
 idle, whatever the instant count says (it misses a core shared by turns)."""
 BUILD_WAIT_S: Final = 30.0
-"""How long a build waits for an idle core before it takes a slot anyway: a build
-is needed by its series, so a machine busy for good must not stop it forever."""
+"""How long a build waits for an idle core before it goes ahead anyway: a build is
+needed by its series, so a machine busy for good must not stop it forever."""
 _POLL_S: Final = 0.05
 
 
@@ -101,7 +101,7 @@ def machine_load() -> LoadSample:
 
 class Admission:
     """``slots`` start slots; playing bots (``acquire``) before background work
-    (``try_acquire``, ``background_slot``), which also needs an idle core by ``load``."""
+    (``try_acquire``, ``await_idle_core``), which also needs an idle core by ``load``."""
 
     def __init__(self, slots: int | None = None, *, load: LoadSource | None = None,
                  cores: int | None = None,
@@ -187,20 +187,18 @@ class Admission:
         finally:
             self.release()
 
-    @contextmanager
-    def background_slot(self, max_wait_s: float = BUILD_WAIT_S) -> Iterator[None]:
-        """A slot for background work that must be done (an image build): as
-        ``try_acquire`` allows, polling up to ``max_wait_s``, then as a playing bot."""
+    def await_idle_core(self, max_wait_s: float = BUILD_WAIT_S) -> bool:
+        """Wait until background work that must be done (an image build) may start:
+        as ``try_acquire`` allows, polling up to ``max_wait_s``; True if admitted,
+        False if it goes ahead after the wait. It holds no slot afterwards: a long
+        build must never keep a playing bot from starting."""
         give_up_at = self._now() + max_wait_s
         while not self.try_acquire():
             if self._now() >= give_up_at:
-                self.acquire()
-                break
+                return False
             self._sleep(_POLL_S)
-        try:
-            yield
-        finally:
-            self.release()
+        self.release()
+        return True
 
 
 ADMISSION = Admission(load=machine_load)

@@ -147,8 +147,8 @@ class DockerSandbox:
             built = self._image_key(bot) in self._images
         if built:
             return
-        with self._admission.background_slot():
-            self.image_for(bot)
+        self._admission.await_idle_core()  # holds no slot: builds take minutes
+        self.image_for(bot)
 
     @staticmethod
     def _image_key(bot: BotRef) -> tuple[str, str]:
