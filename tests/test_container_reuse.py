@@ -241,3 +241,21 @@ def test_a_version_with_a_kept_container_starts_no_spare(tmp_path: Path) -> None
         assert pool.counters.reused == 1 and warm.spares() == 1
     finally:
         pool.close()
+
+
+def test_what_the_host_shows_of_a_container(tmp_path: Path) -> None:
+    import os
+
+    from arena.sandbox.container_health import cgroup_memory, process_running
+
+    assert cgroup_memory("abc", tmp_path) is None
+    counter = tmp_path / "system.slice" / "docker-abc.scope" / "memory.current"
+    counter.parent.mkdir(parents=True)
+    counter.write_text("123456\n")
+    assert cgroup_memory("abc", tmp_path) == 123456
+    v1 = tmp_path / "memory" / "docker" / "abc" / "memory.usage_in_bytes"
+    v1.parent.mkdir(parents=True)
+    v1.write_text("777\n")
+    assert cgroup_memory("abc", tmp_path) == 777  # cgroup v1 first
+    assert process_running(os.getpid())
+    assert not process_running(2**22 + 12345)  # above pid_max: never a process

@@ -130,3 +130,18 @@ def test_a_fresh_container_per_series_still_works(docker_sandbox: Any) -> None:
                 == [f"start series_id={series_id} series_number=1 handshakes=1"]
     finally:
         fresh.close()
+
+
+def test_a_container_over_the_memory_threshold_is_replaced(docker_sandbox: Any) -> None:
+    warm = WarmPool(docker_sandbox, per_version=0, janitor=False, admission=Admission(2))
+    pool = ReusePool(warm, series_per_container=10, memory_limit_bytes=1024, janitor=False)
+    sandbox = Leases(pool)
+    try:
+        for number in (1, 2):
+            assert run_series(spec(PROBE, RANDOM, f"m{number}"), sandbox).fault is None
+            wait_until(lambda n=number: pool.counters.retired_memory == 2 * n,
+                       what="both containers replaced (each uses more than 1 KiB)")
+        assert sandbox.container("m1", 0) != sandbox.container("m2", 0)
+        assert pool.counters.reused == 0
+    finally:
+        pool.close()
