@@ -259,3 +259,25 @@ def test_what_the_host_shows_of_a_container(tmp_path: Path) -> None:
     assert cgroup_memory("abc", tmp_path) == 777  # cgroup v1 first
     assert process_running(os.getpid())
     assert not process_running(2**22 + 12345)  # above pid_max: never a process
+
+
+def test_a_bot_that_computes_between_series_is_replaced(tmp_path: Path, pool: ReusePool) -> None:
+    (alpha,) = bots(tmp_path, "alpha")
+    cpu = {1: (2.0, 0.0)}
+
+    def busy_source() -> dict[int, tuple[float, float]]:
+        return dict(cpu)
+
+    first = pool.start(alpha, series_id="1", seat=0)
+    inner_of(first).sched_source = lambda: busy_source  # type: ignore[attr-defined]
+    release_of(first)
+    settled(pool, 1)
+    cpu[1] = (2.2, 0.0)  # its server's housekeeping: kept
+    second = pool.start(alpha, series_id="2", seat=0)
+    assert inner_of(second) is inner_of(first)
+    release_of(second)
+    settled(pool, 1)
+    cpu[1] = (2.2 + 0.3, 0.0)  # it computed while no series was playing
+    third = pool.start(alpha, series_id="3", seat=0)
+    assert inner_of(third) is not inner_of(first) and pool.counters.retired_busy == 1
+    wait_until(inner_of(first).stopped.is_set, what="the busy container stopped")

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from arena.core.series import BotRef
 
 __all__ = ["BOT_NAME_ENV", "BOT_VERSION_ENV", "InProcessTarget", "RunningBot", "Sandbox",
-           "SandboxError", "bot_alive", "check_socket", "identity_environment",
+           "SandboxError", "bot_alive", "check_socket", "cpu_seconds_of", "identity_environment",
            "in_process_target_of", "memory_of", "pid_alive", "release_of",
            "reused_bot", "sched_source_of", "series_number_of", "wait_for_socket"]
 
@@ -95,6 +95,13 @@ def series_number_of(bot: RunningBot) -> int:
     """Which series of its process ``bot`` is about to play (1 unless reused)."""
     number = getattr(bot, "series_number", 1)
     return number if isinstance(number, int) and number >= 1 else 1
+
+
+def cpu_seconds_of(bot: RunningBot) -> float | None:
+    """The CPU seconds all of ``bot``'s threads ran so far, by the kernel
+    (``RunningBot.sched_source``); None where nothing is known."""
+    times = sched_source_of(bot)()
+    return sum(on_core for on_core, _ in times.values()) if times else None
 
 
 def sched_source_of(bot: RunningBot) -> SchedSource:

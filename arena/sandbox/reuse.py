@@ -21,18 +21,19 @@ The rules:
 * a container is replaced (stopped, and the next series starts a fresh one) after
   a fault or crash of its bot in any series (the runner then calls ``stop``, not
   ``release``), after ``series_per_container`` series, when its memory is above
-  ``memory_limit_bytes`` when handed back, when it was found dead, after ``idle_s``
-  idle, and when the pool is closed;
+  ``memory_limit_bytes`` when handed back, when it was found dead, when it used more
+  than ``IDLE_CPU_S`` (+ ``IDLE_CPU_SHARE``) of CPU while kept (it would take a
+  core from playing bots),
+  after ``idle_s`` idle, and when the pool is closed;
 * stopping is off the series' path: ``stop`` and ``release`` return at once, the
   pool's stopper threads remove containers and check the ones handed back (alive,
   memory) before another series may take them; the version's next series waits
   for a container being checked (up to ``settle_wait_s``) rather than starting one.
 
 Starting ahead stays the wrapped sandbox's job: the ``docker`` backend is a
-``ReusePool`` over a ``WarmPool`` (``arena.sandbox.warm``), whose spares start only on
-idle cores. ``series_per_container=1`` (``--fresh-container-per-series``) is the
-strict mode: the registry then builds the ``WarmPool`` alone, a fresh container per
-bot per series.
+``ReusePool`` over a ``WarmPool`` (``arena.sandbox.warm``; spares only on idle cores),
+or with ``series_per_container=1`` (``--fresh-container-per-series``) the
+``WarmPool`` alone: a fresh container per bot per series.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from arena.sandbox.base import (
     RunningBot,
     Sandbox,
     bot_alive,
+    cpu_seconds_of,
     in_process_target_of,
     memory_of,
     sched_source_of,
@@ -68,6 +70,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_IDLE_S: Final = 60.0
+IDLE_CPU_S: Final = 0.25
+IDLE_CPU_SHARE: Final = 0.02
+"""A kept bot may use ``IDLE_CPU_S`` of CPU plus this share of its idle time between
+series (measured idle: 0.1 % for greedy, 0.4 % for js-greedy, their gRPC servers'
+housekeeping); one that computes while idle takes a core from the bots that are
+playing, so it is replaced rather than reused."""
 DEFAULT_SETTLE_WAIT_S: Final = 5.0
 """How long a series waits for its version's container that is being checked
 after its last series; far shorter than a start on a loaded machine."""
@@ -86,6 +94,8 @@ class ReuseCounters:
     retired_memory: int = 0
     retired_dead: int = 0
     """Found dead when handed back or when taken (not charged: between series)."""
+    retired_busy: int = 0
+    """Used more than ``IDLE_CPU_S`` of CPU while kept between series."""
     stopped: int = 0
     """Stopped by the series (a fault, an arena-side error) or at the pool's close."""
     expired: int = 0
@@ -96,6 +106,8 @@ class _Idle:
     bot: RunningBot
     served: int
     since: float
+    cpu_s: float | None
+    """Its CPU seconds when it was kept (None if its sandbox cannot say)."""
 
 
 class ReusePool:
@@ -169,13 +181,19 @@ class ReusePool:
             idle = self._take(key)
             if idle is None:
                 return None
-            if bot_alive(idle.bot):
+            if not bot_alive(idle.bot):
+                log.info("an idle container of %s died between series; replaced", bot.name)
+                with self._lock:
+                    self.counters.retired_dead += 1
+            elif _busy_while_idle(idle, self._now()):
+                log.info("a kept container of %s computed between series; replaced",
+                         bot.name)
+                with self._lock:
+                    self.counters.retired_busy += 1
+            else:
                 with self._lock:
                     self.counters.reused += 1
                 return _Lease(self, key, idle.bot, idle.served + 1)
-            log.info("an idle container of %s died between series; replaced", bot.name)
-            with self._lock:
-                self.counters.retired_dead += 1
             self._stop_later(idle.bot)
 
     def idle(self) -> int:
@@ -232,13 +250,15 @@ class ReusePool:
     def _settle(self, key: ContainerKey, bot: RunningBot, served: int) -> None:
         """Check a container handed back; keep it idle for the next series or stop it."""
         keep = False
+        cpu: float | None = None
         try:
             keep = self._fit_for_more(bot, served)
+            cpu = cpu_seconds_of(bot) if keep else None
         finally:
             with self._lock:
                 self._settling[key] -= 1
                 if keep and not self._closed:
-                    self._idle[key].append(_Idle(bot, served, self._now()))
+                    self._idle[key].append(_Idle(bot, served, self._now(), cpu))
                     bot_to_stop = None
                 else:
                     bot_to_stop = bot
@@ -345,6 +365,14 @@ class _Lease:
             return
         self._done = True
         self._pool._retire(self._bot)
+
+
+def _busy_while_idle(idle: _Idle, now: float) -> bool:
+    if idle.cpu_s is None:
+        return False
+    used = cpu_seconds_of(idle.bot)
+    allowed = IDLE_CPU_S + IDLE_CPU_SHARE * max(0.0, now - idle.since)
+    return used is not None and used - idle.cpu_s > allowed
 
 
 def _container_key(bot: BotRef) -> ContainerKey:
