@@ -34,7 +34,7 @@ from engine.profiles import Profile
 from engine.series import Series
 
 PLAY_SETTINGS: Final = ("sandbox", "seed", "profile_name", "max_hands", "startup_s",
-                        "decision_s", "reserve_s")
+                        "decision_s", "reserve_s", "series_per_container")
 """The season settings ``arena play`` takes, as options derived from their declarations."""
 PLAY_DEFAULTS: Final = {"seed": 1}
 _DEBUGGER = "; raise the time limits to step through a bot in a debugger"
@@ -181,7 +181,7 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
     addresses = {player.bot: player.address for player in players if player.address}
     try:
         inner = None if all(player.address for player in players) else registry.create(
-            config.sandbox)
+            config.sandbox, series_per_container=config.series_per_container)
         sandbox = WithHandStartedBots(inner, addresses)
     except Exception as error:  # e.g. Docker is not there
         raise CliError(f"cannot use the {config.sandbox} sandbox: {error}", code=1) from None

@@ -68,6 +68,10 @@ def _add_setting_option(parser: argparse.ArgumentParser | argparse._ArgumentGrou
         parser.add_argument(setting.flag, dest=setting.option_dest, default=default,
                             type=_value_parser(setting), metavar=setting.metavar,
                             help=described)
+    if setting.shorthand:
+        flag, value, shorthand_help = setting.shorthand
+        parser.add_argument(flag, dest=setting.option_dest, action="store_const",
+                            const=value, help=shorthand_help)
 
 
 def season_config_message(args: argparse.Namespace) -> arena_pb2.SeasonConfig:
@@ -98,6 +102,8 @@ def settings_table() -> str:
             meaning += ": " + "; ".join(
                 f"`{name}` {sandbox_registry.backend(name).summary}"
                 for name in sandbox_registry.names())
+        if setting.shorthand:
+            meaning += f"; `{setting.shorthand[0]}` is `{setting.flag} {setting.shorthand[1]}`"
         rows.append(f"| `{setting.flag} {argument}` | {setting.shown_default} | {meaning} |")
     return "\n".join(rows) + "\n"
 

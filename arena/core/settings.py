@@ -30,6 +30,10 @@ from arena.core.limits import TimeLimits
 from engine.profiles import Profile, ProfileError, get_profile
 
 DEFAULT_SANDBOX: Final = "docker"
+DEFAULT_SERIES_PER_CONTAINER: Final = 25
+"""Series a bot container serves before it is replaced (``arena.sandbox.reuse``):
+enough that starts are a small share of a season, few enough that a leak in a
+long-lived bot is cut off."""
 MAX_SEED: Final = 2**63 - 1
 OVERRIDE_FIELDS: Final = tuple(item.name for item in fields(Profile) if item.name != "name")
 SANDBOX_NAME_PATTERN: Final = re.compile(r"[a-z][a-z0-9_-]{0,31}")
@@ -77,6 +81,8 @@ class Setting:
     """Command-line destination, when it is not the flag's name."""
     doc: str = ""
     """Longer text for the docs table, when ``help`` is not enough."""
+    shorthand: tuple[str, Any, str] | tuple[()] = ()
+    """A second flag that sets one value: (flag, value, help)."""
 
     @property
     def label(self) -> str:
@@ -181,6 +187,13 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("ladder_window", int, 1000, "ladder: latest series the windowed Bradley-Terry "
             "rating is fitted on", "--ladder-window", "ladder_window", metavar="W", low=2,
             high=1_000_000),
+    Setting("series_per_container", int, DEFAULT_SERIES_PER_CONTAINER, "series a bot's "
+            "container serves, one after another, each begun by a new Handshake, before it is "
+            "replaced (1 = a fresh container for every series; docker sandbox)",
+            "--series-per-container", "series_per_container", metavar="N", low=1,
+            high=10_000, shorthand=("--fresh-container-per-series", 1,
+                                    "a fresh container for every series: "
+                                    "--series-per-container 1")),
     Setting("deactivate_after", int, 5, "a bot version that loses this many series in a "
             "row by its own fault is deactivated (forfeits the rest, joins no new season)",
             "--deactivate-after", "deactivate_after", metavar="K", low=1, high=10_000),
@@ -211,6 +224,7 @@ class SeasonConfig:
     ladder_rounds: int = 0
     ladder_meetings: int = 0
     ladder_window: int = 1000
+    series_per_container: int = DEFAULT_SERIES_PER_CONTAINER
     deactivate_after: int = 5
 
     @classmethod

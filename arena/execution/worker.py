@@ -59,7 +59,9 @@ class _WorkerState:
         with self.lock:
             sandbox = self.sandboxes.get(name)
             if sandbox is None:  # a worker started without `arena worker` (tests, dask-worker)
-                sandbox = self.sandboxes[name] = registry.create(name)
+                # A fresh bot per series: a worker's sandbox outlives seasons, and
+                # a season's series_per_container does not travel with its tasks.
+                sandbox = self.sandboxes[name] = registry.create(name, series_per_container=1)
             return sandbox
 
 
@@ -107,7 +109,7 @@ def check_sandboxes(names: Sequence[str]) -> dict[str, Sandbox]:
     for name in names:
         try:
             backend = registry.backend(name)
-            sandbox = backend.create()
+            sandbox = backend.create(series_per_container=1)
             if name == "docker":
                 from arena.sandbox.images import BaseImageError, prepare_base
 

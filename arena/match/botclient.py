@@ -104,8 +104,10 @@ class BotClient:
             ) from None
         return cls(channel, target)
 
-    def handshake(self, timeout: float) -> BotInfo:
-        """Exchange protocol versions and identities.
+    def handshake(self, timeout: float, *, series_id: str = "",
+                  series_number: int = 1) -> BotInfo:
+        """Exchange protocol versions and identities, starting the series
+        ``series_id``, the ``series_number``-th of the bot's process.
 
         Raises ``BotFault``: PROTOCOL_MISMATCH for another protocol version,
         MALFORMED for an empty name or version, STARTUP when there is no answer in
@@ -115,6 +117,8 @@ class BotClient:
             protocol_version=protocol.PROTOCOL_VERSION,
             arena_name=ARENA_NAME,
             arena_version=ARENA_VERSION,
+            series_id=series_id,
+            series_number=series_number,
         )
         reply = self._call("Handshake", self._stub.Handshake, request, timeout,
                            timeout_kind=FaultKind.STARTUP)

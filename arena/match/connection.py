@@ -24,7 +24,8 @@ from engine.actions import Action
 class BotConnection(Protocol):
     """One bot, as the match talks to it. Every failure is a ``BotFault``."""
 
-    def handshake(self, timeout: float) -> BotInfo: ...
+    def handshake(self, timeout: float, *, series_id: str = "",
+                  series_number: int = 1) -> BotInfo: ...
 
     def decide(self, request: Decision | bot_pb2.DecideRequest, legal_actions: Sequence[Action],
                timeout: float, window: Window | None = None) -> Action: ...

@@ -97,8 +97,11 @@ class DirectConnection:
         self._worker = _Worker(f"bot-{target.name}")
         self._abandoned: queue.SimpleQueue[_Reply] | None = None
 
-    def handshake(self, timeout: float) -> BotInfo:
-        """The bot's identity, checked as a gRPC handshake is (nothing is called)."""
+    def handshake(self, timeout: float, *, series_id: str = "",
+                  series_number: int = 1) -> BotInfo:
+        """The bot's identity, checked as a gRPC handshake is, after the bot's
+        ``on_series_start`` (as the SDK's server calls it; an exception is a CRASH,
+        no answer in time STARTUP)."""
         if self._sdk_protocol_version != protocol.PROTOCOL_VERSION:
             raise BotFault(
                 FaultKind.PROTOCOL_MISMATCH,
@@ -108,6 +111,15 @@ class DirectConnection:
         for field in ("name", "version"):
             if not getattr(self._target, field).strip():
                 raise BotFault(FaultKind.MALFORMED, f"HandshakeResponse.{field} is empty")
+        start = self._views.SeriesStart(series_id=series_id, series_number=series_number)
+        try:
+            answered, value = self._wait("Handshake", self._worker.submit(
+                lambda: self._bot.on_series_start(start)), timeout, None)
+        except BotFault as fault:
+            raise BotFault(FaultKind.STARTUP, fault.message) from None
+        if not answered:
+            raise BotFault(FaultKind.CRASH, "the bot failed Handshake with status UNKNOWN: "
+                           f"bot error: {type(value).__name__}: {value}")
         return BotInfo(self._target.name, self._target.version, self._sdk_protocol_version,
                        self._target.author)
 

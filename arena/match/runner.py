@@ -3,7 +3,9 @@
 ``run_series`` prepares both bots (``Sandbox.prepare``: e.g. builds an image;
 not charged to the start-up deadline), starts, connects and handshakes both at
 once, each seat on its own start-up clock (``arena.match.startup``), plays the
-series with ``arena.match.loop.play_match``, and stops both bots on every path. A
+series with ``arena.match.loop.play_match``, and on every path stops both bots, or
+hands a bot that finished the series without fault back to its sandbox, which may
+keep it for its version's next series (``arena.sandbox.reuse``). A
 bot's misbehaviour never raises out of it: it returns a ``SeriesOutcome`` whose
 ``fault`` names the bot's seat, the kind, the hand and decision, the bot's stderr
 tail and, where the sandbox knows better (an out-of-memory kill), the sandbox's
@@ -14,6 +16,7 @@ void; ``arena.match.fair_clock``).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -26,7 +29,8 @@ from arena.match.connection import BotConnection
 from arena.match.fair_clock import meter_for
 from arena.match.loop import play_match
 from arena.match.startup import Clock, start_both
-from arena.sandbox.base import RunningBot, Sandbox, SandboxError, sched_source_of
+from arena.sandbox.admission import ADMISSION
+from arena.sandbox.base import RunningBot, Sandbox, SandboxError, release_of, sched_source_of
 from engine.series import Series
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -48,11 +52,13 @@ def run_series(
                     swap_seats=spec.swap_seats)
     running: list[RunningBot | None] = [None, None]
     clients: list[BotConnection | None] = [None, None]
+    clean = [False, False]  # a seat whose bot may serve its version's next series
     try:
         faults = start_both(spec, sandbox, running, clients, clock=clock)
         faults = [None if fault is None else _complete(fault, running[seat])
                   for seat, fault in enumerate(faults)]
         if any(faults):
+            clean = [fault is None for fault in faults]
             forfeit = _startup_forfeit(faults)
             if on_event is not None:
                 on_event({"type": "fault", **forfeit.to_dict()})
@@ -65,21 +71,47 @@ def run_series(
         assert first_bot is not None and second_bot is not None
         meters = (meter_for(sched_source_of(first_bot), clock),
                   meter_for(sched_source_of(second_bot), clock))
-        outcome = play_match((first, second), series, spec.limits, on_event,
-                             series_id=spec.series_id, meters=meters).outcome
+        with ADMISSION.playing():  # background work now waits for idle cores
+            outcome = play_match((first, second), series, spec.limits, on_event,
+                                 series_id=spec.series_id, meters=meters).outcome
         fault = outcome.fault
+        clean = [fault is None or _seat(fault) != seat for seat in (0, 1)]
         if fault is not None:
             fault = _complete(fault, running[_seat(fault)])
         return replace(outcome, fault=fault, wall_seconds=clock() - started)
     finally:
-        # Bots first: closing a channel to a live peer waits ~0.2 s for a graceful
-        # goodbye, to a stopped one it returns at once.
-        for bot in running:
-            if bot is not None:
-                bot.stop()
-        for client in clients:
+        _hand_back(running, clients, clean)
+
+
+def _hand_back(running: list[RunningBot | None], clients: list[BotConnection | None],
+               clean: list[bool]) -> None:
+    """A bot that finished the series without fault goes back to its sandbox, which
+    may keep it for its version's next series (``release_of``); every other is
+    stopped (after a fault, a crash or an arena-side error: never reused)."""
+    kept: list[BotConnection] = []
+    for seat, bot in enumerate(running):
+        if bot is None:
+            continue
+        client = clients[seat]
+        if clean[seat]:
+            release_of(bot)
             if client is not None:
-                client.close()
+                kept.append(client)
+        else:
+            # Bots first: closing a channel to a live peer waits ~0.2 s for a
+            # graceful goodbye, to a stopped one it returns at once.
+            bot.stop()
+    for client in clients:
+        if client is not None and client not in kept:
+            client.close()
+    if kept:  # their peers live on: the goodbye must not hold up the series
+        threading.Thread(target=_close_all, args=(kept,), name="close-kept",
+                         daemon=True).start()
+
+
+def _close_all(clients: list[BotConnection]) -> None:
+    for client in clients:
+        client.close()
 
 
 def _seat(fault: BotFault) -> int:

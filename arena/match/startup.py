@@ -1,8 +1,10 @@
 """Bring both bots of a series up, each on its own clock.
 
-Both seats are started and handshaken at the same time, one thread each. Each
-takes a start slot first (``arena.sandbox.admission``: never more bots starting than
-the machine can run). A seat's start-up clock starts once the sandbox has started
+Both seats are started and handshaken at the same time, one thread each. A seat
+whose bot the sandbox kept from its last series (``arena.sandbox.reuse``) starts
+nothing: it only connects and sends the series' Handshake, on the same clock. Any
+other seat takes a start slot first (``arena.sandbox.admission``: never more bots
+starting than the machine can run). A seat's start-up clock starts once the sandbox has started
 its bot, when its own process can run: never during image work, the wait for a
 slot, or the other seat's start. It covers only that bot's socket, connection and
 handshake, and is a fair clock (``arena.match.fair_clock``): time the bot spent
@@ -25,7 +27,13 @@ from arena.core.text import neutralise
 from arena.match.connection import BotConnection, Connector, connect_bot, connect_running
 from arena.match.fair_clock import Meter, Window, meter_for
 from arena.sandbox.admission import ADMISSION, Admission
-from arena.sandbox.base import RunningBot, Sandbox, sched_source_of
+from arena.sandbox.base import (
+    RunningBot,
+    Sandbox,
+    reused_bot,
+    sched_source_of,
+    series_number_of,
+)
 
 log = logging.getLogger(__name__)
 
@@ -96,25 +104,45 @@ def _bring_up(
     meter_of: MeterFactory,
     admission: Admission,
 ) -> BotFault | None:
+    handle = reused_bot(sandbox, bot, series_id=spec.series_id, seat=seat)
+    if handle is not None:  # kept from its last series: nothing starts, no slot
+        running[seat] = handle
+        return _connect(spec, seat, bot, handle, clients, connect, meter_of)
     with admission.slot():
         try:
             handle = sandbox.start(bot, series_id=spec.series_id, seat=seat)
         except BotFault as fault:
             return fault
         running[seat] = handle
-        window = meter_of(handle).window(spec.limits.startup_s)  # its process can run now
-        who = f"{bot.name}@{bot.version} (seat {seat})"
-        try:
-            _step(window, who, "create its socket", handle.wait_ready)
-            client = _step(window, who, "accept a connection",
-                           lambda timeout: connect_running(handle, timeout, connect))
-            clients[seat] = client
-            info = _step(window, who, "answer the Handshake",
-                         lambda timeout: client.handshake(max(_MIN_CALL_S, timeout)))
-        except BotFault as fault:
-            return fault
-    log.info("seat %d: %s %s (protocol %d) is up", seat, neutralise(info.name),
-             neutralise(info.version), info.protocol_version)
+        return _connect(spec, seat, bot, handle, clients, connect, meter_of)
+
+
+def _connect(
+    spec: SeriesSpec,
+    seat: int,
+    bot: BotRef,
+    handle: RunningBot,
+    clients: list[BotConnection | None],
+    connect: Connector,
+    meter_of: MeterFactory,
+) -> BotFault | None:
+    """Socket, connection and the series' Handshake, on the seat's start-up clock."""
+    window = meter_of(handle).window(spec.limits.startup_s)  # its process can run now
+    who = f"{bot.name}@{bot.version} (seat {seat})"
+    number = series_number_of(handle)
+    try:
+        _step(window, who, "create its socket", handle.wait_ready)
+        client = _step(window, who, "accept a connection",
+                       lambda timeout: connect_running(handle, timeout, connect))
+        clients[seat] = client
+        info = _step(window, who, "answer the Handshake",
+                     lambda timeout: client.handshake(max(_MIN_CALL_S, timeout),
+                                                      series_id=spec.series_id,
+                                                      series_number=number))
+    except BotFault as fault:
+        return fault
+    log.info("seat %d: %s %s (protocol %d) is up for its series %d", seat,
+             neutralise(info.name), neutralise(info.version), info.protocol_version, number)
     return None
 
 

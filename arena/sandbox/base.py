@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from arena.core.series import BotRef
 
 __all__ = ["BOT_NAME_ENV", "BOT_VERSION_ENV", "InProcessTarget", "RunningBot", "Sandbox",
-           "SandboxError", "check_socket", "identity_environment", "in_process_target_of",
-           "pid_alive", "sched_source_of", "wait_for_socket"]
+           "SandboxError", "bot_alive", "check_socket", "cpu_seconds_of", "identity_environment",
+           "in_process_target_of", "memory_of", "pid_alive", "release_of",
+           "reused_bot", "sched_source_of", "series_number_of", "wait_for_socket"]
 
 BOT_NAME_ENV = "HOLLYWOOD_BOT_NAME"
 BOT_VERSION_ENV = "HOLLYWOOD_BOT_VERSION"
@@ -61,6 +62,46 @@ class RunningBot(Protocol):
     def stop(self) -> None:
         """Kill the bot and remove everything it had (container, processes, socket)."""
         ...
+
+
+def bot_alive(bot: RunningBot) -> bool:
+    """Whether ``bot`` still runs: its own quick probe (``alive``) if it has one."""
+    probe = getattr(bot, "alive", None)
+    if callable(probe):
+        return bool(probe())
+    return bot.fault_if_dead() is None
+
+
+def memory_of(bot: RunningBot) -> int | None:
+    """The bytes ``bot``'s sandbox says it uses now (``memory_bytes``), if it can say."""
+    reader = getattr(bot, "memory_bytes", None)
+    if not callable(reader):
+        return None
+    used = reader()
+    return used if isinstance(used, int) else None
+
+
+def release_of(bot: RunningBot) -> None:
+    """Hand ``bot`` back after a series it finished without fault: kept for its
+    version's next series where the sandbox reuses bots, stopped elsewhere."""
+    release = getattr(bot, "release", None)
+    if callable(release):
+        release()
+    else:
+        bot.stop()
+
+
+def series_number_of(bot: RunningBot) -> int:
+    """Which series of its process ``bot`` is about to play (1 unless reused)."""
+    number = getattr(bot, "series_number", 1)
+    return number if isinstance(number, int) and number >= 1 else 1
+
+
+def cpu_seconds_of(bot: RunningBot) -> float | None:
+    """The CPU seconds all of ``bot``'s threads ran so far, by the kernel
+    (``RunningBot.sched_source``); None where nothing is known."""
+    times = sched_source_of(bot)()
+    return sum(on_core for on_core, _ in times.values()) if times else None
 
 
 def sched_source_of(bot: RunningBot) -> SchedSource:
@@ -110,6 +151,16 @@ class Sandbox(Protocol):
         """Start ``bot``; raises ``SandboxError`` for an arena-side problem and
         ``BotFault`` if the bot cannot even be started."""
         ...
+
+
+def reused_bot(sandbox: Sandbox, bot: BotRef, *, series_id: str, seat: int) -> RunningBot | None:
+    """A running bot of ``bot``'s version the sandbox keeps between series (its
+    ``reuse``, e.g. ``arena.sandbox.reuse.ReusePool``), or None: start one."""
+    reuse = getattr(sandbox, "reuse", None)
+    if not callable(reuse):
+        return None
+    found: RunningBot | None = reuse(bot, series_id=series_id, seat=seat)
+    return found
 
 
 def pid_alive(pid: int) -> bool:

@@ -23,6 +23,9 @@ class SandboxConfig:
     """Docker: pids limit of the container (threads count). Process: RLIMIT_NPROC."""
     max_open_files: int = 256
     """File descriptors (RLIMIT_NOFILE / nofile ulimit)."""
+    reuse_memory_bytes: int = 192 * MIB
+    """Docker: a container using more than this when its series ends is replaced
+    rather than reused (``arena.sandbox.reuse``)."""
     stderr_tail_bytes: int = 4096
     """How much of the end of the bot's stderr a fault carries."""
 

@@ -17,7 +17,6 @@ import atexit
 import contextlib
 import logging
 import os
-import re
 import threading
 import time
 import uuid
@@ -32,17 +31,21 @@ import requests.exceptions
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import ManifestError, content_hash
+from arena.sandbox.admission import ADMISSION, Admission
 from arena.sandbox.base import SandboxError, identity_environment, wait_for_socket
 from arena.sandbox.base_image import BASE_IMAGE_TAG, BaseImageError
 from arena.sandbox.build_guard import BUILDS, BuildMemory
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
+from arena.sandbox.container_health import cgroup_memory, process_running
 from arena.sandbox.docker_owner import (
     ARENA_LABEL,
     INSTANCE_LABEL,
     OWNER_LABEL,
     OWNER_START_LABEL,
     PID_NAMESPACE_LABEL,
+    container_name,
     owner_labels,
+    remove_container_by_name,
     remove_instance,
     remove_leftovers_of_dead_arenas,
 )
@@ -115,6 +118,7 @@ class DockerSandbox:
         remove_leftovers: bool = True,
         instance_id: str | None = None,
         builds: BuildMemory = BUILDS,
+        admission: Admission = ADMISSION,
     ) -> None:
         self.client = client or docker_client()
         self.config = config
@@ -122,6 +126,7 @@ class DockerSandbox:
         self.instance_id = instance_id or uuid.uuid4().hex[:16]
         """Labels everything this sandbox creates; ``remove_own`` removes only that."""
         self._builds = builds
+        self._admission = admission
         self._prepare_base = prepare_base
         self._base_ready = False
         self._images: dict[tuple[str, str], str] = {}
@@ -136,19 +141,29 @@ class DockerSandbox:
                 log.warning("removed %d container(s) left over by a crashed arena", removed)
 
     def prepare(self, bot: BotRef) -> None:
-        """Build the bot's image (and the base image) if needed; see ``image_for``."""
+        """Build the bot's image (and the base image) if needed; see ``image_for``. A
+        build is background work (``arena.sandbox.admission``): it waits for an idle core."""
+        with self._lock:
+            built = self._image_key(bot) in self._images
+        if built:
+            return
+        self._admission.await_idle_core()  # holds no slot: builds take minutes
         self.image_for(bot)
+
+    @staticmethod
+    def _image_key(bot: BotRef) -> tuple[str, str]:
+        try:
+            return (str(Path(bot.folder).resolve()), content_hash(bot.folder))
+        except (ManifestError, OSError) as error:
+            raise BotFault(FaultKind.STARTUP,
+                           f"the bot's folder cannot be built: {error}") from None
 
     def image_for(self, bot: BotRef) -> str:
         """The bot's image tag, building the base and the image when needed (cached by
         the bot folder's content hash). A failed build is the bot's fault (STARTUP).
         Only the bot's own image is locked while it builds (``build_bot_image``): a
         slow build never holds up another bot's build or start."""
-        try:
-            key = (str(Path(bot.folder).resolve()), content_hash(bot.folder))
-        except (ManifestError, OSError) as error:
-            raise BotFault(FaultKind.STARTUP,
-                           f"the bot's folder cannot be built: {error}") from None
+        key = self._image_key(bot)
         with self._lock:
             cached = self._images.get(key)
         if cached is not None:
@@ -188,17 +203,17 @@ class DockerSandbox:
             "hollywood.seat": "" if seat is None else str(seat),
         }
         place = make_socket_place(self.client, self.config, labels)
-        name = _container_name(series_id, seat)
+        name = container_name(series_id, seat)
         try:
             container = self._create(bot, name, labels, place)
             container.start()
             place.check_mounted()
         except docker.errors.DockerException as error:
-            _remove_container_by_name(self.client, name)
+            remove_container_by_name(self.client, name)
             place.remove(self.client)
             raise SandboxError(f"Docker could not start {bot.name}: {error}") from error
         except BaseException:  # a bot fault from the image build, or Ctrl-C
-            _remove_container_by_name(self.client, name)
+            remove_container_by_name(self.client, name)
             place.remove(self.client)
             raise
         running = DockerBot(self, container, place)
@@ -281,6 +296,7 @@ class DockerBot:
         self._final_tail: str | None = None
         self._final_state: dict[str, Any] | None = None
         self._pid: int | None = None
+        self._pid_visible = False
 
     @property
     def target(self) -> str:
@@ -296,7 +312,32 @@ class DockerBot:
         if self._pid is None:  # asked at start-up and again for the series: inspect once
             pid = (self._state() or {}).get("Pid")
             self._pid = pid if isinstance(pid, int) and pid > 0 else 0
+            self._pid_visible = bool(self._pid) and process_running(self._pid)
         return process_tree_source(self._pid) if self._pid else no_source
+
+    def alive(self) -> bool:
+        """Whether the container still runs: its first process, as the host sees it,
+        when that was visible at the first inspection; else Docker's word."""
+        if self._stopped:
+            return False
+        self.sched_source()
+        if self._pid and self._pid_visible:
+            return process_running(self._pid)
+        return self.fault_if_dead() is None
+
+    def memory_bytes(self) -> int | None:
+        """The container's memory use now: its cgroup's counter (v1 or v2, a file
+        read) where the host shows it, else Docker's stats; None if neither says."""
+        counted = cgroup_memory(self.container_id)
+        if counted is not None:
+            return counted
+        try:
+            stats = self._container.stats(stream=False, one_shot=True)
+        except (docker.errors.DockerException, requests.exceptions.RequestException,
+                TypeError):
+            return None
+        usage = (stats.get("memory_stats") or {}).get("usage")
+        return usage if isinstance(usage, int) else None
 
     def stderr_tail(self) -> str:
         if self._final_tail is not None:
@@ -356,14 +397,3 @@ class DockerBot:
         finally:
             self._place.remove(self._sandbox.client)
             self._sandbox._forget(self)
-
-
-def _container_name(series_id: str, seat: int | None) -> str:
-    slug = re.sub(r"[^a-zA-Z0-9_.-]", "-", series_id)[:40].strip("-.") or "series"
-    seat_part = "x" if seat is None else str(seat)
-    return f"hollywood-{slug}-s{seat_part}-{uuid.uuid4().hex[:8]}"
-
-
-def _remove_container_by_name(client: Any, name: str) -> None:
-    with contextlib.suppress(docker.errors.DockerException):
-        client.containers.get(name).remove(force=True)

@@ -21,6 +21,7 @@ import logging
 import os
 import re
 import shutil
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +157,16 @@ def remove_leftovers_of_dead_arenas(client: Any, socket_dir_root: str = "/tmp") 
             if match and entry.is_dir() and not pid_alive(int(match.group(1))):
                 shutil.rmtree(entry, ignore_errors=True)
     return removed
+
+
+def container_name(series_id: str, seat: int | None) -> str:
+    """A unique container name saying which series and seat it was started for."""
+    slug = re.sub(r"[^a-zA-Z0-9_.-]", "-", series_id)[:40].strip("-.") or "series"
+    seat_part = "x" if seat is None else str(seat)
+    return f"hollywood-{slug}-s{seat_part}-{uuid.uuid4().hex[:8]}"
+
+
+def remove_container_by_name(client: Any, name: str) -> None:
+    """Remove a container half made by a failed start (if it exists)."""
+    with contextlib.suppress(docker.errors.DockerException):
+        client.containers.get(name).remove(force=True)

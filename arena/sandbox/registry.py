@@ -33,11 +33,17 @@ class Backend:
     ``Sandbox`` (usually the class)."""
     needs_sdk_class: bool = False
     """Bots must name their SDK bot class in ``bot.toml`` (``[run] sdk_class``)."""
+    reuses_bots: bool = False
+    """The factory takes ``series_per_container`` (a bot serves that many series)."""
 
-    def create(self) -> Sandbox:
-        """A new sandbox of this backend (imports its module on first use)."""
+    def create(self, series_per_container: int | None = None) -> Sandbox:
+        """A new sandbox of this backend (imports its module on first use); a backend
+        that reuses bots keeps each for ``series_per_container`` series (its default
+        when None), the others start a bot per series whatever it says."""
         module_name, _, attribute = self.factory.partition(":")
-        make: Callable[[], Sandbox] = getattr(importlib.import_module(module_name), attribute)
+        make: Callable[..., Sandbox] = getattr(importlib.import_module(module_name), attribute)
+        if self.reuses_bots and series_per_container is not None:
+            return make(series_per_container=series_per_container)
         return make()
 
     def check_bot(self, manifest: BotManifest) -> None:
@@ -76,13 +82,15 @@ def backend(name: str) -> Backend:
             f"sandbox must be one of {', '.join(names())}, got {name!r}") from None
 
 
-def create(name: str) -> Sandbox:
-    """A new sandbox of the backend called ``name`` (``UnknownSandboxError`` if none)."""
-    return backend(name).create()
+def create(name: str, *, series_per_container: int | None = None) -> Sandbox:
+    """A new sandbox of the backend called ``name`` (``UnknownSandboxError`` if none);
+    see ``Backend.create`` for ``series_per_container``."""
+    return backend(name).create(series_per_container)
 
 
-register(Backend("docker", "hardened Docker containers (the default)",
-                 "arena.sandbox.warm:warm_docker_sandbox"))
+register(Backend("docker", "hardened Docker containers (the default), each reused for a "
+                 "bot version's next series", "arena.sandbox.reuse:docker_sandbox",
+                 reuses_bots=True))
 register(Backend("process", "resource-limited local processes (weaker: trusted bots only)",
                  "arena.sandbox.process:ProcessSandbox"))
 register(Backend("inprocess", "Python SDK bots called directly inside the arena's process "

@@ -50,31 +50,45 @@ def read_task(path: Path | str) -> TaskTimes | None:
 
 
 def process_tree(root_pid: int, proc: Path = PROC) -> dict[int, TaskTimes]:
-    """Every thread of ``root_pid`` and of its descendants (bounded by ``MAX_TASKS``)."""
+    """Every thread of ``root_pid`` and of its descendants (bounded by ``MAX_TASKS``).
+    Read at every decision, so on strings and raw reads, not ``pathlib`` objects."""
     found: dict[int, TaskTimes] = {}
     pending = [root_pid]
     seen: set[int] = set()
+    base = str(proc)
     while pending and len(seen) < MAX_TASKS:
         pid = pending.pop()
         if pid in seen:
             continue
         seen.add(pid)
         try:
-            tasks = list((proc / str(pid) / "task").iterdir())
+            names = os.listdir(f"{base}/{pid}/task")
         except OSError:
             continue
-        for task in tasks[:MAX_TASKS]:
-            if not task.name.isdigit():
+        for name in names[:MAX_TASKS]:
+            if not name.isdigit():
                 continue
-            times = read_task(task / "schedstat")
+            task = f"{base}/{pid}/task/{name}"
+            times = read_task(f"{task}/schedstat")
             if times is not None:
-                found[int(task.name)] = times
-            try:
-                children = (task / "children").read_text().split()
-            except OSError:
-                children = []
-            pending.extend(int(child) for child in children if child.isdigit())
+                found[int(name)] = times
+            pending.extend(int(child) for child in _read_small(f"{task}/children").split()
+                           if child.isdigit())
     return found
+
+
+def _read_small(path: str) -> bytes:
+    """A small /proc file's bytes (empty if it cannot be read)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+    except OSError:
+        return b""
+    try:
+        return os.read(descriptor, 65536)
+    except OSError:
+        return b""
+    finally:
+        os.close(descriptor)
 
 
 def process_tree_source(root_pid: int, proc: Path = PROC) -> SchedSource:

@@ -37,6 +37,7 @@ from arena.sandbox.base import (
     Sandbox,
     SandboxError,
     in_process_target_of,
+    memory_of,
     sched_source_of,
 )
 from arena.sandbox.schedstat import SchedSource
@@ -127,6 +128,10 @@ class WarmPool:
         are on their way."""
         self.inner.prepare(bot)
         self._refill(_version_key(bot), bot)
+
+    def prepare_image(self, bot: BotRef) -> None:
+        """Prepare ``bot`` without starting a spare (its container is kept for it)."""
+        self.inner.prepare(bot)
 
     def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> RunningBot:
         """A spare of ``bot``'s version if one is up, else a bot started now; either
@@ -275,6 +280,15 @@ class _PooledBot:
         self._stopped()
         return self._bot.stderr_tail()
 
+    def alive(self) -> bool:
+        """The started bot's own quick probe (``arena.sandbox.reuse`` asks between series)."""
+        probe = getattr(self._bot, "alive", None)
+        return self._stopping is None and (
+            bool(probe()) if callable(probe) else self._bot.fault_if_dead() is None)
+
+    def memory_bytes(self) -> int | None:
+        return memory_of(self._bot)
+
     def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
         self._stopped()
         return self._bot.fault_if_dead(wait_s)
@@ -297,7 +311,7 @@ def _version_key(bot: BotRef) -> VersionKey:
 
 
 def warm_docker_sandbox() -> WarmPool:
-    """The registry's ``docker`` backend: a warm pool over a ``DockerSandbox``."""
+    """A warm pool over a ``DockerSandbox``: a fresh container per bot per series."""
     from arena.sandbox.docker import DockerSandbox
 
     return WarmPool(DockerSandbox())

@@ -76,12 +76,14 @@ def sandbox_runner_factory(config: SeasonConfig, board: MoveBoard | None = None)
     the season's backend (``arena.sandbox.registry``), its moves on ``board`` for the
     website's live pages. Raises ``ConfigError`` for a backend that is not
     registered (the season then stops as failed, saying so)."""
-    return SandboxRunner(sandbox_registry.create(config.sandbox), board)
+    return SandboxRunner(sandbox_registry.create(
+        config.sandbox, series_per_container=config.series_per_container), board)
 
 
 class SandboxRunner:
     """Plays series in one sandbox; ``close`` (called by the executor when the season
-    is over) releases what the sandbox keeps, e.g. the warm pool's spare bots."""
+    is over) releases what the sandbox keeps, e.g. the warm pool's spare bots and
+    the containers kept for reuse: a container never outlives its season."""
 
     def __init__(self, sandbox: Sandbox, board: MoveBoard | None = None) -> None:
         self.sandbox = sandbox

@@ -124,6 +124,7 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
         "ladder_meetings": Scalar(),
         "ladder_window": Scalar(),
         "deactivate_after": Scalar(),
+        "series_per_container": Scalar(),
     },
     "hollywood.arena.v1.StartSeasonRequest": {"season_id": Id()},
     "hollywood.arena.v1.CancelSeasonRequest": {"season_id": Id()},

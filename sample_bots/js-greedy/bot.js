@@ -89,6 +89,9 @@ function listenTarget(env) {
 
 function serviceImplementation(grpc, decide, identity) {
   return {
+    // Every Handshake starts a series: the arena may reuse this process for several
+    // (docs/bot-guide.md, "Between series"). This bot decides from each request
+    // alone and keeps nothing about an opponent, so it has nothing to forget here.
     Handshake(call, callback) {
       const spoken = call.request.protocol_version;
       if (spoken !== PROTOCOL_VERSION) {

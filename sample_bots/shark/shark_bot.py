@@ -250,7 +250,11 @@ class _HandMemory:
 
 class SharkBot(hs.Bot):
     def __init__(self, tuning: Tuning | None = None) -> None:
-        self.tuning = tuning or Tuning()
+        self.tuning = tuning or Tuning()  # kept between series: not about an opponent
+        self._memory = _HandMemory(("", 0))
+
+    def on_series_start(self, start: hs.SeriesStart) -> None:
+        """A new series (the arena may reuse this process): forget the last opponent."""
         self._memory = _HandMemory(("", 0))
 
     # ------------------------------------------------------------------ decisions

@@ -16,6 +16,17 @@ Prints, for the sample bots in hardened containers:
    series' path, never make it free, so on a machine whose cores are all busy a
    season's share outside the bots' thinking cannot fall below what its containers
    cost against what its bots think (docs/sandbox.md, "What a container costs").
+6. the arena's share of a 4-bot Docker season's wall time (the sample bots greedy,
+   random, shark and js-greedy, a round robin, 2 series at once): 1 - the bots'
+   thinking / (season wall x series at once), which counts everything outside the
+   bots' Decide calls, containers' starts and stops included. Three ways, seasons
+   alternating (--rounds) so that the machine's load falls on all alike: fresh
+   containers (``DockerSandbox``), the warm pool (``WarmPool``, the strict mode of
+   ``--fresh-container-per-series``) and reuse (``ReusePool``, the ``docker``
+   backend's default; target <= 15 %). Printed with the load average and the share
+   of the machine the host took (steal).
+
+Options: --season-only (part 6 alone), --rounds N (1), --series-per-pair N (2).
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -215,14 +227,83 @@ def container_cpu(sandbox: DockerSandbox, bot: BotRef, runs: int = 15) -> None:
           f"shim, kernel) {rest:.0f}; the host took {steal:.0%} of the time (steal)")
 
 
+SEASON_BOTS = ("greedy", "random", "shark", "js-greedy")
+SEASON_KINDS = ("fresh", "pool", "reuse")
+
+
+def season_sandbox(kind: str, made: list[Any]) -> Any:
+    """The sandbox a season of ``kind`` plays in (``made`` collects what to close)."""
+    from arena.sandbox.reuse import ReusePool
+    from arena.sandbox.warm import WarmPool
+
+    sandbox: Any = DockerSandbox()
+    if kind in ("pool", "reuse"):
+        sandbox = WarmPool(sandbox)
+    if kind == "reuse":
+        sandbox = ReusePool(sandbox)
+    made.append(sandbox)
+    return sandbox
+
+
+def season_share(rounds: int, series_per_pair: int, concurrency: int = 2) -> None:
+    from bench_cluster import in_sandbox, play
+
+    from arena.execution import LocalExecutor
+
+    folders = [ROOT / "sample_bots" / name for name in SEASON_BOTS]
+    warm_up = DockerSandbox()
+    for folder in folders:
+        warm_up.image_for(BotRef.from_folder(folder))
+    totals = {kind: [0.0] * 6 for kind in SEASON_KINDS}
+    loads: list[float] = []
+    for _ in range(rounds):
+        for kind in SEASON_KINDS:
+            made: list[Any] = []
+            sandbox = season_sandbox(kind, made)
+            loads.append(os.getloadavg()[0])
+            measured = play(lambda sandbox=sandbox: LocalExecutor(in_sandbox(sandbox),
+                                                                  concurrency),
+                            "docker", folders, series_per_pair, concurrency)
+            for item in made:
+                close = getattr(item, "close", None)
+                if callable(close):
+                    close()
+            counters = getattr(sandbox, "counters", None)
+            if kind == "reuse" and counters is not None:
+                print(f"  reuse: {counters}")
+            totals[kind] = [a + b for a, b in zip(totals[kind], measured, strict=True)]
+    cores = os.cpu_count() or 1
+    loads.append(os.getloadavg()[0])
+    targets = {"reuse": "target <= 15 %", "pool": "55 % before reuse",
+               "fresh": "71 % before reuse"}
+    for kind in SEASON_KINDS:
+        count, wall, series_wall, think, busy, stolen = totals[kind]
+        share = (1 - think / (wall * concurrency)) * 100
+        print(f"docker season arena share, {kind}: {share:.1f} % of season wall "
+              f"({targets[kind]}; {int(count)} series in {wall:.1f} s, "
+              f"{count / wall * 60:.1f} series/min, bots thinking {think:.1f} s, "
+              f"{(1 - think / series_wall) * 100:.1f} % of series wall; machine busy "
+              f"{busy / (wall * cores) * 100:.0f} % of {cores} cores, steal "
+              f"{stolen / (wall * cores) * 100:.0f} %, load {min(loads):.1f}-{max(loads):.1f})")
+
+
 def main() -> None:
-    sandbox = DockerSandbox()
-    sandbox.image_for(GREEDY)
-    start_to_handshake(sandbox)
-    decisions_and_overhead(sandbox)
-    series_per_second(sandbox)
-    for bot in (GREEDY, BotRef.from_folder(ROOT / "sample_bots" / "js-greedy")):
-        container_cpu(sandbox, bot)
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--season-only", action="store_true")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--series-per-pair", type=int, default=2)
+    options = parser.parse_args()
+    if not options.season_only:
+        sandbox = DockerSandbox()
+        sandbox.image_for(GREEDY)
+        start_to_handshake(sandbox)
+        decisions_and_overhead(sandbox)
+        series_per_second(sandbox)
+        for bot in (GREEDY, BotRef.from_folder(ROOT / "sample_bots" / "js-greedy")):
+            container_cpu(sandbox, bot)
+    season_share(options.rounds, options.series_per_pair)
 
 
 if __name__ == "__main__":

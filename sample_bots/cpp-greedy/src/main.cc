@@ -160,6 +160,9 @@ class GreedyBot final : public botv1::BotService::Service {
  public:
   explicit GreedyBot(Identity identity) : identity_(std::move(identity)) {}
 
+  // Every Handshake starts a series: the arena may reuse this process for several
+  // (docs/bot-guide.md, "Between series"). This bot decides from each request alone
+  // and keeps nothing about an opponent, so it has nothing to forget here.
   grpc::Status Handshake(grpc::ServerContext*, const botv1::HandshakeRequest* request,
                          botv1::HandshakeResponse* response) override {
     if (request->protocol_version() != kProtocolVersion) {

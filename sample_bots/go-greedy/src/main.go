@@ -47,6 +47,9 @@ type greedyBot struct {
 	name, version string
 }
 
+// Handshake starts a series: the arena may reuse this process for several
+// (docs/bot-guide.md, "Between series"). This bot decides from each request alone
+// and keeps nothing about an opponent, so it has nothing to forget here.
 func (b *greedyBot) Handshake(_ context.Context, request *botv1.HandshakeRequest) (*botv1.HandshakeResponse, error) {
 	if request.GetProtocolVersion() != protocolVersion {
 		log.Printf("the arena speaks protocol %d, this bot speaks %d", request.GetProtocolVersion(), protocolVersion)

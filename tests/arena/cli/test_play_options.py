@@ -28,8 +28,10 @@ def test_play_lists_the_options_of_its_settings_declarations() -> None:
     options = options_of(play_parser())
     declared = {SETTINGS_BY_NAME[name].flag for name in PLAY_SETTINGS}
     assert declared == {"--sandbox", "--seed", "--profile", "--max-hands",
-                        "--startup-seconds", "--decision-seconds", "--reserve-seconds"}
-    assert set(options) == declared | {"-h", "--help", "--series", "--show", "--db"}
+                        "--startup-seconds", "--decision-seconds", "--reserve-seconds",
+                        "--series-per-container"}
+    assert set(options) == declared | {"-h", "--help", "--series", "--show", "--db",
+                                       "--fresh-container-per-series"}
     for name in PLAY_SETTINGS:
         setting = SETTINGS_BY_NAME[name]
         action = options[setting.flag]

@@ -39,7 +39,7 @@ STORED = {
     "format": "round-robin", "challenger": "", "rounds": 0, "tiebreak_pairs": 3,
     "sprt": "elo0=0,elo1=10,alpha=0.05,beta=0.05", "max_pairs": 1000,
     "ladder_rounds": 0, "ladder_meetings": 0, "ladder_window": 1000,
-    "deactivate_after": 5,
+    "series_per_container": 25, "deactivate_after": 5,
 }
 
 
@@ -57,7 +57,7 @@ def test_proto_conversion_both_ways() -> None:
         startup_seconds=5.0, decision_seconds=0.5, reserve_seconds=10.0,
         sandbox_backend="process", concurrency=3, max_hands=50, seed=77,
         format="round-robin", tiebreak_pairs=3, sprt="elo0=0,elo1=10,alpha=0.05,beta=0.05",
-        max_pairs=1000, ladder_window=1000, deactivate_after=5)
+        max_pairs=1000, ladder_window=1000, series_per_container=25, deactivate_after=5)
     assert config_from_message(message) == CONFIG
 
 
@@ -109,3 +109,16 @@ def test_bad_options_exit_2(capsys, option: str, value: str, message: str) -> No
         build_parser().parse_args(["season", "create", "--bots", "a", "b", option, value])
     assert exited.value.code == 2
     assert f"argument {option}: {message}" in capsys.readouterr().err
+
+
+def test_fresh_container_per_series_is_one_series_per_container() -> None:
+    def parsed(*extra: str) -> arena_pb2.SeasonConfig:
+        return season_config_message(build_parser().parse_args(
+            ["season", "create", "--bots", "a", "b", *extra]))
+
+    assert parsed("--fresh-container-per-series").series_per_container == 1
+    assert parsed("--series-per-container", "7").series_per_container == 7
+    assert parsed().series_per_container == 0  # the server's default
+    assert SeasonConfig.build().series_per_container == 25
+    with pytest.raises(ConfigError, match="series_per_container"):
+        SeasonConfig.build(series_per_container=0)

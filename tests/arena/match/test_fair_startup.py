@@ -109,8 +109,8 @@ class CountsStarts(FakeSandbox):
         sandbox = self
 
         class Done(type(connection)):  # type: ignore[misc]
-            def handshake(self, timeout: float) -> Any:
-                info = super().handshake(timeout)
+            def handshake(self, timeout: float, **series: Any) -> Any:
+                info = super().handshake(timeout, **series)
                 with sandbox.lock:
                     sandbox.starting -= 1
                 return info

@@ -75,7 +75,8 @@ class FakeConnection:
     def __init__(self, behaviour: Behaviour, clock: SeatClocks) -> None:
         self.behaviour, self.clock = behaviour, clock
 
-    def handshake(self, timeout: float) -> BotInfo:
+    def handshake(self, timeout: float, *, series_id: str = "",
+                  series_number: int = 1) -> BotInfo:
         self.behaviour.seen["handshake"] = timeout
         self.clock.advance(self.behaviour.handshake_s)
         if self.behaviour.handshake_s > timeout:

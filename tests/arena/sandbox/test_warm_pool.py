@@ -15,7 +15,7 @@ import pytest
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.series import BotRef
-from arena.sandbox import registry
+from arena.sandbox.admission import Admission
 from arena.sandbox.warm import WARM_SERIES_ID, WarmPool
 from tests.helpers.arena_helpers import make_bot_folder
 
@@ -86,7 +86,7 @@ def inner_of(handed: object) -> FakeBot:
 def test_the_next_series_takes_a_spare_started_while_the_first_played(tmp_path: Path) -> None:
     (alpha,) = bots(tmp_path, "alpha")
     inner = FakeSandbox()
-    pool = WarmPool(inner, per_version=1, janitor=False)
+    pool = WarmPool(inner, per_version=1, janitor=False, admission=Admission(8))
     first = pool.start(alpha, series_id="1-0", seat=0)
     assert inner_of(first).series_id == "1-0"  # nothing was warm: started now
     poll(lambda: pool.spares() == 1, "a spare of alpha")
@@ -106,7 +106,8 @@ def test_spares_are_bounded_per_version_and_in_all(tmp_path: Path) -> None:
     inner = FakeSandbox()
     inner.spares_may_start.clear()  # spares asked for pile up while none is up yet
     # No waiting for a spare on its way (the next test waits).
-    pool = WarmPool(inner, per_version=2, total=3, janitor=False, spare_wait_s=0.0)
+    pool = WarmPool(inner, per_version=2, total=3, janitor=False,
+                    admission=Admission(8), spare_wait_s=0.0)
     for _ in range(3):  # three series of alpha at once: all cold, 2 spares asked for
         pool.start(alpha, series_id="s", seat=0)
     inner.spares_may_start.set()
@@ -138,7 +139,8 @@ def test_a_series_waits_for_the_spare_on_its_way_instead_of_starting_another(
     (alpha,) = bots(tmp_path, "alpha")
     inner = FakeSandbox()
     inner.spares_may_start.clear()
-    pool = WarmPool(inner, per_version=1, janitor=False, spare_wait_s=30.0)
+    pool = WarmPool(inner, per_version=1, janitor=False,
+                    admission=Admission(8), spare_wait_s=30.0)
     signal = pool._spare_done = WaitSignal(pool._lock)
     pool.prepare(alpha)  # alpha's spare is on its way, held up
     handed: list[object] = []
@@ -168,7 +170,8 @@ def test_a_series_whose_spare_fails_to_start_starts_its_bot_itself(tmp_path: Pat
 
     inner = FailingSpares()
     inner.spares_may_start.clear()
-    pool = WarmPool(inner, per_version=1, janitor=False, spare_wait_s=30.0)
+    pool = WarmPool(inner, per_version=1, janitor=False,
+                    admission=Admission(8), spare_wait_s=30.0)
     pool.prepare(alpha)
     handed: list[object] = []
     series = threading.Thread(target=lambda: handed.append(
@@ -186,7 +189,7 @@ def test_a_series_whose_spare_fails_to_start_starts_its_bot_itself(tmp_path: Pat
 def test_a_spare_that_died_waiting_is_discarded_not_charged(tmp_path: Path) -> None:
     (alpha,) = bots(tmp_path, "alpha")
     inner = FakeSandbox()
-    pool = WarmPool(inner, per_version=1, janitor=False)
+    pool = WarmPool(inner, per_version=1, janitor=False, admission=Admission(8))
     pool.start(alpha, series_id="1-0", seat=0)
     poll(lambda: pool.spares() == 1, "a spare")
     spare = inner.started[1]
@@ -201,7 +204,8 @@ def test_idle_spares_expire(tmp_path: Path) -> None:
     alpha, beta = bots(tmp_path, "alpha", "beta")
     now = [100.0]
     inner = FakeSandbox()
-    pool = WarmPool(inner, per_version=1, idle_s=30.0, clock=lambda: now[0], janitor=False)
+    pool = WarmPool(inner, per_version=1, idle_s=30.0, clock=lambda: now[0], janitor=False,
+                    admission=Admission(8))
     pool.start(alpha, series_id="1-0", seat=0)
     poll(lambda: pool.spares() == 1, "a spare")
     now[0] += 30.0
@@ -213,7 +217,7 @@ def test_idle_spares_expire(tmp_path: Path) -> None:
 def test_stop_returns_at_once_and_reads_after_it_wait_for_it(tmp_path: Path) -> None:
     (alpha,) = bots(tmp_path, "alpha")
     inner = FakeSandbox()
-    pool = WarmPool(inner, per_version=0, janitor=False)
+    pool = WarmPool(inner, per_version=0, janitor=False, admission=Admission(8))
     handed = pool.start(alpha, series_id="1-0", seat=0)
     fake = inner_of(handed)
     fake.release_stop.clear()
@@ -224,19 +228,15 @@ def test_stop_returns_at_once_and_reads_after_it_wait_for_it(tmp_path: Path) -> 
     pool.close()
 
 
-def test_the_docker_backend_is_a_warm_pool() -> None:
-    assert registry.backend("docker").factory == "arena.sandbox.warm:warm_docker_sandbox"
-
-
 def test_bounds_must_not_be_negative() -> None:
     with pytest.raises(ValueError, match="bounds must be >= 0"):
-        WarmPool(FakeSandbox(), per_version=-1, janitor=False)
+        WarmPool(FakeSandbox(), per_version=-1, janitor=False, admission=Admission(8))
 
 
 def test_preparing_a_version_tops_its_spares_up_to_the_bound(tmp_path: Path) -> None:
     (alpha,) = bots(tmp_path, "alpha")
     inner = FakeSandbox()
-    pool = WarmPool(inner, per_version=2, janitor=False)
+    pool = WarmPool(inner, per_version=2, janitor=False, admission=Admission(8))
     pool.prepare(alpha)  # before the season's first series of alpha starts
     poll(lambda: pool.spares() == 2, "alpha's 2 spares")
     first, second = (pool.start(alpha, series_id=f"1-{i}", seat=0) for i in range(2))

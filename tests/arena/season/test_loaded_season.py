@@ -81,7 +81,7 @@ def test_honest_bots_are_never_charged_on_a_loaded_machine(
     season = storage.create_season(name="loaded", config=config.to_dict(),
                                    profile=config.profile().to_dict(), bot_ids=ids,
                                    plan=[entry.as_row() for entry in plan])
-    sandbox = registry.create("docker")  # a warm pool: its spares yield to playing bots
+    sandbox = registry.create("docker")  # reused containers over a warm pool: spares yield
     begun = time.monotonic()
     try:
         with LocalExecutor(lambda spec: run_series(spec, sandbox), config.concurrency) as pool:

@@ -45,6 +45,7 @@ from .views import (
     Phase,
     Profile,
     SeriesResult,
+    SeriesStart,
     Sheet,
 )
 
@@ -67,6 +68,7 @@ __all__ = [
     "Phase",
     "Profile",
     "SeriesResult",
+    "SeriesStart",
     "ServeError",
     "Sheet",
     "best_arrangement",

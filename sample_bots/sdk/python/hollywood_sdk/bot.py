@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .views import Action, HandResult, Observation, SeriesResult
+from .views import Action, HandResult, Observation, SeriesResult, SeriesStart
 
 
 class Bot:
@@ -12,11 +12,21 @@ class Bot:
     ``name``, ``version`` and ``author`` are sent in the handshake; left empty, they
     are read from ``bot.toml`` in the working directory (the arena starts a bot in
     its folder).
+
+    One object may play several series, one after another: the arena reuses a bot's
+    process, and every Handshake starts a series (:meth:`on_series_start`). What a
+    bot learnt of the last series' opponent must go then; what it computed for
+    itself (caches, tables) may stay (docs/bot-guide.md, "Between series").
     """
 
     name: str = ""
     version: str = ""
     author: str = ""
+
+    def on_series_start(self, start: SeriesStart) -> None:
+        """Called at every Handshake, before the series' first decision: forget what
+        the previous series taught about its opponent. The default keeps nothing
+        because it has nothing; a bot with per-series state resets it here."""
 
     def decide(self, observation: Observation) -> Action:
         """Return one of ``observation.legal_actions`` (a KNOCK may carry melds)."""

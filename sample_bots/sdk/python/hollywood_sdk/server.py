@@ -18,7 +18,7 @@ import grpc
 from hollywood.bot.v1 import bot_pb2, bot_pb2_grpc
 
 from .bot import Bot
-from .views import Action, HandResult, Observation, SeriesResult
+from .views import Action, HandResult, Observation, SeriesResult, SeriesStart
 
 PROTOCOL_VERSION = 1
 """The protocol version this SDK speaks (``hollywood.bot.v1.PROTOCOL_VERSION_1``)."""
@@ -87,6 +87,14 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                 request.protocol_version,
                 PROTOCOL_VERSION,
             )
+        try:
+            with self._lock:  # a new series: the bot forgets the last one's opponent
+                self._bot.on_series_start(SeriesStart.from_proto(request))
+        except Exception as error:
+            print("hollywood_sdk: on_series_start failed:", file=sys.stderr)
+            traceback.print_exc(file=sys.stderr)
+            context.abort(grpc.StatusCode.UNKNOWN, f"bot error: {type(error).__name__}: {error}")
+            raise  # unreachable: abort raises
         return bot_pb2.HandshakeResponse(
             name=self._identity.name,
             version=self._identity.version,

@@ -210,6 +210,19 @@ _SHEETS: _LastView[bot_pb2.ScoreSheet, Sheet] = _LastView()
 
 
 @dataclass(frozen=True)
+class SeriesStart:
+    """A series begins (every Handshake starts one). ``series_number`` is 1 for a
+    freshly started bot and 2, 3, ... when the arena reuses the bot's process."""
+
+    series_id: str
+    series_number: int
+
+    @classmethod
+    def from_proto(cls, request: bot_pb2.HandshakeRequest) -> SeriesStart:
+        return cls(series_id=request.series_id, series_number=max(1, request.series_number))
+
+
+@dataclass(frozen=True)
 class Observation:
     """Everything the bot may see at a decision, plus what it may do and how long
     it has. Cards are SDK :class:`Card` objects."""

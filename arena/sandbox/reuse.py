@@ -1,0 +1,398 @@
+"""Bot containers reused across series (as cutechess keeps its engines between games).
+
+Starting a container costs about half a second of CPU, as much as the sample bots
+think in a whole series, so a season that starts two per series spends most of its
+time on the arena's side. ``ReusePool`` wraps a sandbox and keeps a bot's container
+after a series it finished cleanly: the version's next series gets it back, with a
+new Handshake (``RunningBot.series_number`` tells the connection which series of
+the container it is; the protocol marks each Handshake as the start of a series).
+Such a start costs no container, no start slot (``arena.sandbox.admission``) and no
+start-up time; the Handshake is timed as always.
+
+The rules:
+
+* one series at a time: a container is leased to one series and comes back only
+  when that series hands it back (``release``);
+* a container serves one bot version only: the pool is keyed by name, version,
+  folder and the folder's content hash (what the image is built from); the limits
+  are the wrapped sandbox's, fixed for the pool's life, and the pool lives for one
+  season (the server makes a sandbox per season and closes it at the end), so a
+  container never crosses seasons;
+* a container is replaced (stopped, and the next series starts a fresh one) after
+  a fault or crash of its bot in any series (the runner then calls ``stop``, not
+  ``release``), after ``series_per_container`` series, when its memory is above
+  ``memory_limit_bytes`` when handed back, when it was found dead, when it used more
+  than ``IDLE_CPU_S`` (+ ``IDLE_CPU_SHARE``) of CPU while kept (it would take a
+  core from playing bots),
+  after ``idle_s`` idle, and when the pool is closed;
+* stopping is off the series' path: ``stop`` and ``release`` return at once, the
+  pool's stopper threads remove containers and check the ones handed back (alive,
+  memory) before another series may take them; the version's next series waits
+  for a container being checked (up to ``settle_wait_s``) rather than starting one.
+
+Starting ahead stays the wrapped sandbox's job: the ``docker`` backend is a
+``ReusePool`` over a ``WarmPool`` (``arena.sandbox.warm``; spares only on idle cores),
+or with ``series_per_container=1`` (``--fresh-container-per-series``) the
+``WarmPool`` alone: a fresh container per bot per series.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from arena.core.faults import BotFault
+from arena.core.manifest import ManifestError, content_hash
+from arena.core.settings import DEFAULT_SERIES_PER_CONTAINER
+from arena.sandbox.base import (
+    InProcessTarget,
+    RunningBot,
+    Sandbox,
+    bot_alive,
+    cpu_seconds_of,
+    in_process_target_of,
+    memory_of,
+    sched_source_of,
+)
+from arena.sandbox.schedstat import SchedSource
+
+if TYPE_CHECKING:
+    from arena.core.series import BotRef
+
+log = logging.getLogger(__name__)
+
+DEFAULT_IDLE_S: Final = 60.0
+IDLE_CPU_S: Final = 0.25
+IDLE_CPU_SHARE: Final = 0.02
+"""A kept bot may use ``IDLE_CPU_S`` of CPU plus this share of its idle time between
+series (measured idle: 0.1 % for greedy, 0.4 % for js-greedy, their gRPC servers'
+housekeeping); one that computes while idle takes a core from the bots that are
+playing, so it is replaced rather than reused."""
+DEFAULT_SETTLE_WAIT_S: Final = 5.0
+"""How long a series waits for its version's container that is being checked
+after its last series; far shorter than a start on a loaded machine."""
+
+ContainerKey = tuple[str, str, str, str]
+
+
+@dataclass
+class ReuseCounters:
+    """How the pool served starts (for the benchmark and the log)."""
+
+    reused: int = 0
+    started: int = 0
+    retired_series: int = 0
+    """Replaced after ``series_per_container`` series."""
+    retired_memory: int = 0
+    retired_dead: int = 0
+    """Found dead when handed back or when taken (not charged: between series)."""
+    retired_busy: int = 0
+    """Used more than ``IDLE_CPU_S`` of CPU while kept between series."""
+    stopped: int = 0
+    """Stopped by the series (a fault, an arena-side error) or at the pool's close."""
+    expired: int = 0
+
+
+@dataclass
+class _Idle:
+    bot: RunningBot
+    served: int
+    since: float
+    cpu_s: float | None
+    """Its CPU seconds when it was kept (None if its sandbox cannot say)."""
+
+
+class ReusePool:
+    """A ``Sandbox`` that keeps clean bots' containers for their next series; see the
+    module docstring."""
+
+    def __init__(
+        self,
+        inner: Sandbox,
+        *,
+        series_per_container: int = DEFAULT_SERIES_PER_CONTAINER,
+        memory_limit_bytes: int | None = None,
+        idle_s: float = DEFAULT_IDLE_S,
+        settle_wait_s: float = DEFAULT_SETTLE_WAIT_S,
+        clock: Callable[[], float] = time.monotonic,
+        janitor: bool = True,
+    ) -> None:
+        if series_per_container < 1:
+            raise ValueError("a container serves at least 1 series")
+        self.inner = inner
+        self.name = inner.name
+        self.description = inner.description
+        self.series_per_container = series_per_container
+        self.memory_limit_bytes = memory_limit_bytes
+        self.idle_s = idle_s
+        self.settle_wait_s = settle_wait_s
+        self._now = clock
+        self._lock = threading.Lock()
+        self._settled = threading.Condition(self._lock)
+        self._idle: dict[ContainerKey, list[_Idle]] = defaultdict(list)
+        self._settling: dict[ContainerKey, int] = defaultdict(int)
+        self._closed = False
+        self.counters = ReuseCounters()
+        self._stopper = ThreadPoolExecutor(max_workers=2, thread_name_prefix="reuse-stop")
+        self._stopped = threading.Event()
+        if janitor:
+            threading.Thread(target=self._sweep_idle, name="reuse-janitor",
+                             daemon=True).start()
+
+    def prepare(self, bot: BotRef) -> None:
+        """Prepare ``bot`` (build its image); a version with a container kept for it
+        needs no spare started ahead, so only the image is seen to then."""
+        key = _container_key(bot)
+        with self._lock:
+            kept = bool(self._idle.get(key)) or self._settling[key] > 0
+        prepare_image = getattr(self.inner, "prepare_image", None)
+        if kept and callable(prepare_image):
+            prepare_image(bot)
+        else:
+            self.inner.prepare(bot)
+
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> RunningBot:
+        """The version's idle container if there is one (``reuse``), else a new one."""
+        reused = self.reuse(bot, series_id=series_id, seat=seat)
+        if reused is not None:
+            return reused
+        key = _container_key(bot)
+        started = self.inner.start(bot, series_id=series_id, seat=seat)
+        with self._lock:
+            self.counters.started += 1
+        return _Lease(self, key, started, 1)
+
+    def reuse(self, bot: BotRef, *, series_id: str = "", seat: int | None = None
+              ) -> RunningBot | None:
+        """An idle container of ``bot``'s version, leased to this series, or None (the
+        caller then starts one, under a start slot)."""
+        del series_id, seat  # a reused container keeps the labels of its first series
+        key = _container_key(bot)
+        self._expire_idle()
+        while True:
+            idle = self._take(key)
+            if idle is None:
+                return None
+            if not bot_alive(idle.bot):
+                log.info("an idle container of %s died between series; replaced", bot.name)
+                with self._lock:
+                    self.counters.retired_dead += 1
+            elif _busy_while_idle(idle, self._now()):
+                log.info("a kept container of %s computed between series; replaced",
+                         bot.name)
+                with self._lock:
+                    self.counters.retired_busy += 1
+            else:
+                with self._lock:
+                    self.counters.reused += 1
+                return _Lease(self, key, idle.bot, idle.served + 1)
+            self._stop_later(idle.bot)
+
+    def idle(self) -> int:
+        """Containers waiting for their next series now."""
+        with self._lock:
+            return sum(len(idle) for idle in self._idle.values())
+
+    def close(self) -> None:
+        """Stop every idle container; containers handed back later are stopped too."""
+        self._stopped.set()
+        with self._lock:
+            self._closed = True
+            self._settled.notify_all()
+        self._stopper.shutdown(wait=True)
+        with self._lock:
+            idle = [item for items in self._idle.values() for item in items]
+            self._idle.clear()
+            self.counters.stopped += len(idle)
+        for item in idle:
+            with contextlib.suppress(Exception):
+                item.bot.stop()
+        close = getattr(self.inner, "close", None)
+        if callable(close):
+            close()
+
+    # -- called by the leases
+
+    def _release(self, key: ContainerKey, bot: RunningBot, served: int) -> None:
+        with self._lock:
+            if self._closed:
+                self.counters.stopped += 1
+                keep = False
+            else:
+                self._settling[key] += 1
+                keep = True
+        if not keep:
+            bot.stop()
+            return
+        try:
+            self._stopper.submit(self._settle, key, bot, served)
+        except RuntimeError:  # closed meanwhile
+            with self._lock:
+                self._settling[key] -= 1
+                self._settled.notify_all()
+            bot.stop()
+
+    def _retire(self, bot: RunningBot) -> None:
+        with self._lock:
+            self.counters.stopped += 1
+        self._stop_later(bot)
+
+    # -- inside
+
+    def _settle(self, key: ContainerKey, bot: RunningBot, served: int) -> None:
+        """Check a container handed back; keep it idle for the next series or stop it."""
+        keep = False
+        cpu: float | None = None
+        try:
+            keep = self._fit_for_more(bot, served)
+            cpu = cpu_seconds_of(bot) if keep else None
+        finally:
+            with self._lock:
+                self._settling[key] -= 1
+                if keep and not self._closed:
+                    self._idle[key].append(_Idle(bot, served, self._now(), cpu))
+                    bot_to_stop = None
+                else:
+                    bot_to_stop = bot
+                self._settled.notify_all()
+        if bot_to_stop is not None:
+            with contextlib.suppress(Exception):
+                bot_to_stop.stop()
+
+    def _fit_for_more(self, bot: RunningBot, served: int) -> bool:
+        if served >= self.series_per_container:
+            with self._lock:
+                self.counters.retired_series += 1
+            return False
+        if not bot_alive(bot):
+            with self._lock:
+                self.counters.retired_dead += 1
+            return False
+        used = memory_of(bot)
+        if self.memory_limit_bytes is not None and used is not None \
+                and used > self.memory_limit_bytes:
+            log.info("a container using %d bytes (over %d) is replaced", used,
+                     self.memory_limit_bytes)
+            with self._lock:
+                self.counters.retired_memory += 1
+            return False
+        return True
+
+    def _take(self, key: ContainerKey) -> _Idle | None:
+        give_up_at = time.monotonic() + self.settle_wait_s
+        with self._lock:
+            while not self._idle.get(key) and self._settling[key] and not self._closed:
+                left = give_up_at - time.monotonic()
+                if left <= 0:
+                    return None
+                self._settled.wait(left)
+            idle = self._idle.get(key)
+            return idle.pop() if idle else None
+
+    def _stop_later(self, bot: RunningBot) -> None:
+        try:
+            self._stopper.submit(bot.stop)
+        except RuntimeError:  # the pool is closed: stop here
+            bot.stop()
+
+    def _sweep_idle(self) -> None:
+        while not self._stopped.wait(max(self.idle_s / 2, 0.05)):
+            self._expire_idle()
+
+    def _expire_idle(self) -> None:
+        now = self._now()
+        expired: list[_Idle] = []
+        with self._lock:
+            for key, items in self._idle.items():
+                expired += [item for item in items if now - item.since >= self.idle_s]
+                self._idle[key] = [item for item in items if now - item.since < self.idle_s]
+            self.counters.expired += len(expired)
+        for item in expired:
+            self._stop_later(item.bot)
+
+
+class _Lease:
+    """A container leased to one series. ``release`` hands it back for the version's
+    next series; ``stop`` ends it (both return at once)."""
+
+    def __init__(self, pool: ReusePool, key: ContainerKey, bot: RunningBot,
+                 series_number: int) -> None:
+        self._pool = pool
+        self._key = key
+        self._bot = bot
+        self.series_number = series_number
+        """Which series of its container this is (1 for a fresh container)."""
+        self._done = False
+
+    @property
+    def target(self) -> str:
+        return self._bot.target
+
+    def wait_ready(self, timeout: float) -> None:
+        if self.series_number == 1:  # a reused container's socket was checked and sealed
+            self._bot.wait_ready(timeout)
+
+    @property
+    def in_process_target(self) -> InProcessTarget | None:
+        return in_process_target_of(self._bot)
+
+    def sched_source(self) -> SchedSource:
+        return sched_source_of(self._bot)
+
+    def stderr_tail(self) -> str:
+        return self._bot.stderr_tail()
+
+    def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
+        return self._bot.fault_if_dead(wait_s)
+
+    def release(self) -> None:
+        """The series ended and this bot was not at fault: keep it for the next."""
+        if self._done:
+            return
+        self._done = True
+        self._pool._release(self._key, self._bot, self.series_number)
+
+    def stop(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._pool._retire(self._bot)
+
+
+def _busy_while_idle(idle: _Idle, now: float) -> bool:
+    if idle.cpu_s is None:
+        return False
+    used = cpu_seconds_of(idle.bot)
+    allowed = IDLE_CPU_S + IDLE_CPU_SHARE * max(0.0, now - idle.since)
+    return used is not None and used - idle.cpu_s > allowed
+
+
+def _container_key(bot: BotRef) -> ContainerKey:
+    folder = Path(bot.folder).resolve()
+    try:
+        digest = content_hash(folder)
+    except (ManifestError, OSError):
+        digest = ""  # the start fails where it belongs (the build), not here
+    return (bot.name, bot.version, str(folder), digest)
+
+
+def docker_sandbox(series_per_container: int = DEFAULT_SERIES_PER_CONTAINER) -> Sandbox:
+    """The registry's ``docker`` backend: a ``ReusePool`` over a warm pool of
+    ``DockerSandbox`` containers, or the warm pool alone (a fresh container per bot
+    per series) for ``series_per_container=1``."""
+    from arena.sandbox.warm import warm_docker_sandbox
+
+    warm = warm_docker_sandbox()
+    if series_per_container <= 1:
+        return warm
+    config = getattr(warm.inner, "config", None)
+    return ReusePool(warm, series_per_container=series_per_container,
+                     memory_limit_bytes=getattr(config, "reuse_memory_bytes", None))

@@ -1,0 +1,147 @@
+"""Bot containers reused across series, in Docker (arena/sandbox/reuse.py over the
+warm pool over the Docker sandbox): the probe bot (tests/hostile_bots/series_probe)
+reports every Handshake its process answers and what it still remembers when a
+series starts; read from its container's stderr. A reused container gets a fresh
+Handshake per series and keeps only what the guide allows; a crash ends only its
+container; a fresh container per series (the warm pool alone, what
+``--fresh-container-per-series`` builds) still gives one Handshake per container."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from arena.core.faults import FaultKind
+from arena.core.limits import TimeLimits
+from arena.core.series import BotRef, SeriesSpec
+from arena.match.runner import run_series
+from arena.sandbox.admission import Admission
+from arena.sandbox.reuse import ReusePool
+from arena.sandbox.warm import WarmPool
+from engine.profiles import get_profile
+from tests.helpers.polling import wait_until
+from tests.helpers.sandboxes import HOSTILE_BOTS, REPO_ROOT
+
+pytestmark = [pytest.mark.docker, pytest.mark.timeout(600)]
+
+PROBE = BotRef.from_folder(HOSTILE_BOTS / "series_probe")
+RANDOM = BotRef.from_folder(REPO_ROOT / "sample_bots" / "random")
+CRASHES = BotRef.from_folder(HOSTILE_BOTS / "crashes_mid_series")
+LIMITS = TimeLimits(startup_s=30.0, decision_s=2.0, reserve_s=10.0)
+
+
+def spec(first: BotRef, second: BotRef, series_id: str) -> SeriesSpec:
+    return SeriesSpec(series_id=series_id, seed=11, profile=get_profile("friendly"),
+                      max_hands=3, swap_seats=False, bots=(first, second), limits=LIMITS)
+
+
+class Leases:
+    """Wraps a sandbox and remembers the running bot each seat of each series got."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name, self.description = inner.name, inner.description
+        self.got: dict[tuple[str, int], Any] = {}
+
+    def prepare(self, bot: BotRef) -> None:
+        self.inner.prepare(bot)
+
+    def reuse(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> Any:
+        reuse = getattr(self.inner, "reuse", None)
+        found = reuse(bot, series_id=series_id, seat=seat) if reuse else None
+        if found is not None:
+            self.got[(series_id, seat or 0)] = found
+        return found
+
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> Any:
+        started = self.inner.start(bot, series_id=series_id, seat=seat)
+        self.got[(series_id, seat or 0)] = started
+        return started
+
+    def container(self, series_id: str, seat: int) -> str:
+        running = self.got[(series_id, seat)]
+        while not hasattr(running, "container_id"):  # lease -> pooled bot -> DockerBot
+            running = running._bot
+        return str(running.container_id)
+
+
+def reports(stderr: str) -> list[str]:
+    return re.findall(r"series-probe: (.*)", stderr)
+
+
+@pytest.fixture
+def reusing(docker_sandbox: Any) -> Any:
+    warm = WarmPool(docker_sandbox, per_version=0, janitor=False, admission=Admission(2))
+    pool = ReusePool(warm, series_per_container=10, janitor=False)
+    yield pool
+    pool.close()
+
+
+def test_a_reused_container_gets_a_fresh_handshake_per_series(reusing: ReusePool) -> None:
+    sandbox = Leases(reusing)
+    for number in (1, 2, 3):
+        outcome = run_series(spec(PROBE, RANDOM, f"r{number}"), sandbox)
+        assert outcome.fault is None, outcome.fault
+        wait_until(lambda: reusing.idle() == 2, what="both containers kept")
+    probe = {sandbox.container("r1", 0), sandbox.container("r2", 0), sandbox.container("r3", 0)}
+    assert len(probe) == 1  # one container served the three series
+    assert sandbox.container("r3", 1) == sandbox.container("r1", 1)
+    assert reusing.counters.started == 2 and reusing.counters.reused == 4
+    lines = reports(sandbox.got[("r3", 0)].stderr_tail())
+    starts = [line for line in lines if line.startswith("start")]
+    assert [line.split(" forgot=")[0] for line in starts] == [
+        f"start series_id=r{n} series_number={n} handshakes={n}" for n in (1, 2, 3)]
+    forgot = [int(line.rsplit("=", 1)[1]) for line in starts]
+    assert forgot[0] == 0 and min(forgot[1:]) > 0  # it had learnt something, then forgot it
+    assert [line for line in lines if line.startswith("first-decision")] == [
+        f"first-decision series_id=r{n} remembered=0" for n in (1, 2, 3)]
+
+
+def test_a_crash_ends_only_its_container(reusing: ReusePool, docker_client: Any) -> None:
+    sandbox = Leases(reusing)
+    first = run_series(spec(CRASHES, PROBE, "x1"), sandbox)
+    assert first.fault is not None and first.fault.kind is FaultKind.CRASH
+    assert first.fault.seat == 0
+    crashed = sandbox.container("x1", 0)
+    wait_until(lambda: not docker_client.containers.list(all=True, filters={"id": crashed}),
+               what="the crashed container removed")
+    wait_until(lambda: reusing.idle() == 1, what="the probe's container kept")
+    second = run_series(spec(CRASHES, PROBE, "x2"), sandbox)
+    assert second.fault is not None and second.fault.seat == 0
+    assert sandbox.container("x2", 0) != crashed  # a new container for the crasher
+    assert sandbox.container("x2", 1) == sandbox.container("x1", 1)  # the other bot's kept
+    starts = [line.split(" handshakes")[0] for line in
+              reports(sandbox.got[("x2", 1)].stderr_tail()) if line.startswith("start")]
+    assert starts == ["start series_id=x1 series_number=1", "start series_id=x2 series_number=2"]
+
+
+def test_a_fresh_container_per_series_still_works(docker_sandbox: Any) -> None:
+    fresh = WarmPool(docker_sandbox, per_version=0, janitor=False, admission=Admission(2))
+    sandbox = Leases(fresh)
+    try:
+        for number in (1, 2):
+            assert run_series(spec(PROBE, RANDOM, f"f{number}"), sandbox).fault is None
+        assert sandbox.container("f1", 0) != sandbox.container("f2", 0)
+        for series_id in ("f1", "f2"):
+            lines = reports(sandbox.got[(series_id, 0)].stderr_tail())  # after its removal
+            assert [line.split(" forgot=")[0] for line in lines if line.startswith("start")] \
+                == [f"start series_id={series_id} series_number=1 handshakes=1"]
+    finally:
+        fresh.close()
+
+
+def test_a_container_over_the_memory_threshold_is_replaced(docker_sandbox: Any) -> None:
+    warm = WarmPool(docker_sandbox, per_version=0, janitor=False, admission=Admission(2))
+    pool = ReusePool(warm, series_per_container=10, memory_limit_bytes=1024, janitor=False)
+    sandbox = Leases(pool)
+    try:
+        for number in (1, 2):
+            assert run_series(spec(PROBE, RANDOM, f"m{number}"), sandbox).fault is None
+            wait_until(lambda n=number: pool.counters.retired_memory == 2 * n,
+                       what="both containers replaced (each uses more than 1 KiB)")
+        assert sandbox.container("m1", 0) != sandbox.container("m2", 0)
+        assert pool.counters.reused == 0
+    finally:
+        pool.close()
