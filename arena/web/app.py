@@ -15,7 +15,6 @@ from urllib.parse import quote
 
 import jinja2
 from markupsafe import Markup
-from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -32,7 +31,7 @@ from arena.web import views
 from arena.web.browse import SeasonLeaders
 from arena.web.browse_routes import BrowsePages
 from arena.web.chart import RatingPoint, rating_svg
-from arena.web.live import LiveFeed
+from arena.web.live import season_feed
 from arena.web.live_pages import LivePages
 from arena.web.params import BadParameter, query_id
 from arena.web.replay import UNREPLAYABLE, replay_view
@@ -48,7 +47,6 @@ SECURITY_HEADERS: Final = (
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
 )
-SSE_RETRY_MS: Final = 1000
 SEASON_CACHE_SIZE: Final = 8
 _CONTROL: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -107,7 +105,7 @@ class Website:
         self.storage = storage
         self.readings = readings if readings is not None else SeasonReadings(storage)
         self.templates = make_templates()
-        self.feed = LiveFeed(hub, self.season_snapshot)
+        self.feed = season_feed(hub, self.season_snapshot)
         self.leaders = SeasonLeaders()
         self.live = LivePages(storage, board or MoveBoard(), self.templates)
         self._season_cache: dict[int, tuple[tuple[Any, ...], dict[str, Any],
@@ -231,13 +229,7 @@ class Website:
     async def api_events(self, request: Request) -> Response:
         season_id = request.path_params["season_id"]
         self.storage.get_season(season_id)  # NotFoundError before the stream starts
-
-        async def events() -> Any:
-            async for data in self.feed.updates(season_id):
-                yield {"event": "snapshot", "data": data, "retry": SSE_RETRY_MS}
-
-        return EventSourceResponse(events(), ping=15, send_timeout=5.0,
-                                   headers={"Cache-Control": "no-store"})
+        return self.live.stream(self.feed.updates(season_id))
 
 
 def _season_param(request: Request) -> int | None:
