@@ -15,11 +15,10 @@ from urllib.parse import quote
 
 import jinja2
 from markupsafe import Markup
-from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Lifespan, Message, Receive, Scope, Send
 
@@ -32,12 +31,13 @@ from arena.web import views
 from arena.web.browse import SeasonLeaders
 from arena.web.browse_routes import BrowsePages
 from arena.web.chart import RatingPoint, rating_svg
-from arena.web.live import LiveFeed
+from arena.web.live import season_feed
 from arena.web.live_pages import LivePages
 from arena.web.params import BadParameter, query_id
 from arena.web.replay import UNREPLAYABLE, replay_view
 from arena.web.rules_page import RulesMissingError, rules_html
 from arena.web.times import when
+from arena.web.twins import get, twins
 
 HERE: Final = Path(__file__).resolve().parent
 CONTENT_SECURITY_POLICY: Final = (
@@ -48,7 +48,6 @@ SECURITY_HEADERS: Final = (
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
 )
-SSE_RETRY_MS: Final = 1000
 SEASON_CACHE_SIZE: Final = 8
 _CONTROL: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -107,7 +106,7 @@ class Website:
         self.storage = storage
         self.readings = readings if readings is not None else SeasonReadings(storage)
         self.templates = make_templates()
-        self.feed = LiveFeed(hub, self.season_snapshot)
+        self.feed = season_feed(hub, self.season_snapshot)
         self.leaders = SeasonLeaders()
         self.live = LivePages(storage, board or MoveBoard(), self.templates)
         self._season_cache: dict[int, tuple[tuple[Any, ...], dict[str, Any],
@@ -169,28 +168,28 @@ class Website:
             season["leader"] = leaders.get(season["id"])
         return page
 
-    async def seasons(self, request: Request) -> Response:
-        return self.html("seasons.html", **self.seasons_page(),
-                         now_playing=self.live.now_playing(None), now_playing_season="")
+    def seasons_with_rows(self, page: dict[str, Any]) -> dict[str, Any]:
+        return {**page, "now_playing": self.live.rows(None)}
 
-    async def season(self, request: Request) -> Response:
-        season_id = request.path_params["season_id"]
-        page, sections = self.season_view(season_id)
+    def seasons_html(self, page: dict[str, Any]) -> Response:
+        return self.html("seasons.html", **page, now_playing=self.live.now_playing(None),
+                         now_playing_season="")
+
+    def season_html(self, view: tuple[dict[str, Any], dict[str, Markup]]) -> Response:
+        page, sections = view
+        season_id = page["season"]["id"]
         return self.html("season.html", page=page, sections=sections,
                          now_playing=self.live.now_playing(season_id),
                          now_playing_season=season_id)
 
-    async def series(self, request: Request) -> Response:
+    def series_page(self, series_id: str) -> dict[str, Any]:
         """A played series' replay, or, while it is being played, its live view."""
-        series_id = request.path_params["series_id"]
         page = views.series_page(self.storage, series_id)
-        live = not page["played"] and self.live.is_live(series_id)
-        return self.html("series.html", page=page, live=live)
+        return {**page, "live": not page["played"] and self.live.is_live(series_id)}
 
-    async def bot(self, request: Request) -> Response:
-        page = views.bot_page(self.storage, self.readings, request.path_params["bot_id"],
+    def bot_page(self, request: Request) -> dict[str, Any]:
+        return views.bot_page(self.storage, self.readings, request.path_params["bot_id"],
                               _season_param(request))
-        return self.html("bot.html", page=page, chart=self.bot_chart(page))
 
     async def rules(self, request: Request) -> Response:
         try:
@@ -200,17 +199,6 @@ class Website:
         return self.html("rules.html", body=body)
 
     # -- API
-
-    async def api_seasons(self, request: Request) -> Response:
-        return JSONResponse({**self.seasons_page(), "now_playing": self.live.rows(None)})
-
-    async def api_season(self, request: Request) -> Response:
-        return JSONResponse(self.season_view(request.path_params["season_id"])[0])
-
-    async def api_series(self, request: Request) -> Response:
-        series_id = request.path_params["series_id"]
-        page = views.series_page(self.storage, series_id)
-        return JSONResponse({**page, "live": not page["played"] and self.live.is_live(series_id)})
 
     async def api_replay(self, request: Request) -> Response:
         series_id = request.path_params["series_id"]
@@ -223,21 +211,10 @@ class Website:
                                           f"replayed: {error}"}, 422)
         return JSONResponse({"series_id": series_id, **view})
 
-    async def api_bot(self, request: Request) -> Response:
-        return JSONResponse(views.bot_page(self.storage, self.readings,
-                                           request.path_params["bot_id"],
-                                           _season_param(request)))
-
     async def api_events(self, request: Request) -> Response:
         season_id = request.path_params["season_id"]
         self.storage.get_season(season_id)  # NotFoundError before the stream starts
-
-        async def events() -> Any:
-            async for data in self.feed.updates(season_id):
-                yield {"event": "snapshot", "data": data, "retry": SSE_RETRY_MS}
-
-        return EventSourceResponse(events(), ping=15, send_timeout=5.0,
-                                   headers={"Cache-Control": "no-store"})
+        return self.live.stream(self.feed.updates(season_id))
 
 
 def _season_param(request: Request) -> int | None:
@@ -276,23 +253,23 @@ def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | 
     the standings of ``readings`` (the server's; without, its own) and the series in
     play on ``board``."""
     site = Website(storage, hub, board, readings)
-    get = ["GET"]
     routes = [
-        Route("/", site.seasons, methods=get),
+        *twins("/", lambda request: site.seasons_page(), site.seasons_html,
+               json=site.seasons_with_rows, api="/api/seasons"),
         *BrowsePages(storage, site.html).routes(),
-        Route("/seasons/{season_id:arena_id}", site.season, methods=get),
-        Route("/series/{series_id:arena_series_id}", site.series, methods=get),
-        Route("/bots/{bot_id:arena_bot_id}", site.bot, methods=get),
-        Route("/rules", site.rules, methods=get),
-        Route("/api/seasons", site.api_seasons, methods=get),
-        Route("/api/seasons/{season_id:arena_id}", site.api_season, methods=get),
-        Route("/api/seasons/{season_id:arena_id}/events", site.api_events, methods=get),
-        Route("/api/series/{series_id:arena_series_id}", site.api_series, methods=get),
-        Route("/api/series/{series_id:arena_series_id}/replay", site.api_replay, methods=get),
-        Route("/api/series/{series_id:arena_series_id}/live", site.live.series_events,
-              methods=get),
-        Route("/api/now-playing", site.live.now_playing_events, methods=get),
-        Route("/api/bots/{bot_id:arena_bot_id}", site.api_bot, methods=get),
+        *twins("/seasons/{season_id:arena_id}",
+               lambda request: site.season_view(request.path_params["season_id"]),
+               site.season_html, json=lambda view: view[0]),
+        *twins("/series/{series_id:arena_series_id}",
+               lambda request: site.series_page(request.path_params["series_id"]),
+               lambda page: site.html("series.html", page=page, live=page["live"])),
+        *twins("/bots/{bot_id:arena_bot_id}", site.bot_page,
+               lambda page: site.html("bot.html", page=page, chart=site.bot_chart(page))),
+        get("/rules", site.rules),
+        get("/api/seasons/{season_id:arena_id}/events", site.api_events),
+        get("/api/series/{series_id:arena_series_id}/replay", site.api_replay),
+        get("/api/series/{series_id:arena_series_id}/live", site.live.series_events),
+        get("/api/now-playing", site.live.now_playing_events),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     app = SecureStarlette(routes=routes, lifespan=lifespan, exception_handlers={

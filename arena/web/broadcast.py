@@ -1,15 +1,15 @@
-"""One source, many browsers: the fan-out behind the live series pages and the
-"now playing" lists, with the standings stream's back-pressure rules
-(``arena.web.live``).
+"""One source, many browsers: the website's one fan-out over Server-Sent Events,
+behind the live season pages (``arena.web.live``), the live series pages and the
+"now playing" lists (``arena.web.live_series``).
 
-A ``Broadcast`` runs ONE pump per key that anyone watches (a series, a season's
-list): the pump asks the key's ``Source`` for its updates, waiting off the event
+A ``Broadcast`` runs ONE pump per key that anyone watches (a season, a series, a
+season's list): the pump asks the key's ``Source`` for its updates, waiting off the event
 loop in a thread of the broadcast's own bounded pool, and puts each update into
 every watching client's bounded queue. A client whose queue is full is dropped (its
 stream ends; the browser's EventSource reconnects and starts again from a fresh
 ``first``): a slow viewer never slows the pump, let alone the series. When the last
-client of a key leaves, the pump and its source go too, so nothing is computed for
-what nobody watches.
+client of a key leaves, the pump goes and its source is closed (a hub subscription
+released), so nothing is computed for what nobody watches.
 """
 
 from __future__ import annotations
@@ -42,6 +42,10 @@ class Source(Protocol):
     def next(self, timeout: float) -> tuple[list[Message], bool]:
         """The updates after waiting at most ``timeout`` seconds for some, and
         whether the source is finished (its last updates are in the list)."""
+        ...
+
+    def close(self) -> None:
+        """Release what the source holds; called once, when nobody reads it any more."""
         ...
 
 
@@ -92,7 +96,12 @@ class Broadcast:
         update, until the source finishes, the client is dropped or the feed closes.
         Raises what ``make_source`` raises (e.g. an unknown key) before any message."""
         if self._closing:  # the server is stopping: the snapshot alone, then the end
-            for message in self.make_source(key).first():
+            source = self.make_source(key)
+            try:
+                first = source.first()
+            finally:
+                source.close()
+            for message in first:
                 yield message
             return
         loop = asyncio.get_running_loop()
@@ -122,6 +131,10 @@ class Broadcast:
                 yield item
         finally:
             channel.clients.discard(client)
+            if channel.pump is None and not channel.clients:
+                # Gone before its first message: a pump that finds nobody ends at
+                # once and closes the source, which no one else would.
+                channel.pump = asyncio.create_task(self._pump(key, channel, source))
 
     async def _pump(self, key: Hashable, channel: _Channel, source: Source) -> None:
         loop = asyncio.get_running_loop()
@@ -142,6 +155,7 @@ class Broadcast:
             channel.closed = True
             if self._channels.get(key) is channel:
                 del self._channels[key]
+            source.close()
 
     def _fan_out(self, channel: _Channel, message: Message) -> None:
         for client in list(channel.clients):

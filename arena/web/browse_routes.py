@@ -7,46 +7,24 @@ from collections.abc import Callable
 from typing import Any
 
 from markupsafe import Markup
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
 from arena.storage import Storage
 from arena.web import browse
 from arena.web.sprt_page import llr_svg, sprt_page
+from arena.web.twins import twins
 
 Render = Callable[..., HTMLResponse]
 
 
 class BrowsePages:
-    """The handlers; ``html(template, **context)`` renders a page."""
+    """The pages and their twins; ``html(template, **context)`` renders a page."""
 
     def __init__(self, storage: Storage, html: Render) -> None:
         self.storage = storage
         self.html = html
         self.tables = browse.FinishedTables(storage)
-
-    async def bots(self, request: Request) -> Response:
-        return self.html("bots.html", page=browse.bots_page(self.storage, self.tables))
-
-    async def api_bots(self, request: Request) -> Response:
-        return JSONResponse(browse.bots_page(self.storage, self.tables))
-
-    async def author(self, request: Request) -> Response:
-        return self.html("author.html",
-                         page=browse.author_page(self.storage, request.path_params["name"],
-                                              self.tables))
-
-    async def api_author(self, request: Request) -> Response:
-        return JSONResponse(browse.author_page(self.storage, request.path_params["name"],
-                                              self.tables))
-
-    async def sprt(self, request: Request) -> Response:
-        page = sprt_page(self.storage, request.path_params["season_id"])
-        return self.html("sprt.html", page=page, chart=self.chart(page))
-
-    async def api_sprt(self, request: Request) -> Response:
-        return JSONResponse(sprt_page(self.storage, request.path_params["season_id"]))
 
     @staticmethod
     def chart(page: dict[str, Any]) -> Markup:
@@ -56,13 +34,14 @@ class BrowsePages:
                        f"LLR of {status['bot_a']} against {status['bot_b']} after each pair")
 
     def routes(self) -> list[Route]:
-        get = ["GET"]
         return [
-            Route("/bots", self.bots, methods=get),
-            Route("/bots/", self.bots, methods=get),
-            Route("/authors/{name:arena_name}", self.author, methods=get),
-            Route("/seasons/{season_id:arena_id}/sprt", self.sprt, methods=get),
-            Route("/api/bots", self.api_bots, methods=get),
-            Route("/api/authors/{name:arena_name}", self.api_author, methods=get),
-            Route("/api/seasons/{season_id:arena_id}/sprt", self.api_sprt, methods=get),
+            *twins("/bots", lambda request: browse.bots_page(self.storage, self.tables),
+                   lambda page: self.html("bots.html", page=page), also=("/bots/",)),
+            *twins("/authors/{name:arena_name}",
+                   lambda request: browse.author_page(self.storage,
+                                                      request.path_params["name"], self.tables),
+                   lambda page: self.html("author.html", page=page)),
+            *twins("/seasons/{season_id:arena_id}/sprt",
+                   lambda request: sprt_page(self.storage, request.path_params["season_id"]),
+                   lambda page: self.html("sprt.html", page=page, chart=self.chart(page))),
         ]

@@ -1,7 +1,8 @@
 """The live parts of the website: the live series stream, the "now playing" list
-and its stream (routes of ``arena.web.app``). Each stream is one
-``arena.web.broadcast.Broadcast``: one source per watched series or list, however
-many browsers watch it."""
+and its stream (routes of ``arena.web.app``), and the one way every live stream,
+the season pages' too, is sent (``LivePages.stream``). Each stream is one
+``arena.web.broadcast.Broadcast``: one source per watched key, however many
+browsers watch it."""
 
 from __future__ import annotations
 
@@ -72,19 +73,21 @@ class LivePages:
     async def series_events(self, request: Request) -> Response:
         series_id = request.path_params["series_id"]
         self.storage.get_planned(series_id)  # NotFoundError before the stream starts
-        return self._stream(self.series_feed.updates(series_id))
+        return self.stream(self.series_feed.updates(series_id))
 
     async def now_playing_events(self, request: Request) -> Response:
         season_id = query_id(request, "season")
         if season_id is not None:
             self.storage.get_season(season_id)  # NotFoundError before the stream starts
-        return self._stream(self.list_feed.updates(season_id or "all"))
+        return self.stream(self.list_feed.updates(season_id or "all"))
 
     def close(self) -> None:
         self.series_feed.close()
         self.list_feed.close()
 
-    def _stream(self, messages: AsyncIterator[Message]) -> EventSourceResponse:
+    def stream(self, messages: AsyncIterator[Message]) -> EventSourceResponse:
+        """``messages`` (of a ``Broadcast``) as the response of an SSE route."""
+
         async def events() -> Any:
             async for event, data in messages:
                 yield {"event": event, "data": data, "retry": SSE_RETRY_MS}

@@ -88,6 +88,9 @@ class SeriesSource:
         self._catch_up(entry)
         return self._news(), False
 
+    def close(self) -> None:
+        """Nothing to release: the source reads the board and the store."""
+
     def _news(self) -> list[Message]:
         """What the viewers lack: the new frames, or a snapshot after a restart."""
         if self._restarted:
@@ -223,3 +226,6 @@ class NowPlayingSource:
             return [], False
         self._last = html
         return [("now_playing", json.dumps({"html": html}))], False
+
+    def close(self) -> None:
+        """Nothing to release: the source reads the board."""

@@ -7,7 +7,9 @@ messages, and nothing is pumped once nobody watches."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import queue
+import threading
 import time
 from collections.abc import Callable, Hashable
 
@@ -31,6 +33,7 @@ class ScriptedSource:
         self.key = key
         self.firsts = 0
         self.nexts = 0
+        self.closes = 0
         self.updates: queue.Queue[tuple[list[Message], bool]] = queue.Queue()
 
     def push(self, *data: str, finished: bool = False) -> None:
@@ -46,6 +49,9 @@ class ScriptedSource:
             return self.updates.get(timeout=timeout)
         except queue.Empty:
             return [], False
+
+    def close(self) -> None:
+        self.closes += 1
 
 
 class Sources:
@@ -134,6 +140,7 @@ def test_nothing_is_pumped_once_nobody_watches() -> None:
         await stream.aclose()  # the browser went away
         await wait_until(lambda: feed.pumps() == 0, "the pump to stop")
         reads = sources.made[0].nexts
+        assert sources.made[0].closes == 1  # released with its pump
         await asyncio.sleep(0.1)  # would be several polls of a running pump
         assert sources.made[0].nexts == reads
         # Watching again makes a new source (the old one is gone with its pump).
@@ -179,3 +186,41 @@ def test_a_closed_feed_sends_the_first_message_and_ends() -> None:
         return [message async for message in feed.updates("5-0")]
 
     assert asyncio.run(scenario()) == [("snapshot", "5-0 first 1")]
+    assert sources.made[0].closes == 1
+
+
+class GatedFirst(ScriptedSource):
+    """A source whose ``first`` waits until the test opens ``gate``."""
+
+    gate = threading.Event()
+
+    def first(self) -> list[Message]:
+        self.gate.wait(BOUND)
+        return super().first()
+
+
+def test_a_client_gone_before_its_first_message_releases_the_source() -> None:
+    made: list[GatedFirst] = []
+
+    def make_source(key: Hashable) -> GatedFirst:
+        made.append(GatedFirst(key))
+        return made[-1]
+
+    feed = Broadcast(make_source, poll_seconds=0.02)
+
+    async def scenario() -> None:
+        stream = feed.updates("6-0")
+
+        async def take() -> Message:
+            return await anext(stream)
+
+        task = asyncio.create_task(take())
+        await wait_until(lambda: feed.clients("6-0") == 1, "the client to join")
+        task.cancel()  # the browser went away while its snapshot was being made
+        GatedFirst.gate.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await wait_until(lambda: made[0].closes == 1, "the source to be closed")
+        assert feed.pumps() == 0 and feed.clients("6-0") == 0 and made[0].nexts == 0
+
+    asyncio.run(scenario())

@@ -1,5 +1,6 @@
-"""Live season pages: the LiveFeed fan-out (one snapshot per update for all
-clients, bounded queues, slow clients dropped, others unaffected), the SSE stream
+"""Live season pages: the season feed (a Broadcast of SeasonSources: one snapshot
+per update for all clients, bounded queues, slow clients dropped, others
+unaffected, the hub subscription released when nobody watches), the SSE stream
 of a real arena server while a season plays, a reconnect after a restart catching
 up; and the pure parts of the pages (progress pace, rating chart, --http)."""
 
@@ -22,7 +23,7 @@ from arena.core import arguments
 from arena.season.events import EventHub, SeasonEvent
 from arena.server.app import start_server
 from arena.web.chart import RatingPoint, rating_svg
-from arena.web.live import LiveFeed
+from arena.web.live import season_feed
 from tests.helpers.fake_runner import run_fake_series
 from tests.helpers.web_helpers import create_season, register
 
@@ -50,13 +51,13 @@ class CountingSnapshot:
 
 def test_one_snapshot_per_update_reaches_every_client() -> None:
     hub, snapshot = EventHub(), CountingSnapshot()
-    feed = LiveFeed(hub, snapshot, poll_seconds=0.02)
+    feed = season_feed(hub, snapshot, poll_seconds=0.02)
 
     async def scenario() -> list[list[str]]:
         received: list[list[str]] = [[] for _ in range(5)]
 
         async def client(number: int) -> None:
-            async for data in feed.updates(7):
+            async for _event, data in feed.updates(7):
                 received[number].append(data)
                 if len(received[number]) == 3:
                     return
@@ -81,15 +82,15 @@ def test_one_snapshot_per_update_reaches_every_client() -> None:
 
 def test_a_client_that_falls_behind_is_dropped_and_the_others_go_on() -> None:
     hub, snapshot = EventHub(), CountingSnapshot()
-    feed = LiveFeed(hub, snapshot, queue_size=2, poll_seconds=0.02)
+    feed = season_feed(hub, snapshot, queue_size=2, poll_seconds=0.02)
 
     async def scenario() -> tuple[list[str], list[str]]:
         fast: list[str] = []
         slow_stream = feed.updates(3)
-        slow = [await anext(slow_stream)]  # connected, then never reads again
+        slow = [(await anext(slow_stream))[1]]  # connected, then never reads again
 
         async def reader() -> None:
-            async for data in feed.updates(3):
+            async for _event, data in feed.updates(3):
                 fast.append(data)
 
         task = asyncio.create_task(reader())
@@ -99,7 +100,7 @@ def test_a_client_that_falls_behind_is_dropped_and_the_others_go_on() -> None:
             await wait_until(lambda n=number: len(fast) == n + 2, f"update {number}")
         assert feed.dropped == 1
         # The slow client's stream ends after what its queue held: it reconnects.
-        slow += [data async for data in slow_stream]
+        slow += [data async for _event, data in slow_stream]
         feed.close()
         await asyncio.wait_for(task, BOUND)
         return fast, slow
