@@ -111,17 +111,17 @@ def test_unknown_format_is_a_config_error() -> None:
 
     config = SeasonConfig.build(sandbox="process", concurrency=1)
     with pytest.raises(ConfigError) as caught:
-        format_for("ladder", config)
+        format_for("pyramid", config)
     assert_names_the_formats(str(caught.value))
 
 
 def assert_names_the_formats(message: str) -> None:
     """The unknown-format message lists the formats (a new one adds to the list)."""
-    listed = re.search(r"format must be one of ([a-z, -]+), got 'ladder'", message)
+    listed = re.search(r"format must be one of ([a-z, -]+), got 'pyramid'", message)
     assert listed is not None, message
     names = listed.group(1).split(", ")
     assert names == sorted(names)
-    assert {"gauntlet", "knockout", "round-robin", "sprt", "swiss"} <= set(names)
+    assert {"gauntlet", "knockout", "ladder", "round-robin", "sprt", "swiss"} <= set(names)
 
 
 def test_plan_is_reproducible_from_its_seed() -> None:
@@ -311,7 +311,7 @@ def test_manager_fails_a_season_whose_format_is_unknown(tmp_path: Path) -> None:
     season_id = _season(storage, tmp_path)
     with storage.transaction() as db:
         db.execute("UPDATE seasons SET config_json=? WHERE id=?",
-                   ('{"sandbox": "process", "concurrency": 1, "format": "ladder"}', season_id))
+                   ('{"sandbox": "process", "concurrency": 1, "format": "pyramid"}', season_id))
     played: list[str] = []
     manager = SeasonManager(
         storage, lambda config: LocalExecutor(lambda s: played.append(s.series_id) or
@@ -327,5 +327,5 @@ def test_manager_fails_a_season_whose_format_is_unknown(tmp_path: Path) -> None:
     results = storage.results(season_id)
     stats = season_statistics(season, storage.planned_series(season_id), results,
                               compute_standings(season.bot_ids, results))
-    assert stats.format == "ladder"
+    assert stats.format == "pyramid"
     assert stats.progress.expected is None and stats.progress.seconds_left is None
