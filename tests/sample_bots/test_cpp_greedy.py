@@ -18,16 +18,11 @@ from typing import Any
 
 import pytest
 
-from arena.core.limits import TimeLimits
-from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
 from arena.match.botclient import BotClient
-from arena.match.runner import run_series
-from arena.sandbox.base import Sandbox
 from arena.sandbox.process import ProcessSandbox
-from engine.profiles import get_profile
-from engine.series import Series
 from tests.arena.sandbox.test_bot_identity_env import handshake_of_process
 from tests.helpers.bot_processes import LocalBot, run_bot
+from tests.helpers.compiled_bots import LIMITS, build_sample_bot, check_clean, play_pair
 from tests.helpers.polling import wait_until
 from tests.helpers.ports import accepts, free_port
 from tests.helpers.sandboxes import REPO_ROOT, SAMPLE_BOTS, arena_leftovers
@@ -35,7 +30,6 @@ from tests.helpers.sandboxes import REPO_ROOT, SAMPLE_BOTS, arena_leftovers
 pytestmark = pytest.mark.slow
 
 CPP = SAMPLE_BOTS / "cpp-greedy"
-LIMITS = TimeLimits(startup_s=30.0, decision_s=2.0, reserve_s=30.0)
 # The upload limits of a bot bundle (issue 11), written out here.
 MAX_COMPRESSED = 20 * 1024 * 1024
 MAX_UNPACKED = 100 * 1024 * 1024
@@ -48,11 +42,7 @@ FROM_THE_BASE_IMAGE = ("linux-vdso.so", "libc.so", "libm.so", "libpthread.so", "
 @pytest.fixture(scope="module")
 def cpp_greedy() -> Path:
     """The bot built: the toolchain installed if missing, then build.sh."""
-    for command in (["bash", str(REPO_ROOT / "arena/scripts/ensure-cpp-toolchain.sh")],
-                    ["bash", str(CPP / "build.sh")]):
-        done = subprocess.run(command, capture_output=True, text=True, timeout=1200)
-        assert done.returncode == 0, f"{command}: {done.stderr[-3000:]}"
-    return CPP
+    return build_sample_bot(CPP, "ensure-cpp-toolchain.sh", 1200)
 
 
 def bundle_files(folder: Path) -> Iterator[Path]:
@@ -106,27 +96,6 @@ def test_the_handshake_says_what_the_arena_gives_it(cpp_greedy: Path, tmp_path: 
     given = {"HOLLYWOOD_BOT_NAME": "renamed", "HOLLYWOOD_BOT_VERSION": "7.8.9"}
     assert handshake_of_process([str(cpp_greedy / "bin" / "cpp-greedy")], tmp_path, given,
                                 tmp_path / "bot.sock") == ("renamed", "7.8.9")
-
-
-def play_pair(sandbox: Sandbox, cpp_greedy: Path, tag: str) -> list[SeriesOutcome]:
-    """A duplicate pair against the Python greedy bot, the C++ bot in either seat."""
-    cpp, greedy = BotRef.from_folder(cpp_greedy), BotRef.from_folder(SAMPLE_BOTS / "greedy")
-    outcomes = []
-    for number, bots in enumerate(((cpp, greedy), (greedy, cpp))):
-        spec = SeriesSpec(f"{tag}-{number}", 11, get_profile("friendly"), 40, number == 1,
-                          bots, LIMITS)
-        outcomes.append(run_series(spec, sandbox))
-    return outcomes
-
-
-def check_clean(outcomes: list[SeriesOutcome]) -> None:
-    for outcome in outcomes:
-        assert outcome.fault is None, (outcome.fault, outcome.fault and outcome.fault.stderr_tail)
-        assert outcome.hands_played >= 1
-        # Every action went through the engine: the log replays to the same end.
-        replayed = Series.replay(outcome.log)
-        assert replayed.result is not None
-        assert replayed.result.hands_played == outcome.hands_played
 
 
 def test_plays_greedy_in_the_process_sandbox(cpp_greedy: Path) -> None:

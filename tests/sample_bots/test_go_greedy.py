@@ -22,32 +22,23 @@ from hollywood.arena.v1 import arena_pb2
 from arena.cli.client import ArenaClient
 from arena.cli.lifecycle import wait_all_active
 from arena.cli.submit import upload
-from arena.core.limits import TimeLimits
-from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
+from arena.core.series import BotRef
 from arena.match.botclient import BotClient
-from arena.match.runner import run_series
-from arena.sandbox.base import Sandbox
 from arena.sandbox.process import ProcessSandbox
 from arena.server.app import RunningServer, start_server
-from engine.profiles import get_profile
-from engine.series import Series
+from tests.helpers.compiled_bots import LIMITS, build_sample_bot, check_clean, play_pair
 from tests.helpers.polling import wait_until
 from tests.helpers.sandboxes import REPO_ROOT, SAMPLE_BOTS, arena_leftovers
 
 pytestmark = pytest.mark.slow
 
 GO = SAMPLE_BOTS / "go-greedy"
-LIMITS = TimeLimits(startup_s=30.0, decision_s=2.0, reserve_s=30.0)
 
 
 @pytest.fixture(scope="module")
 def go_greedy() -> Path:
     """The bot built: the toolchain installed if missing, then build.sh."""
-    for command in (["bash", str(REPO_ROOT / "arena/scripts/ensure-go-toolchain.sh")],
-                    ["bash", str(GO / "build.sh")]):
-        done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
-        assert done.returncode == 0, f"{command}: {done.stderr[-3000:]}"
-    return GO
+    return build_sample_bot(GO, "ensure-go-toolchain.sh", 1800)
 
 
 def test_the_binary_is_static_and_alone_in_its_bundle(go_greedy: Path) -> None:
@@ -100,27 +91,6 @@ def test_the_process_sandbox_gives_it_bot_tomls_name_and_version(go_greedy: Path
     finally:
         running.stop()
     assert (info.name, info.version) == ("go-greedy", "1.0.0")
-
-
-def play_pair(sandbox: Sandbox, go_greedy: Path, tag: str) -> list[SeriesOutcome]:
-    """A duplicate pair against the Python greedy bot, the Go bot in either seat."""
-    go, greedy = BotRef.from_folder(go_greedy), BotRef.from_folder(SAMPLE_BOTS / "greedy")
-    outcomes = []
-    for number, bots in enumerate(((go, greedy), (greedy, go))):
-        spec = SeriesSpec(f"{tag}-{number}", 11, get_profile("friendly"), 40, False,
-                          bots, LIMITS)
-        outcomes.append(run_series(spec, sandbox))
-    return outcomes
-
-
-def check_clean(outcomes: list[SeriesOutcome]) -> None:
-    for outcome in outcomes:
-        assert outcome.fault is None, (outcome.fault, outcome.fault and outcome.fault.stderr_tail)
-        assert outcome.hands_played >= 1
-        # Every action went through the engine: the log replays to the same end.
-        replayed = Series.replay(outcome.log)
-        assert replayed.result is not None
-        assert replayed.result.hands_played == outcome.hands_played
 
 
 def test_plays_greedy_in_the_process_sandbox(go_greedy: Path) -> None:
