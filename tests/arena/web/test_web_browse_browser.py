@@ -7,16 +7,12 @@ test-artifacts/browser/ (git-ignored; the ones in docs/images/ are copies)."""
 
 from __future__ import annotations
 
-import os
-import time
 import urllib.parse
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from arena.core.settings import SeasonConfig
@@ -26,50 +22,20 @@ from arena.season.formats import format_for
 from arena.web.serve import start_web
 from tests.helpers.arena_helpers import made_up_outcome
 from tests.helpers.browse_helpers import BrowseArena
+from tests.helpers.browser import SCREENSHOTS, chromium, console_errors, wait_for
 
 pytestmark = pytest.mark.browser
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-SCREENSHOTS = REPO_ROOT / "test-artifacts" / "browser"
-CHROMIUM = os.environ.get("HOLLYWOOD_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("HOLLYWOOD_CHROMEDRIVER", "/usr/bin/chromedriver")
-BOUND = 60.0
 TIME_ZONE = "Asia/Kolkata"
 """The browser's zone: UTC+05:30 all year, so a local time differs from UTC."""
 
 
-def wait_for(condition: Callable[[], Any], what: str, bound: float = BOUND) -> Any:
-    deadline = time.monotonic() + bound
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {bound} s waiting for {what}")
-
 
 @pytest.fixture
 def browser() -> Iterator[WebDriver]:
-    for binary in (CHROMIUM, CHROMEDRIVER):
-        if not os.access(binary, os.X_OK):
-            pytest.fail(f"{binary} is missing: run `make setup` (arena/scripts/ensure-chromium.sh)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                     "--disable-gpu", "--window-size=1200,900"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    service = Service(CHROMEDRIVER, env={**os.environ, "TZ": TIME_ZONE})
-    driver = webdriver.Chrome(service=service, options=options)
-    try:
+    with chromium(1200, 900, TIME_ZONE) as driver:
         yield driver
-    finally:
-        driver.quit()
 
-
-def console_errors(driver: WebDriver) -> list[str]:
-    return [entry["message"] for entry in driver.get_log("browser")
-            if entry["level"] == "SEVERE"]
 
 
 LEGENDS = """return [...document.querySelectorAll('details.legend')].map(d => {

@@ -9,17 +9,12 @@ Screenshots go to test-artifacts/browser/ (git-ignored)."""
 
 from __future__ import annotations
 
-import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
-from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -29,15 +24,11 @@ from arena.season.events import EventHub
 from arena.server.app import start_server
 from arena.storage import Storage
 from arena.web.serve import start_web
+from tests.helpers.browser import BOUND, SCREENSHOTS, chromium, console_errors, wait_for
 from tests.helpers.web_helpers import sample_season, store_knock_series
 
 pytestmark = pytest.mark.browser
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-SCREENSHOTS = REPO_ROOT / "test-artifacts" / "browser"
-CHROMIUM = os.environ.get("HOLLYWOOD_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("HOLLYWOOD_CHROMEDRIVER", "/usr/bin/chromedriver")
-BOUND = 60.0
 SUITS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 
 
@@ -59,35 +50,11 @@ def shown_cards(frame: dict[str, Any], seat: int) -> list[str]:
     return melded + laid + [str(card) for card in exposed["deadwood_cards"]]
 
 
-def wait_for(condition: Callable[[], Any], what: str, bound: float = BOUND) -> Any:
-    deadline = time.monotonic() + bound
-    while time.monotonic() < deadline:
-        try:
-            value = condition()
-        except StaleElementReferenceException:  # a live update replaced the element
-            value = None
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {bound} s waiting for {what}")
-
 
 @pytest.fixture
 def browser() -> Iterator[WebDriver]:
-    for binary in (CHROMIUM, CHROMEDRIVER):
-        if not os.access(binary, os.X_OK):
-            pytest.fail(f"{binary} is missing: run `make setup` (arena/scripts/ensure-chromium.sh)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                     "--disable-gpu", "--window-size=1400,1000"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
+    with chromium(1400, 1000) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def text(driver: WebDriver, element_id: str) -> str:
@@ -97,11 +64,6 @@ def text(driver: WebDriver, element_id: str) -> str:
         element_id)
     return "" if value is None else str(value).strip()
 
-
-def console_errors(driver: WebDriver) -> list[str]:
-    """Errors the page logged (a CSP violation, a failed script or resource)."""
-    return [entry["message"] for entry in driver.get_log("browser")
-            if entry["level"] == "SEVERE"]
 
 
 def test_season_page_updates_live_and_a_replay_steps(browser: WebDriver, tmp_path: Path

@@ -22,14 +22,11 @@ from arena.storage import PlannedSeries
 from engine import Series
 from engine.profiles import Profile
 from tests.arena.web.test_web_browser import (
-    BOUND,
-    SCREENSHOTS,
     browser,  # noqa: F401 (the fixture)
-    console_errors,
     face,
     text,
-    wait_for,
 )
+from tests.helpers.browser import BOUND, SCREENSHOTS, console_errors, wait_for
 from tests.helpers.live_helpers import SteppedRunner
 from tests.helpers.web_helpers import create_season, register
 
