@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from arena.core.faults import BotFault, FaultKind
+from arena.core.manifest import content_hash, iter_bot_files
 from arena.core.series import SeriesOutcome
-from arena.storage import SeriesRecord
+from arena.storage import SeriesRecord, Storage
 from engine.series import SeriesResult
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -24,6 +26,19 @@ def make_bot_folder(root: Path, name: str, version: str = "1.0.0", code: str = "
     (folder / "Dockerfile").write_text("ARG BASE_IMAGE=python:3.11-slim\nFROM ${BASE_IMAGE}\n")
     (folder / f"{name.replace('-', '_')}.py").write_text(code)
     return folder
+
+
+def register_bots(storage: Storage, root: Path, names: Iterable[str]) -> list[str]:
+    """Store a bot version 1.0.0 of each name, its folder made under ``root``; their ids."""
+    ids = []
+    for name in names:
+        folder = make_bot_folder(root, name)
+        record, _ = storage.register_bot(
+            name=name, version="1.0.0", language="python", author="", description="",
+            content_hash=content_hash(folder), source_folder=folder,
+            files=list(iter_bot_files(folder)))
+        ids.append(record.id)
+    return ids
 
 
 def made_up_outcome(

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from arena.core.manifest import content_hash, iter_bot_files
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution import LocalExecutor, local_executor_factory
@@ -21,7 +20,12 @@ from arena.season.formats import plan_season
 from arena.season.runner import SeasonRunner
 from arena.storage import Storage
 from engine.profiles import get_profile
-from tests.helpers.arena_helpers import made_up_outcome, make_bot_folder, trust_outcome
+from tests.helpers.arena_helpers import (
+    made_up_outcome,
+    make_bot_folder,
+    register_bots,
+    trust_outcome,
+)
 
 
 def spec(tmp_path: Path, series_id: str) -> SeriesSpec:
@@ -91,14 +95,7 @@ def test_a_second_result_for_a_series_is_dropped_and_counted(
     while this one is still playing (it answers seat 0). The stored result stays the
     first; the second is dropped, counted and logged; the season still finishes."""
     storage = Storage(tmp_path / "a.db")
-    ids = []
-    for name in ("a", "b"):
-        folder = make_bot_folder(tmp_path, name)
-        record, _ = storage.register_bot(
-            name=name, version="1.0.0", language="python", author="", description="",
-            content_hash=content_hash(folder), source_folder=folder,
-            files=list(iter_bot_files(folder)))
-        ids.append(record.id)
+    ids = register_bots(storage, tmp_path, ("a", "b"))
     config = SeasonConfig.build(sandbox="process", concurrency=1, seed=4)
     season_id = storage.create_season(
         name="", config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=ids,
@@ -133,14 +130,7 @@ def test_runner_stops_submitting_on_cancel_and_stores_what_is_in_flight(
     """Two series in flight when the cancel comes: both are stored, nothing more
     is submitted."""
     storage = Storage(tmp_path / "a.db")
-    ids = []
-    for name in ("a", "b", "c"):
-        folder = make_bot_folder(tmp_path, name)
-        record, _ = storage.register_bot(
-            name=name, version="1.0.0", language="python", author="", description="",
-            content_hash=content_hash(folder), source_folder=folder,
-            files=list(iter_bot_files(folder)))
-        ids.append(record.id)
+    ids = register_bots(storage, tmp_path, ("a", "b", "c"))
     config = SeasonConfig.build(sandbox="process", concurrency=2, seed=4)
     season_id = storage.create_season(
         name="", config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=ids,

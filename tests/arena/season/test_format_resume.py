@@ -9,14 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from arena.core.manifest import content_hash, iter_bot_files
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution import LocalExecutor, RunSeries
 from arena.season.formats import format_for
 from arena.season.runner import SeasonRunner
 from arena.storage import Storage
-from tests.helpers.arena_helpers import made_up_outcome, make_bot_folder, trust_outcome
+from tests.helpers.arena_helpers import (
+    made_up_outcome,
+    register_bots,
+    trust_outcome,
+)
 
 SETTINGS: dict[str, dict[str, object]] = {
     "swiss": {"format": "swiss", "rounds": 3, "series_per_pair": 2},
@@ -32,14 +35,7 @@ def outcome(spec: SeriesSpec) -> SeriesOutcome:
 
 
 def make_season(storage: Storage, root: Path, format_name: str) -> int:
-    ids = []
-    for name in ("a", "b", "c", "d", "e")[:BOTS[format_name]]:
-        folder = make_bot_folder(root, name)
-        record, _ = storage.register_bot(
-            name=name, version="1.0.0", language="python", author="", description="",
-            content_hash=content_hash(folder), source_folder=folder,
-            files=list(iter_bot_files(folder)))
-        ids.append(record.id)
+    ids = register_bots(storage, root, ("a", "b", "c", "d", "e")[:BOTS[format_name]])
     config = SeasonConfig.build(sandbox="process", concurrency=1, seed=21,
                                 **SETTINGS[format_name])
     first = format_for(format_name, config).first_round(ids, config.seed)

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from arena.core.manifest import content_hash, iter_bot_files
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution import ExcludesPlayers
@@ -20,7 +19,7 @@ from arena.season.formats import plan_season
 from arena.season.runner import MAX_PLAYS, SeasonRunner
 from arena.storage import Storage
 from arena.storage.refusals import count_refused_outcome
-from tests.helpers.arena_helpers import make_bot_folder
+from tests.helpers.arena_helpers import register_bots
 from tests.helpers.fake_runner import run_fake_series
 
 FORGER = "tls://10.0.0.66:40000"
@@ -28,14 +27,7 @@ HONEST = "tls://10.0.0.7:40000"
 
 
 def make_season(storage: Storage, root: Path) -> int:
-    ids = []
-    for name in ("greedy-a", "random-b", "greedy-c"):
-        folder = make_bot_folder(root, name)
-        record, _ = storage.register_bot(
-            name=name, version="1.0.0", language="python", author="", description="",
-            content_hash=content_hash(folder), source_folder=folder,
-            files=list(iter_bot_files(folder)))
-        ids.append(record.id)
+    ids = register_bots(storage, root, ("greedy-a", "random-b", "greedy-c"))
     config = SeasonConfig.build(sandbox="process", concurrency=1, seed=5)
     plan = plan_season(ids, config.series_per_pair, config.seed)
     return storage.create_season(name="", config=config.to_dict(),

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from arena.core.manifest import content_hash, iter_bot_files
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution import LocalExecutor, RunSeries
@@ -23,7 +22,11 @@ from arena.season.runner import SeasonRunner
 from arena.storage import Storage
 from engine import Series
 from engine.dealing import deal_hand
-from tests.helpers.arena_helpers import made_up_outcome, make_bot_folder, trust_outcome
+from tests.helpers.arena_helpers import (
+    made_up_outcome,
+    register_bots,
+    trust_outcome,
+)
 
 BOTS = [f"bot{n}@1" for n in range(6)]
 
@@ -150,14 +153,7 @@ def test_plan_rejects_too_few_or_repeated_bots() -> None:
 
 
 def _season(storage: Storage, root: Path, bots: int = 3, concurrency: int = 2) -> int:
-    ids = []
-    for n in range(bots):
-        folder = make_bot_folder(root, f"b{n}")
-        record, _ = storage.register_bot(
-            name=f"b{n}", version="1.0.0", language="python", author="", description="",
-            content_hash=content_hash(folder), source_folder=folder,
-            files=list(iter_bot_files(folder)))
-        ids.append(record.id)
+    ids = register_bots(storage, root, [f"b{n}" for n in range(bots)])
     config = SeasonConfig.build(sandbox="process", concurrency=concurrency, seed=3)
     plan = plan_season(ids, config.series_per_pair, config.seed)
     season = storage.create_season(name="", config=config.to_dict(),

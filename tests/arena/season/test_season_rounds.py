@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from arena.core.manifest import content_hash, iter_bot_files
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution import LocalExecutor, RunSeries
@@ -19,7 +18,11 @@ from arena.season import formats
 from arena.season.formats import Format, Pairing
 from arena.season.runner import SeasonRunner
 from arena.storage import SeriesRecord, Storage
-from tests.helpers.arena_helpers import made_up_outcome, make_bot_folder, trust_outcome
+from tests.helpers.arena_helpers import (
+    made_up_outcome,
+    register_bots,
+    trust_outcome,
+)
 
 
 class WinnerMeetsThird(Format):
@@ -67,14 +70,7 @@ def two_rounds(monkeypatch: pytest.MonkeyPatch) -> WinnerMeetsThird:
 
 
 def make_season(storage: Storage, root: Path, fake: WinnerMeetsThird) -> tuple[int, list[str]]:
-    ids = []
-    for name in ("a", "b", "c"):
-        folder = make_bot_folder(root, name)
-        record, _ = storage.register_bot(
-            name=name, version="1.0.0", language="python", author="", description="",
-            content_hash=content_hash(folder), source_folder=folder,
-            files=list(iter_bot_files(folder)))
-        ids.append(record.id)
+    ids = register_bots(storage, root, ("a", "b", "c"))
     config = SeasonConfig.build(sandbox="process", concurrency=1, seed=9)
     season = storage.create_season(
         name="", config={**config.to_dict(), "format": "winner-meets-third"},
