@@ -1,5 +1,6 @@
 """``SeasonManager``: seasons played in background threads, one ``SeasonRunner``
-each, on an executor made for the season's configuration."""
+each, on an executor made for the season's configuration. A season that opens
+another (a ladder's gate match) starts it here too, in a thread of its own."""
 
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ class SeasonManager:
             executor = self.executor_factory(config)
             try:
                 SeasonRunner(self.storage, season_id, executor, hub=self.hub,
-                             cancel=cancel, board=self.board).run()
+                             cancel=cancel, board=self.board, start_match=self.start).run()
             finally:
                 executor.close()
         except Exception as error:
