@@ -58,7 +58,8 @@ class LadderGate:
         try:
             match = SprtMatch.from_spec(config.ladder_gate_sprt, config.ladder_gate_max_pairs)
         except ConfigError as error:
-            raise ConfigError(f"ladder_gate_sprt: {error}") from None
+            # The test's message names the match's own setting: name the gate's.
+            raise ConfigError("ladder_gate_sprt: " + str(error).removeprefix("sprt: ")) from None
         if config.ladder_gate == NO_GATE:
             return None
         return cls(match, config.ladder_gate_rule)
