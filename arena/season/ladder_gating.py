@@ -12,8 +12,9 @@ held version of a name gets a gate match against the predecessor: opened once
 started by ``start_match`` (the season manager's ``start``: the match is a season
 of its own, played by the same executors as any, the local pool or the cluster;
 without a manager the runner plays it in place) at every round until it stops.
-A match that finished or failed is decided from its results (a cancelled one is
-resumed). A version whose name was never on the ladder joins directly.
+A match that finished or failed is decided from its results as soon as it
+stops (``settle_match``, called by the season manager, or at the ladder's next
+round); a cancelled one is resumed. A version whose name was never on the ladder joins directly.
 """
 
 from __future__ import annotations
@@ -22,13 +23,14 @@ from collections.abc import Callable, Sequence
 
 from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
-from arena.season.formats import LadderGate
+from arena.season.formats import LadderGate, OpenEnded, format_for, format_name
 from arena.storage import Storage
 from arena.storage.ladder_gates import (
     PENDING,
     GateMatch,
     GateRecord,
     decide_gate,
+    gate_of_match,
     gates_of_ladder,
     open_gate,
 )
@@ -86,9 +88,39 @@ def _play(storage: Storage, gate: LadderGate, found: GateRecord,
     """Start the match of a pending gate if it can play; decide it once it stopped."""
     if storage.get_season(found.match_id).status in _PLAYABLE:
         start_match(found.match_id)
-    match = storage.get_season(found.match_id)  # a match played in place has ended now
-    if match.status in _PLAYABLE:
+    return _decide(storage, gate, found)  # a match played in place has ended now
+
+
+def _decide(storage: Storage, gate: LadderGate, found: GateRecord) -> GateRecord:
+    """Store the verdict of a pending gate whose match has stopped; the gate as it is."""
+    match = storage.get_season(found.match_id)
+    if found.status != PENDING or match.status in _PLAYABLE:
         return found
     verdict = gate.verdict(match.bot_ids, storage.results_by_round(found.match_id))
     decide_gate(storage, found.ladder_id, found.bot_id, verdict)
     return next(g for g in gates_of_ladder(storage, found.ladder_id) if g.bot_id == found.bot_id)
+
+
+def settle_match(storage: Storage, season_id: int) -> None:
+    """Decide the gate whose match is the season ``season_id`` if it has stopped (the
+    season manager calls it as any season's run ends, so a verdict does not wait for
+    the ladder's next round); nothing for any other season."""
+    found = gate_of_match(storage, season_id)
+    if found is None:
+        return
+    gate = _gate_of(storage, found.ladder_id)
+    if gate is not None:
+        _decide(storage, gate, found)
+
+
+def _gate_of(storage: Storage, ladder_id: int) -> LadderGate | None:
+    config = SeasonConfig.from_dict(storage.get_season(ladder_id).config)
+    ladder = format_for(format_name(config.to_dict()), config)
+    return ladder.gate if isinstance(ladder, OpenEnded) else None
+
+
+def admitted(storage: Storage, gate: GateRecord) -> bool:
+    """Whether ``gate``'s version is admitted to its ladder (by the ladder's rule or
+    by hand); False for a ladder that has no gate now."""
+    ladder_gate = _gate_of(storage, gate.ladder_id)
+    return ladder_gate is not None and ladder_gate.admits(gate)

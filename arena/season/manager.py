@@ -11,6 +11,7 @@ from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.execution import ExecutorFactory
 from arena.season.events import EventHub, SeasonEvent
+from arena.season.ladder_gating import settle_match
 from arena.season.runner import SeasonRunner
 from arena.season.standings_live import StandingsBoard
 from arena.storage import Storage
@@ -70,6 +71,7 @@ class SeasonManager:
             try:
                 SeasonRunner(self.storage, season_id, executor, hub=self.hub,
                              cancel=cancel, board=self.board, start_match=self.start).run()
+                settle_match(self.storage, season_id)  # a ladder's gate match: its verdict
             finally:
                 executor.close()
         except Exception as error:

@@ -164,6 +164,7 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
     "hollywood.arena.v1.RevetBotRequest": {"bot_id": BOT_REFERENCE},
     "hollywood.arena.v1.WhoAmIRequest": {},
     "hollywood.arena.v1.KeepOnLadderRequest": {"bot_id": BOT_REFERENCE, "keep": Scalar()},
+    "hollywood.arena.v1.AdmitToLadderRequest": {"bot_id": BOT_REFERENCE, "admit": Scalar()},
 }
 
 # A field with no entry in RULES still gets the strictest reading of its type.

@@ -94,20 +94,16 @@ def gates_of_ladder(storage: Storage, ladder_id: int) -> list[GateRecord]:
         (ladder_id,))]
 
 
+def gate_of_match(storage: Storage, match_id: int) -> GateRecord | None:
+    """The gate whose match is the season ``match_id`` (None for any other season)."""
+    rows = storage.query(f"SELECT {_COLUMNS} FROM ladder_gates WHERE match_id=?", (match_id,))
+    return GateRecord.from_row(rows[0]) if rows else None
+
+
 def gates_of_version(storage: Storage, bot_id: str) -> list[GateRecord]:
     """Every gate of ``bot_id`` (one per ladder it was gated on), oldest first."""
     return [GateRecord.from_row(row) for row in storage.query(
         f"SELECT {_COLUMNS} FROM ladder_gates WHERE bot_id=? ORDER BY match_id", (bot_id,))]
-
-
-def gates_of_versions(storage: Storage, bot_ids: Sequence[str]) -> dict[str, list[GateRecord]]:
-    """The gates of each of ``bot_ids`` (those without one left out)."""
-    found: dict[str, list[GateRecord]] = {}
-    for bot_id in bot_ids:
-        gates = gates_of_version(storage, bot_id)
-        if gates:
-            found[bot_id] = gates
-    return found
 
 
 @dataclass(frozen=True)
