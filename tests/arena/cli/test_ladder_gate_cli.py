@@ -98,3 +98,19 @@ def test_a_gated_ladder_tests_the_new_version_and_its_owner_admits_it(
     code, out, _ = run(capsys, "ladder", "admit", "mine@2.0.0", "--withdraw", "--server",
                        server.address, "--token", alice)
     assert code == 0 and "not admitted" in out
+
+
+def test_a_bad_gate_is_refused_before_anything_is_stored(
+        server: RunningServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("a", "b"):
+        submit(capsys, server, server.token, make_bot_folder(tmp_path, name))
+    code, _, err = run(capsys, "ladder", "start", "--gate", "coin", "--server", server.address,
+                       "--token", server.token)
+    assert code != 0 and "ladder_gate must be none or sprt, got 'coin'" in err
+    code, _, err = run(capsys, "ladder", "start", "--gate", "sprt", "--gate-rule", "vote",
+                       "--server", server.address, "--token", server.token)
+    assert code != 0 and "ladder_gate_rule must be one of accepted-replaces" in err
+    code, _, err = run(capsys, "season", "create", "--bots", "a", "b", "--gate", "sprt",
+                       "--server", server.address, "--token", server.token)
+    assert code != 0 and "ladder_gate is a setting of the ladder format" in err
+    assert server.storage.list_seasons() == []
