@@ -15,15 +15,18 @@ from pathlib import Path
 import pytest
 
 from arena.core.settings import ConfigError, SeasonConfig
-from arena.execution import LocalExecutor
+from arena.execution import LocalExecutor, local_executor_factory
+from arena.season.events import EventHub
 from arena.season.formats import LADDER_FORMAT, OpenEnded, format_for
 from arena.season.ladder_gating import held_off, predecessors
+from arena.season.manager import SeasonManager
 from arena.season.runner import SeasonRunner
 from arena.storage import NotFoundError, Storage
 from arena.storage.ladder_gates import admit_to_ladder, gates_of_ladder, gates_of_version
-from arena.storage.ladder_rounds import members_by_round
+from arena.storage.ladder_rounds import add_ladder_round, members_by_round
 from tests.helpers.gate_helpers import (
     ArrivesInRoundOne,
+    in_process_runner,
     make_gated_ladder,
     register_folder,
     sample_as,
@@ -160,3 +163,36 @@ def test_bad_gate_settings_are_refused(settings: dict[str, object], message: str
     config = SeasonConfig.build(format=LADDER_FORMAT, **settings)
     with pytest.raises(ConfigError, match=re.escape(message)):
         format_for(LADDER_FORMAT, config)
+
+
+def test_a_server_killed_during_the_match_resumes_it_once(tmp_path: Path) -> None:
+    """The manager's path: a killed server left the ladder and its gate match
+    RUNNING; a new manager resumes both, the ladder's rounds find the match
+    playing (no second match), and its verdict is stored as it ends."""
+    storage = Storage(tmp_path / "arena.db")
+    bots = tmp_path / "bots"
+    ids = [register_folder(storage, sample_as(bots, "random", "player", "1.0.0")),
+           register_folder(storage, sample_as(bots, "random", "rival", "1.0.0"))]
+    ladder_id = make_gated_ladder(storage, ids, ladder_rounds=4)
+    add_ladder_round(storage, ladder_id, 1, ids, [(7, False, ids[0], ids[1]),
+                                                  (7, False, ids[1], ids[0])])
+    newcomer = register_folder(storage, sample_as(bots, "greedy", "player", "2.0.0"))
+    config = SeasonConfig.from_dict(storage.get_season(ladder_id).config)
+    ladder = format_for(LADDER_FORMAT, config)
+    assert isinstance(ladder, OpenEnded) and ladder.gate is not None
+    assert held_off(storage, ladder_id, config, ladder.gate, [*ids, newcomer], [ids],
+                    lambda match_id: None) == {newcomer}
+    [opened] = gates_of_ladder(storage, ladder_id)
+    for season_id in (ladder_id, opened.match_id):  # as the killed server left them
+        storage.set_season_status(season_id, "running")
+
+    manager = SeasonManager(storage, local_executor_factory(lambda c: in_process_runner()),
+                            EventHub())
+    assert manager.resume_interrupted() == [ladder_id, opened.match_id]
+    assert manager.wait(ladder_id, 240) and manager.wait(opened.match_id, 240)
+    [decided] = gates_of_ladder(storage, ladder_id)
+    assert decided.match_id == opened.match_id and decided.status == "accepted"
+    assert len(storage.list_seasons()) == 2
+    planned = [p.id for p in storage.planned_series(opened.match_id)]
+    assert sorted(r.series_id for r in storage.results(opened.match_id)) == sorted(planned)
+    assert len(planned) == 2 * decided.pairs
