@@ -1,9 +1,10 @@
-"""``arena ladder start | stop | status | keep``: the server's ladder, a season of
+"""``arena ladder start | stop | status | keep | admit``: the server's ladder, a season of
 the ladder format that never ends (docs/formats.md, "ladder"). A ladder is a
 season, so start, stop and status are ``season create --all-active`` (or
 ``start``, to resume a stopped one), ``season cancel`` and ``season show`` on the
 ladder found among the seasons; ``keep`` (``KeepOnLadder``) keeps a version on
-the ladder beside its newer ones."""
+the ladder beside its newer ones; ``admit`` (``AdmitToLadder``) lets a gated new
+version join whatever its gate match says."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import argparse
 
 from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
+from rich.markup import escape
 
 from arena.cli.client import connect
 from arena.cli.output import CliError, print_json, to_json
@@ -96,4 +98,22 @@ def cmd_ladder_keep(args: argparse.Namespace, console: Console) -> int:
     bot_id = shown(answer).bot.id
     console.print(f"{bot_id} stays on the ladder beside newer versions" if answer.kept else
                   f"{bot_id} leaves the ladder once a newer version is active")
+    return 0
+
+
+def cmd_ladder_admit(args: argparse.Namespace, console: Console) -> int:
+    """Admit a gated version to the ladders that gate it (``--withdraw``: leave it
+    to its match and the ladder's rule again); its owner or the admin."""
+    with connect(args) as client:
+        answer = client.stub.AdmitToLadder(arena_pb2.AdmitToLadderRequest(
+            bot_id=args.bot_id, admit=not args.withdraw), metadata=client.auth)
+    if args.json:
+        print_json(to_json(answer))
+        return 0
+    bot_id = shown(answer).bot.id
+    for gate in answer.gates:
+        state = "admitted" if gate.admitted else "not admitted"
+        console.print(f"{bot_id} on the ladder (season {gate.ladder_id}): {state} "
+                      f"(gate match {escape(gate.status)}); takes effect at its next round",
+                      soft_wrap=True)
     return 0

@@ -87,6 +87,19 @@ def _get(client: ArenaClient, name: str) -> list[arena_pb2.BotVersion]:
         raise
 
 
+def gate_text(gate: arena_pb2.LadderGate) -> str:
+    """A version's gate on a ladder in one line (rich markup, its texts escaped)."""
+    match = f"gate match (season {gate.match_id}) against {escape(gate.predecessor)}"
+    if gate.status == "pending":
+        verdict = "playing"
+    else:
+        verdict = (f"{escape(gate.status)} after {gate.pairs} pairs, Elo {gate.elo:+.0f} "
+                   f"[{gate.elo_low:+.0f}, {gate.elo_high:+.0f}], LLR {gate.llr:.2f}")
+    joined = ("admitted" + (f" by {escape(neutralise(gate.admitted_by))}"
+                            if gate.admitted_by else "")) if gate.admitted else "not admitted"
+    return f"ladder (season {gate.ladder_id}): {match}: {verdict}; {joined}"
+
+
 def cmd_bots_show(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
         versions = _get(client, args.name)
@@ -119,6 +132,8 @@ def cmd_bots_show(args: argparse.Namespace, console: Console) -> int:
             console.print("  build log tail:", soft_wrap=True)
             for line in tail:
                 console.print(f"    {escape(neutralise(line))}", soft_wrap=True)
+        for gate in version.ladder_gates:
+            console.print("  " + gate_text(gate), soft_wrap=True)
         for fault in version.recent_faults:
             console.print(f"  fault in {escape(fault.series_id)}: {escape(fault.kind)}: "
                           f"{escape(neutralise(fault.message))}", soft_wrap=True)

@@ -22,6 +22,7 @@ from arena.cli.bots import cmd_bots_list, cmd_bots_register
 from arena.cli.cluster import add_cluster_commands, add_tls_options
 from arena.cli.export import cmd_export
 from arena.cli.ladder import (
+    cmd_ladder_admit,
     cmd_ladder_keep,
     cmd_ladder_start,
     cmd_ladder_status,
@@ -304,9 +305,12 @@ def _add_ladder(commands: Any) -> None:
                              cmd_ladder_status)
     keep = _client_command(actions, "keep", "keep a version on the ladder beside its newer "
                            "versions (its owner or the admin)", cmd_ladder_keep)
-    keep.add_argument("bot_id", metavar="NAME@VERSION")
-    keep.add_argument("--release", action="store_true",
-                      help="let a newer active version replace it again")
+    keep.add_argument("--release", action="store_true", help="let newer versions replace it")
+    admit = _client_command(actions, "admit", "admit a gated new version whatever its "
+                            "gate match says (its owner or the admin)", cmd_ladder_admit)
+    admit.add_argument("--withdraw", action="store_true", help="leave it to the gate again")
+    for sub in (keep, admit):
+        sub.add_argument("bot_id", metavar="NAME@VERSION")
     for sub in (stop, status):
         sub.add_argument("--ladder", type=arguments.positive_int, default=0, metavar="SEASON",
                          help="the ladder's season number (default: the newest ladder)")

@@ -187,6 +187,26 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("ladder_window", int, 1000, "ladder: latest series the windowed Bradley-Terry "
             "rating is fitted on", "--ladder-window", "ladder_window", metavar="W", low=2,
             high=1_000_000),
+    Setting("ladder_gate", str, "none", "ladder: what a new version of a member plays before "
+            "it joins: none (it replaces its predecessor at once) or sprt (a match against "
+            "its predecessor first)", "--gate", "ladder_gate", metavar="GATE",
+            doc="ladder: what a new version of a member plays before it joins: `none` (it "
+            "replaces its predecessor at the next round) or `sprt` (first a match against "
+            "its predecessor, a sequential test with `--gate-sprt` and `--gate-max-pairs`; "
+            "`--gate-rule` says what its verdict does)"),
+    Setting("ladder_gate_sprt", str, "elo0=0,elo1=20,alpha=0.05,beta=0.05", "ladder gate: the "
+            "test of the new version against its predecessor", "--gate-sprt",
+            "ladder_gate_sprt", metavar="SPEC",
+            doc="ladder gate: the test of the new version (A) against its predecessor (B), "
+            "as `--sprt`: `elo0=E0,elo1=E1,alpha=A,beta=B`"),
+    Setting("ladder_gate_max_pairs", int, 200, "ladder gate: duplicate pairs the match plays "
+            "at most before it ends inconclusive", "--gate-max-pairs", "ladder_gate_max_pairs",
+            metavar="N", low=1, high=100_000),
+    Setting("ladder_gate_rule", str, "accepted-replaces", "ladder gate: what the verdict "
+            "does: accepted-replaces (accepted: the new version replaces its predecessor; "
+            "rejected or inconclusive: it stays off) or owner-decides (it joins only when "
+            "its owner admits it: arena ladder admit)", "--gate-rule", "ladder_gate_rule",
+            metavar="RULE"),
     Setting("series_per_container", int, DEFAULT_SERIES_PER_CONTAINER, "series a bot's "
             "container serves, one after another, each begun by a new Handshake, before it is "
             "replaced (1 = a fresh container for every series; docker sandbox)",
@@ -224,6 +244,10 @@ class SeasonConfig:
     ladder_rounds: int = 0
     ladder_meetings: int = 0
     ladder_window: int = 1000
+    ladder_gate: str = "none"
+    ladder_gate_sprt: str = "elo0=0,elo1=20,alpha=0.05,beta=0.05"
+    ladder_gate_max_pairs: int = 200
+    ladder_gate_rule: str = "accepted-replaces"
     series_per_container: int = DEFAULT_SERIES_PER_CONTAINER
     deactivate_after: int = 5
 

@@ -1,5 +1,6 @@
 """``SeasonManager``: seasons played in background threads, one ``SeasonRunner``
-each, on an executor made for the season's configuration."""
+each, on an executor made for the season's configuration. A season that opens
+another (a ladder's gate match) starts it here too, in a thread of its own."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.execution import ExecutorFactory
 from arena.season.events import EventHub, SeasonEvent
+from arena.season.ladder_gating import settle_match
 from arena.season.runner import SeasonRunner
 from arena.season.standings_live import StandingsBoard
 from arena.storage import Storage
@@ -68,7 +70,8 @@ class SeasonManager:
             executor = self.executor_factory(config)
             try:
                 SeasonRunner(self.storage, season_id, executor, hub=self.hub,
-                             cancel=cancel, board=self.board).run()
+                             cancel=cancel, board=self.board, start_match=self.start).run()
+                settle_match(self.storage, season_id)  # a ladder's gate match: its verdict
             finally:
                 executor.close()
         except Exception as error:

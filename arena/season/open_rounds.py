@@ -4,7 +4,8 @@ from the bots active now, and the round is stored with them.
 Before each round, the format chooses the members from every active bot version
 (``OpenEnded.members``); a bot that becomes active joins at the next round, one
 that is deactivated, rejected or superseded leaves at it (a series of it
-already planned is still played: the runner forfeits a deactivated bot's). The
+already planned is still played: the runner forfeits a deactivated bot's); a
+gated format's new versions wait for their gate (``arena.season.ladder_gating``). The
 members and the round are stored in one transaction
 (``arena.storage.ladder_rounds``), so a resumed ladder plans from exactly the
 members it stored, and never plans a stored round again.
@@ -16,8 +17,10 @@ import logging
 from collections.abc import Sequence
 
 from arena.core.manifest import BotManifest, ManifestError
+from arena.core.settings import SeasonConfig
 from arena.sandbox import registry as sandbox_registry
 from arena.season.formats import OpenEnded, Pairing
+from arena.season.ladder_gating import StartMatch, held_off
 from arena.storage import Storage
 from arena.storage.ladder_rounds import (
     active_versions,
@@ -34,18 +37,24 @@ class OpenRoundError(RuntimeError):
 
 
 def plan_open_round(storage: Storage, season_id: int, season_format: OpenEnded,
-                    seed: int, sandbox: str) -> list[Pairing] | None:
+                    config: SeasonConfig, start_match: StartMatch) -> list[Pairing] | None:
     """Plan and store the next round: its pairings, [] when there are too few
     members to play now (nothing stored), None when the format is over. Only
-    versions that can run in the season's ``sandbox`` are candidates."""
+    versions that can run in the season's sandbox are candidates, and, when the
+    format has a gate, only those it admits (``arena.season.ladder_gating``: its
+    matches are started with ``start_match``)."""
     history = members_by_round(storage, season_id)
     results = storage.results_by_round(season_id)
     if len(results) != len(history):
         raise OpenRoundError(f"season {season_id} has {len(results)} rounds planned but "
                              f"members stored for {len(history)}")
-    members = season_format.members(runnable(storage, active_versions(storage), sandbox),
-                                    kept_versions(storage))
-    pairings = season_format.plan([*history, members], seed, results)
+    candidates = runnable(storage, active_versions(storage), config.sandbox)
+    if season_format.gate is not None:
+        held = held_off(storage, season_id, config, season_format.gate, candidates, history,
+                        start_match)
+        candidates = [bot_id for bot_id in candidates if bot_id not in held]
+    members = season_format.members(candidates, kept_versions(storage))
+    pairings = season_format.plan([*history, members], config.seed, results)
     if not pairings:
         return pairings
     outside = {bot for p in pairings for bot in (p.seat0, p.seat1)} - set(members)

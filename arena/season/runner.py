@@ -43,6 +43,7 @@ from arena.core.status import SeasonStatus
 from arena.execution import ExcludesPlayers, Executor
 from arena.season.events import EventHub, SeasonEvent
 from arena.season.formats import Format, OpenEnded, PlannedUpFront, format_for, format_name
+from arena.season.ladder_gating import StartMatch
 from arena.season.open_rounds import plan_open_round
 from arena.season.standings_live import StandingsBoard
 from arena.season.verify import OutcomeCheck, OutcomeMismatch, verify_outcome
@@ -87,8 +88,12 @@ class SeasonRunner:
         season_format: Format | None = None,
         board: StandingsBoard | None = None,
         verify: OutcomeCheck = verify_outcome,
+        start_match: StartMatch | None = None,
     ) -> None:
         self.storage = storage
+        self.start_match = start_match or self._play_in_place
+        """Starts a season an open-ended format's gate opens (the manager's
+        ``start``); without one the runner plays it in place, on its executor."""
         self.verify = verify
         """Checks each outcome before it is stored; only tests of the scheduling with
         made-up results pass another (``arena.season.verify`` is the real one)."""
@@ -161,7 +166,7 @@ class SeasonRunner:
             return False  # no next round: spare reading every result (40,000 at 200 bots)
         if isinstance(self.format, OpenEnded):
             planned = plan_open_round(self.storage, self.season_id, self.format,
-                                      self.config.seed, self.config.sandbox)
+                                      self.config, self.start_match)
             if planned == []:
                 self.cancel.wait(IDLE_WAIT_S)  # too few members: wait for bots to join
             return planned is not None
@@ -180,6 +185,11 @@ class SeasonRunner:
         # False when another runner stored this round first: both read it back.
         self.storage.add_round(self.season_id, round_number, [p.as_row() for p in pairings])
         return True
+
+    def _play_in_place(self, season_id: int) -> None:
+        """Play another season (a gate match) to its end on this runner's executor."""
+        SeasonRunner(self.storage, season_id, self.executor, hub=self.hub, cancel=self.cancel,
+                     board=self.board, verify=self.verify).run()
 
     def _is_complete(self) -> bool:
         """Whether a stopped season has nothing left: no pending series, no next round."""

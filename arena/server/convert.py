@@ -20,6 +20,7 @@ from arena.sandbox import registry as sandbox_registry
 from arena.season.formats import format_summary
 from arena.season.standings import Standings
 from arena.storage import BotRecord, PlannedSeries, SeasonRecord, SeriesRecord
+from arena.storage.ladder_gates import GateRecord
 
 STATUS_TO_PROTO: Final = {
     status: arena_pb2.SeasonStatus.Value(f"SEASON_STATUS_{status.name}") for status in SeasonStatus
@@ -32,6 +33,13 @@ def bot_message(bot: BotRecord) -> arena_pb2.Bot:
         author=bot.author, description=bot.description, content_hash=bot.content_hash,
         registered_at=bot.registered_at,  # never ``folder``: a path of the server's
     )
+
+
+def gate_message(gate: GateRecord, admitted: bool) -> arena_pb2.LadderGate:
+    return arena_pb2.LadderGate(
+        ladder_id=gate.ladder_id, predecessor=gate.predecessor, match_id=gate.match_id,
+        status=gate.status, pairs=gate.pairs, elo=gate.elo, elo_low=gate.elo_low,
+        elo_high=gate.elo_high, llr=gate.llr, admitted_by=gate.admitted_by, admitted=admitted)
 
 
 def config_from_message(message: arena_pb2.SeasonConfig) -> SeasonConfig:

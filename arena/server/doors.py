@@ -123,6 +123,10 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
         "ladder_rounds": Scalar(),
         "ladder_meetings": Scalar(),
         "ladder_window": Scalar(),
+        "ladder_gate": SETTING_TEXT,
+        "ladder_gate_sprt": SETTING_TEXT,
+        "ladder_gate_max_pairs": Scalar(),
+        "ladder_gate_rule": SETTING_TEXT,
         "deactivate_after": Scalar(),
         "series_per_container": Scalar(),
     },
@@ -160,6 +164,7 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
     "hollywood.arena.v1.RevetBotRequest": {"bot_id": BOT_REFERENCE},
     "hollywood.arena.v1.WhoAmIRequest": {},
     "hollywood.arena.v1.KeepOnLadderRequest": {"bot_id": BOT_REFERENCE, "keep": Scalar()},
+    "hollywood.arena.v1.AdmitToLadderRequest": {"bot_id": BOT_REFERENCE, "admit": Scalar()},
 }
 
 # A field with no entry in RULES still gets the strictest reading of its type.

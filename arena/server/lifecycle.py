@@ -1,7 +1,7 @@
 """The ``ArenaService`` methods of a bot's lifecycle: ``GetBot`` (every version with
 its status, logs, rating and recent faults; open to everyone) and
-``ReactivateBot`` (the admin only), ``RevetBot`` and ``KeepOnLadder`` (the owner
-or the admin). A mixin
+``ReactivateBot`` (the admin only), ``RevetBot``, ``KeepOnLadder`` and
+``AdmitToLadder`` (the owner or the admin). A mixin
 of ``arena.server.service.ArenaService``, which supplies ``_call``, ``storage``,
 ``auth`` and ``vetting``."""
 
@@ -14,10 +14,13 @@ import grpc
 from hollywood.arena.v1 import arena_pb2
 
 from arena.core.status import VersionStatus
+from arena.season.ladder_gating import admitted
 from arena.season.seeding import current_rows
 from arena.server.accounts import bots_with_states
 from arena.server.auth import Authenticator, Caller
+from arena.server.convert import gate_message
 from arena.storage import BotRecord, NotFoundError, Storage
+from arena.storage.ladder_gates import admit_to_ladder, gates_of_version
 from arena.storage.ladder_rounds import keep_on_ladder, kept_versions
 from arena.storage.lifecycle import (
     LifecycleError,
@@ -94,6 +97,9 @@ class LifecycleMixin:
                 row = rows[bot.id]
                 version.rating, version.rating_sigma = row.rating_mu, row.rating_sigma
                 version.rated = True
+            version.ladder_gates.extend(
+                gate_message(gate, admitted(self.storage, gate))
+                for gate in gates_of_version(self.storage, bot.id))
             for fault in recent_faults(self.storage, bot.id):
                 version.recent_faults.add(series_id=fault.series_id, kind=fault.kind,
                                           message=fault.message)
@@ -131,6 +137,20 @@ class LifecycleMixin:
             [bot] = bots_with_states(self.storage, [record])
             return arena_pb2.KeepOnLadderResponse(
                 bot=bot, kept=record.id in kept_versions(self.storage))
+        return self._call(context, body)
+
+    def AdmitToLadder(self, request: arena_pb2.AdmitToLadderRequest,
+                      context: grpc.ServicerContext) -> arena_pb2.AdmitToLadderResponse:
+        caller = self.auth.caller(context)
+
+        def body() -> arena_pb2.AdmitToLadderResponse:
+            record = self._owned(request.bot_id, caller, "admit it to the ladder")
+            gates = admit_to_ladder(self.storage, record.id, request.admit,
+                                    "the admin" if caller.is_admin else f"author {caller.author}")
+            [bot] = bots_with_states(self.storage, [record])
+            return arena_pb2.AdmitToLadderResponse(
+                bot=bot, gates=[gate_message(gate, admitted(self.storage, gate))
+                                for gate in gates])
         return self._call(context, body)
 
     def RevetBot(self, request: arena_pb2.RevetBotRequest, context: grpc.ServicerContext

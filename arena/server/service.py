@@ -55,7 +55,8 @@ SERVICE_NAME: Final = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full
 MUTATING_METHODS: Final = frozenset(
     f"/{SERVICE_NAME}/{name}"
     for name in ("CreateSeason", "StartSeason", "CancelSeason", "SubmitBot", "AddAuthor",
-                 "ListAuthors", "RevokeAuthor", "ReactivateBot", "RevetBot", "KeepOnLadder"))
+                 "ListAuthors", "RevokeAuthor", "ReactivateBot", "RevetBot", "KeepOnLadder",
+                 "AdmitToLadder"))
 
 Response = TypeVar("Response")
 

@@ -212,6 +212,19 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
         "CREATE TABLE ladder_kept (bot_id TEXT PRIMARY KEY REFERENCES bots(id), "
         "kept_by TEXT NOT NULL, kept_at TEXT NOT NULL)",
     )),
+    Migration(11, "the ladder's gate: each new version's SPRT match against its predecessor", (
+        # One row per ladder and gated version, written with its gate match's season
+        # in one transaction; the figures stay empty ('pending') until it is decided.
+        "CREATE TABLE ladder_gates (ladder_id INTEGER NOT NULL REFERENCES seasons(id), "
+        "bot_id TEXT NOT NULL REFERENCES bots(id), predecessor TEXT NOT NULL, "
+        "match_id INTEGER NOT NULL REFERENCES seasons(id), status TEXT NOT NULL, "
+        "pairs INTEGER NOT NULL DEFAULT 0, elo REAL NOT NULL DEFAULT 0, "
+        "elo_low REAL NOT NULL DEFAULT 0, elo_high REAL NOT NULL DEFAULT 0, "
+        "llr REAL NOT NULL DEFAULT 0, admitted_by TEXT NOT NULL DEFAULT '', "
+        "opened_at TEXT NOT NULL, decided_at TEXT NOT NULL DEFAULT '', "
+        "PRIMARY KEY (ladder_id, bot_id))",
+        "CREATE INDEX ladder_gates_by_bot ON ladder_gates (bot_id)",
+    )),
 )
 
 

@@ -1,7 +1,7 @@
 """The pages to browse the arena by: every bot (``/bots``), an author's bots
 (``/authors/NAME``), every version of a bot with its status and, for a rejected or
-deactivated one, why; and who leads or won each season (the seasons list). Plain
-JSON-ready data, read only (the pages' data as ``arena.web.views`` is)."""
+deactivated one, why, and its ladder gates; and who leads or won each season (the
+seasons list). Plain JSON-ready data, read only (the pages' data as ``arena.web.views`` is)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ from typing import Any, Final
 
 from arena.core.settings import ConfigError, SeasonConfig
 from arena.season.formats import SeasonView, format_for, format_name, reads_plan, rounds_of
+from arena.season.ladder_gating import admitted
 from arena.season.seeding import current_rows
 from arena.season.standings import Standings, compute_standings
 from arena.storage import NotFoundError, SeasonRecord, Storage
+from arena.storage.ladder_gates import gates_of_version
 
 ADMIN: Final = "admin"
 """How the arena's admin shows as an owner (stored as '')."""
@@ -53,6 +55,17 @@ def versions_of(storage: Storage, name: str) -> list[dict[str, Any]]:
     for a rejected or deactivated one, the reason."""
     return [_version(row) for row in storage.query(_VERSIONS + " WHERE b.name=? ORDER BY b.seq",
                                                    (name,))]
+
+
+def ladder_gates_of(storage: Storage, bot_id: str) -> list[dict[str, Any]]:
+    """The version's gates on ladders (``--gate sprt``): its match against its
+    predecessor, the verdict with its figures, and whether it is admitted."""
+    return [{"ladder_id": gate.ladder_id, "predecessor": gate.predecessor,
+             "match_id": gate.match_id, "status": gate.status, "pairs": gate.pairs,
+             "elo": gate.elo, "elo_low": gate.elo_low, "elo_high": gate.elo_high,
+             "llr": gate.llr, "admitted_by": gate.admitted_by,
+             "admitted": admitted(storage, gate)}
+            for gate in gates_of_version(storage, bot_id)]
 
 
 def _last_played(storage: Storage) -> dict[str, str]:

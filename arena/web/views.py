@@ -18,7 +18,7 @@ from arena.core.status import SeasonStatus
 from arena.season.formats import format_name
 from arena.season.readings import SeasonReading, SeasonReadings
 from arena.storage import SeasonRecord, SeriesRecord, Storage
-from arena.web.browse import versions_of
+from arena.web.browse import ladder_gates_of, versions_of
 from arena.web.hands import series_hands
 from arena.web.replay import UNREPLAYABLE
 from arena.web.season_tables import elo_rows
@@ -181,7 +181,7 @@ def bot_page(storage: Storage, readings: SeasonReadings, bot_id: str,
              season_id: int | None = None) -> dict[str, Any]:
     """A bot's page: its versions, its seasons, and for one season (the given one,
     else its latest) its row, rating history and head-to-head; its recent faults
-    over every season. Raises ``NotFoundError``."""
+    over every season; its gates on ladders. Raises ``NotFoundError``."""
     bot = bot_summary(storage, bot_id)
     versions = versions_of(storage, bot["name"])
     life = next(version for version in versions if version["id"] == bot_id)
@@ -197,7 +197,7 @@ def bot_page(storage: Storage, readings: SeasonReadings, bot_id: str,
                             "playing_in": playing,
                             "seasons": [season_summary(s) for s in seasons],
                             "season": None, "standing": None, "rating_history": [],
-                            "head_to_head": []}
+                            "head_to_head": [], "ladder_gates": ladder_gates_of(storage, bot_id)}
     for season in seasons:
         if chosen is not None and season.id == chosen.id:
             reading = readings.read(season.id)

@@ -49,6 +49,7 @@ from arena.season.formats.base import (
 from arena.season.formats.gauntlet import Gauntlet
 from arena.season.formats.knockout import Knockout
 from arena.season.formats.ladder import OpenEnded
+from arena.season.formats.ladder_gate import LadderGate
 from arena.season.formats.round_robin import RoundRobin, plan_season
 from arena.season.formats.sprt_match import SprtMatch
 from arena.season.formats.swiss import Swiss
@@ -63,6 +64,7 @@ __all__ = [
     "FormatStandings",
     "Gauntlet",
     "Knockout",
+    "LadderGate",
     "OpenEnded",
     "Pairing",
     "PlannedUpFront",

@@ -6,7 +6,9 @@ season runner (``arena.season.open_rounds``) gives ``members`` every active
 version; the ladder takes each bot name's newest one (and every older one its
 owner keeps on the ladder: ``arena ladder keep``), so a new version joins by
 itself, its predecessor leaves, and a deactivated or rejected version leaves;
-the round's members are stored with the round. This
+with a gate (``--gate sprt``, ``arena.season.formats.ladder_gate``) a new version
+of a member joins only once its match against its predecessor admits it. The
+round's members are stored with the round. This
 module plans a round from the members of every round so far and the results:
 ``arena.season.formats.ladder_matchmaking`` chooses the meetings (the fairness
 rule and the matchmaking), each meeting ``series_per_pair`` series in duplicate
@@ -36,6 +38,7 @@ from arena.season.formats.base import (
     derive_round_seed,
     meeting,
 )
+from arena.season.formats.ladder_gate import GATE_SETTINGS, LadderGate
 from arena.season.formats.ladder_matchmaking import choose_meetings, debts
 from arena.season.formats.ladder_ratings import PlanOrderRatings
 from arena.season.standings import compute_standings
@@ -53,7 +56,11 @@ PROVISIONAL_SIGMA: Final = 4.0
 
 class OpenEnded(Format):
     """A format whose members change while it plays: the runner gives it the
-    members of every round (``plan``) instead of the season's fixed bots."""
+    members of every round (``plan``) instead of the season's fixed bots.
+    ``gate``: what a new version of a member plays before it joins (None: it
+    joins at once)."""
+
+    gate: LadderGate | None = None
 
     def plan(self, history: Sequence[Sequence[str]], seed: int,
              results_by_round: Sequence[Sequence[SeriesRecord]]) -> list[Pairing] | None:
@@ -75,27 +82,30 @@ class OpenEnded(Format):
 class Ladder(OpenEnded):
     """See the module docstring."""
 
-    settings = ("ladder_rounds", "ladder_meetings", "ladder_window")
+    settings = ("ladder_rounds", "ladder_meetings", "ladder_window", *GATE_SETTINGS)
 
     def __init__(self, series_per_pair: int, rounds: int = 0, meetings: int = 0,
-                 window: int = 1000) -> None:
+                 window: int = 1000, gate: LadderGate | None = None) -> None:
         if series_per_pair < 1:
             raise ValueError("series_per_pair must be at least 1")
         self.series_per_pair = series_per_pair
         self.rounds = rounds
         self.meetings = meetings
         self.window = window
+        self.gate = gate
         self._ratings = PlanOrderRatings()
 
     @classmethod
     def from_config(cls, config: SeasonConfig) -> Self:
         return cls(config.series_per_pair, config.ladder_rounds, config.ladder_meetings,
-                   config.ladder_window)
+                   config.ladder_window, LadderGate.from_config(config))
 
     @classmethod
     def summary(cls, config: SeasonConfig) -> str:
         end = f"{config.ladder_rounds} rounds" if config.ladder_rounds else "no end"
-        return f"({end}, window {config.ladder_window})"
+        gate = LadderGate.from_config(config)
+        shown = f", {gate.summary()}" if gate is not None else ""
+        return f"({end}, window {config.ladder_window}{shown})"
 
     def members(self, active: Sequence[str], kept: Set[str]) -> list[str]:
         newest = {bot_id.partition("@")[0]: bot_id for bot_id in active}  # the last wins

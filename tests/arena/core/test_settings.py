@@ -39,6 +39,8 @@ STORED = {
     "format": "round-robin", "challenger": "", "rounds": 0, "tiebreak_pairs": 3,
     "sprt": "elo0=0,elo1=10,alpha=0.05,beta=0.05", "max_pairs": 1000,
     "ladder_rounds": 0, "ladder_meetings": 0, "ladder_window": 1000,
+    "ladder_gate": "none", "ladder_gate_sprt": "elo0=0,elo1=20,alpha=0.05,beta=0.05",
+    "ladder_gate_max_pairs": 200, "ladder_gate_rule": "accepted-replaces",
     "series_per_container": 25, "deactivate_after": 5,
 }
 
@@ -57,7 +59,9 @@ def test_proto_conversion_both_ways() -> None:
         startup_seconds=5.0, decision_seconds=0.5, reserve_seconds=10.0,
         sandbox_backend="process", concurrency=3, max_hands=50, seed=77,
         format="round-robin", tiebreak_pairs=3, sprt="elo0=0,elo1=10,alpha=0.05,beta=0.05",
-        max_pairs=1000, ladder_window=1000, series_per_container=25, deactivate_after=5)
+        max_pairs=1000, ladder_window=1000, series_per_container=25, deactivate_after=5,
+        ladder_gate="none", ladder_gate_sprt="elo0=0,elo1=20,alpha=0.05,beta=0.05",
+        ladder_gate_max_pairs=200, ladder_gate_rule="accepted-replaces")
     assert config_from_message(message) == CONFIG
 
 

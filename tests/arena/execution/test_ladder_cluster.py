@@ -2,7 +2,8 @@
 in the in-process sandbox): the season runner plays it through the
 ``ClusterExecutor`` exactly as through the local one; a new version of a member
 registered while it plays joins and the old version leaves, and the ladder ends
-with every planned series played once."""
+with every planned series played once; a gated ladder's gate match plays on the
+workers too."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ from arena.execution.local_cluster import LocalCluster, down, is_running, up
 from arena.season.formats import LADDER_FORMAT
 from arena.season.runner import SeasonRunner
 from arena.storage import Storage
-from arena.storage.ladder_rounds import members_by_round
+from arena.storage.ladder_gates import gates_of_ladder
+from arena.storage.ladder_rounds import add_ladder_round, members_by_round
+from tests.helpers.gate_helpers import make_gated_ladder, register_folder, sample_as
 from tests.helpers.polling import wait_until
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(300)]
@@ -82,3 +85,29 @@ def test_a_ladder_on_two_workers_takes_in_a_new_bot(cluster: LocalCluster,
     assert len(planned) == ROUNDS * 2
     assert sorted(r.series_id for r in storage.results(season_id)) == planned
     assert all(r.fault is None and r.hands_played > 0 for r in storage.results(season_id))
+
+
+def test_a_gated_ladders_gate_match_plays_on_the_cluster(cluster: LocalCluster,
+                                                         tmp_path: Path) -> None:
+    """The gate (``--gate sprt``): greedy as player@2.0.0 replacing random as
+    player@1.0.0 plays its SPRT match on the workers, is accepted, and joins."""
+    storage = Storage(tmp_path / "arena.db")
+    bots = tmp_path / "bots"
+    ids = [register_folder(storage, sample_as(bots, "random", "player", "1.0.0")),
+           register_folder(storage, sample_as(bots, "random", "rival", "1.0.0"))]
+    ladder_id = make_gated_ladder(storage, ids)
+    # Round 1 is stored before the new version comes: it meets a member's predecessor.
+    add_ladder_round(storage, ladder_id, 1, ids, [(7, False, ids[0], ids[1]),
+                                                  (7, False, ids[1], ids[0])])
+    newcomer = register_folder(storage, sample_as(bots, "greedy", "player", "2.0.0"))
+    with ClusterExecutor(cluster.address, "inprocess",
+                         security=cluster.client_security()) as executor:
+        assert SeasonRunner(storage, ladder_id, executor).run() == "finished"
+    [gate] = gates_of_ladder(storage, ladder_id)
+    assert (gate.bot_id, gate.status) == (newcomer, "accepted")
+    print(f"GATE on the cluster accepted after {gate.pairs} pairs: Elo {gate.elo:+.0f} "
+          f"[{gate.elo_low:+.0f}, {gate.elo_high:+.0f}], LLR {gate.llr:.2f}")
+    played = storage.results(gate.match_id)
+    assert len(played) == 2 * gate.pairs and all(r.fault is None for r in played)
+    assert all(r.played_by for r in played)  # by the cluster's workers, not the arena
+    assert members_by_round(storage, ladder_id) == [ids, [ids[1], newcomer]]
