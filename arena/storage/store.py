@@ -172,21 +172,9 @@ class Storage:
     ) -> SeasonRecord:
         """Store a season, its bots and the first round of its plan ((seed,
         swap_seats, seat0, seat1) per series, in order) in one transaction."""
-        now = utc_now()
         with self.transaction() as db:
-            cursor = db.execute(
-                "INSERT INTO seasons (name, config_json, profile_json, status, created_at, "
-                "updated_at) VALUES (?,?,?,?,?,?)",
-                ("", json.dumps(config), json.dumps(profile), SeasonStatus.CREATED, now, now),
-            )
-            season_id = int(cursor.lastrowid or 0)
-            db.execute("UPDATE seasons SET name=? WHERE id=?",
-                       (safe_text(name, MAX_NAME_CHARS) or f"season {season_id}", season_id))
-            db.executemany(
-                "INSERT INTO season_bots VALUES (?,?,?)",
-                [(season_id, position, bot_id) for position, bot_id in enumerate(bot_ids)],
-            )
-            insert_round(db, season_id, 1, 0, plan)
+            season_id = insert_season(db, name=name, config=config, profile=profile,
+                                      bot_ids=bot_ids, plan=plan)
         return self.get_season(season_id)
 
     def add_round(
@@ -371,6 +359,29 @@ class Storage:
                   "series_logs")
         return {table: int(self.query(f"SELECT COUNT(*) FROM {table}")[0][0])
                 for table in tables}
+
+
+def insert_season(
+    db: sqlite3.Connection, *, name: str, config: dict[str, Any], profile: dict[str, Any],
+    bot_ids: Sequence[str], plan: Sequence[tuple[int, bool, str, str]],
+) -> int:
+    """Insert a season, its bots and its first round inside the transaction ``db``
+    (``Storage.create_season``; a league's round of seasons); returns its id."""
+    now = utc_now()
+    cursor = db.execute(
+        "INSERT INTO seasons (name, config_json, profile_json, status, created_at, "
+        "updated_at) VALUES (?,?,?,?,?,?)",
+        ("", json.dumps(config), json.dumps(profile), SeasonStatus.CREATED, now, now),
+    )
+    season_id = int(cursor.lastrowid or 0)
+    db.execute("UPDATE seasons SET name=? WHERE id=?",
+               (safe_text(name, MAX_NAME_CHARS) or f"season {season_id}", season_id))
+    db.executemany(
+        "INSERT INTO season_bots VALUES (?,?,?)",
+        [(season_id, position, bot_id) for position, bot_id in enumerate(bot_ids)],
+    )
+    insert_round(db, season_id, 1, 0, plan)
+    return season_id
 
 
 def insert_round(
