@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.core.settings import ConfigError, SeasonConfig
+from arena.core.settings import SETTINGS_BY_NAME, ConfigError, SeasonConfig
 from arena.core.status import SeasonStatus
-from arena.season.formats import Ratings, format_class, format_for
-from arena.season.formats.base import derive_round_seed
+from arena.season.formats import FORMATS, Ratings, format_class, format_for
+from arena.season.formats.base import check_owned_settings, derive_round_seed
 from arena.season.league_rules import LeagueRule, moves, next_divisions, place
 from arena.season.manager import SeasonManager
 from arena.season.readings import SeasonReadings
@@ -84,24 +84,42 @@ def division_formats(divisions: int, default: str, chosen: Mapping[int, str]
 
 
 def check_plan(plan: LeaguePlan, bot_count: int) -> None:
-    """Raise ``ConfigError`` for a plan ``bot_count`` bots cannot play."""
+    """Raise ``ConfigError`` for a plan ``bot_count`` bots cannot play, or settings
+    that none of its divisions' formats reads."""
     if plan.rounds < 1:
         raise ConfigError(f"rounds must be 1 or more, got {plan.rounds}")
     if len(plan.formats) != plan.rule.divisions:
         raise ConfigError(f"{len(plan.formats)} division formats for "
                           f"{plan.rule.divisions} divisions")
+    others = {name: cls for name, cls in FORMATS.items() if name not in plan.formats}
+    check_owned_settings(plan.config, " or ".join(sorted(set(plan.formats))), others)
     plan.rule.check(bot_count, plan.rounds)
+
+
+def division_config(config: SeasonConfig, format_name: str, seed: int) -> SeasonConfig:
+    """The league's settings for a division playing ``format_name``: the settings
+    only other formats read back at their defaults (a Swiss division's rounds are
+    not a round-robin division's)."""
+    foreign = {setting: SETTINGS_BY_NAME[setting].default
+               for name, cls in FORMATS.items() if name != format_name
+               for setting in cls.settings if setting not in format_class(format_name).settings}
+    return config.with_changes(**foreign, format=format_name, seed=seed)
 
 
 def draft_season(league_name: str, plan: LeaguePlan, round_number: int, division: int,
                  bot_ids: Sequence[str], ratings: Ratings) -> SeasonDraft:
     """The season division ``division`` plays in round ``round_number``: the
     league's settings, the division's format, a seed derived from the league's."""
-    config = plan.config.with_changes(
-        format=plan.formats[division - 1],
-        seed=derive_round_seed(plan.config.seed, f"league:{round_number}:{division}") or 1)
+    config = division_config(
+        plan.config, plan.formats[division - 1],
+        derive_round_seed(plan.config.seed, f"league:{round_number}:{division}") or 1)
+    config, admitted = format_class(config.format).admit(config, list(bot_ids),
+                                                         lambda reference: reference)
+    if sorted(admitted) != sorted(bot_ids):
+        raise ConfigError(f"the {config.format} format changes a division's bots: it "
+                          "cannot be a division's format")
     season_format = format_for(config.format, config)
-    ids = season_format.seeded(list(bot_ids), ratings)
+    ids = season_format.seeded(admitted, ratings)
     return SeasonDraft(
         name=f"{league_name}: round {round_number}, division {division}",
         config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=tuple(ids),
@@ -130,16 +148,15 @@ def final_order(readings: SeasonReadings, season_id: int) -> list[str]:
 
 class LeagueKeeper:
     """Makes and starts each league's next round when its last one has finished;
-    see the module docstring. ``order_of`` gives a finished season's final table
-    order (default: its reading's)."""
+    see the module docstring. ``readings`` are the server's (the tables every
+    screen shows), ``ratings`` what seeds a new season (default: current ratings)."""
 
     def __init__(self, storage: Storage, manager: SeasonManager,
-                 order_of: Callable[[int], list[str]] | None = None,
+                 readings: SeasonReadings | None = None,
                  ratings: Ratings | None = None) -> None:
         self.storage = storage
         self.manager = manager
-        readings = SeasonReadings(storage, manager.board)
-        self.order_of = order_of or (lambda season_id: final_order(readings, season_id))
+        self.readings = readings or SeasonReadings(storage, manager.board)
         self.ratings = ratings or (lambda bots: current_ratings(storage, bots))
         self._lock = threading.Lock()
         manager.finished_hooks.append(self.season_finished)
@@ -208,7 +225,7 @@ class LeagueKeeper:
             plan = LeaguePlan.of(league)
             ended = [season for season in stored.league_seasons(self.storage, league.id)
                      if season.round == round_number - 1]
-            orders = [self.order_of(season.season_id) for season in ended]
+            orders = [final_order(self.readings, season.season_id) for season in ended]
             bots = [bot for order in orders for bot in order]
             found = moves(plan.rule, orders, deactivations_of(self.storage, bots))
             plan.rule.sizes_after([len(order) for order in orders])  # ConfigError if not
