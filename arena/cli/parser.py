@@ -5,7 +5,7 @@ Where each command's handler lives: ``bots`` in ``arena.cli.bots``; ``season
 create | start | cancel | show | list`` in ``arena.cli.seasons``; ``standings``,
 ``watch`` and ``series`` in ``arena.cli.reads``; ``serve``, ``season run``,
 ``demo`` and ``images`` in ``arena.cli.local``; ``play`` in ``arena.cli.play``;
-``worker`` and ``cluster`` in ``arena.cli.cluster``.
+``worker`` and ``cluster`` in ``arena.cli.cluster``; ``league`` in ``arena.cli.leagues``.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from arena.cli.ladder import (
     cmd_ladder_status,
     cmd_ladder_stop,
 )
+from arena.cli.leagues import add_league_commands
 from arena.cli.lifecycle import (
     cmd_bots_logs,
     cmd_bots_reactivate,
@@ -132,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_accounts(commands)
     _add_season(commands)
     _add_ladder(commands)
+    add_league_commands(commands, _client_command)
     _add_reads(commands)
     _add_images(commands)
     _add_demo(commands)
