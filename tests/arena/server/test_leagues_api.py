@@ -5,6 +5,7 @@ then plays its second round; who may create one; rules refused at the door."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,8 +13,16 @@ import grpc
 import pytest
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
-from arena.server.app import RunningServer
+from arena.core.settings import SeasonConfig
+from arena.core.status import SeasonStatus
+from arena.season.league_rules import LeagueRule
+from arena.season.leagues import LeaguePlan, create_league
+from arena.server.app import RunningServer, start_server
+from arena.storage import Storage
+from arena.storage.leagues import league_moves, league_seasons
+from tests.helpers.fake_runner import run_fake_series
 from tests.helpers.format_server import auth, fake_runner_server, stub_with_bots
+from tests.helpers.league_helpers import divisions_of, finish_round, register
 from tests.helpers.polling import wait_until
 
 
@@ -122,3 +131,35 @@ def test_an_unknown_league_is_not_found(
         stub.GetLeague(arena_pb2.GetLeagueRequest(league_id=9))
     assert refused.value.code() == grpc.StatusCode.NOT_FOUND
     assert "unknown league 9" in str(refused.value.details())
+
+
+def all_played(storage: Storage, league_id: int, seasons: int) -> bool:
+    """Whether the league has ``seasons`` seasons, every one finished."""
+    made = league_seasons(storage, league_id)
+    return len(made) == seasons and all(
+        storage.get_season(s.season_id).status is SeasonStatus.FINISHED for s in made)
+
+
+def test_a_restarted_server_makes_the_round_its_predecessor_missed(tmp_path: Path) -> None:
+    """Round 1 ended (made-up results: k2 beats random2, k1 beats random1) while no
+    server ran: the next server makes round 2 once, with the moves by the rule, and
+    plays it; the server after it makes nothing more (2 rounds planned)."""
+    storage = Storage(tmp_path / "arena.db")
+    ids = register(storage, tmp_path / "bots", ("random1", "k1", "k2", "random2"))
+    league = create_league(storage, "restart", LeaguePlan(
+        LeagueRule(2, 1, 1), 2, ("round-robin", "round-robin"),
+        SeasonConfig.build(sandbox="process", seed=5, max_hands=20)), ids, lambda wanted: {})
+    random1, k1, k2, random2 = ids
+    finish_round(storage, league.id, 1, {k1: 4, random1: 3, k2: 2, random2: 1})
+    storage.close()
+    for _ in range(2):
+        server = start_server(tmp_path / "arena.db", port=0,
+                              runner_factory=lambda config: run_fake_series)
+        try:
+            wait_until(functools.partial(all_played, server.storage, league.id, 4),
+                       what="round 2 made and played")
+            assert divisions_of(server.storage, league.id, 2) == [{k1, k2}, {random1, random2}]
+            assert sorted((m.bot_id, m.to_division) for m in league_moves(
+                server.storage, league.id)) == [(k1, 1), (k2, 1), (random1, 2), (random2, 2)]
+        finally:
+            server.stop(grace=None)
