@@ -19,7 +19,7 @@ import logging
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from arena.core.settings import SETTINGS_BY_NAME, ConfigError, SeasonConfig
 from arena.core.status import SeasonStatus
@@ -35,6 +35,9 @@ from arena.storage.leagues import LeagueRecord, SeasonDraft, StoredMove
 from arena.storage.lifecycle import deactivations_of
 
 log = logging.getLogger(__name__)
+
+MAX_LEAGUE_ROUNDS: Final = 1000
+"""Rounds a league may plan up front (each checked for the division sizes)."""
 
 
 class LeagueError(RuntimeError):
@@ -86,8 +89,8 @@ def division_formats(divisions: int, default: str, chosen: Mapping[int, str]
 def check_plan(plan: LeaguePlan, bot_count: int) -> None:
     """Raise ``ConfigError`` for a plan ``bot_count`` bots cannot play, or settings
     that none of its divisions' formats reads."""
-    if plan.rounds < 1:
-        raise ConfigError(f"rounds must be 1 or more, got {plan.rounds}")
+    if not 1 <= plan.rounds <= MAX_LEAGUE_ROUNDS:
+        raise ConfigError(f"rounds must be 1 to {MAX_LEAGUE_ROUNDS}, got {plan.rounds}")
     if len(plan.formats) != plan.rule.divisions:
         raise ConfigError(f"{len(plan.formats)} division formats for "
                           f"{plan.rule.divisions} divisions")

@@ -110,6 +110,7 @@ def test_creating_a_league_needs_the_admin_token_not_an_authors(
     ({"division_formats": {2: "ladder"}}, "a division cannot play the ladder format"),
     ({"division_formats": {5: "swiss"}}, "division 5 is not one of 1..2"),
     ({"bots": ["k1", "nobody"]}, "unknown bot"),
+    ({"rounds": 2**32 - 1}, "rounds must be 1 to 1000, got 4294967295"),
     ({"all_active": True}, "all_active enters every bot's newest active version"),
 ])
 def test_a_league_its_bots_cannot_play_is_refused_and_nothing_is_stored(
