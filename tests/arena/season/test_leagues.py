@@ -12,6 +12,7 @@ import pytest
 
 from arena.core.settings import ConfigError, SeasonConfig
 from arena.core.status import SeasonStatus
+from arena.season.formats import plan_season
 from arena.season.league_rules import LeagueRule
 from arena.season.leagues import (
     LeagueError,
@@ -22,6 +23,7 @@ from arena.season.leagues import (
 )
 from arena.storage import Storage
 from arena.storage.leagues import StoredMove, league_moves, league_seasons
+from tests.helpers.arena_helpers import made_up_outcome
 from tests.helpers.league_helpers import (
     RecordingManager,
     divisions_of,
@@ -229,3 +231,21 @@ def test_a_division_format_that_cannot_rank_is_refused(chosen: dict[int, str],
                                                        message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         division_formats(2, "round-robin", chosen)
+
+
+def test_bots_are_placed_by_their_current_rating(storage: Storage, tmp_path: Path) -> None:
+    """A finished season in which a beat everyone, b everyone but a, and so on,
+    rates them a > b > c > d: a league of them, named in the reverse order, puts a
+    and b in division 1."""
+    a, b, c, d = register(storage, tmp_path, ("a", "b", "c", "d"))
+    config = SeasonConfig.build(sandbox="process", seed=2)
+    season = storage.create_season(
+        name="", config=config.to_dict(), profile=config.profile().to_dict(),
+        bot_ids=[a, b, c, d], plan=[p.as_row() for p in plan_season([a, b, c, d], 2, 2)])
+    strength = {a: 4, b: 3, c: 2, d: 1}
+    for planned in storage.planned_series(season.id):
+        winner = 0 if strength[planned.seat0_bot] > strength[planned.seat1_bot] else 1
+        storage.store_result(planned, made_up_outcome(planned.id, winner), {})
+    storage.set_season_status(season.id, SeasonStatus.FINISHED)
+    league = create_league(storage, "rated", plan(), [d, c, b, a])
+    assert divisions_of(storage, league.id, 1) == [{a, b}, {c, d}]
