@@ -35,9 +35,9 @@ class LeagueRule:
     promote: int
     relegate: int
 
-    def check(self, bot_count: int, rounds: int) -> list[int]:
-        """The division sizes ``bot_count`` bots start with; raises ``ConfigError``
-        unless the rule keeps every division playable for ``rounds`` rounds."""
+    def check(self, bot_count: int, rounds: int) -> None:
+        """Raise ``ConfigError`` unless ``bot_count`` bots can start the divisions
+        and the rule keeps every division playable for ``rounds`` rounds."""
         if not MIN_DIVISIONS <= self.divisions <= MAX_DIVISIONS:
             raise ConfigError(f"divisions must be {MIN_DIVISIONS} to {MAX_DIVISIONS}, "
                               f"got {self.divisions}")
@@ -54,7 +54,6 @@ class LeagueRule:
         # The moves between the rounds, and at least once: a league exists to move.
         for _ in range(max(rounds - 1, 1)):
             sizes = self.sizes_after(sizes)
-        return division_sizes(bot_count, self.divisions)
 
     def sizes_after(self, sizes: Sequence[int]) -> list[int]:
         """The division sizes after the moves of a round; raises ``ConfigError`` if

@@ -10,7 +10,7 @@ from typing import Any
 
 from arena.core.status import SeasonStatus
 from arena.season.formats import format_summary
-from arena.season.league_rules import Move
+from arena.season.league_rules import PROMOTED, RELEGATED, Move
 from arena.season.leagues import LeaguePlan
 from arena.season.readings import SeasonReadings
 from arena.storage import Storage
@@ -33,7 +33,7 @@ class DivisionRow:
         """"promoted", "relegated", "stayed" or "" (not decided)."""
         if not self.next_division:
             return ""
-        return {"▲": "promoted", "▼": "relegated"}.get(self.mark, "stayed")
+        return {PROMOTED: "promoted", RELEGATED: "relegated"}.get(self.mark, "stayed")
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ settings every division plays under, before its format and seed).
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -110,7 +111,7 @@ def add_league_round(storage: Storage, league_id: int, round_number: int,
         return _insert_seasons(db, league_id, round_number, drafts)
 
 
-def _insert_seasons(db: Any, league_id: int, round_number: int,
+def _insert_seasons(db: sqlite3.Connection, league_id: int, round_number: int,
                     drafts: Sequence[SeasonDraft]) -> list[int]:
     ids = []
     for division, draft in enumerate(drafts, start=1):
@@ -134,7 +135,7 @@ def list_leagues(storage: Storage) -> list[LeagueRecord]:
     return [_league(row) for row in storage.query("SELECT * FROM leagues ORDER BY id DESC")]
 
 
-def _league(row: Any) -> LeagueRecord:
+def _league(row: sqlite3.Row) -> LeagueRecord:
     return LeagueRecord(id=int(row["id"]), name=str(row["name"]),
                         config=json.loads(row["config_json"]),
                         created_at=str(row["created_at"]), updated_at=str(row["updated_at"]))
