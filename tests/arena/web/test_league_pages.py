@@ -78,3 +78,7 @@ def test_the_leagues_list_is_linked_from_every_page(site: tuple[TestClient, int]
     assert f'<a href="/leagues/{league_id}">cup &lt;script&gt;' in html
     assert client.get("/api/leagues").json()["leagues"][0]["name"] == f"cup {HOSTILE_NAME}"
     assert client.get("/leagues/99").status_code == 404
+    # A division's season links back to its league.
+    assert f'season 3 of <a href="/leagues/{league_id}">league {league_id}</a>' in (
+        client.get("/seasons/3").text)
+    assert client.get("/api/seasons/3").json()["league"] == league_id
