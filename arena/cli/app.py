@@ -19,8 +19,9 @@ from typing import Final
 import grpc
 
 from arena.cli.client import credentials_of, default_server, transport_of
+from arena.cli.commands import Handler
 from arena.cli.output import CliError
-from arena.cli.parser import Handler, build_parser
+from arena.cli.parser import build_parser
 from arena.cli.render import plain_console
 from arena.core.settings import ConfigError
 from arena.core.text import neutralise

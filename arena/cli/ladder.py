@@ -9,16 +9,19 @@ version join whatever its gate match says."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
 from rich.markup import escape
 
 from arena.cli.client import connect
+from arena.cli.commands import ClientCommand
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import shown, status_name
-from arena.cli.season_options import season_config_message
+from arena.cli.season_options import add_season_options, season_config_message
 from arena.cli.seasons import cmd_season_cancel, cmd_season_show
+from arena.core import arguments
 from arena.season.formats import LADDER_FORMAT
 
 _RESUMABLE = ("created", "cancelled", "failed")
@@ -117,3 +120,33 @@ def cmd_ladder_admit(args: argparse.Namespace, console: Console) -> int:
                       f"(gate match {escape(gate.status)}); takes effect at its next round",
                       soft_wrap=True)
     return 0
+
+
+def add_ladder_commands(commands: Any, client_command: ClientCommand) -> None:
+    """``arena ladder ...`` under ``commands``; ``client_command`` makes a command
+    that talks to a server (the parser's)."""
+    ladder = commands.add_parser(LADDER_FORMAT,  # `arena ladder` plays that format
+                                 help="start, stop and show the never-ending ladder")
+    actions = ladder.add_subparsers(dest="ladder_command", required=True, metavar="ACTION")
+    start = client_command(actions, "start", "start the ladder with every active bot (or "
+                            "resume a stopped one)", cmd_ladder_start)
+    start.add_argument("--new", action="store_true",
+                       help="start a new ladder even if a stopped one could be resumed")
+    add_season_options(start)
+    stop = client_command(actions, "stop", "stop the ladder (series in flight finish)",
+                           cmd_ladder_stop)
+    stop.add_argument("--no-wait", action="store_true",
+                      help="report at once instead of after the series in flight")
+    status = client_command(actions, "status", "the ladder's progress and standings",
+                             cmd_ladder_status)
+    keep = client_command(actions, "keep", "keep a version on the ladder beside its newer "
+                           "versions (its owner or the admin)", cmd_ladder_keep)
+    keep.add_argument("--release", action="store_true", help="let newer versions replace it")
+    admit = client_command(actions, "admit", "admit a gated new version whatever its "
+                            "gate match says (its owner or the admin)", cmd_ladder_admit)
+    admit.add_argument("--withdraw", action="store_true", help="leave it to the gate again")
+    for sub in (keep, admit):
+        sub.add_argument("bot_id", metavar="NAME@VERSION")
+    for sub in (stop, status):
+        sub.add_argument("--ladder", type=arguments.positive_int, default=0, metavar="SEASON",
+                         help="the ladder's season number (default: the newest ladder)")

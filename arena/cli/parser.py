@@ -5,29 +5,22 @@ Where each command's handler lives: ``bots`` in ``arena.cli.bots``; ``season
 create | start | cancel | show | list`` in ``arena.cli.seasons``; ``standings``,
 ``watch`` and ``series`` in ``arena.cli.reads``; ``serve``, ``season run``,
 ``demo`` and ``images`` in ``arena.cli.local``; ``play`` in ``arena.cli.play``;
-``worker`` and ``cluster`` in ``arena.cli.cluster``.
+``worker`` and ``cluster`` in ``arena.cli.cluster``; ``league`` in ``arena.cli.leagues``.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-from rich.console import Console
 
 from arena.cli.authors import cmd_authors_add, cmd_authors_list, cmd_authors_revoke, cmd_login
 from arena.cli.bots import cmd_bots_list, cmd_bots_register
 from arena.cli.cluster import add_cluster_commands, add_tls_options
+from arena.cli.commands import Handler
 from arena.cli.export import cmd_export
-from arena.cli.ladder import (
-    cmd_ladder_admit,
-    cmd_ladder_keep,
-    cmd_ladder_start,
-    cmd_ladder_status,
-    cmd_ladder_stop,
-)
+from arena.cli.ladder import add_ladder_commands
+from arena.cli.leagues import add_league_commands
 from arena.cli.lifecycle import (
     cmd_bots_logs,
     cmd_bots_reactivate,
@@ -64,9 +57,6 @@ from arena.core.defaults import (
     DEFAULT_UPLOAD_IDLE_SECONDS,
 )
 from arena.core.settings import DEFAULT_SANDBOX
-from arena.season.formats import LADDER_FORMAT
-
-Handler = Callable[[argparse.Namespace, Console], int]
 
 
 def _client_options(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
@@ -132,7 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bots(commands)
     _add_accounts(commands)
     _add_season(commands)
-    _add_ladder(commands)
+    add_ladder_commands(commands, _client_command)
+    add_league_commands(commands, _client_command)
     _add_reads(commands)
     _add_images(commands)
     _add_demo(commands)
@@ -286,34 +277,6 @@ def _add_season(commands: Any) -> None:
     show.add_argument("season_id", type=arguments.positive_int, nargs="?", default=0,
                       metavar="SEASON", help="season number (default: the latest)")
     _client_command(seasons, "list", "list seasons", cmd_season_list)
-
-
-def _add_ladder(commands: Any) -> None:
-    ladder = commands.add_parser(LADDER_FORMAT,  # `arena ladder` plays that format
-                                 help="start, stop and show the never-ending ladder")
-    actions = ladder.add_subparsers(dest="ladder_command", required=True, metavar="ACTION")
-    start = _client_command(actions, "start", "start the ladder with every active bot (or "
-                            "resume a stopped one)", cmd_ladder_start)
-    start.add_argument("--new", action="store_true",
-                       help="start a new ladder even if a stopped one could be resumed")
-    add_season_options(start)
-    stop = _client_command(actions, "stop", "stop the ladder (series in flight finish)",
-                           cmd_ladder_stop)
-    stop.add_argument("--no-wait", action="store_true",
-                      help="report at once instead of after the series in flight")
-    status = _client_command(actions, "status", "the ladder's progress and standings",
-                             cmd_ladder_status)
-    keep = _client_command(actions, "keep", "keep a version on the ladder beside its newer "
-                           "versions (its owner or the admin)", cmd_ladder_keep)
-    keep.add_argument("--release", action="store_true", help="let newer versions replace it")
-    admit = _client_command(actions, "admit", "admit a gated new version whatever its "
-                            "gate match says (its owner or the admin)", cmd_ladder_admit)
-    admit.add_argument("--withdraw", action="store_true", help="leave it to the gate again")
-    for sub in (keep, admit):
-        sub.add_argument("bot_id", metavar="NAME@VERSION")
-    for sub in (stop, status):
-        sub.add_argument("--ladder", type=arguments.positive_int, default=0, metavar="SEASON",
-                         help="the ladder's season number (default: the newest ladder)")
 
 
 def _add_reads(commands: Any) -> None:

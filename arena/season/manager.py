@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
@@ -34,6 +35,10 @@ class SeasonManager:
         self._lock = threading.Lock()
         self._threads: dict[int, threading.Thread] = {}
         self._cancels: dict[int, threading.Event] = {}
+        self.finished_hooks: list[Callable[[int], None]] = []
+        """Called with a season's id on its thread once it has finished (e.g. a
+        league making its next round); a hook's error is logged, the season stays
+        finished."""
 
     def is_active(self, season_id: int) -> bool:
         with self._lock:
@@ -69,16 +74,26 @@ class SeasonManager:
             config = SeasonConfig.from_dict(self.storage.get_season(season_id).config)
             executor = self.executor_factory(config)
             try:
-                SeasonRunner(self.storage, season_id, executor, hub=self.hub,
-                             cancel=cancel, board=self.board, start_match=self.start).run()
+                status = SeasonRunner(self.storage, season_id, executor, hub=self.hub,
+                                      cancel=cancel, board=self.board,
+                                      start_match=self.start).run()
                 settle_match(self.storage, season_id)  # a ladder's gate match: its verdict
             finally:
                 executor.close()
+            if status is SeasonStatus.FINISHED:
+                self._finished(season_id)
         except Exception as error:
             log.exception("season %d stopped", season_id)
             self.storage.set_season_status(
                 season_id, SeasonStatus.FAILED, f"{type(error).__name__}: {error}")
             self.hub.publish(SeasonEvent("status", season_id, status=SeasonStatus.FAILED))
+
+    def _finished(self, season_id: int) -> None:
+        for hook in list(self.finished_hooks):
+            try:
+                hook(season_id)
+            except Exception:
+                log.exception("season %d: a hook on its finish failed", season_id)
 
     def cancel(self, season_id: int) -> None:
         """Stop starting new series of a season; series in flight finish and are stored."""

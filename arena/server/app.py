@@ -268,6 +268,10 @@ def _start(
         resumed = manager.resume_interrupted()
         if resumed:
             log.info("resumed season(s) %s", ", ".join(map(str, resumed)))
+        # A league whose round ended while the server was down moves on now.
+        moved = service.leagues.catch_up()
+        if moved:
+            log.info("league(s) %s moved to their next round", ", ".join(map(str, moved)))
     return RunningServer(server, f"{host}:{bound}", bound, storage, manager, service,
                          token, token_path, database_lock, web, vetting)
 

@@ -165,6 +165,20 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
     "hollywood.arena.v1.WhoAmIRequest": {},
     "hollywood.arena.v1.KeepOnLadderRequest": {"bot_id": BOT_REFERENCE, "keep": Scalar()},
     "hollywood.arena.v1.AdmitToLadderRequest": {"bot_id": BOT_REFERENCE, "admit": Scalar()},
+    "hollywood.arena.v1.CreateLeagueRequest": {
+        "name": NAME,
+        "bots": Items(MAX_BOT_REFERENCES, BOT_REFERENCE),
+        "all_active": Scalar(),
+        "config": Nested(),
+        "divisions": Scalar(),
+        "promote": Scalar(),
+        "relegate": Scalar(),
+        "rounds": Scalar(),
+        "division_formats": Entries(64, Scalar(), SETTING_TEXT),
+    },
+    "hollywood.arena.v1.GetLeagueRequest": {"league_id": Id()},
+    "hollywood.arena.v1.ListLeaguesRequest": {},
+    "hollywood.arena.v1.NextLeagueRoundRequest": {"league_id": Id()},
 }
 
 # A field with no entry in RULES still gets the strictest reading of its type.

@@ -24,6 +24,7 @@ from arena.core.status import IllegalTransitionError, SeasonStatus
 from arena.core.text import bounded, neutralise
 from arena.season.events import EventHub
 from arena.season.formats import format_for, format_name
+from arena.season.leagues import LeagueError, LeagueKeeper
 from arena.season.manager import SeasonManager
 from arena.season.readings import SeasonReadings
 from arena.season.seeding import current_ratings
@@ -36,6 +37,7 @@ from arena.server.convert import (
     series_message,
 )
 from arena.server.event_log import season_created
+from arena.server.leagues import LeaguesMixin
 from arena.server.lifecycle import LifecycleMixin, RequestError, check_active
 from arena.server.proof import prove_admin_token
 from arena.server.story import series_story
@@ -56,7 +58,7 @@ MUTATING_METHODS: Final = frozenset(
     f"/{SERVICE_NAME}/{name}"
     for name in ("CreateSeason", "StartSeason", "CancelSeason", "SubmitBot", "AddAuthor",
                  "ListAuthors", "RevokeAuthor", "ReactivateBot", "RevetBot", "KeepOnLadder",
-                 "AdmitToLadder"))
+                 "AdmitToLadder", "CreateLeague", "NextLeagueRound"))
 
 Response = TypeVar("Response")
 
@@ -80,15 +82,16 @@ def _invalid(message: str) -> _Abort:
     return _Abort(grpc.StatusCode.INVALID_ARGUMENT, message)
 
 
-class ArenaService(LifecycleMixin, AccountsMixin, arena_pb2_grpc.ArenaServiceServicer):
+class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin,
+                   arena_pb2_grpc.ArenaServiceServicer):
     """The ``ArenaService`` implementation (uploads and authors in ``AccountsMixin``,
-    a bot's lifecycle in ``LifecycleMixin``)."""
+    a bot's lifecycle in ``LifecycleMixin``, leagues in ``LeaguesMixin``)."""
 
     def __init__(
         self, storage: Storage, manager: SeasonManager, hub: EventHub, token: str,
         *, max_season_bots: int = DEFAULT_MAX_SEASON_BOTS,
         upload_limits: UploadLimits | None = None, vetting: VettingWorker | None = None,
-        readings: SeasonReadings | None = None,
+        readings: SeasonReadings | None = None, leagues: LeagueKeeper | None = None,
     ) -> None:
         self.storage = storage
         self.vetting = vetting
@@ -104,6 +107,8 @@ class ArenaService(LifecycleMixin, AccountsMixin, arena_pb2_grpc.ArenaServiceSer
         # reads the same object: ``arena.server.app``).
         self.readings = readings if readings is not None else SeasonReadings(storage, self.board)
         self.messages = StandingsMessages(storage, self.readings)
+        self.leagues = leagues if leagues is not None else LeagueKeeper(
+            storage, manager, self.readings)
         self.watch_messages = WatchMessages(storage, self.board, self.messages)
 
     # -- plumbing
@@ -129,7 +134,8 @@ class ArenaService(LifecycleMixin, AccountsMixin, arena_pb2_grpc.ArenaServiceSer
             code, message = grpc.StatusCode.ALREADY_EXISTS, str(error)
         except NameTakenError as error:
             code, message = grpc.StatusCode.PERMISSION_DENIED, str(error)
-        except (ReplaceRefusedError, LifecycleError, IllegalTransitionError) as error:
+        except (ReplaceRefusedError, LifecycleError, IllegalTransitionError,
+                LeagueError) as error:
             code, message = grpc.StatusCode.FAILED_PRECONDITION, str(error)
         except (RequestError, ConfigError, ManifestError, AuthorError, pages.PageError) as error:
             code, message = grpc.StatusCode.INVALID_ARGUMENT, str(error)

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from arena.storage.records import NotFoundError, utc_now
-from arena.storage.store import Storage, insert_season
+from arena.storage.season_rows import insert_season
+from arena.storage.store import Storage
 
 PENDING: Final = "pending"
 """The status of a gate whose match is not decided yet."""

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from arena.core.status import VersionStatus
 from arena.storage.records import utc_now
-from arena.storage.store import Storage, insert_round
+from arena.storage.season_rows import insert_round
+from arena.storage.store import Storage
 
 
 def members_by_round(storage: Storage, season_id: int) -> list[list[str]]:

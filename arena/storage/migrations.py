@@ -225,6 +225,31 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
         "PRIMARY KEY (ladder_id, bot_id))",
         "CREATE INDEX ladder_gates_by_bot ON ladder_gates (bot_id)",
     )),
+    Migration(12, "leagues: divisions, the season of each division per round, the moves", (
+        """CREATE TABLE leagues (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    config_json TEXT NOT NULL,           -- see arena.storage.leagues
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+)""",
+        """CREATE TABLE league_seasons (
+    league_id INTEGER NOT NULL REFERENCES leagues(id),
+    round INTEGER NOT NULL,              -- 1, 2, ...: a round of seasons
+    division INTEGER NOT NULL,           -- 1 is the top
+    season_id INTEGER NOT NULL UNIQUE REFERENCES seasons(id),
+    PRIMARY KEY (league_id, round, division)
+)""",
+        # Every bot of a finished round, where it played and where it plays next.
+        """CREATE TABLE league_moves (
+    league_id INTEGER NOT NULL REFERENCES leagues(id),
+    round INTEGER NOT NULL,              -- the round that ended
+    bot_id TEXT NOT NULL REFERENCES bots(id),
+    from_division INTEGER NOT NULL,
+    to_division INTEGER NOT NULL,
+    PRIMARY KEY (league_id, round, bot_id)
+)""",
+    )),
 )
 
 

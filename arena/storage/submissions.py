@@ -29,7 +29,8 @@ from arena.core.status import VersionStatus
 from arena.core.text import safe_text
 from arena.storage.bot_files import copy_bot_files
 from arena.storage.records import BotRecord, ConflictError, bot_from_row, utc_now
-from arena.storage.store import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, Storage
+from arena.storage.season_rows import MAX_NAME_CHARS
+from arena.storage.store import MAX_DESCRIPTION_CHARS, Storage
 
 STORED_STATUSES: Final = (VersionStatus.RECEIVED, VersionStatus.ACTIVE)
 """What new code under a version starts as (a new start, not a status change)."""

@@ -31,6 +31,7 @@ from arena.web import views
 from arena.web.browse import SeasonLeaders
 from arena.web.browse_routes import BrowsePages
 from arena.web.chart import RatingPoint, rating_svg
+from arena.web.league_pages import LeaguePages
 from arena.web.live import season_feed
 from arena.web.live_pages import LivePages
 from arena.web.params import BadParameter, query_id
@@ -257,6 +258,7 @@ def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | 
         *twins("/", lambda request: site.seasons_page(), site.seasons_html,
                json=site.seasons_with_rows, api="/api/seasons"),
         *BrowsePages(storage, site.html).routes(),
+        *LeaguePages(storage, site.readings, site.html).routes(),
         *twins("/seasons/{season_id:arena_id}",
                lambda request: site.season_view(request.path_params["season_id"]),
                site.season_html, json=lambda view: view[0]),

@@ -18,6 +18,7 @@ from arena.core.status import SeasonStatus
 from arena.season.formats import format_name
 from arena.season.readings import SeasonReading, SeasonReadings
 from arena.storage import SeasonRecord, SeriesRecord, Storage
+from arena.storage.leagues import league_of_season
 from arena.web.browse import ladder_gates_of, versions_of
 from arena.web.hands import series_hands
 from arena.web.replay import UNREPLAYABLE
@@ -142,6 +143,7 @@ def season_page(storage: Storage, readings: SeasonReadings, season_id: int
         "latest": [result_summary(r) for r in latest],
         "faults": faults[:FAULTS_SHOWN],
         "faults_total": len(faults),
+        "league": league_of_season(storage, season_id),
     }
 
 

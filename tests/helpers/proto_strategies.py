@@ -87,9 +87,12 @@ def messages(
             value_field = sub.fields_by_name["value"]
             if value_field.message_type is not None:
                 continue
+            # Many entries, keyed by numbers or by texts as the map's keys are.
+            numeric = sub.fields_by_name["key"].type != FieldDescriptor.TYPE_STRING
             fields[field.name] = st.dictionaries(key, _scalar(value_field, known_texts),
                                                  max_size=5) | st.builds(
-                lambda n: {f"k{i}": "1" for i in range(n)}, st.integers(60, 3000))
+                lambda n, numeric=numeric: {i if numeric else f"k{i}": "1" for i in range(n)},
+                st.integers(60, 3000))
             continue
         small: st.SearchStrategy[Any]
         if sub is not None:

@@ -104,6 +104,10 @@ class Format:
     reads_plan: ClassVar[bool] = False
     """Whether ``standings`` reads the plan (a big round robin's 40,000 planned rows
     are then not read for every table)."""
+    ranks_every_bot: ClassVar[bool] = False
+    """Whether a finished season's table ranks every bot against the field, so a
+    league division may play it and promote and relegate by its order (not an
+    open-ended format, nor one that measures one bot or two)."""
 
     @classmethod
     def from_config(cls, config: SeasonConfig) -> Self:

@@ -28,6 +28,7 @@ class KingOfTheHill(Format):
     """See the module docstring."""
 
     reads_plan = True  # a stored round is one challenge
+    ranks_every_bot = True
 
     def __init__(self, series_per_pair: int) -> None:
         if series_per_pair < 1:

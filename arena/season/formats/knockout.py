@@ -155,6 +155,7 @@ class Knockout(Format):
 
     settings = ("tiebreak_pairs",)
     reads_plan = True  # the bracket is replayed round by round
+    ranks_every_bot = True
 
     def __init__(self, tiebreak_pairs: int) -> None:
         self.tiebreak_pairs = tiebreak_pairs

@@ -39,6 +39,8 @@ class RoundRobin(PlannedUpFront):
     """Every pair meets ``series_per_pair`` times, in duplicate pairs, all planned
     in the first round; see the module docstring."""
 
+    ranks_every_bot = True
+
     def __init__(self, series_per_pair: int) -> None:
         if series_per_pair < 1:
             raise ValueError("series_per_pair must be at least 1")

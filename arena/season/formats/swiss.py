@@ -84,6 +84,7 @@ class Swiss(Format):
 
     settings = ("rounds",)
     reads_plan = True  # the byes are the bots a stored round leaves out
+    ranks_every_bot = True
 
     def __init__(self, rounds: int, series_per_pair: int) -> None:
         self.rounds = rounds

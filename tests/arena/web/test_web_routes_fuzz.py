@@ -17,7 +17,10 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.testclient import TestClient
 
+from arena.core.settings import SeasonConfig
 from arena.season.events import EventHub
+from arena.season.league_rules import LeagueRule
+from arena.season.leagues import LeaguePlan, create_league
 from arena.storage import Storage
 from arena.web.app import SecureStarlette, create_app
 from arena.web.params import BotIdConvertor, IdConvertor, NameConvertor, SeriesIdConvertor
@@ -47,6 +50,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient,
     ids = [register(storage, root, name) for name in ("alpha", HOSTILE_NAME, "random-dan")]
     season_id = create_season(storage, ids, max_hands=3)
     assert play(storage, season_id) == "finished"
+    # A league (its first round planned) for the league pages: /leagues/1.
+    create_league(storage, HOSTILE_NAME, LeaguePlan(
+        LeagueRule(2, 1, 1), 1, ("round-robin", "round-robin"),
+        SeasonConfig.build(sandbox="inprocess", seed=3, max_hands=3)),
+        [*ids, register(storage, root, "zed")])
     app = create_app(storage, EventHub())
     app.state.website.feed.close()
     app.state.website.live.close()

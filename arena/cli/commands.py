@@ -1,0 +1,16 @@
+"""The shapes the parser and the command groups agree on: a command's handler, and the
+parser's maker of a command that talks to a server (handed to a group that adds its
+own commands, e.g. ``arena.cli.ladder``, ``arena.cli.leagues``)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+
+Handler = Callable[[argparse.Namespace, Console], int]
+"""Runs a command with its parsed arguments; returns the exit status."""
+ClientCommand = Callable[[Any, str, str, Handler], argparse.ArgumentParser]
+"""Adds a command (subparsers, name, help, handler) with the options of a server client."""

@@ -1,0 +1,164 @@
+"""Leagues: divisions of bots, each playing a season of its own per round, with the
+moves between divisions at the end of every round.
+
+A league is stored with its first round of seasons in one transaction; each later
+round is stored with the moves of the round before it (every bot's division in the
+ended round and in the new one) in one transaction, and only if it is the round
+after the last stored one, so a round made twice (a resumed server, two seasons
+finishing at once) is stored once.
+
+A league's ``config`` (JSON) holds ``divisions``, ``promote``, ``relegate``,
+``rounds`` (how many rounds are played one after another without being asked),
+``formats`` (each division's format, division 1 first) and ``season`` (the season
+settings every division plays under, before its format and seed).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from arena.core.text import safe_text
+from arena.storage.records import NotFoundError, utc_now
+from arena.storage.season_rows import insert_season
+from arena.storage.store import Storage
+
+MAX_LEAGUE_NAME_CHARS: Final = 200
+
+
+@dataclass(frozen=True)
+class LeagueRecord:
+    id: int
+    name: str
+    config: dict[str, Any]
+    created_at: str
+    updated_at: str
+
+    @property
+    def planned_rounds(self) -> int:
+        """The rounds the league plays one after another without being asked."""
+        return int(self.config["rounds"])
+
+
+@dataclass(frozen=True)
+class SeasonDraft:
+    """A season of a league's round, as ``insert_season`` stores it."""
+
+    name: str
+    config: dict[str, Any]
+    profile: dict[str, Any]
+    bot_ids: tuple[str, ...]
+    plan: tuple[tuple[int, bool, str, str], ...]
+
+
+@dataclass(frozen=True)
+class DivisionSeason:
+    """The season a division plays in a round."""
+
+    round: int
+    division: int
+    season_id: int
+
+
+@dataclass(frozen=True)
+class StoredMove:
+    """Where a bot played in ``round`` and where it plays in the next."""
+
+    round: int
+    bot_id: str
+    from_division: int
+    to_division: int
+
+
+def create_league(storage: Storage, name: str, config: dict[str, Any],
+                  first_round: Sequence[SeasonDraft]) -> LeagueRecord:
+    """Store a league and its first round of seasons (division 1 first) in one
+    transaction."""
+    now = utc_now()
+    with storage.transaction() as db:
+        cursor = db.execute("INSERT INTO leagues (name, config_json, created_at, updated_at) "
+                            "VALUES (?,?,?,?)", ("", json.dumps(config), now, now))
+        league_id = int(cursor.lastrowid or 0)
+        db.execute("UPDATE leagues SET name=? WHERE id=?",
+                   (safe_text(name.strip(), MAX_LEAGUE_NAME_CHARS) or f"league {league_id}",
+                    league_id))
+        _insert_seasons(db, league_id, 1, first_round)
+    return get_league(storage, league_id)
+
+
+def add_league_round(storage: Storage, league_id: int, round_number: int,
+                     moves: Sequence[StoredMove], drafts: Sequence[SeasonDraft],
+                     planned_rounds: int) -> list[int] | None:
+    """Store round ``round_number``'s seasons (division 1 first) with the moves
+    that ended the round before, and the league's planned rounds, in one
+    transaction. Returns the new seasons' ids, or None (nothing stored) unless it
+    is the round after the last stored one."""
+    with storage.transaction() as db:
+        last = int(db.execute("SELECT COALESCE(MAX(round), 0) FROM league_seasons "
+                              "WHERE league_id=?", (league_id,)).fetchone()[0])
+        if round_number != last + 1:
+            return None
+        db.executemany("INSERT INTO league_moves VALUES (?,?,?,?,?)",
+                       [(league_id, move.round, move.bot_id, move.from_division,
+                         move.to_division) for move in moves])
+        config = json.loads(db.execute("SELECT config_json FROM leagues WHERE id=?",
+                                       (league_id,)).fetchone()[0])
+        config["rounds"] = max(int(config["rounds"]), planned_rounds)
+        db.execute("UPDATE leagues SET config_json=?, updated_at=? WHERE id=?",
+                   (json.dumps(config), utc_now(), league_id))
+        return _insert_seasons(db, league_id, round_number, drafts)
+
+
+def _insert_seasons(db: sqlite3.Connection, league_id: int, round_number: int,
+                    drafts: Sequence[SeasonDraft]) -> list[int]:
+    ids = []
+    for division, draft in enumerate(drafts, start=1):
+        season_id = insert_season(db, name=draft.name, config=draft.config,
+                                  profile=draft.profile, bot_ids=draft.bot_ids,
+                                  plan=draft.plan)
+        db.execute("INSERT INTO league_seasons VALUES (?,?,?,?)",
+                   (league_id, round_number, division, season_id))
+        ids.append(season_id)
+    return ids
+
+
+def get_league(storage: Storage, league_id: int) -> LeagueRecord:
+    rows = storage.query("SELECT * FROM leagues WHERE id=?", (league_id,))
+    if not rows:
+        raise NotFoundError(f"unknown league {league_id} (see `arena league list`)")
+    return _league(rows[0])
+
+
+def list_leagues(storage: Storage) -> list[LeagueRecord]:
+    return [_league(row) for row in storage.query("SELECT * FROM leagues ORDER BY id DESC")]
+
+
+def _league(row: sqlite3.Row) -> LeagueRecord:
+    return LeagueRecord(id=int(row["id"]), name=str(row["name"]),
+                        config=json.loads(row["config_json"]),
+                        created_at=str(row["created_at"]), updated_at=str(row["updated_at"]))
+
+
+def league_seasons(storage: Storage, league_id: int) -> list[DivisionSeason]:
+    """Every season of the league, by round then division."""
+    return [DivisionSeason(int(row[0]), int(row[1]), int(row[2])) for row in storage.query(
+        "SELECT round, division, season_id FROM league_seasons WHERE league_id=? "
+        "ORDER BY round, division", (league_id,))]
+
+
+def league_moves(storage: Storage, league_id: int) -> list[StoredMove]:
+    """Every stored move of the league, by round."""
+    return [StoredMove(int(row[0]), str(row[1]), int(row[2]), int(row[3]))
+            for row in storage.query(
+                "SELECT round, bot_id, from_division, to_division FROM league_moves "
+                "WHERE league_id=? ORDER BY round, from_division, rowid", (league_id,))]
+
+
+def league_of_season(storage: Storage, season_id: int) -> int | None:
+    """The league a season is a division's season of (None for a season of no league)."""
+    rows = storage.query("SELECT league_id FROM league_seasons WHERE season_id=?",
+                         (season_id,))
+    return int(rows[0][0]) if rows else None

@@ -1,0 +1,57 @@
+"""Rows of a season written inside a caller's transaction: the season with its bots
+and first round (``Storage.create_season``, a league's round of seasons, a ladder's
+gate match), and a further round of its plan (``Storage.add_round``, a ladder's
+round)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any, Final
+
+from arena.core.status import SeasonStatus
+from arena.core.text import safe_text
+from arena.storage.records import utc_now
+from arena.storage.schema import PLANNED_COLUMNS
+
+MAX_NAME_CHARS: Final = 200
+"""A stored name (a season's, an author's) keeps this many characters."""
+
+
+def insert_season(
+    db: sqlite3.Connection, *, name: str, config: dict[str, Any], profile: dict[str, Any],
+    bot_ids: Sequence[str], plan: Sequence[tuple[int, bool, str, str]],
+) -> int:
+    """Insert a season, its bots and its first round in the caller's transaction
+    (``Storage.create_season``'s, or one that stores more with it: a league's round
+    of seasons, a ladder's gate match); its id."""
+    now = utc_now()
+    cursor = db.execute(
+        "INSERT INTO seasons (name, config_json, profile_json, status, created_at, "
+        "updated_at) VALUES (?,?,?,?,?,?)",
+        ("", json.dumps(config), json.dumps(profile), SeasonStatus.CREATED, now, now),
+    )
+    season_id = int(cursor.lastrowid or 0)
+    db.execute("UPDATE seasons SET name=? WHERE id=?",
+               (safe_text(name, MAX_NAME_CHARS) or f"season {season_id}", season_id))
+    db.executemany(
+        "INSERT INTO season_bots VALUES (?,?,?)",
+        [(season_id, position, bot_id) for position, bot_id in enumerate(bot_ids)],
+    )
+    insert_round(db, season_id, 1, 0, plan)
+    return season_id
+
+
+def insert_round(
+    db: sqlite3.Connection, season_id: int, round_number: int, first_index: int,
+    plan: Sequence[tuple[int, bool, str, str]],
+) -> None:
+    db.executemany(
+        f"INSERT INTO planned_series ({PLANNED_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
+        [
+            (f"{season_id}-{index}", season_id, index, seed, int(swap), seat0, seat1,
+             round_number)
+            for index, (seed, swap, seat0, seat1) in enumerate(plan, start=first_index)
+        ],
+    )

@@ -1,0 +1,44 @@
+"""The league pages, ``/leagues`` and ``/leagues/ID``, and their ``/api/`` twins:
+each round's division tables with ▲ promoted and ▼ relegated, from the same
+``LeagueTables`` as the API and the terminal (``arena.season.league_tables``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from starlette.responses import HTMLResponse
+from starlette.routing import Route
+
+from arena.season.league_tables import league_summary, league_tables
+from arena.season.readings import SeasonReadings
+from arena.storage import Storage
+from arena.storage.leagues import list_leagues
+from arena.web.twins import twins
+
+Render = Callable[..., HTMLResponse]
+
+
+class LeaguePages:
+    """The league pages over ``storage`` and the standings of ``readings``;
+    ``html(template, **context)`` renders a page."""
+
+    def __init__(self, storage: Storage, readings: SeasonReadings, html: Render) -> None:
+        self.storage = storage
+        self.readings = readings
+        self.html = html
+
+    def leagues_page(self) -> dict[str, Any]:
+        return {"leagues": [league_summary(league) for league in list_leagues(self.storage)]}
+
+    def league_page(self, league_id: int) -> dict[str, Any]:
+        return league_tables(self.storage, self.readings, league_id).to_dict()
+
+    def routes(self) -> list[Route]:
+        return [
+            *twins("/leagues", lambda request: self.leagues_page(),
+                   lambda page: self.html("leagues.html", page=page), also=("/leagues/",)),
+            *twins("/leagues/{league_id:arena_id}",
+                   lambda request: self.league_page(request.path_params["league_id"]),
+                   lambda page: self.html("league.html", page=page)),
+        ]
