@@ -72,7 +72,6 @@ _POLL_S = 0.005
 _STATUS_EVERY_S = 0.1
 _DEAD_STATES = frozenset({"exited", "dead"})
 
-
 _LIVE_SANDBOXES: weakref.WeakSet[DockerSandbox] = weakref.WeakSet()
 
 
