@@ -288,7 +288,8 @@ def season_share(rounds: int, series_per_pair: int, concurrency: int = 2) -> Non
             totals[kind] = [a + b for a, b in zip(totals[kind], measured, strict=True)]
     cores = os.cpu_count() or 1
     loads.append(os.getloadavg()[0])
-    targets = {KEPT: "target <= 15 %", "reuse": "first starts included",
+    targets = {KEPT: "target <= 15 %; on the containers of the season before",
+               "reuse": "target <= 15 %; its first containers started within it",
                "pool": "55 % before reuse", "fresh": "71 % before reuse"}
     for kind in (*SEASON_KINDS, KEPT):
         count, wall, series_wall, think, busy, stolen = totals[kind]
