@@ -12,10 +12,7 @@ forfeit.
 
 Notifications (``HandEnded``, ``SeriesEnded``) are best effort: a failure is logged
 by the bot client and ignored, never a fault; each is bounded by the decision
-deadline. Both seats are told at once (``_to_both``: seat 1 on a helper thread), and
-the series goes on when both have answered, so each bot has its notification before
-its next Decide; one after the other, they were a third of the arena's own time in
-a season of reused containers.
+deadline.
 
 Fair clocks: given each seat's ``Meter`` (the runner passes the kernel's figures
 for each bot's threads), think time is the time charged by the seat's fair clock
@@ -31,7 +28,6 @@ the stderr tail and the sandbox's own verdict to the fault.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -140,23 +136,15 @@ def play_match(
                 on_event(event)
             if event.get("type") == "hand_end":
                 hands_played += 1
-                _notify_hand_end(clients, series, event["hand"], series_id, limits)
+                result = series.hands[event["hand"] - 1].result
+                assert result is not None
+                for client_seat, client in enumerate(clients):
+                    client.hand_ended(
+                        protocol.hand_ended_request(result, client_seat, series_id, series.sheet),
+                        timeout=limits.decision_s,
+                    )
     _notify_series_end(clients, series, series_id, limits, hands_played, None)
     return finish(series.result.winner if series.result is not None else None, None)
-
-
-def _notify_hand_end(
-    clients: tuple[BotConnection, BotConnection],
-    series: Series,
-    hand: int,
-    series_id: str,
-    limits: TimeLimits,
-) -> None:
-    result = series.hands[hand - 1].result
-    assert result is not None
-    requests = [protocol.hand_ended_request(result, seat, series_id, series.sheet)
-                for seat in (0, 1)]
-    _to_both(lambda seat: clients[seat].hand_ended(requests[seat], timeout=limits.decision_s))
 
 
 def _notify_series_end(
@@ -167,29 +155,9 @@ def _notify_series_end(
     hands_played: int,
     fault: BotFault | None,
 ) -> None:
-    requests = [protocol.series_ended_request(
-        None if fault is not None else series.result, series.sheet, seat, series_id,
-        hands_played=hands_played, fault=fault) for seat in (0, 1)]
-    _to_both(lambda seat: clients[seat].series_ended(requests[seat],
-                                                     timeout=limits.decision_s))
-
-
-def _to_both(notify: Callable[[int], object]) -> None:
-    """``notify(1)`` on a helper thread while ``notify(0)`` runs on this one; returns
-    when both are done (re-raising what either raised)."""
-    raised: list[BaseException] = []
-
-    def seat_one() -> None:
-        try:
-            notify(1)
-        except BaseException as error:  # handed to the loop's thread below
-            raised.append(error)
-
-    helper = threading.Thread(target=seat_one, name="notify-seat-1", daemon=True)
-    helper.start()
-    try:
-        notify(0)
-    finally:
-        helper.join()
-    if raised:
-        raise raised[0]
+    for seat, client in enumerate(clients):
+        request = protocol.series_ended_request(
+            None if fault is not None else series.result, series.sheet, seat, series_id,
+            hands_played=hands_played, fault=fault,
+        )
+        client.series_ended(request, timeout=limits.decision_s)
