@@ -147,7 +147,7 @@ SETTINGS: Final[tuple[Setting, ...]] = (
     Setting("sandbox", str, DEFAULT_SANDBOX, "bot isolation: the sandbox backend (see "
             "docs/sandbox.md)",
             "--sandbox", "sandbox_backend", metavar="NAME"),
-    Setting("concurrency", int, default_concurrency, "series played at once", "--concurrency",
+    Setting("concurrency", int, default_concurrency, "most series played at once", "--concurrency",
             "concurrency", metavar="N", default_text="CPU cores", low=1, high=256),
     Setting("max_hands", int, 200, "hand cap per series (docs/rules.md#hand-cap)", "--max-hands",
             "max_hands", metavar="N", low=1, high=10_000),

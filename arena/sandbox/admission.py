@@ -20,8 +20,13 @@ for a core, ``/proc/pressure/cpu``'s ``some avg10``, where the kernel has it). S
 adding such work never takes a core from a bot that is playing. A spare that finds
 no idle core is not started (``try_acquire``); a build, which its series cannot do
 without, waits for an idle core for a while (``await_idle_core``) and then goes
-ahead; it holds no start slot while it runs (a build can take minutes). How many
-series play at once is the season's ``concurrency`` (by default the cores too).
+ahead; it holds no start slot while it runs (a build can take minutes).
+
+Series follow the same rule (``series``, taken by ``arena.execution.LocalExecutor``
+around each series): the season's ``concurrency`` is only the most that may play at
+once. The first series always plays at once, so a machine busy for good still makes
+progress; each further one waits until the machine has a core no task wants, by the
+same measured load, and is admitted then, or when a series ends.
 
 ``ADMISSION`` is the process-wide instance every sandbox and the start-up share;
 it reads the real machine. An ``Admission`` built without ``load`` counts slots only.
@@ -106,7 +111,8 @@ class Admission:
     def __init__(self, slots: int | None = None, *, load: LoadSource | None = None,
                  cores: int | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep,
+                 poll_s: float = _POLL_S) -> None:
         self.slots = default_slots() if slots is None else slots
         if self.slots < 1:
             raise ValueError(f"admission needs at least 1 start slot, got {self.slots}")
@@ -117,7 +123,10 @@ class Admission:
         self._in_use = 0
         self._waiting = 0
         self._playing = 0
+        self._series = 0
+        self._poll_s = poll_s
         self._changed = threading.Condition()
+        self._series_turn = threading.Lock()
 
     @property
     def in_use(self) -> int:
@@ -141,13 +150,52 @@ class Admission:
         machine has a core no task wants (always, without a load source)."""
         with self._changed:
             playing = self._playing
-        if self._load is None or not playing:
+        return not playing or self._core_free()
+
+    def _core_free(self) -> bool:
+        """Whether the measured load leaves a core no task wants (always, without a
+        load source)."""
+        if self._load is None:
             return True
         sample = self._load()
         if sample.pressure_pct is not None and sample.pressure_pct >= PRESSURE_LIMIT_PCT:
             return False
         # The slots in use are starts the sample may not see yet (a container being created).
         return sample.runnable is None or sample.runnable + self.in_use < self.cores
+
+    @property
+    def series_playing(self) -> int:
+        """Series admitted by ``series`` and not finished."""
+        with self._changed:
+            return self._series
+
+    @contextmanager
+    def series(self) -> Iterator[None]:
+        """A series' place among those playing at once, held for the block: at once
+        when no series plays, else once the machine has an idle core (see the module
+        docstring). Waiting series are decided one at a time, in turn."""
+        with self._series_turn:
+            self._await_room_for_a_series()
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._series -= 1
+                self._changed.notify_all()
+
+    def _await_room_for_a_series(self) -> None:
+        while True:
+            with self._changed:
+                if not self._series:
+                    self._series += 1
+                    return
+            if self._core_free():  # read outside the lock: /proc can be slow under load
+                with self._changed:
+                    self._series += 1
+                    return
+            with self._changed:
+                if self._series:  # a series that ends wakes this at once
+                    self._changed.wait(self._poll_s)
 
     def acquire(self) -> None:
         """Wait for a slot (a bot of a series about to start)."""

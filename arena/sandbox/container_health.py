@@ -1,11 +1,14 @@
 """What the host can tell of a running container without asking Docker: whether its
-first process still runs, and how much memory its cgroup uses (file reads, for the
-checks ``arena.sandbox.reuse`` makes between series)."""
+first process still runs, how much memory its cgroup uses (file reads, for the
+checks ``arena.sandbox.reuse`` makes between series), and which tasks it runs (for
+the fair clock's reading of them at every decision)."""
 
 from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+
+from arena.sandbox.schedstat import PROC, ListedTasks, SchedSource, process_tree_source
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 
@@ -35,3 +38,26 @@ def cgroup_memory(container_id: str, root: Path = CGROUP_ROOT) -> int | None:
         with contextlib.suppress(OSError, ValueError):
             return int(path.read_text().strip())
     return None
+
+
+def task_listings(container_id: str, root: Path = CGROUP_ROOT) -> list[Path]:
+    """Where the host may list every thread of a container: cgroup v1's ``tasks``
+    (its pids or cpuacct hierarchy) and v2's ``cgroup.threads``, with Docker's
+    cgroupfs and systemd drivers."""
+    scope = f"docker-{container_id}.scope"
+    return [root / "pids" / "docker" / container_id / "tasks",
+            root / "cpuacct" / "docker" / container_id / "tasks",
+            root / "pids" / "system.slice" / scope / "tasks",
+            root / "docker" / container_id / "cgroup.threads",
+            root / "system.slice" / scope / "cgroup.threads"]
+
+
+def container_source(container_id: str, pid: int, root: Path = CGROUP_ROOT,
+                     proc: Path = PROC) -> SchedSource:
+    """The container's tasks: its cgroup's listing where the host shows one (one
+    read, the files kept open: ``ListedTasks``), else the tree under its first
+    process ``pid``."""
+    for listing in task_listings(container_id, root):
+        if listing.is_file():
+            return ListedTasks(listing, proc)
+    return process_tree_source(pid, proc)

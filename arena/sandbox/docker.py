@@ -36,7 +36,7 @@ from arena.sandbox.base import SandboxError, identity_environment, wait_for_sock
 from arena.sandbox.base_image import BASE_IMAGE_TAG, BaseImageError
 from arena.sandbox.build_guard import BUILDS, BuildMemory
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
-from arena.sandbox.container_health import cgroup_memory, process_running
+from arena.sandbox.container_health import cgroup_memory, container_source, process_running
 from arena.sandbox.docker_owner import (
     ARENA_LABEL,
     INSTANCE_LABEL,
@@ -57,7 +57,7 @@ from arena.sandbox.docker_socket import (
     make_socket_place,
 )
 from arena.sandbox.images import ImageBuildError, build_bot_image
-from arena.sandbox.schedstat import SchedSource, no_source, process_tree_source
+from arena.sandbox.schedstat import SchedSource, no_source
 
 if TYPE_CHECKING:
     from arena.core.series import BotRef
@@ -71,7 +71,6 @@ __all__ = ["ARENA_LABEL", "INSTANCE_LABEL", "OWNER_LABEL", "OWNER_START_LABEL",
 _POLL_S = 0.005
 _STATUS_EVERY_S = 0.1
 _DEAD_STATES = frozenset({"exited", "dead"})
-
 
 _LIVE_SANDBOXES: weakref.WeakSet[DockerSandbox] = weakref.WeakSet()
 
@@ -103,10 +102,8 @@ class DockerSandbox:
     """Runs each bot in a hardened container built from its folder's Dockerfile."""
 
     name = "docker"
-    description = (
-        "Docker containers: no network, read-only root, non-root user, no capabilities, "
-        "memory/CPU/pids/file limits"
-    )
+    description = ("Docker containers: no network, read-only root, non-root user, "
+                   "no capabilities, memory/CPU/pids/file limits")
 
     def __init__(
         self,
@@ -297,6 +294,7 @@ class DockerBot:
         self._final_state: dict[str, Any] | None = None
         self._pid: int | None = None
         self._pid_visible = False
+        self._source: SchedSource = no_source
 
     @property
     def target(self) -> str:
@@ -307,13 +305,15 @@ class DockerBot:
                         status_every_s=_STATUS_EVERY_S, poll_s=_POLL_S, seal=self._place.seal)
 
     def sched_source(self) -> SchedSource:
-        """The container's processes as the host sees them: the tree under its first
-        process (one inspection; nothing if Docker cannot say)."""
-        if self._pid is None:  # asked at start-up and again for the series: inspect once
+        """The container's tasks as the host sees them: its cgroup's listing, else the
+        tree under its first process (one inspection; nothing if Docker cannot say)."""
+        if self._pid is None:  # asked at start-up and for each series: inspect once
             pid = (self._state() or {}).get("Pid")
             self._pid = pid if isinstance(pid, int) and pid > 0 else 0
             self._pid_visible = bool(self._pid) and process_running(self._pid)
-        return process_tree_source(self._pid) if self._pid else no_source
+            if self._pid:
+                self._source = container_source(self.container_id, self._pid)
+        return self._source
 
     def alive(self) -> bool:
         """Whether the container still runs: its first process, as the host sees it,

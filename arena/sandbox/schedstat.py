@@ -8,10 +8,12 @@ thread id, so that a caller can take differences over a window (see
 that exits keeps its last reading in the caller's books, and one that appears counts
 from zero (a new task starts with both counters at zero).
 
-Sources: a process tree (the process sandbox's child, a Docker container's processes
-as the host sees them, found from the container's first process through
-``/proc/<pid>/task/<tid>/children``), a set of threads (the in-process sandbox's
-serving threads), and the calling thread (the arena's own scheduling delay). Where
+Sources: a process tree (the process sandbox's child, or a Docker container's
+processes as the host sees them, found from the container's first process through
+``/proc/<pid>/task/<tid>/children``), the tasks a listing names (a Docker
+container's cgroup, where the host shows it: ``ListedTasks``), a set of threads (the
+in-process sandbox's serving threads), and the calling thread (the arena's own
+scheduling delay). Where
 ``/proc`` offers no ``schedstat`` (another OS, a kernel without schedstats) every
 source answers an empty mapping and the caller falls back to the wall clock.
 """
@@ -94,6 +96,60 @@ def _read_small(path: str) -> bytes:
 def process_tree_source(root_pid: int, proc: Path = PROC) -> SchedSource:
     """A source over ``root_pid``'s process tree."""
     return lambda: process_tree(root_pid, proc)
+
+
+class ListedTasks:
+    """A source over the tasks a listing names (a container's cgroup ``tasks`` or
+    ``cgroup.threads``: every thread of the container, one read), each task's
+    ``schedstat`` opened once and read with one ``pread`` while the listing names it.
+    A fair-clock window reads its bot at every decision; walking the process tree
+    (a directory listing per process, two files per thread) took 0.3 ms for a Python
+    bot's ten threads, this 0.03 ms. The listing is read every time, so a task that
+    appears is seen at once; an unreadable listing (the container is gone) answers
+    nothing and closes every file."""
+
+    def __init__(self, listing: Path | str, proc: Path = PROC) -> None:
+        self._listing = str(listing)
+        self._proc = str(proc)
+        self._open: dict[int, int] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self) -> dict[int, TaskTimes]:
+        listed = _read_small(self._listing).split()
+        with self._lock:
+            found: dict[int, TaskTimes] = {}
+            for word in listed[:MAX_TASKS]:
+                if not word.isdigit():
+                    continue
+                tid = int(word)
+                times = self._read(tid)
+                if times is not None:
+                    found[tid] = times
+            for tid in [tid for tid in self._open if tid not in found]:
+                os.close(self._open.pop(tid))
+            return found
+
+    def _read(self, tid: int) -> TaskTimes | None:
+        descriptor = self._open.get(tid)
+        if descriptor is None:
+            try:
+                descriptor = self._open[tid] = os.open(f"{self._proc}/{tid}/schedstat",
+                                                       os.O_RDONLY)
+            except OSError:
+                return None
+        try:
+            fields = os.pread(descriptor, 128, 0).split()
+            return int(fields[0]) / 1e9, int(fields[1]) / 1e9
+        except (OSError, ValueError, IndexError):  # the task is gone
+            return None
+
+    def open_files(self) -> int:
+        with self._lock:
+            return len(self._open)
+
+    def __del__(self) -> None:
+        for descriptor in self._open.values():
+            os.close(descriptor)
 
 
 def threads_source(thread_ids: Iterable[int], proc: Path = PROC) -> SchedSource:

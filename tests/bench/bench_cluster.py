@@ -23,6 +23,7 @@ Options: --series-per-pair N (4), --rounds N (1), --concurrency N (2), --per-ver
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -68,13 +69,17 @@ def new_season(db: Path, folders: list[Path], sandbox: str,
 
 
 def play(make_executor: Callable[[], Executor], sandbox: str, folders: list[Path],
-         series_per_pair: int, concurrency: int = 2
+         series_per_pair: int, concurrency: int = 2, place: Path | None = None
          ) -> tuple[int, float, float, float, float, float]:
     """(series, season wall s, sum of series wall s, sum of think s, machine busy CPU
-    s, CPU s the host took: steal)."""
+    s, CPU s the host took: steal). The database lives in ``place`` when given (a
+    second season there plays the same registered bot folders), else in a temporary
+    directory."""
     from bench_sandbox import busy_s, cpu_times, stolen_s
 
-    with tempfile.TemporaryDirectory(prefix="bench-cluster-") as scratch:
+    with contextlib.ExitStack() as stack:
+        scratch = place or stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="bench-cluster-"))
         storage, season_id = new_season(Path(scratch) / "a.db", folders, sandbox,
                                         series_per_pair, concurrency)
         executor = make_executor()

@@ -69,6 +69,10 @@ def test_the_docker_season_shares_are_read_from_their_words() -> None:
             "12 series in 60.0 s, ...)")
     assert printed_figure(line) == Figure(
         "Docker season arena share of wall time (reuse)", 12.5, 15.0, True, "%", "")
+    kept = printed_figure("docker season arena share, reuse, kept: 10.7 % of season wall "
+                          "(target <= 15 %; ...)")
+    assert kept == Figure(
+        "Docker season arena share of wall time (reuse, kept)", 10.7, 15.0, True, "%", "")
     pool = printed_figure("docker season arena share, pool: 55.0 % of season wall (55 % ...)")
     assert pool is not None and pool.target is None and pool.measured == 55.0
     assert printed_figure("arena share of series wall time (outside bot thinking): 5 %") is None

@@ -1,5 +1,6 @@
 """Executors: the local thread pool answers each submitted series through a future
-(its outcome, or the arena-side error), plays ``concurrency`` at once; and a result
+(its outcome, or the arena-side error), plays at most ``concurrency`` at once, more
+than one only while the admission's measured load leaves an idle core; and a result
 arriving for a series already stored (a series played twice) is dropped, counted
 and logged, never stored twice."""
 
@@ -15,17 +16,20 @@ import pytest
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution import LocalExecutor, local_executor_factory
+from arena.sandbox.admission import ADMISSION, Admission, LoadSample
 from arena.season.events import EventHub
 from arena.season.formats import plan_season
 from arena.season.runner import SeasonRunner
 from arena.storage import Storage
 from engine.profiles import get_profile
+from tests.arena.sandbox.test_admission_load import FakeLoad
 from tests.helpers.arena_helpers import (
     made_up_outcome,
     make_bot_folder,
     register_bots,
     trust_outcome,
 )
+from tests.helpers.polling import wait_until
 
 
 def spec(tmp_path: Path, series_id: str) -> SeriesSpec:
@@ -64,8 +68,70 @@ def test_local_executor_factory_binds_the_seasons_runner_and_concurrency() -> No
     executor = local_executor_factory(runner_factory)(config)
     try:
         assert executor.capacity == 3 and configs == [config]
+        assert isinstance(executor, LocalExecutor) and executor.admission is ADMISSION
     finally:
         executor.close()
+
+
+class Playing:
+    """A ``RunSeries`` whose series play until the test ends them; counts how many
+    play at once."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.most_at_once = 0
+        self._now = 0
+        self._lock = threading.Lock()
+        self._end: dict[str, threading.Event] = {}
+
+    def __call__(self, spec: SeriesSpec) -> SeriesOutcome:
+        end = threading.Event()
+        with self._lock:
+            self._end[spec.series_id] = end
+            self.started.append(spec.series_id)
+            self._now += 1
+            self.most_at_once = max(self.most_at_once, self._now)
+        end.wait(30)
+        with self._lock:
+            self._now -= 1
+        return made_up_outcome(spec.series_id, winner=0)  # type: ignore[no-any-return]
+
+    def end(self, series_id: str) -> None:
+        self._end[series_id].set()
+
+
+def test_a_second_series_waits_for_an_idle_core(tmp_path: Path) -> None:
+    """Both cores busy by the measured load: of two series submitted to two threads,
+    the second plays only when a core comes free; the first played at once."""
+    load = FakeLoad(2.0)
+    admission = Admission(2, cores=2, load=load, poll_s=0.001)
+    playing = Playing()
+    with LocalExecutor(playing, 2, admission=admission) as executor:
+        first = executor.submit(spec(tmp_path, "1-0"))
+        wait_until(lambda: playing.started == ["1-0"], what="the first series playing")
+        second = executor.submit(spec(tmp_path, "1-1"))
+        wait_until(lambda: load.reads >= 3, what="the second series asking for a core")
+        assert playing.started == ["1-0"]
+        load.sample = LoadSample(1.0)  # one core idle
+        wait_until(lambda: playing.started == ["1-0", "1-1"], what="the second series")
+        playing.end("1-0")
+        playing.end("1-1")
+        assert first.result(30).series_id == "1-0" and second.result(30).series_id == "1-1"
+    assert playing.most_at_once == 2
+
+
+def test_on_a_machine_busy_for_good_series_play_one_after_another(tmp_path: Path) -> None:
+    playing = Playing()
+    admission = Admission(2, cores=2, load=FakeLoad(9.0, 80.0), poll_s=0.001)
+    with LocalExecutor(playing, 3, admission=admission) as executor:
+        futures = [executor.submit(spec(tmp_path, f"1-{n}")) for n in range(3)]
+        for count in (1, 2, 3):
+            wait_until(lambda count=count: len(playing.started) == count,  # type: ignore[misc]
+                       what=f"series {count} playing")
+            assert admission.series_playing == 1
+            playing.end(playing.started[-1])
+        assert [f.result(30).series_id for f in futures] == ["1-0", "1-1", "1-2"]
+    assert playing.most_at_once == 1 and admission.series_playing == 0
 
 
 class OneFuturePerCall:
