@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import product
 
-from engine.cards import ALL_CARDS, Card
+from engine.cards import ALL_CARDS, SUIT_ROWS, Card, mask_to_cards
 from engine.deadwood_tables import (
     DROP_CARDS,
     DROP_GAIN,
@@ -24,6 +24,7 @@ from engine.deadwood_tables import (
     ROW_VALUE,
     RUN_VALUE,
     SET_OPTIONS,
+    THREE_OF_A_KIND,
     SetChoice,
 )
 
@@ -38,6 +39,11 @@ __all__ = [
     "rank_options",
     "set_ranks",
 ]
+
+_DROP_CLUBS, _DROP_DIAMONDS, _DROP_HEARTS, _DROP_SPADES = (
+    [rows[cards] for cards in DROP_CARDS] for rows in SUIT_ROWS)
+"""Per suit, per row: the cards whose discard gains the row's most (``DROP_CARDS``
+as cards, sharing the tuples of :data:`engine.cards.SUIT_ROWS`)."""
 
 _NO_SETS: tuple[tuple[SetChoice, ...], ...] = (((0, -1),),)
 """The single "no set" choice of a hand without any rank held three times."""
@@ -178,9 +184,9 @@ def min_deadwood_mask(mask: int) -> int:
     return total - best
 
 
-def best_discards_mask(mask: int) -> tuple[int, int]:
+def best_discards_mask(mask: int) -> tuple[int, list[Card]]:
     """For the 11-card hand ``mask`` (unchecked): the lowest deadwood reachable by
-    one discard, and the mask of every discard reaching it."""
+    one discard, and every discard reaching it, in card (suit, then rank) order."""
     s0 = mask & 8191
     s1 = (mask >> 13) & 8191
     s2 = (mask >> 26) & 8191
@@ -195,23 +201,60 @@ def best_discards_mask(mask: int) -> tuple[int, int]:
         top = g2
     if g3 > top:
         top = g3
-    cards = DROP_CARDS
-    reached = (
-        (cards[s0] if g0 == top else 0)
-        | (cards[s1] << 13 if g1 == top else 0)
-        | (cards[s2] << 26 if g2 == top else 0)
-        | (cards[s3] << 39 if g3 == top else 0)
-    )
     ranks = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
     if not ranks:
         idle = ROW_IDLE
-        return idle[s0] + idle[s1] + idle[s2] + idle[s3] - top, reached
-    # The "no set" choice is scored above; weigh every choice with sets against it.
+        return (idle[s0] + idle[s1] + idle[s2] + idle[s3] - top,
+                _drop_list(s0, s1, s2, s3, g0, g1, g2, g3, top))
     run = RUN_VALUE
-    best = run[s0] + run[s1] + run[s2] + run[s3] + top
-    best, reached = _best_discard_over(mask, _with_sets(mask, ranks), best, reached)
+    best = run[s0] + run[s1] + run[s2] + run[s3] + top  # the "no set" choice
     value = ROW_VALUE
-    return value[s0] + value[s1] + value[s2] + value[s3] - best, reached
+    total = value[s0] + value[s1] + value[s2] + value[s3]
+    if ranks & (ranks - 1) or s0 & s1 & s2 & s3:  # two set ranks, or one held 4 times
+        best, reached = _best_discard_over(
+            mask, _with_sets(mask, ranks), best, _drop_mask(s0, s1, s2, s3, g0, g1, g2, g3, top))
+        return total - best, mask_to_cards(reached)
+    # One rank held exactly three times (a third of uniform hands): its one set takes
+    # that rank's bit out of every row (a no-op on the row without it).
+    kept = ~ranks
+    r0 = s0 & kept
+    r1 = s1 & kept
+    r2 = s2 & kept
+    r3 = s3 & kept
+    h0 = gain[r0]
+    h1 = gain[r1]
+    h2 = gain[r2]
+    h3 = gain[r3]
+    high = h0 if h0 >= h1 else h1
+    if h2 > high:
+        high = h2
+    if h3 > high:
+        high = h3
+    melded = THREE_OF_A_KIND[ranks] + run[r0] + run[r1] + run[r2] + run[r3] + high
+    if melded > best:
+        return total - melded, _drop_list(r0, r1, r2, r3, h0, h1, h2, h3, high)
+    if melded < best:
+        return total - best, _drop_list(s0, s1, s2, s3, g0, g1, g2, g3, top)
+    return total - best, mask_to_cards(_drop_mask(r0, r1, r2, r3, h0, h1, h2, h3, high)
+                                       | _drop_mask(s0, s1, s2, s3, g0, g1, g2, g3, top))
+
+
+def _drop_list(m0: int, m1: int, m2: int, m3: int, g0: int, g1: int, g2: int, g3: int,
+               top: int) -> list[Card]:
+    """The cards whose discard gains ``top`` (the largest of the rows' gains ``g0``
+    .. ``g3``) from the suit rows ``m0`` .. ``m3``, in card order."""
+    return [*(_DROP_CLUBS[m0] if g0 == top else ()), *(_DROP_DIAMONDS[m1] if g1 == top else ()),
+            *(_DROP_HEARTS[m2] if g2 == top else ()), *(_DROP_SPADES[m3] if g3 == top else ())]
+
+
+def _drop_mask(m0: int, m1: int, m2: int, m3: int, g0: int, g1: int, g2: int, g3: int,
+               top: int) -> int:
+    """:func:`_drop_list` as a 52-bit mask, for merging the discards of tied choices."""
+    cards = DROP_CARDS
+    return ((cards[m0] if g0 == top else 0)
+            | (cards[m1] << 13 if g1 == top else 0)
+            | (cards[m2] << 26 if g2 == top else 0)
+            | (cards[m3] << 39 if g3 == top else 0))
 
 
 def lowest_deadwood_after_discard_mask(mask: int) -> int:
@@ -307,12 +350,7 @@ def _best_discard_over(mask: int, choices: Sequence[SetChoice], best: int, best_
         total += run[m0] + run[m1] + run[m2] + run[m3] + top
         if total < best:
             continue
-        reached = (
-            (DROP_CARDS[m0] if g0 == top else 0)
-            | (DROP_CARDS[m1] << 13 if g1 == top else 0)
-            | (DROP_CARDS[m2] << 26 if g2 == top else 0)
-            | (DROP_CARDS[m3] << 39 if g3 == top else 0)
-        )
+        reached = _drop_mask(m0, m1, m2, m3, g0, g1, g2, g3, top)
         if total > best:
             best = total
             best_cards = reached
