@@ -24,7 +24,6 @@ from engine.deadwood_tables import (
     ROW_VALUE,
     RUN_VALUE,
     SET_OPTIONS,
-    THREE_OF_A_KIND,
     SetChoice,
 )
 
@@ -202,18 +201,17 @@ def best_discards_mask(mask: int) -> tuple[int, list[Card]]:
     if g3 > top:
         top = g3
     ranks = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
+    # Deadwood without sets: each row's idle value, less the best discard. A set's
+    # cards are melded, so a choice of sets is scored on the rows left without them.
+    idle = ROW_IDLE
+    lowest = idle[s0] + idle[s1] + idle[s2] + idle[s3] - top
     if not ranks:
-        idle = ROW_IDLE
-        return (idle[s0] + idle[s1] + idle[s2] + idle[s3] - top,
-                _drop_list(s0, s1, s2, s3, g0, g1, g2, g3, top))
-    run = RUN_VALUE
-    best = run[s0] + run[s1] + run[s2] + run[s3] + top  # the "no set" choice
-    value = ROW_VALUE
-    total = value[s0] + value[s1] + value[s2] + value[s3]
+        return lowest, _drop_list(s0, s1, s2, s3, g0, g1, g2, g3, top)
     if ranks & (ranks - 1) or s0 & s1 & s2 & s3:  # two set ranks, or one held 4 times
-        best, reached = _best_discard_over(
-            mask, _with_sets(mask, ranks), best, _drop_mask(s0, s1, s2, s3, g0, g1, g2, g3, top))
-        return total - best, mask_to_cards(reached)
+        lowest, reached = _best_discard_over(
+            mask, _with_sets(mask, ranks), lowest,
+            _drop_mask(s0, s1, s2, s3, g0, g1, g2, g3, top))
+        return lowest, mask_to_cards(reached)
     # One rank held exactly three times (a third of uniform hands): its one set takes
     # that rank's bit out of every row (a no-op on the row without it).
     kept = ~ranks
@@ -230,13 +228,13 @@ def best_discards_mask(mask: int) -> tuple[int, list[Card]]:
         high = h2
     if h3 > high:
         high = h3
-    melded = THREE_OF_A_KIND[ranks] + run[r0] + run[r1] + run[r2] + run[r3] + high
-    if melded > best:
-        return total - melded, _drop_list(r0, r1, r2, r3, h0, h1, h2, h3, high)
-    if melded < best:
-        return total - best, _drop_list(s0, s1, s2, s3, g0, g1, g2, g3, top)
-    return total - best, mask_to_cards(_drop_mask(r0, r1, r2, r3, h0, h1, h2, h3, high)
-                                       | _drop_mask(s0, s1, s2, s3, g0, g1, g2, g3, top))
+    deadwood = idle[r0] + idle[r1] + idle[r2] + idle[r3] - high
+    if deadwood < lowest:
+        return deadwood, _drop_list(r0, r1, r2, r3, h0, h1, h2, h3, high)
+    if deadwood > lowest:
+        return lowest, _drop_list(s0, s1, s2, s3, g0, g1, g2, g3, top)
+    return lowest, mask_to_cards(_drop_mask(r0, r1, r2, r3, h0, h1, h2, h3, high)
+                                 | _drop_mask(s0, s1, s2, s3, g0, g1, g2, g3, top))
 
 
 def _drop_list(m0: int, m1: int, m2: int, m3: int, g0: int, g1: int, g2: int, g3: int,
@@ -259,39 +257,8 @@ def _drop_mask(m0: int, m1: int, m2: int, m3: int, g0: int, g1: int, g2: int, g3
 
 def lowest_deadwood_after_discard_mask(mask: int) -> int:
     """:func:`best_discards_mask`'s deadwood alone, for the 11-card hand ``mask``
-    (unchecked): what the knock check asks, without finding which discards reach it."""
-    s0 = mask & 8191
-    s1 = (mask >> 13) & 8191
-    s2 = (mask >> 26) & 8191
-    s3 = mask >> 39
-    gain = DROP_GAIN
-    g0 = gain[s0]
-    g1 = gain[s1]
-    g2 = gain[s2]
-    g3 = gain[s3]
-    top = g0 if g0 >= g1 else g1
-    if g2 > top:
-        top = g2
-    if g3 > top:
-        top = g3
-    ranks = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
-    if not ranks:
-        idle = ROW_IDLE
-        return idle[s0] + idle[s1] + idle[s2] + idle[s3] - top
-    run = RUN_VALUE
-    best = run[s0] + run[s1] + run[s2] + run[s3] + top
-    for total, keep in _with_sets(mask, ranks):
-        rest = mask & keep
-        m0 = rest & 8191
-        m1 = (rest >> 13) & 8191
-        m2 = (rest >> 26) & 8191
-        m3 = rest >> 39
-        top = max(gain[m0], gain[m1], gain[m2], gain[m3])
-        total += run[m0] + run[m1] + run[m2] + run[m3] + top
-        if total > best:
-            best = total
-    value = ROW_VALUE
-    return value[s0] + value[s1] + value[s2] + value[s3] - best
+    (unchecked): what the knock check asks."""
+    return best_discards_mask(mask)[0]
 
 
 def _with_sets(mask: int, ranks: int) -> Sequence[SetChoice]:
@@ -325,14 +292,14 @@ def _set_combinations(mask: int, ranks: int) -> list[SetChoice]:
     return combined
 
 
-def _best_discard_over(mask: int, choices: Sequence[SetChoice], best: int, best_cards: int
+def _best_discard_over(mask: int, choices: Sequence[SetChoice], lowest: int, lowest_cards: int
                        ) -> tuple[int, int]:
-    """The largest melded value plus discarded value, and every discard reaching it,
-    over the set ``choices`` for the hand ``mask``, starting from ``best`` reached
-    by the discards ``best_cards``."""
-    run = RUN_VALUE
+    """The lowest deadwood after one discard, and every discard reaching it, over the
+    set ``choices`` for the hand ``mask``, starting from ``lowest`` reached by the
+    discards ``lowest_cards``."""
+    idle = ROW_IDLE
     gain = DROP_GAIN
-    for total, keep in choices:
+    for _, keep in choices:
         rest = mask & keep
         m0 = rest & 8191
         m1 = (rest >> 13) & 8191
@@ -347,16 +314,16 @@ def _best_discard_over(mask: int, choices: Sequence[SetChoice], best: int, best_
             top = g2
         if g3 > top:
             top = g3
-        total += run[m0] + run[m1] + run[m2] + run[m3] + top
-        if total < best:
+        deadwood = idle[m0] + idle[m1] + idle[m2] + idle[m3] - top
+        if deadwood > lowest:
             continue
         reached = _drop_mask(m0, m1, m2, m3, g0, g1, g2, g3, top)
-        if total > best:
-            best = total
-            best_cards = reached
+        if deadwood < lowest:
+            lowest = deadwood
+            lowest_cards = reached
         else:
-            best_cards |= reached
-    return best, best_cards
+            lowest_cards |= reached
+    return lowest, lowest_cards
 
 
 def best_melded_after_each_discard(mask: int) -> dict[int, int]:

@@ -119,5 +119,3 @@ def build_set_options() -> list[tuple[SetChoice, ...]]:
 RUN_VALUE, RUN_CARDS, DROP_GAIN, DROP_CARDS = build_run_tables()
 ROW_VALUE, ROW_IDLE = build_value_tables(RUN_VALUE)
 SET_OPTIONS: Final = build_set_options()
-THREE_OF_A_KIND: Final = {1 << rank: 3 * value for rank, value in enumerate(RANK_VALUE)}
-"""Rank bit (bit 0 = ace) -> meld value of a set of three cards of that rank."""
