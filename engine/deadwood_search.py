@@ -209,34 +209,42 @@ def best_discards_mask(mask: int) -> tuple[int, list[Card]]:
     idle = IDLE_BYTES
     lowest = idle[s0] + idle[s1] + idle[s2] + idle[s3] + GAIN_BASE - top
     if ranks:
-        if ranks & (ranks - 1) or s0 & s1 & s2 & s3:  # two set ranks, or one held 4 times
+        if s0 & s1 & s2 & s3:  # a rank held four times: its set may leave any card out
             lowest, reached = _best_discard_over(
                 mask, _with_sets(mask, ranks), lowest,
                 _drop_mask(s0, s1, s2, s3, g0, g1, g2, g3, top))
             return lowest, mask_to_cards(reached)
-        # One rank held exactly three times (a third of uniform hands): its one set
-        # takes that rank's bit out of every row (a no-op on the row without it).
-        kept = ~ranks
-        r0 = s0 & kept
-        r1 = s1 & kept
-        r2 = s2 & kept
-        r3 = s3 & kept
-        h0 = gain[r0]
-        h1 = gain[r1]
-        h2 = gain[r2]
-        h3 = gain[r3]
-        high = h0 if h0 >= h1 else h1
-        if h2 > high:
-            high = h2
-        if h3 > high:
-            high = h3
-        deadwood = idle[r0] + idle[r1] + idle[r2] + idle[r3] + GAIN_BASE - high
-        if deadwood == lowest:  # both choices' discards, merged
-            return lowest, mask_to_cards(_drop_mask(r0, r1, r2, r3, h0, h1, h2, h3, high)
-                                         | _drop_mask(s0, s1, s2, s3, g0, g1, g2, g3, top))
-        if deadwood < lowest:  # the set's rows are the answer's
-            lowest = deadwood
-            s0, s1, s2, s3, g0, g1, g2, g3, top = r0, r1, r2, r3, h0, h1, h2, h3, high
+        # Every rank of ``ranks`` held exactly three times (a third of uniform hands,
+        # nearly all with one such rank): a choice of sets takes some of these ranks'
+        # bits out of every row (a no-op on the row without them). Rows win in place.
+        o0, o1, o2, o3 = s0, s1, s2, s3
+        tied = 0  # the discards of the choices tied with the lowest so far
+        taken = ranks
+        while taken:
+            kept = ~taken
+            taken = (taken - 1) & ranks  # the next subset of the ranks
+            r0 = o0 & kept
+            r1 = o1 & kept
+            r2 = o2 & kept
+            r3 = o3 & kept
+            h0 = gain[r0]
+            h1 = gain[r1]
+            h2 = gain[r2]
+            h3 = gain[r3]
+            high = h0 if h0 >= h1 else h1
+            if h2 > high:
+                high = h2
+            if h3 > high:
+                high = h3
+            deadwood = idle[r0] + idle[r1] + idle[r2] + idle[r3] + GAIN_BASE - high
+            if deadwood < lowest:
+                lowest = deadwood
+                s0, s1, s2, s3, g0, g1, g2, g3, top = r0, r1, r2, r3, h0, h1, h2, h3, high
+                tied = 0
+            elif deadwood == lowest:
+                tied |= _drop_mask(r0, r1, r2, r3, h0, h1, h2, h3, high)
+        if tied:
+            return lowest, mask_to_cards(tied | _drop_mask(s0, s1, s2, s3, g0, g1, g2, g3, top))
     # The answer: the best discards of every row whose gain is the top one. Written
     # out here (not a function of its own): the call cost a tenth of the search.
     code = DROP_CODES
