@@ -9,6 +9,12 @@ cards); for each the choices are: no set, the 3-card set, or (with 4 cards) all
 four or any one of the four 3-subsets. Every combination of choices is scored
 with four row lookups (:mod:`engine.deadwood_tables`). Most hands have no such
 rank, and then the answer is four lookups and no search at all.
+
+The best discards of an 11-card hand are scored as deadwood: each row's idle value
+less the largest one-card discard gain, on the rows a choice of sets leaves (a
+set's cards are melded). With only ranks held exactly three times (nearly every
+hand with a set) a choice is a subset of those ranks whose bits leave every row,
+so the choices are a loop over the subsets, not a product of options.
 """
 
 from __future__ import annotations
