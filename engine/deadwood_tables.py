@@ -127,7 +127,8 @@ GAIN_BYTES: Final = bytes(gain + GAIN_BASE if row else 0 for row, gain in enumer
 IDLE_BYTES: Final = bytes(ROW_IDLE)
 DROP_MASKS: Final = tuple(sorted(set(DROP_CARDS)))
 """The distinct rows of best discards (147 of them)."""
-DROP_CODES: Final = bytes(DROP_MASKS.index(cards) for cards in DROP_CARDS)
+_CODE_OF_DROP = {cards: code for code, cards in enumerate(DROP_MASKS)}
+DROP_CODES: Final = bytes(_CODE_OF_DROP[cards] for cards in DROP_CARDS)
 """Per row: its best discards as an index into :data:`DROP_MASKS`.
 
 These three tables hold the best-discard search's per-row numbers a byte each (8 KB
