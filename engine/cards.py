@@ -195,6 +195,10 @@ _HEART_ROWS: Final = _suit_rows(2)
 _SPADE_ROWS: Final = _suit_rows(3)
 
 
+SUIT_ROWS: Final = (_CLUB_ROWS, _DIAMOND_ROWS, _HEART_ROWS, _SPADE_ROWS)
+"""Per suit: the cards of every 13-bit row (bit 0 the ace), in rank order."""
+
+
 def mask_to_cards(mask: int) -> list[Card]:
     """The cards whose bits are set in ``mask`` (a 52-bit mask), in index order."""
     return [*_CLUB_ROWS[mask & 8191], *_DIAMOND_ROWS[(mask >> 13) & 8191],

@@ -119,3 +119,18 @@ def build_set_options() -> list[tuple[SetChoice, ...]]:
 RUN_VALUE, RUN_CARDS, DROP_GAIN, DROP_CARDS = build_run_tables()
 ROW_VALUE, ROW_IDLE = build_value_tables(RUN_VALUE)
 SET_OPTIONS: Final = build_set_options()
+
+GAIN_BASE: Final = 21
+"""Added to every discard gain (-20..10) in :data:`GAIN_BYTES`, so that the empty
+row's 0 is below every real gain."""
+GAIN_BYTES: Final = bytes(gain + GAIN_BASE if row else 0 for row, gain in enumerate(DROP_GAIN))
+IDLE_BYTES: Final = bytes(ROW_IDLE)
+DROP_MASKS: Final = tuple(sorted(set(DROP_CARDS)))
+"""The distinct rows of best discards (147 of them)."""
+_CODE_OF_DROP = {cards: code for code, cards in enumerate(DROP_MASKS)}
+DROP_CODES: Final = bytes(_CODE_OF_DROP[cards] for cards in DROP_CARDS)
+"""Per row: its best discards as an index into :data:`DROP_MASKS`.
+
+These three tables hold the best-discard search's per-row numbers a byte each (8 KB
+a table): a few random lookups per call then stay in the processor's caches, where
+lists of 8,192 references (64 KB each) and the objects they point to do not."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import pairwise, product
 
-from engine.cards import ALL_CARDS, Card, DuplicateCardError, mask_to_cards, parse_cards
+from engine.cards import ALL_CARDS, Card, DuplicateCardError, parse_cards
 from engine.deadwood_search import (
     best_discards_mask,
     deadwood_after_each_discard_mask,
@@ -132,19 +132,21 @@ def best_discards(cards: Iterable[Card] | str) -> tuple[int, list[Card]]:
     Every discard is weighed, so hands where two arrangements meld equal points but
     leave different cards idle get every right answer.
     """
-    mask = -1
-    if cards.__class__ is list or cards.__class__ is tuple:  # _quick_mask written out
-        mask = 0
-        for card in cards:
-            if card.__class__ is not Card:
-                mask = -1
-                break
-            mask |= card.bit
-        if mask.bit_count() != len(cards) or len(cards) != 11:
-            mask = -1
-    deadwood, reached = best_discards_mask(mask if mask >= 0 else _exact_mask(cards, 11))
-    # Card index order is suit-then-rank order: the answer comes out sorted.
-    return deadwood, mask_to_cards(reached)
+    # The usual call, 11 cards in a list or tuple, checked card by card written out:
+    # no loop, and `+` (which Python specialises for ints, unlike `|`). The bits of
+    # 11 distinct cards add up to 11 set bits; a repeated card carries into fewer.
+    if (cards.__class__ is list or cards.__class__ is tuple) and len(cards) == 11:
+        a, b, c, d, e, f, g, h, i, j, k = cards
+        card = Card
+        if (a.__class__ is card and b.__class__ is card and c.__class__ is card
+                and d.__class__ is card and e.__class__ is card and f.__class__ is card
+                and g.__class__ is card and h.__class__ is card and i.__class__ is card
+                and j.__class__ is card and k.__class__ is card):
+            mask = (a.bit + b.bit + c.bit + d.bit + e.bit + f.bit + g.bit + h.bit + i.bit
+                    + j.bit + k.bit)
+            if mask.bit_count() == 11:
+                return best_discards_mask(mask)
+    return best_discards_mask(_exact_mask(cards, 11))
 
 
 def deadwood_after_each_discard(cards: Iterable[Card] | str) -> dict[Card, int]:

@@ -93,7 +93,7 @@ def check_eleven_card_hands(kind: str, count: int, seed: int) -> None:
         lowest = min(after.values())
         discards = [Card(rank, suit) for (rank, suit), value in after.items() if value == lowest]
         assert best_discards(cards) == (lowest, discards), cards
-        assert best_discards_mask(mask) == (lowest, cards_to_mask(discards)), cards
+        assert best_discards_mask(mask) == (lowest, discards), cards
         assert lowest_deadwood_after_discard_mask(mask) == lowest, cards
         by_card = {Card(rank, suit): value for (rank, suit), value in after.items()}
         assert list(deadwood_after_each_discard(cards).items()) == list(by_card.items()), cards
@@ -188,3 +188,34 @@ def test_card_counts_are_still_checked() -> None:
         best_discards([*twelve[:10], ALL_CARDS[0]])
     with pytest.raises(ValueError, match="exactly 11 cards, got 12"):
         deadwood_after_each_discard(tuple(twelve))
+
+
+def test_eleven_cards_with_a_stranger_or_a_repeat_get_the_full_check() -> None:
+    """The written-out check of 11 cards (``best_discards``' usual call) hands
+    anything odd to the card-by-card check, which names the fault."""
+
+    class LooksLikeACard:
+        bit = 1 << 51
+
+    ten = list(ALL_CARDS[13:23])  # Ad..Td: no club
+    with pytest.raises(TypeError, match="expected a Card, got <"):
+        best_discards([*ten, LooksLikeACard()])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="expected a Card, got 'Ac'"):
+        best_discards(("Ac", *ten))  # type: ignore[arg-type]
+    # Ac twice: its two bits add up to the bit of 2c, a card not in the hand.
+    with pytest.raises(DuplicateCardError, match="duplicate card: Ac"):
+        best_discards([ALL_CARDS[0], *ten[:9], ALL_CARDS[0]])
+    with pytest.raises(ValueError, match="exactly 11 cards, got 10"):
+        best_discards(tuple(ten))
+
+
+def test_the_list_of_best_discards_is_the_callers_own() -> None:
+    hand = parse_cards("Ac 3c 5c 2d 5d 2h 3h 4h As 3s 5s")
+    deadwood, discards = best_discards(hand)
+    assert (deadwood, discards) == (6, parse_cards("4h"))
+    discards.append(ALL_CARDS[0])
+    assert best_discards(hand) == (6, parse_cards("4h"))
+    no_set = parse_cards("Ac 2c 3c 5d 6d 7d Th Kh Js Qs Ks")  # no set, two ties
+    first = best_discards_mask(cards_to_mask(no_set))[1]
+    first.clear()
+    assert best_discards_mask(cards_to_mask(no_set)) == (10, parse_cards("Th Kh"))
