@@ -38,21 +38,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 from arena.core.manifest import content_hash, iter_bot_files  # noqa: E402
-from arena.core.series import SeriesSpec  # noqa: E402
+from arena.core.series import SeriesOutcome, SeriesSpec  # noqa: E402
 from arena.core.settings import SeasonConfig  # noqa: E402
 from arena.execution import LocalExecutor  # noqa: E402
 from arena.season.formats import LADDER_FORMAT, format_for  # noqa: E402
-from arena.season.formats.base import series_scores  # noqa: E402
 from arena.season.formats.ladder import PROVISIONAL_SERIES, PROVISIONAL_SIGMA  # noqa: E402
 from arena.season.runner import SeasonRunner  # noqa: E402
 from arena.season.standings import StandingsState, compute_standings  # noqa: E402
 from arena.season.statistics.bradley_terry import PairResult, fit  # noqa: E402
 from arena.storage import SeriesRecord, Storage  # noqa: E402
 from arena.storage.ladder_rounds import members_by_round  # noqa: E402
-from tests.helpers.arena_helpers import FakeOutcome, make_bot_folder  # noqa: E402
+from tests.helpers.arena_helpers import made_up_outcome, make_bot_folder  # noqa: E402
 
 
 def register(storage: Storage, root: Path, name: str, version: str = "1.0.0") -> str:
@@ -93,7 +91,7 @@ class Simulation:
         self.arrive, self.newcomers = arrive, newcomers
         self.arrived = False
 
-    def __call__(self, spec: SeriesSpec) -> FakeOutcome:
+    def __call__(self, spec: SeriesSpec) -> SeriesOutcome:
         if not self.arrived and self.storage.get_planned(spec.series_id).round >= self.arrive:
             self.arrived = True
             for index in range(self.newcomers):
@@ -103,7 +101,7 @@ class Simulation:
         draw = unit(spec.seed, f"{spec.series_id}:draw") < 0.1
         expected = 1 / (1 + 10 ** (-(self.elo[first] - self.elo[second]) / 400))
         winner = None if draw else (0 if unit(spec.seed, spec.series_id) < expected else 1)
-        return FakeOutcome(spec.series_id, winner=winner)
+        return made_up_outcome(spec.series_id, winner=winner)
 
 
 def main() -> None:
@@ -199,7 +197,7 @@ def report(storage: Storage, season_id: int, config: SeasonConfig, elo: dict[str
             list(dict.fromkeys([*ids, *(b for r in upto for b in r.bots)])), upto).rows}
         window = upto[-args.window:]
         fitted = fit(sorted({b for r in window for b in r.bots}),
-                     (PairResult(r.seat0_bot, r.seat1_bot, series_scores(r)[0]) for r in window))
+                     (PairResult(r.seat0_bot, r.seat1_bot, r.scores[0]) for r in window))
         rated = [bot for bot in members if bot in fitted.bot_ids]
         truth = [elo[bot] for bot in members]
         mu = [table[bot].rating_mu for bot in members]

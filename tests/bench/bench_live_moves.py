@@ -31,7 +31,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))  # the repo root, for tests.*
 
 from arena.match.live_moves import MoveBoard  # noqa: E402
 from arena.storage import Storage  # noqa: E402
