@@ -21,14 +21,23 @@ Prints:
 4. the cost of planning one round from nothing (debts, every result rated,
    matchmaking) at the end, and the whole run's wall time per series.
 
+With ``--in-process`` the series are played, not simulated: real series of real
+bots in the ``inprocess`` sandbox (``--max-hands`` hands at most). Bot ``i`` of N
+plays the greedy sample bot's move with probability i/(N-1) and a random legal move
+otherwise (its "hidden Elo" is that probability on the same -300..+300 scale, for
+the rank correlations); the newcomers are copies of the shark sample bot.
+
 Options: --bots N (30), --rounds N (150), --arrive R (60), --newcomers N (3),
---meetings N (0 = a quarter of the members), --window W (1000), --seed N (7).
+--meetings N (0 = a quarter of the members), --window W (1000), --seed N (7),
+--in-process, --max-hands N (12).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -39,10 +48,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from arena.core.manifest import content_hash, iter_bot_files  # noqa: E402
+from arena.core.manifest import BotManifest, content_hash, iter_bot_files  # noqa: E402
 from arena.core.series import SeriesOutcome, SeriesSpec  # noqa: E402
 from arena.core.settings import SeasonConfig  # noqa: E402
 from arena.execution import LocalExecutor  # noqa: E402
+from arena.match.runner import run_series  # noqa: E402
+from arena.sandbox import registry as sandbox_registry  # noqa: E402
 from arena.season.formats import LADDER_FORMAT, format_for  # noqa: E402
 from arena.season.formats.ladder import PROVISIONAL_SERIES, PROVISIONAL_SIGMA  # noqa: E402
 from arena.season.runner import SeasonRunner  # noqa: E402
@@ -50,7 +61,9 @@ from arena.season.standings import StandingsState, compute_standings  # noqa: E4
 from arena.season.statistics.bradley_terry import PairResult, fit  # noqa: E402
 from arena.storage import SeriesRecord, Storage  # noqa: E402
 from arena.storage.ladder_rounds import members_by_round  # noqa: E402
-from tests.helpers.arena_helpers import made_up_outcome, make_bot_folder  # noqa: E402
+from tests.helpers.arena_helpers import REPO_ROOT, made_up_outcome, make_bot_folder  # noqa: E402
+
+SAMPLE_BOTS = REPO_ROOT / "sample_bots"
 
 
 def register(storage: Storage, root: Path, name: str, version: str = "1.0.0") -> str:
@@ -59,6 +72,54 @@ def register(storage: Storage, root: Path, name: str, version: str = "1.0.0") ->
         name=name, version=version, language="python", author="", description="",
         content_hash=content_hash(folder), source_folder=folder,
         files=list(iter_bot_files(folder)))
+    return record.id
+
+
+MIXED_BOT = """
+
+class MixedBot(GreedyBot):
+    \"\"\"The greedy move with probability GREEDY, else a random legal one.\"\"\"
+
+    def __init__(self) -> None:
+        self._random = random.Random(SEED)
+
+    def decide(self, observation: hs.Observation) -> hs.Action:
+        if self._random.random() < GREEDY:
+            return super().decide(observation)
+        return self._random.choice(observation.legal_actions)
+"""
+
+
+def mixed_bot(root: Path, name: str, greedy: float, seed: int) -> Path:
+    """A bot folder whose SDK class plays greedy with probability ``greedy``."""
+    folder = root / f"{name}-1.0.0"
+    folder.mkdir(parents=True)
+    source = (SAMPLE_BOTS / "greedy" / "greedy_bot.py").read_text()
+    (folder / "mixed_bot.py").write_text(
+        f"{source}\nimport random\n\nGREEDY = {greedy!r}\nSEED = {seed}\n{MIXED_BOT}")
+    (folder / "bot.toml").write_text(
+        f'name = "{name}"\nversion = "1.0.0"\nlanguage = "python"\n'
+        '[run]\ncommand = ["python3", "-m", "mixed_bot"]\nsdk_class = "mixed_bot:MixedBot"\n')
+    (folder / "Dockerfile").write_text("FROM python:3.11-slim\n")
+    return folder
+
+
+def shark_as(root: Path, name: str, version: str) -> Path:
+    """A copy of the shark sample bot named ``name@version``."""
+    folder = root / f"{name}-{version}"
+    shutil.copytree(SAMPLE_BOTS / "shark", folder)
+    manifest = folder / "bot.toml"
+    text = re.sub(r'(?m)^name = ".*"$', f'name = "{name}"', manifest.read_text())
+    manifest.write_text(re.sub(r'(?m)^version = ".*"$', f'version = "{version}"', text))
+    return folder
+
+
+def register_folder(storage: Storage, folder: Path) -> str:
+    manifest = BotManifest.load(folder)
+    record, _ = storage.register_bot(
+        name=manifest.name, version=manifest.version, language=manifest.language,
+        author="", description="", content_hash=content_hash(folder),
+        source_folder=folder, files=list(iter_bot_files(folder)))
     return record.id
 
 
@@ -86,17 +147,23 @@ class Simulation:
     registered while round ``arrive`` is played."""
 
     def __init__(self, storage: Storage, root: Path, elo: dict[str, float], arrive: int,
-                 newcomers: int) -> None:
+                 newcomers: int, in_process: bool = False) -> None:
         self.storage, self.root, self.elo = storage, root, elo
         self.arrive, self.newcomers = arrive, newcomers
         self.arrived = False
+        self.sandbox = sandbox_registry.create("inprocess") if in_process else None
 
     def __call__(self, spec: SeriesSpec) -> SeriesOutcome:
         if not self.arrived and self.storage.get_planned(spec.series_id).round >= self.arrive:
             self.arrived = True
             for index in range(self.newcomers):
-                bot_id = register(self.storage, self.root, f"bot{index:02d}", "2.0.0")
+                name = f"bot{index:02d}"
+                bot_id = (register(self.storage, self.root, name, "2.0.0")
+                          if self.sandbox is None else
+                          register_folder(self.storage, shark_as(self.root, name, "2.0.0")))
                 self.elo[bot_id] = 400.0 + 50 * index
+        if self.sandbox is not None:
+            return run_series(spec, self.sandbox)
         first, second = (bot.name + "@" + bot.version for bot in spec.bots)
         draw = unit(spec.seed, f"{spec.series_id}:draw") < 0.1
         expected = 1 / (1 + 10 ** (-(self.elo[first] - self.elo[second]) / 400))
@@ -113,24 +180,38 @@ def main() -> None:
     parser.add_argument("--meetings", type=int, default=0)
     parser.add_argument("--window", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--in-process", action="store_true",
+                        help="play real series of in-process bots instead of simulating them")
+    parser.add_argument("--max-hands", type=int, default=12)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
         root = Path(temporary)
         storage = Storage(root / "ladder.db")
-        ids = [register(storage, root / "bots", f"bot{i:02d}") for i in range(args.bots)]
+        if args.in_process:
+            ids = [register_folder(storage, mixed_bot(root / "bots", f"bot{i:02d}",
+                                                      i / (args.bots - 1), args.seed + i))
+                   for i in range(args.bots)]
+        else:
+            ids = [register(storage, root / "bots", f"bot{i:02d}") for i in range(args.bots)]
         elo = {bot: -300 + 600 * i / (args.bots - 1) for i, bot in enumerate(ids)}
-        config = SeasonConfig.build(format=LADDER_FORMAT, sandbox="process", concurrency=1,
+        config = SeasonConfig.build(format=LADDER_FORMAT,
+                                    sandbox="inprocess" if args.in_process else "process",
+                                    concurrency=1, max_hands=args.max_hands,
                                     seed=args.seed, ladder_rounds=args.rounds,
                                     ladder_meetings=args.meetings,
                                     ladder_window=args.window)
         season_id = storage.create_season(name="bench", config=config.to_dict(),
                                           profile=config.profile().to_dict(), bot_ids=ids,
                                           plan=[]).id
-        simulation = Simulation(storage, root / "bots", elo, args.arrive, args.newcomers)
+        simulation = Simulation(storage, root / "bots", elo, args.arrive, args.newcomers,
+                                args.in_process)
         started = time.perf_counter()
         with LocalExecutor(simulation, 1) as executor:
-            status = SeasonRunner(storage, season_id, executor,
-                                  verify=lambda *_, **__: None).run()
+            # Played series are verified as a server verifies them; simulated ones
+            # have no log to replay.
+            runner = (SeasonRunner(storage, season_id, executor) if args.in_process else
+                      SeasonRunner(storage, season_id, executor, verify=lambda *_, **__: None))
+            status = runner.run()
         wall = time.perf_counter() - started
         report(storage, season_id, config, elo, ids, args, status, wall)
 
