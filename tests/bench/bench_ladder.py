@@ -36,8 +36,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import re
-import shutil
 import statistics
 import sys
 import tempfile
@@ -48,7 +46,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from arena.core.manifest import BotManifest, content_hash, iter_bot_files  # noqa: E402
+from arena.core.manifest import content_hash, iter_bot_files  # noqa: E402
 from arena.core.series import SeriesOutcome, SeriesSpec  # noqa: E402
 from arena.core.settings import SeasonConfig  # noqa: E402
 from arena.execution import LocalExecutor  # noqa: E402
@@ -61,9 +59,12 @@ from arena.season.standings import StandingsState, compute_standings  # noqa: E4
 from arena.season.statistics.bradley_terry import PairResult, fit  # noqa: E402
 from arena.storage import SeriesRecord, Storage  # noqa: E402
 from arena.storage.ladder_rounds import members_by_round  # noqa: E402
-from tests.helpers.arena_helpers import REPO_ROOT, made_up_outcome, make_bot_folder  # noqa: E402
-
-SAMPLE_BOTS = REPO_ROOT / "sample_bots"
+from tests.helpers.arena_helpers import (  # noqa: E402
+    made_up_outcome,
+    make_bot_folder,
+    register_folder,
+)
+from tests.helpers.gate_helpers import SAMPLE_BOTS, sample_as  # noqa: E402
 
 
 def register(storage: Storage, root: Path, name: str, version: str = "1.0.0") -> str:
@@ -104,23 +105,6 @@ def mixed_bot(root: Path, name: str, greedy: float, seed: int) -> Path:
     return folder
 
 
-def shark_as(root: Path, name: str, version: str) -> Path:
-    """A copy of the shark sample bot named ``name@version``."""
-    folder = root / f"{name}-{version}"
-    shutil.copytree(SAMPLE_BOTS / "shark", folder)
-    manifest = folder / "bot.toml"
-    text = re.sub(r'(?m)^name = ".*"$', f'name = "{name}"', manifest.read_text())
-    manifest.write_text(re.sub(r'(?m)^version = ".*"$', f'version = "{version}"', text))
-    return folder
-
-
-def register_folder(storage: Storage, folder: Path) -> str:
-    manifest = BotManifest.load(folder)
-    record, _ = storage.register_bot(
-        name=manifest.name, version=manifest.version, language=manifest.language,
-        author="", description="", content_hash=content_hash(folder),
-        source_folder=folder, files=list(iter_bot_files(folder)))
-    return record.id
 
 
 def unit(seed: int, label: str) -> float:
@@ -158,9 +142,11 @@ class Simulation:
             self.arrived = True
             for index in range(self.newcomers):
                 name = f"bot{index:02d}"
-                bot_id = (register(self.storage, self.root, name, "2.0.0")
-                          if self.sandbox is None else
-                          register_folder(self.storage, shark_as(self.root, name, "2.0.0")))
+                if self.sandbox is None:
+                    bot_id = register(self.storage, self.root, name, "2.0.0")
+                else:
+                    shark = sample_as(self.root, "shark", name, "2.0.0")
+                    bot_id = register_folder(self.storage, shark)
                 self.elo[bot_id] = 400.0 + 50 * index
         if self.sandbox is not None:
             return run_series(spec, self.sandbox)

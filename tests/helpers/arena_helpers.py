@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.core.faults import BotFault, FaultKind
-from arena.core.manifest import content_hash, iter_bot_files
+from arena.core.manifest import BotManifest, content_hash, iter_bot_files
 from arena.core.series import SeriesOutcome
 from arena.storage import SeriesRecord, Storage
 from engine.series import SeriesResult
@@ -26,6 +26,16 @@ def make_bot_folder(root: Path, name: str, version: str = "1.0.0", code: str = "
     (folder / "Dockerfile").write_text("ARG BASE_IMAGE=python:3.11-slim\nFROM ${BASE_IMAGE}\n")
     (folder / f"{name.replace('-', '_')}.py").write_text(code)
     return folder
+
+
+def register_folder(storage: Storage, folder: Path, author: str = "") -> str:
+    """Store the bot of ``folder`` under its bot.toml's name and version; its id."""
+    manifest = BotManifest.load(folder)
+    record, _ = storage.register_bot(
+        name=manifest.name, version=manifest.version, language=manifest.language,
+        author=author, description="", content_hash=content_hash(folder),
+        source_folder=folder, files=list(iter_bot_files(folder)))
+    return record.id
 
 
 def register_bots(storage: Storage, root: Path, names: Iterable[str]) -> list[str]:

@@ -9,7 +9,6 @@ import re
 import shutil
 from pathlib import Path
 
-from arena.core.manifest import BotManifest, content_hash, iter_bot_files
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution import RunSeries
@@ -17,7 +16,7 @@ from arena.match.runner import run_series
 from arena.sandbox import registry as sandbox_registry
 from arena.season.formats import LADDER_FORMAT
 from arena.storage import Storage
-from tests.helpers.arena_helpers import REPO_ROOT
+from tests.helpers.arena_helpers import REPO_ROOT, register_folder
 
 SAMPLE_BOTS = REPO_ROOT / "sample_bots"
 
@@ -32,14 +31,6 @@ def sample_as(root: Path, sample: str, name: str, version: str) -> Path:
     manifest.write_text(re.sub(r'(?m)^version = ".*"$', f'version = "{version}"', text))
     return folder
 
-
-def register_folder(storage: Storage, folder: Path, author: str = "") -> str:
-    manifest = BotManifest.load(folder)
-    record, _ = storage.register_bot(
-        name=manifest.name, version=manifest.version, language=manifest.language,
-        author=author, description="", content_hash=content_hash(folder),
-        source_folder=folder, files=list(iter_bot_files(folder)))
-    return record.id
 
 
 def make_gated_ladder(storage: Storage, bot_ids: list[str], **settings: object) -> int:

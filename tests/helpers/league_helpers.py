@@ -4,31 +4,16 @@ results in which the stronger bot of every series wins."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
 
-from arena.core.manifest import content_hash, iter_bot_files
 from arena.core.status import SeasonStatus
 from arena.execution import LocalExecutor
 from arena.season.events import EventHub
 from arena.season.manager import SeasonManager
 from arena.storage import Storage
 from arena.storage.leagues import league_seasons
-from tests.helpers.arena_helpers import made_up_outcome, make_bot_folder
+from tests.helpers.arena_helpers import made_up_outcome
 from tests.helpers.fake_runner import run_fake_series
-
-
-def register(storage: Storage, root: Path, names: Sequence[str]) -> list[str]:
-    """``names`` registered as version 1.0.0; their ids, in order."""
-    ids = []
-    for name in names:
-        folder = make_bot_folder(root, name)
-        record, _ = storage.register_bot(
-            name=name, version="1.0.0", language="python", author="", description="",
-            content_hash=content_hash(folder), source_folder=folder,
-            files=list(iter_bot_files(folder)))
-        ids.append(record.id)
-    return ids
 
 
 class RecordingManager(SeasonManager):

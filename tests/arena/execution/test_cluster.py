@@ -38,6 +38,7 @@ from arena.sandbox import registry
 from arena.season.formats import plan_season
 from arena.season.runner import SeasonRunner
 from arena.storage import Storage
+from tests.helpers.clusters import running_cluster
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(300)]
 
@@ -57,11 +58,7 @@ def poll(condition, what: str, bound: float = BOUND_S) -> None:  # type: ignore[
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     """A scheduler and 2 single-slot workers offering the in-process sandbox."""
-    state = tmp_path_factory.mktemp("cluster")
-    started = up(2, slots=1, sandboxes=["inprocess"], port=0, state_dir=state)
-    yield started
-    down(state)
-    assert not any(is_running(p) for p in started.processes)
+    yield from running_cluster(tmp_path_factory, 2)
 
 
 def new_season(tmp_path: Path, bots: tuple[str, ...], series_per_pair: int,

@@ -22,13 +22,14 @@ from arena.core.manifest import BotManifest, content_hash, iter_bot_files
 from arena.core.series import BotRef, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution.cluster import ClusterExecutor
-from arena.execution.local_cluster import LocalCluster, down, is_running, up
+from arena.execution.local_cluster import LocalCluster
 from arena.match.live_moves import MoveBoard
 from arena.season.events import EventHub
 from arena.season.formats import plan_season
 from arena.season.runner import SeasonRunner
 from arena.storage import Storage
 from arena.web.app import create_app
+from tests.helpers.clusters import running_cluster
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(300)]
 
@@ -63,11 +64,7 @@ class RecordingBoard(MoveBoard):
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     """A scheduler and one single-slot worker offering the in-process sandbox."""
-    state = tmp_path_factory.mktemp("cluster-live")
-    started = up(1, slots=1, sandboxes=["inprocess"], port=0, state_dir=state)
-    yield started
-    down(state)
-    assert not any(is_running(p) for p in started.processes)
+    yield from running_cluster(tmp_path_factory, 1, "cluster-live")
 
 
 def test_a_clustered_series_reaches_the_board_hand_by_hand(cluster: LocalCluster) -> None:

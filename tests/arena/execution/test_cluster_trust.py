@@ -22,7 +22,7 @@ from arena.execution.cluster import ClusterExecutor, ClusterUnavailableError, ch
 from arena.execution.cluster_certs import make_cluster_certs
 from arena.execution.cluster_security import ClusterTLS
 from arena.execution.local import LocalExecutor
-from arena.execution.local_cluster import LocalCluster, down, is_running, up, wait_for_workers
+from arena.execution.local_cluster import LocalCluster, down, up, wait_for_workers
 from arena.match.runner import run_series
 from arena.sandbox import registry
 from arena.season.runner import SeasonRunner
@@ -34,6 +34,7 @@ from tests.arena.execution.test_cluster import (
     planned_ids,
     stored_ids,
 )
+from tests.helpers.clusters import running_cluster
 from tests.helpers.polling import wait_until
 
 if TYPE_CHECKING:
@@ -46,11 +47,7 @@ pytestmark = [pytest.mark.cluster, pytest.mark.timeout(300)]
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     """A TLS scheduler and 1 single-slot worker (in-process sandbox), as `arena
     cluster up` starts them with no options: certificates made in its state folder."""
-    state = tmp_path_factory.mktemp("cluster")
-    started = up(1, slots=1, sandboxes=["inprocess"], port=0, state_dir=state)
-    yield started
-    down(state)
-    assert not any(is_running(p) for p in started.processes)
+    yield from running_cluster(tmp_path_factory, 1)
 
 
 @pytest.fixture(scope="module")

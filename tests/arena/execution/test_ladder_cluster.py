@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.core.manifest import BotManifest, content_hash, iter_bot_files
 from arena.core.settings import SeasonConfig
 from arena.execution.cluster import ClusterExecutor
-from arena.execution.local_cluster import LocalCluster, down, is_running, up
+from arena.execution.local_cluster import LocalCluster
 from arena.season.formats import LADDER_FORMAT
 from arena.season.runner import SeasonRunner
 from arena.storage import Storage
 from arena.storage.ladder_gates import gates_of_ladder
 from arena.storage.ladder_rounds import add_ladder_round, members_by_round
+from tests.helpers.clusters import running_cluster
 from tests.helpers.gate_helpers import make_gated_ladder, register_folder, sample_as
 from tests.helpers.polling import wait_until
 
@@ -35,26 +35,14 @@ ROUNDS = 4
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    state = tmp_path_factory.mktemp("cluster")
-    started = up(2, slots=1, sandboxes=["inprocess"], port=0, state_dir=state)
-    yield started
-    down(state)
-    assert not any(is_running(p) for p in started.processes)
+    yield from running_cluster(tmp_path_factory, 2)
 
-
-def register(storage: Storage, folder: Path) -> str:
-    manifest = BotManifest.load(folder)
-    record, _ = storage.register_bot(
-        name=manifest.name, version=manifest.version, language=manifest.language,
-        author="", description="", content_hash=content_hash(folder), source_folder=folder,
-        files=list(iter_bot_files(folder)))
-    return record.id
 
 
 def test_a_ladder_on_two_workers_takes_in_a_new_bot(cluster: LocalCluster,
                                                      tmp_path: Path) -> None:
     storage = Storage(tmp_path / "arena.db")
-    ids = [register(storage, SAMPLE_BOTS / name) for name in ("random", "greedy", "shark")]
+    ids = [register_folder(storage, SAMPLE_BOTS / name) for name in ("random", "greedy", "shark")]
     second = tmp_path / "greedy-2"  # a new version of greedy: the same code, version 2.0.0
     shutil.copytree(SAMPLE_BOTS / "greedy", second)
     manifest = second / "bot.toml"
@@ -73,7 +61,7 @@ def test_a_ladder_on_two_workers_takes_in_a_new_bot(cluster: LocalCluster,
         playing.start()
         wait_until(lambda: len(storage.results(season_id)) >= 2, what="round 1 played",
                    bound_s=120)
-        newcomer = register(storage, second)
+        newcomer = register_folder(storage, second)
         playing.join(timeout=240)
     assert outcome == ["finished"] and runner.duplicates_dropped == 0
     members = members_by_round(storage, season_id)

@@ -14,17 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from arena.core.manifest import BotManifest, content_hash, iter_bot_files
 from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.execution.cluster import cluster_executor_factory
-from arena.execution.local_cluster import LocalCluster, down, is_running, up
+from arena.execution.local_cluster import LocalCluster
 from arena.season.events import EventHub
 from arena.season.league_rules import LeagueRule
 from arena.season.leagues import LeagueKeeper, LeaguePlan, create_league, final_order
 from arena.season.manager import SeasonManager
 from arena.storage import Storage
 from arena.storage.leagues import league_moves, league_seasons
+from tests.helpers.arena_helpers import register_folder
+from tests.helpers.clusters import running_cluster
 from tests.helpers.polling import wait_until
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(300)]
@@ -34,20 +35,8 @@ SAMPLE_BOTS = Path(__file__).resolve().parents[3] / "sample_bots"
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    state = tmp_path_factory.mktemp("cluster")
-    started = up(2, slots=1, sandboxes=["inprocess"], port=0, state_dir=state)
-    yield started
-    down(state)
-    assert not any(is_running(p) for p in started.processes)
+    yield from running_cluster(tmp_path_factory, 2)
 
-
-def register(storage: Storage, folder: Path) -> str:
-    manifest = BotManifest.load(folder)
-    record, _ = storage.register_bot(
-        name=manifest.name, version=manifest.version, language=manifest.language,
-        author="", description="", content_hash=content_hash(folder), source_folder=folder,
-        files=list(iter_bot_files(folder)))
-    return record.id
 
 
 def round_over(storage: Storage, league_id: int, round_number: int) -> bool:
@@ -64,7 +53,7 @@ def test_a_league_round_plays_on_the_cluster_and_moves_on(cluster: LocalCluster,
     manifest = second / "bot.toml"
     manifest.write_text(re.sub(r'(?m)^version = ".*"$', 'version = "2.0.0"',
                                manifest.read_text()))
-    ids = [register(storage, folder) for folder in (
+    ids = [register_folder(storage, folder) for folder in (
         SAMPLE_BOTS / "random", SAMPLE_BOTS / "greedy", SAMPLE_BOTS / "shark", second)]
     manager = SeasonManager(storage, cluster_executor_factory(
         cluster.address, cluster.client_security()), EventHub())

@@ -23,13 +23,8 @@ from arena.season.leagues import (
 )
 from arena.storage import Storage
 from arena.storage.leagues import StoredMove, league_moves, league_seasons
-from tests.helpers.arena_helpers import made_up_outcome
-from tests.helpers.league_helpers import (
-    RecordingManager,
-    divisions_of,
-    finish_round,
-    register,
-)
+from tests.helpers.arena_helpers import made_up_outcome, register_bots
+from tests.helpers.league_helpers import RecordingManager, divisions_of, finish_round
 from tests.helpers.lifecycle_helpers import mark_deactivated
 
 NAMES = ("s1", "s2", "s3", "s4", "s5", "s6")
@@ -59,7 +54,7 @@ def storage(tmp_path: Path) -> Storage:
 
 def test_a_two_division_league_promotes_and_relegates_by_its_rule(
         storage: Storage, tmp_path: Path) -> None:
-    ids = register(storage, tmp_path, NAMES)
+    ids = register_bots(storage, tmp_path, NAMES)
     league = create_league(storage, "two", plan(), ids, lambda wanted: RATED)
     assert divisions_of(storage, league.id, 1) == [bots("s1", "s2", "s3"),
                                                     bots("s4", "s5", "s6")]
@@ -91,7 +86,7 @@ def test_a_two_division_league_promotes_and_relegates_by_its_rule(
 
 def test_three_divisions_move_two_up_and_one_down(storage: Storage, tmp_path: Path) -> None:
     names = [f"{group}{n}" for group in "abc" for n in range(1, 5)]
-    ids = register(storage, tmp_path, names)
+    ids = register_bots(storage, tmp_path, names)
     ratings = {bot(name): 20.0 - index for index, name in enumerate(names)}
     league = create_league(storage, "three", plan(3, promote=2, relegate=1),
                            ids, lambda wanted: ratings)
@@ -112,7 +107,7 @@ def test_three_divisions_move_two_up_and_one_down(storage: Storage, tmp_path: Pa
 
 def test_a_deactivated_bot_is_never_promoted_and_is_relegated_first(
         storage: Storage, tmp_path: Path) -> None:
-    ids = register(storage, tmp_path, NAMES)
+    ids = register_bots(storage, tmp_path, NAMES)
     league = create_league(storage, "deactivated", plan(), ids, lambda wanted: RATED)
     keeper = LeagueKeeper(storage, RecordingManager(storage), ratings=lambda wanted: RATED)
     # s4 tops division 2 and s1 division 1 on the results, but both are deactivated.
@@ -131,7 +126,7 @@ def test_the_next_round_is_made_once_after_a_restart(storage: Storage, tmp_path:
     """The server stopped after round 1's last season finished, before the next
     round was made: two keepers of restarted servers catch up; one round is made,
     its seasons started once; a later catch-up changes nothing."""
-    ids = register(storage, tmp_path, NAMES)
+    ids = register_bots(storage, tmp_path, NAMES)
     league = create_league(storage, "restart", plan(), ids, lambda wanted: RATED)
     strength = {bot_id: 10 - index for index, bot_id in enumerate(ids)}
     finish_round(storage, league.id, 1, strength)  # no keeper heard of it
@@ -147,7 +142,7 @@ def test_the_next_round_is_made_once_after_a_restart(storage: Storage, tmp_path:
 
 def test_a_round_stored_but_not_started_is_started_by_the_catch_up(
         storage: Storage, tmp_path: Path) -> None:
-    ids = register(storage, tmp_path, NAMES)
+    ids = register_bots(storage, tmp_path, NAMES)
     league = create_league(storage, "created", plan(), ids, lambda wanted: RATED)
     manager = RecordingManager(storage)
     assert LeagueKeeper(storage, manager).catch_up() == []
@@ -157,7 +152,7 @@ def test_a_round_stored_but_not_started_is_started_by_the_catch_up(
 
 def test_next_round_is_refused_while_a_season_plays_and_goes_past_the_plan(
         storage: Storage, tmp_path: Path) -> None:
-    ids = register(storage, tmp_path, NAMES)
+    ids = register_bots(storage, tmp_path, NAMES)
     league = create_league(storage, "asked", plan(rounds=1), ids, lambda wanted: RATED)
     keeper = LeagueKeeper(storage, RecordingManager(storage), ratings=lambda wanted: RATED)
     first_season = league_seasons(storage, league.id)[0].season_id
@@ -188,7 +183,7 @@ def test_next_round_is_refused_while_a_season_plays_and_goes_past_the_plan(
 def test_a_rule_its_divisions_cannot_play_is_refused(
         storage: Storage, tmp_path: Path, divisions: int, promote: int, relegate: int,
         count: int, message: str) -> None:
-    ids = register(storage, tmp_path, [f"b{n}" for n in range(count)])
+    ids = register_bots(storage, tmp_path, [f"b{n}" for n in range(count)])
     with pytest.raises(ConfigError, match=message):
         create_league(storage, "bad", plan(divisions, promote, relegate), ids,
                       lambda wanted: {})
@@ -198,7 +193,7 @@ def test_a_rule_its_divisions_cannot_play_is_refused(
 def test_a_rule_that_drains_a_division_is_refused_over_the_planned_rounds(
         storage: Storage, tmp_path: Path) -> None:
     # 4 and 4, promote 2 relegate 1: division 2 has 4, 3, 2, then 1 bot in round 4.
-    ids = register(storage, tmp_path, [f"b{n}" for n in range(8)])
+    ids = register_bots(storage, tmp_path, [f"b{n}" for n in range(8)])
     create_league(storage, "three rounds", plan(promote=2, relegate=1, rounds=3), ids,
                   lambda wanted: {})
     with pytest.raises(ConfigError, match=r"division 2 would be left with 1 bot"):
@@ -209,7 +204,7 @@ def test_a_rule_that_drains_a_division_is_refused_over_the_planned_rounds(
 def test_each_division_plays_its_own_format(storage: Storage, tmp_path: Path) -> None:
     formats = division_formats(2, "round-robin", {2: "swiss"})
     assert formats == ("round-robin", "swiss")
-    ids = register(storage, tmp_path, NAMES)
+    ids = register_bots(storage, tmp_path, NAMES)
     league = create_league(storage, "formats", plan(formats=formats), ids,
                            lambda wanted: RATED)
     seasons = [storage.get_season(season.season_id)
@@ -237,7 +232,7 @@ def test_bots_are_placed_by_their_current_rating(storage: Storage, tmp_path: Pat
     """A finished season in which a beat everyone, b everyone but a, and so on,
     rates them a > b > c > d: a league of them, named in the reverse order, puts a
     and b in division 1."""
-    a, b, c, d = register(storage, tmp_path, ("a", "b", "c", "d"))
+    a, b, c, d = register_bots(storage, tmp_path, ("a", "b", "c", "d"))
     config = SeasonConfig.build(sandbox="process", seed=2)
     season = storage.create_season(
         name="", config=config.to_dict(), profile=config.profile().to_dict(),

@@ -13,14 +13,14 @@ from arena.season.events import EventHub
 from arena.season.formats import plan_season
 from arena.season.manager import SeasonManager
 from arena.storage import Storage
+from tests.helpers.arena_helpers import register_bots
 from tests.helpers.fake_runner import run_fake_series
-from tests.helpers.league_helpers import register
 
 
 def test_hooks_hear_of_a_finished_season_and_a_broken_one_changes_nothing(
         tmp_path: Path) -> None:
     storage = Storage(tmp_path / "arena.db")
-    ids = register(storage, tmp_path, ("k1", "random1"))
+    ids = register_bots(storage, tmp_path, ("k1", "random1"))
     config = SeasonConfig.build(sandbox="process", seed=4, max_hands=20)
     season = storage.create_season(
         name="", config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=ids,

@@ -20,9 +20,10 @@ from arena.season.leagues import LeaguePlan, create_league
 from arena.server.app import RunningServer, start_server
 from arena.storage import Storage
 from arena.storage.leagues import league_moves, league_seasons
+from tests.helpers.arena_helpers import register_bots
 from tests.helpers.fake_runner import run_fake_series
 from tests.helpers.format_server import auth, fake_runner_server, stub_with_bots
-from tests.helpers.league_helpers import divisions_of, finish_round, register
+from tests.helpers.league_helpers import divisions_of, finish_round
 from tests.helpers.polling import wait_until
 
 
@@ -146,7 +147,7 @@ def test_a_restarted_server_makes_the_round_its_predecessor_missed(tmp_path: Pat
     server ran: the next server makes round 2 once, with the moves by the rule, and
     plays it; the server after it makes nothing more (2 rounds planned)."""
     storage = Storage(tmp_path / "arena.db")
-    ids = register(storage, tmp_path / "bots", ("random1", "k1", "k2", "random2"))
+    ids = register_bots(storage, tmp_path / "bots", ("random1", "k1", "k2", "random2"))
     league = create_league(storage, "restart", LeaguePlan(
         LeagueRule(2, 1, 1), 2, ("round-robin", "round-robin"),
         SeasonConfig.build(sandbox="process", seed=5, max_hands=20)), ids, lambda wanted: {})

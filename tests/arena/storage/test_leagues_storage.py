@@ -18,7 +18,7 @@ from arena.storage.leagues import (
     league_of_season,
     league_seasons,
 )
-from tests.helpers.league_helpers import register
+from tests.helpers.arena_helpers import register_bots
 
 
 def draft(name: str, a: str, b: str) -> SeasonDraft:
@@ -28,7 +28,7 @@ def draft(name: str, a: str, b: str) -> SeasonDraft:
 
 def test_a_round_is_stored_once_with_its_moves(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "arena.db")
-    a, b, c, d = register(storage, tmp_path, ("a", "b", "c", "d"))
+    a, b, c, d = register_bots(storage, tmp_path, ("a", "b", "c", "d"))
     league = create_league(storage, "  cup  ", {"rounds": 1},
                            [draft("one", a, b), draft("two", c, d)])
     assert (league.name, league.planned_rounds) == ("cup", 1)
@@ -50,7 +50,7 @@ def test_a_round_is_stored_once_with_its_moves(tmp_path: Path) -> None:
 
 def test_a_round_that_fails_half_way_stores_nothing(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "arena.db")
-    a, b, c, d = register(storage, tmp_path, ("a", "b", "c", "d"))
+    a, b, c, d = register_bots(storage, tmp_path, ("a", "b", "c", "d"))
     league = create_league(storage, "cup", {"rounds": 1}, [draft("one", a, b), draft("two", c, d)])
     broken = draft("two", c, "nobody@1")  # not a bot: its season's row fails
     with pytest.raises(Exception, match="FOREIGN KEY"):
