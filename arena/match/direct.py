@@ -44,6 +44,7 @@ from arena.match.botclient import MAX_REPLY_BYTES, BotInfo
 from arena.match.decision import Decision
 from arena.match.direct_views import ViewBuilder
 from arena.match.fair_clock import Window
+from arena.match.inline_calls import CallGuard, CutOff
 from arena.sandbox.base import InProcessTarget
 from engine.actions import Action
 
@@ -96,6 +97,9 @@ class DirectConnection:
         self.target = f"in-process:{target.name}@{target.version}"
         self._worker = _Worker(f"bot-{target.name}")
         self._abandoned: queue.SimpleQueue[_Reply] | None = None
+        self.call_guard = CallGuard()
+        """Watched by the match loop's supervisor: then ``decide`` calls the bot on
+        the match's own thread (``arena.match.inline_calls``)."""
 
     def handshake(self, timeout: float, *, series_id: str = "",
                   series_number: int = 1) -> BotInfo:
@@ -131,8 +135,13 @@ class DirectConnection:
         window: Window | None = None,
     ) -> Action:
         """As ``BotClient.decide``: the bot's action from ``legal_actions``."""
-        answered, value = self._wait("Decide", self._worker.submit(
-            lambda: self._decide_in_worker(request)), timeout, window)
+        guard = self.call_guard
+        if guard.watched:
+            answered, value = guard.call("Decide", lambda: self._answer(request),
+                                         timeout, window)
+        else:
+            answered, value = self._wait("Decide", self._worker.submit(
+                lambda: self._decide_in_worker(request)), timeout, window)
         if not answered:
             if isinstance(value, BotFault):
                 raise value
@@ -148,6 +157,15 @@ class DirectConnection:
                 f"(Received message larger than max ({reply.ByteSize()} vs. "
                 f"{MAX_REPLY_BYTES}))")
         return protocol.action_from_reply(reply, legal_actions)
+
+    def _answer(self, request: Decision | bot_pb2.DecideRequest) -> _Reply:
+        """The bot's answer, called on this thread, as the worker would give it."""
+        try:
+            return True, self._decide_in_worker(request)
+        except CutOff:
+            raise
+        except BaseException as error:  # a bot's SystemExit is its crash, as in the worker
+            return False, error
 
     def _decide_in_worker(
         self, request: Decision | bot_pb2.DecideRequest
@@ -222,7 +240,7 @@ class DirectConnection:
         """Whether the worker is still in a call the match stopped waiting for."""
         if self._abandoned is not None and not self._abandoned.empty():
             self._abandoned = None
-        return self._abandoned is not None
+        return self._abandoned is not None or self.call_guard.abandoned
 
     def _wait(self, method: str, replies: queue.SimpleQueue[_Reply], timeout: float,
               window: Window | None) -> _Reply:
