@@ -159,6 +159,10 @@ class Hand:
         """The cards ``seat`` holds now, sorted (suit, then rank). Not for bots."""
         return mask_to_cards(self._masks[seat])
 
+    def hand_size(self, seat: int) -> int:
+        """How many cards ``seat`` holds (public: what the opponent may know)."""
+        return self._masks[seat].bit_count()
+
     def known_cards(self, seat: int) -> list[Card]:
         """The cards ``seat`` is known to hold: taken from the pile, not discarded since."""
         return mask_to_cards(self._known[seat])

@@ -3,13 +3,15 @@
 A bot called directly (``arena.match.direct``) is given the same
 ``hollywood_sdk.Observation`` its gRPC server would build from the
 ``DecideRequest`` (``Observation.from_proto``), field for field, without the
-message being built and parsed. Only the seat's own view is read (the engine's
-``Observation`` already holds nothing hidden: docs/rules.md#hidden-information).
+message, or the engine's ``Observation`` it is made from, being built and parsed:
+straight from the series' current hand and sheet, reading only what the engine's
+``observe`` reads for the seat (docs/rules.md#hidden-information).
 ``tests/arena/match/test_inprocess_direct.py`` checks that both paths give equal views.
 """
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from hollywood.bot.v1 import bot_pb2
@@ -17,69 +19,95 @@ from hollywood.bot.v1 import bot_pb2
 from arena.match.decision import Decision
 from engine.actions import Action
 from engine.cards import ALL_CARDS
+from engine.phase import Phase
+from engine.scoresheet import ScoreSheet
+
+_index = operator.attrgetter("index")
 
 
 class ViewBuilder:
-    """Builds one series' SDK views (the profile's view is made once per profile)."""
+    """Builds one connection's SDK views. Everything that recurs is made once: the
+    profile's view (per profile), the sheet's (per hand: it changes only when a
+    hand ends), each legal action's (engine actions without melds are shared
+    objects, so they are looked up by identity: an engine ``Action``'s or
+    ``Card``'s hash is a Python call)."""
 
     def __init__(self) -> None:
         import hollywood_sdk.cards
         import hollywood_sdk.views
 
         self._views: Any = hollywood_sdk.views
-        # By card index, not by Card: a Card's hash is a Python call, and a decision
-        # looks up two dozen cards.
+        self._observation: Any = hollywood_sdk.views.Observation
+        # By card index, not by Card (see the class).
         self._cards: tuple[Any, ...] = tuple(
             hollywood_sdk.cards.Card.parse(str(card)) for card in ALL_CARDS)
-        self._phases = {phase.value: phase for phase in self._views.Phase}
+        self._card_at = self._cards.__getitem__
+        sdk_phases = {phase.value: phase for phase in self._views.Phase}
+        self._phases = {id(phase): sdk_phases[phase.value] for phase in Phase
+                        if phase.value in sdk_phases}  # no decision is made once a hand is over
         self._kinds = {kind.value: kind for kind in self._views.ActionKind}
         self._profile_of: tuple[bot_pb2.RuleProfile | None, Any] = (None, None)
-        self._actions: dict[tuple[str, int], Any] = {}
+        self._actions: dict[int, tuple[Action, Any]] = {}
+        self._sheet_of: tuple[object, int, Any] = (None, 0, None)
 
     def observation(self, decision: Decision) -> Any:
-        """The ``hollywood_sdk.Observation`` of ``decision``."""
-        views, cards, view = self._views, self._cards, decision.view
-        winners = view.game_winners
-        return views.Observation(
+        """The ``hollywood_sdk.Observation`` of ``decision``: the deciding seat's own
+        view of the series (docs/rules.md#hidden-information: its own cards, the
+        public ones, what it knows of the opponent's)."""
+        card_at = self._card_at
+        series, seat = decision.series, decision.seat
+        hand = series.hand
+        taken = hand.taken_card if hand.current_player == seat else None
+        return self._observation(
             series_id=decision.series_id,
-            hand_number=view.hand_number,
+            hand_number=hand.hand_number,
             decision_number=decision.decision_number,
-            seat=view.seat,
-            dealer=view.dealer,
-            phase=self._phases[view.phase.value],
-            hand=tuple(cards[card.index] for card in view.hand),
-            discard_pile=tuple(cards[card.index] for card in view.discard_pile),
-            stock_size=view.stock_size,
-            opponent_hand_size=view.opponent_hand_size,
-            opponent_known_cards=tuple(cards[card.index] for card in view.opponent_known_cards),
-            taken_discard=cards[view.taken_card.index] if view.taken_card is not None else None,
-            sheet=views.Sheet(
-                scores=(tuple(view.scores[0]), tuple(view.scores[1])),
-                hands_won=tuple(view.hands_won),
-                game_finished=tuple(winner is not None for winner in winners),
-                game_winner=tuple(winners),
-            ),
-            legal_actions=tuple(self.action(action) for action in decision.legal),
+            seat=seat,
+            dealer=hand.dealer,
+            phase=self._phases[id(hand.phase)],
+            hand=tuple(map(card_at, map(_index, hand.cards(seat)))),
+            discard_pile=tuple(map(card_at, map(_index, hand.discard_pile))),
+            stock_size=hand.stock_size,
+            opponent_hand_size=hand.hand_size(1 - seat),
+            opponent_known_cards=tuple(map(card_at, map(_index, hand.known_cards(1 - seat)))),
+            taken_discard=card_at(taken.index) if taken is not None else None,
+            sheet=self._sheet(series.sheet, hand.hand_number),
+            legal_actions=tuple(map(self._legal_view, decision.legal)),
             profile=self._profile(decision.profile),
             deadline_ms=decision.deadline_ms,
             reserve_ms=decision.reserve_ms,
         )
 
+    def _legal_view(self, action: Action) -> Any:
+        known = self._actions.get(id(action))
+        if known is not None and known[0] is action:
+            return known[1]
+        view = self.action(action)
+        if not action.melds:  # the engine's shared objects: kept alive by the entry
+            self._actions[id(action)] = (action, view)
+        return view
+
     def action(self, action: Action) -> Any:
-        """The ``hollywood_sdk.Action`` of an engine action (made once per action
-        without melds: views are frozen, and legal actions recur at every turn)."""
-        card = action.card
-        key = (action.kind, -1 if card is None else card.index)
-        known = self._actions.get(key) if not action.melds else None
-        if known is not None:
-            return known
-        cards = self._cards
-        view = self._views.Action(
+        """The ``hollywood_sdk.Action`` of an engine action."""
+        card, cards = action.card, self._cards
+        return self._views.Action(
             self._kinds[action.kind.value],
             cards[card.index] if card is not None else None,
             tuple(tuple(cards[melded.index] for melded in meld) for meld in action.melds or ()))
-        if not action.melds:
-            self._actions[key] = view
+
+    def _sheet(self, sheet: ScoreSheet, hand_number: int) -> Any:
+        """The sheet's view (made once per hand: only a hand's end changes it)."""
+        known, number, view = self._sheet_of
+        if known is sheet and number == hand_number:
+            return view
+        winners = tuple(sheet.game_winner(game) for game in range(3))
+        view = self._views.Sheet(
+            scores=(sheet.scores(0), sheet.scores(1)),
+            hands_won=(sheet.hands_won(0), sheet.hands_won(1)),
+            game_finished=tuple(winner is not None for winner in winners),
+            game_winner=winners,
+        )
+        self._sheet_of = (sheet, hand_number, view)
         return view
 
     def _profile(self, message: bot_pb2.RuleProfile) -> Any:

@@ -161,7 +161,7 @@ class _Match:
         legal = series.legal_actions()
         self.decisions += 1
         request = Decision(
-            series.observation(seat), legal, self.profile,
+            series, seat, legal, self.profile,
             series_id=self.series_id,
             decision_number=self.decisions,
             deadline_s=limits.decision_s,

@@ -126,7 +126,7 @@ def decision_request(index: int) -> tuple[Any, list[Any]]:
     assert seat is not None
     legal = series.legal_actions()
     request = Decision(
-        series.observation(seat), legal, protocol.profile_to_proto(PROFILE, MAX_HANDS),
+        series, seat, legal, protocol.profile_to_proto(PROFILE, MAX_HANDS),
         series_id="rt", decision_number=index + 1, deadline_s=1.0, reserve_s=30.0)
     return request, legal
 
