@@ -12,6 +12,7 @@ straight from the series' current hand and sheet, reading only what the engine's
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from typing import Any
 
 from hollywood.bot.v1 import bot_pb2
@@ -23,6 +24,29 @@ from engine.phase import Phase
 from engine.scoresheet import ScoreSheet
 
 _index = operator.attrgetter("index")
+
+
+def _maker(view_class: type) -> Callable[..., Any]:
+    """Makes a frozen dataclass view from its fields. A frozen dataclass's
+    ``__init__`` sets each field with ``object.__setattr__`` (~10 us for an
+    ``Observation``'s 17, more than the engine's work for a decision); filling the
+    instance's ``__dict__`` at once gives an equal object of the same class. Only
+    for a plain frozen dataclass (no ``__post_init__``, no slots, no defaults
+    computed), else its constructor."""
+    fields = getattr(view_class, "__dataclass_fields__", None)
+    if (fields is None or hasattr(view_class, "__post_init__")
+            or "__slots__" in view_class.__dict__):
+        return view_class
+    new, set_attribute = object.__new__, object.__setattr__
+
+    def make(**values: Any) -> Any:
+        if values.keys() != fields.keys():
+            return view_class(**values)
+        made = new(view_class)
+        set_attribute(made, "__dict__", values)
+        return made
+
+    return make
 
 
 class ViewBuilder:
@@ -37,7 +61,7 @@ class ViewBuilder:
         import hollywood_sdk.views
 
         self._views: Any = hollywood_sdk.views
-        self._observation: Any = hollywood_sdk.views.Observation
+        self._new_observation = _maker(hollywood_sdk.views.Observation)
         # By card index, not by Card (see the class).
         self._cards: tuple[Any, ...] = tuple(
             hollywood_sdk.cards.Card.parse(str(card)) for card in ALL_CARDS)
@@ -47,7 +71,10 @@ class ViewBuilder:
                         if phase.value in sdk_phases}  # no decision is made once a hand is over
         self._kinds = {kind.value: kind for kind in self._views.ActionKind}
         self._profile_of: tuple[bot_pb2.RuleProfile | None, Any] = (None, None)
-        self._actions: dict[int, tuple[Action, Any]] = {}
+        self._legal_views: dict[int, Any] = {}
+        """id of an engine action without melds -> its view; the action is kept alive
+        (in ``_kept``), so its id is never another object's."""
+        self._kept: list[Action] = []
         self._sheet_of: tuple[object, int, Any] = (None, 0, None)
 
     def observation(self, decision: Decision) -> Any:
@@ -58,7 +85,10 @@ class ViewBuilder:
         series, seat = decision.series, decision.seat
         hand = series.hand
         taken = hand.taken_card if hand.current_player == seat else None
-        return self._observation(
+        legal = tuple(map(self._legal_views.get, map(id, decision.legal)))
+        if None in legal:
+            legal = tuple(map(self._legal_view, decision.legal))
+        return self._new_observation(
             series_id=decision.series_id,
             hand_number=hand.hand_number,
             decision_number=decision.decision_number,
@@ -72,19 +102,20 @@ class ViewBuilder:
             opponent_known_cards=tuple(map(card_at, map(_index, hand.known_cards(1 - seat)))),
             taken_discard=card_at(taken.index) if taken is not None else None,
             sheet=self._sheet(series.sheet, hand.hand_number),
-            legal_actions=tuple(map(self._legal_view, decision.legal)),
+            legal_actions=legal,
             profile=self._profile(decision.profile),
             deadline_ms=decision.deadline_ms,
             reserve_ms=decision.reserve_ms,
         )
 
     def _legal_view(self, action: Action) -> Any:
-        known = self._actions.get(id(action))
-        if known is not None and known[0] is action:
-            return known[1]
+        known = self._legal_views.get(id(action))
+        if known is not None:
+            return known
         view = self.action(action)
-        if not action.melds:  # the engine's shared objects: kept alive by the entry
-            self._actions[id(action)] = (action, view)
+        if not action.melds:
+            self._kept.append(action)
+            self._legal_views[id(action)] = view
         return view
 
     def action(self, action: Action) -> Any:

@@ -75,10 +75,14 @@ class _Tally:
 
     def __init__(self, source: SchedSource) -> None:
         self._source = source
-        self._start = dict(source())
-        self._last = dict(self._start)
+        # Read at every decision, while most windows are never asked how they were
+        # used: the start's reading is kept as read, and copied only when asked.
+        self._start = source()
+        self._last: dict[int, TaskTimes] | None = None
 
     def since_start(self) -> tuple[float, float, bool]:
+        if self._last is None:
+            self._last = dict(self._start)
         self._last.update(self._source())
         cpu = wait = 0.0
         for tid, (ran, waited) in self._last.items():
