@@ -42,7 +42,7 @@ def _maker(view_class: type) -> Callable[..., Any]:
     def make(**values: Any) -> Any:
         if values.keys() != fields.keys():
             return view_class(**values)
-        made = new(view_class)
+        made: Any = new(view_class)
         set_attribute(made, "__dict__", values)
         return made
 
