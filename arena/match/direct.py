@@ -86,6 +86,7 @@ class DirectConnection:
     """The match's connection to a bot object in the arena (see the module)."""
 
     def __init__(self, target: InProcessTarget) -> None:
+        import hollywood_sdk
         import hollywood_sdk.server
         import hollywood_sdk.views
 
@@ -97,6 +98,12 @@ class DirectConnection:
         self.target = f"in-process:{target.name}@{target.version}"
         self._worker = _Worker(f"bot-{target.name}")
         self._abandoned: queue.SimpleQueue[_Reply] | None = None
+        # A hook the bot leaves as the SDK's does nothing: it is not called (saves the
+        # view and the hand-off to the worker thread at every hand's end).
+        base = hollywood_sdk.Bot
+        self._hooks = {hook for hook in ("on_hand_end", "on_series_end")
+                       if getattr(type(self._bot), hook, None) is not getattr(base, hook)
+                       or hook in getattr(self._bot, "__dict__", {})}
         self.call_guard = CallGuard()
         """Watched by the match loop's supervisor: then ``decide`` calls the bot on
         the match's own thread (``arena.match.inline_calls``)."""
@@ -220,6 +227,8 @@ class DirectConnection:
             log.warning("bot %s: %s notification skipped (ignored): still busy with a "
                         "call it did not answer in time", self.target, method)
             return False
+        if hook not in self._hooks:
+            return True
 
         def call() -> None:
             try:

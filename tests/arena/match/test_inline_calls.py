@@ -246,3 +246,24 @@ def test_an_in_process_bot_blocked_in_c_is_a_timeout_at_the_cut_off(tmp_path: Pa
     assert outcome.fault.message.startswith("no answer to Decide within 0.15 s")
     assert events[-1]["type"] == "fault"
     assert sleeper.decisions == 2  # asked nothing more once it was cut off
+
+
+def test_a_hook_left_as_the_sdks_is_answered_and_an_own_hook_is_called() -> None:
+    from hollywood.bot.v1 import bot_pb2
+
+    from arena.match.direct import DirectConnection
+
+    class Plain(hs.Bot):
+        def decide(self, observation: hs.Observation) -> hs.Action:
+            return observation.legal_actions[0]
+
+    plain, with_hook = Plain(), Plain()
+    ended: list[Any] = []
+    with_hook.on_hand_end = ended.append  # type: ignore[method-assign]
+    for bot in (plain, with_hook):
+        connection = DirectConnection(InProcessTarget(bot, "plain", "1.0.0", ""))
+        try:
+            assert connection.hand_ended(bot_pb2.HandEndedRequest(series_id="s"), 5.0)
+        finally:
+            connection.close()
+    assert len(ended) == 1 and isinstance(ended[0], hs.HandResult)
