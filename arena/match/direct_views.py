@@ -11,12 +11,14 @@ straight from the series' current hand and sheet, reading only what the engine's
 
 from __future__ import annotations
 
+import itertools
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from hollywood.bot.v1 import bot_pb2
 
+from arena.match import protocol
 from arena.match.decision import Decision
 from engine.actions import Action
 from engine.cards import ALL_CARDS
@@ -24,29 +26,56 @@ from engine.phase import Phase
 from engine.scoresheet import ScoreSheet
 
 _index = operator.attrgetter("index")
+_NONES: Final = itertools.repeat(None)
 
 
-def _maker(view_class: type) -> Callable[..., Any]:
-    """Makes a frozen dataclass view from its fields. A frozen dataclass's
-    ``__init__`` sets each field with ``object.__setattr__`` (~10 us for an
-    ``Observation``'s 17, more than the engine's work for a decision); filling the
-    instance's ``__dict__`` at once gives an equal object of the same class. Only
-    for a plain frozen dataclass (no ``__post_init__``, no slots, no defaults
-    computed), else its constructor."""
-    fields = getattr(view_class, "__dataclass_fields__", None)
-    if (fields is None or hasattr(view_class, "__post_init__")
+_OBSERVATION_FIELDS: Final = (
+    "series_id", "hand_number", "decision_number", "seat", "dealer", "phase", "hand",
+    "discard_pile", "stock_size", "opponent_hand_size", "opponent_known_cards",
+    "taken_discard", "sheet", "legal_actions", "profile", "deadline_ms", "reserve_ms")
+"""The fields of ``hollywood_sdk.Observation``, in order, as ``ViewBuilder`` fills them."""
+
+
+def _maker(view_class: type) -> Callable[[dict[str, Any]], Any]:
+    """Makes an ``Observation`` from its fields. A frozen dataclass's ``__init__``
+    sets each field with ``object.__setattr__`` (~10 us for an ``Observation``'s 17,
+    more than the engine's work for a decision); filling the instance's ``__dict__``
+    at once gives an equal object of the same class. Only while the class is the
+    plain frozen dataclass of exactly those fields (no ``__post_init__``, no slots),
+    else its constructor."""
+    fields = tuple(getattr(view_class, "__dataclass_fields__", ()))
+    if (fields != _OBSERVATION_FIELDS or hasattr(view_class, "__post_init__")
             or "__slots__" in view_class.__dict__):
-        return view_class
+        return lambda values: view_class(**values)
     new, set_attribute = object.__new__, object.__setattr__
 
-    def make(**values: Any) -> Any:
-        if values.keys() != fields.keys():
-            return view_class(**values)
+    def make(values: dict[str, Any]) -> Any:
         made: Any = new(view_class)
         set_attribute(made, "__dict__", values)
         return made
 
     return make
+
+
+def _sdk_cards(parse: Callable[[str], Any]) -> tuple[tuple[Any, ...], _Rows]:
+    """The SDK's card of each card index, and per suit the SDK cards of each 13-bit
+    row (as ``engine.cards``' tables: a mask's cards are four lookups), made once
+    per process."""
+    global _SDK_CARDS
+    if _SDK_CARDS is None:
+        cards = tuple(parse(str(card)) for card in ALL_CARDS)
+        tables = []
+        for suit in range(4):
+            rows: list[tuple[Any, ...]] = [()]
+            for card in cards[suit * 13:suit * 13 + 13]:
+                rows += [(*row, card) for row in rows]
+            tables.append(tuple(rows))
+        _SDK_CARDS = cards, (tables[0], tables[1], tables[2], tables[3])
+    return _SDK_CARDS
+
+
+_Rows = tuple[tuple[tuple[Any, ...], ...], ...]
+_SDK_CARDS: tuple[tuple[Any, ...], _Rows] | None = None
 
 
 class ViewBuilder:
@@ -63,9 +92,9 @@ class ViewBuilder:
         self._views: Any = hollywood_sdk.views
         self._new_observation = _maker(hollywood_sdk.views.Observation)
         # By card index, not by Card (see the class).
-        self._cards: tuple[Any, ...] = tuple(
-            hollywood_sdk.cards.Card.parse(str(card)) for card in ALL_CARDS)
+        self._cards, self._rows = _sdk_cards(hollywood_sdk.cards.Card.parse)
         self._card_at = self._cards.__getitem__
+        self._millis: dict[float, int] = {}
         sdk_phases = {phase.value: phase for phase in self._views.Phase}
         self._phases = {id(phase): sdk_phases[phase.value] for phase in Phase
                         if phase.value in sdk_phases}  # no decision is made once a hand is over
@@ -81,32 +110,47 @@ class ViewBuilder:
         """The ``hollywood_sdk.Observation`` of ``decision``: the deciding seat's own
         view of the series (docs/rules.md#hidden-information: its own cards, the
         public ones, what it knows of the opponent's)."""
-        card_at = self._card_at
         series, seat = decision.series, decision.seat
         hand = series.hand
+        held, _ = hand.masks(seat)
+        opponent_held, opponent_known = hand.masks(1 - seat)
         taken = hand.taken_card if hand.current_player == seat else None
         legal = tuple(map(self._legal_views.get, map(id, decision.legal)))
-        if None in legal:
+        if any(map(operator.is_, legal, _NONES)):  # not `None in`: that calls each __eq__
             legal = tuple(map(self._legal_view, decision.legal))
-        return self._new_observation(
-            series_id=decision.series_id,
-            hand_number=hand.hand_number,
-            decision_number=decision.decision_number,
-            seat=seat,
-            dealer=hand.dealer,
-            phase=self._phases[id(hand.phase)],
-            hand=tuple(map(card_at, map(_index, hand.cards(seat)))),
-            discard_pile=tuple(map(card_at, map(_index, hand.discard_pile))),
-            stock_size=hand.stock_size,
-            opponent_hand_size=hand.hand_size(1 - seat),
-            opponent_known_cards=tuple(map(card_at, map(_index, hand.known_cards(1 - seat)))),
-            taken_discard=card_at(taken.index) if taken is not None else None,
-            sheet=self._sheet(series.sheet, hand.hand_number),
-            legal_actions=legal,
-            profile=self._profile(decision.profile),
-            deadline_ms=decision.deadline_ms,
-            reserve_ms=decision.reserve_ms,
-        )
+        millis = self._millis
+        return self._new_observation({
+            "series_id": decision.series_id,
+            "hand_number": hand.hand_number,
+            "decision_number": decision.decision_number,
+            "seat": seat,
+            "dealer": hand.dealer,
+            "phase": self._phases[id(hand.phase)],
+            "hand": self._cards_of(held),
+            "discard_pile": tuple(map(self._card_at, map(_index, hand.discard_pile))),
+            "stock_size": hand.stock_size,
+            "opponent_hand_size": opponent_held.bit_count(),
+            "opponent_known_cards": self._cards_of(opponent_known),
+            "taken_discard": self._cards[taken.index] if taken is not None else None,
+            "sheet": self._sheet(series.sheet, hand.hand_number),
+            "legal_actions": legal,
+            "profile": self._profile(decision.profile),
+            "deadline_ms": millis.get(decision.deadline_s) or self._to_millis(decision.deadline_s),
+            "reserve_ms": millis.get(decision.reserve_s) or self._to_millis(decision.reserve_s),
+        })
+
+    def _cards_of(self, mask: int) -> tuple[Any, ...]:
+        """The SDK cards of a mask, in index order (as ``engine.cards.mask_to_cards``)."""
+        clubs, diamonds, hearts, spades = self._rows
+        return (clubs[mask & 8191] + diamonds[(mask >> 13) & 8191]
+                + hearts[(mask >> 26) & 8191] + spades[mask >> 39])
+
+    def _to_millis(self, seconds: float) -> int:
+        """``protocol.millis``, remembered (a series asks the same few values)."""
+        value = self._millis[seconds] = protocol.millis(seconds)
+        if len(self._millis) > 4096:  # each seat's reserve left: bounded all the same
+            self._millis.clear()
+        return value
 
     def _legal_view(self, action: Action) -> Any:
         known = self._legal_views.get(id(action))
