@@ -6,16 +6,20 @@
 bot gets the SDK's views built straight from the engine's values of the loop's
 ``Decision`` (``arena.match.direct_views``: equal to what its gRPC server would
 build from the message), and its action is checked by the same code as a gRPC
-reply. Notifications are handed over as messages, in memory (once a hand).
+reply. Notifications are handed over as messages, in memory (once a hand; not at
+all to a hook the bot leaves as the SDK's, which does nothing).
 
 The rules kept from the gRPC path, so that both give the same verdicts:
 
-* the bot's methods run on one worker thread of their own (bots need not be
-  thread-safe), and the match waits for an answer as it waits for a gRPC reply: up
-  to the cut-off by the wall clock, or while a fair clock's window has time left,
-  so a bot sleeping past its deadline or never returning is a TIMEOUT at the same
-  moment, and the series goes on without it (the thread stays busy until the bot
-  returns, as a gRPC server's thread did);
+* ``decide`` is timed as a gRPC call is: up to the cut-off by the wall clock, or
+  while a fair clock's window has time left, so a bot sleeping past its deadline
+  or never returning is a TIMEOUT at the same moment, and the series goes on
+  without it. Inside a match (``play_match`` watches the connection's
+  ``call_guard``) the bot is called on the match's own thread and the supervisor
+  cuts it off (``arena.match.inline_calls``); otherwise, and for the handshake and
+  the notifications, the call is handed to the bot's one worker thread and waited
+  for (bots need not be thread-safe: one call at a time either way). A stuck bot's
+  thread stays busy until the bot returns, as a gRPC server's thread did;
 * an exception in ``decide`` (or a non-``Action`` answer) is a CRASH with the
   message a gRPC call would carry, its traceback printed to stderr as the SDK does;
 * an answer not in the legal list is ILLEGAL_ACTION, a malformed one MALFORMED, one

@@ -27,8 +27,7 @@ import ctypes
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Final, TypeVar
+from typing import Final, NamedTuple, TypeVar
 
 from arena.core.faults import BotFault, FaultKind
 from arena.match.fair_clock import Window
@@ -50,8 +49,9 @@ class Abandoned(BaseException):
     """Ends a match thread whose call was abandoned (the match was ended for it)."""
 
 
-@dataclass
-class _Call:
+class _Call(NamedTuple):
+    """A call in progress (a tuple: made at every decision, and set in one store)."""
+
     what: str
     timeout: float
     window: Window | None
