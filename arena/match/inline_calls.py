@@ -35,9 +35,9 @@ from arena.match.fair_clock import Window
 T = TypeVar("T")
 
 IDLE_CHECK_S: Final = 1.0
-"""How long the supervisor sleeps when no call is in progress: calls last at least
-as long as their deadline, so one that starts meanwhile is seen before its cut-off
-as long as this is at most the decision deadline (``supervise`` is given it)."""
+"""The longest the supervisor sleeps: a call's cut-off is at least the decision
+deadline after it starts, so one that starts meanwhile is seen before its cut-off
+as long as this is at most that deadline (``play_match`` passes the smaller)."""
 
 
 class CutOff(BaseException):
@@ -158,7 +158,7 @@ def supervise(run: Callable[[], T], guards: tuple[CallGuard, ...],
         guard.watched = True
     try:
         threading.Thread(target=body, name=name, daemon=True).start()
-        while not done.wait(_next_check(guards, idle_check_s)):
+        while not done.wait(next_check(guards, idle_check_s)):
             for index, guard in enumerate(guards):
                 verdict = guard.abandon_if_over()
                 if verdict is not None:
@@ -171,9 +171,13 @@ def supervise(run: Callable[[], T], guards: tuple[CallGuard, ...],
     return result[0]
 
 
-def _next_check(guards: tuple[CallGuard, ...], idle_check_s: float) -> float:
+def next_check(guards: tuple[CallGuard, ...], idle_check_s: float) -> float:
+    """How long the supervisor may sleep: until the call in progress may reach its
+    cut-off, and never more than ``idle_check_s`` (the shortest cut-off there can
+    be): the next call, perhaps the other seat's with less reserve, is seen before
+    its own cut-off."""
     for guard in guards:
         remaining = guard.remaining()
         if remaining is not None:
-            return max(remaining, 0.0) + 0.0005
+            return min(max(remaining, 0.0) + 0.0005, idle_check_s)
     return idle_check_s

@@ -267,3 +267,22 @@ def test_a_hook_left_as_the_sdks_is_answered_and_an_own_hook_is_called() -> None
         finally:
             connection.close()
     assert len(ended) == 1 and isinstance(ended[0], hs.HandResult)
+
+
+def test_the_supervisor_never_sleeps_past_the_shortest_cut_off() -> None:
+    """While one seat's call has 30 s left, the other seat's next call may have 1 s:
+    the supervisor wakes within the idle bound, not at the first call's cut-off."""
+    from arena.match.inline_calls import next_check
+
+    clock = FakeClock()
+    long_call, idle = CallGuard(clock), CallGuard(clock)
+    seen: list[float] = []
+
+    def answer() -> None:
+        clock.now += 1.0
+        seen.append(next_check((long_call, idle), 0.5))
+        seen.append(next_check((long_call, idle), 60.0))
+
+    long_call.call("Decide", answer, 31.0, None)
+    assert seen == [0.5, pytest.approx(30.0005)]
+    assert next_check((long_call, idle), 0.5) == 0.5  # no call in progress
