@@ -111,9 +111,9 @@ class Window:
         if self._tallies is None:
             self._tallies = (_Tally(self._sources[0], self._starts[0]),
                              _Tally(self._sources[1], self._starts[1]))
-        bot, arena = self._tallies
-        cpu, waited, measured = bot.since_start()
-        _, arena_late, _ = arena.since_start()
+        bot_tally, arena_tally = self._tallies
+        cpu, waited, measured = bot_tally.since_start()
+        _, arena_late, _ = arena_tally.since_start()
         starved = min(waited, max(0.0, wall - cpu))
         return Usage(wall, cpu, starved, min(arena_late, wall), measured)
 
