@@ -163,6 +163,10 @@ def supervise(run: Callable[[], T], guards: tuple[CallGuard, ...],
                 verdict = guard.abandon_if_over()
                 if verdict is not None:
                     return on_stuck(index, verdict)
+    except BaseException:  # e.g. Ctrl-C here: the match thread stops at its next answer
+        for guard in guards:
+            guard.abandoned = True
+        raise
     finally:
         for guard in guards:
             guard.watched = False
