@@ -159,6 +159,10 @@ class Hand:
         """The cards ``seat`` holds now, sorted (suit, then rank). Not for bots."""
         return mask_to_cards(self._masks[seat])
 
+    def masks(self, seat: int) -> tuple[int, int]:
+        """``cards(seat)`` and ``known_cards(seat)`` as masks (bit = card index). Not for bots."""
+        return self._masks[seat], self._known[seat]
+
     def known_cards(self, seat: int) -> list[Card]:
         """The cards ``seat`` is known to hold: taken from the pile, not discarded since."""
         return mask_to_cards(self._known[seat])

@@ -2,10 +2,11 @@
 
 The loop hands a ``Decision`` to the seat's connection: ``BotClient`` sends its
 ``DecideRequest`` (``message()``, built on first use by
-``protocol.decide_request``); a bot called directly in the arena's process is
-given views built from the engine's own values (``arena.match.direct_views``),
-with no message built at all. Reading a field the message has
-(``hand_number``, ``reserve_ms``, ``observation``...) reads the message's.
+``protocol.decide_request`` from the engine's ``Observation``, ``view``, also
+built on first use); a bot called directly in the arena's process is given views
+built from the series' own values (``arena.match.direct_views``), with neither
+built at all. Reading a field the message has (``reserve_ms``, ``observation``...)
+reads the message's.
 """
 
 from __future__ import annotations
@@ -17,16 +18,20 @@ from hollywood.bot.v1 import bot_pb2
 from arena.match import protocol
 from engine.actions import Action
 from engine.observation import Observation
+from engine.series import Series
 
 
 class Decision:
-    """The engine's view for the deciding seat, its legal actions, the series' rule
-    profile (as sent to bots) and the numbers and times of the request."""
+    """The deciding seat of a series as it stands (not to be changed until the
+    decision is answered), its legal actions, the series' rule profile (as sent to
+    bots) and the numbers and times of the request."""
 
-    def __init__(self, view: Observation, legal_actions: Sequence[Action],
+    def __init__(self, series: Series, seat: int, legal_actions: Sequence[Action],
                  profile: bot_pb2.RuleProfile, *, series_id: str, decision_number: int,
                  deadline_s: float, reserve_s: float) -> None:
-        self.view = view
+        self.series = series
+        self.seat = seat
+        self._view: Observation | None = None
         self.legal = legal_actions
         self.profile = profile
         self.series_id = series_id
@@ -45,8 +50,15 @@ class Decision:
         return self._message
 
     @property
+    def view(self) -> Observation:
+        """The engine's observation for the deciding seat (built once)."""
+        if self._view is None:
+            self._view = self.series.observation(self.seat)
+        return self._view
+
+    @property
     def hand_number(self) -> int:
-        return self.view.hand_number
+        return self.series.hand_number
 
     @property
     def deadline_ms(self) -> int:

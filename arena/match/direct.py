@@ -6,16 +6,20 @@
 bot gets the SDK's views built straight from the engine's values of the loop's
 ``Decision`` (``arena.match.direct_views``: equal to what its gRPC server would
 build from the message), and its action is checked by the same code as a gRPC
-reply. Notifications are handed over as messages, in memory (once a hand).
+reply. Notifications are handed over as messages, in memory (once a hand; not at
+all to a hook the bot leaves as the SDK's, which does nothing).
 
 The rules kept from the gRPC path, so that both give the same verdicts:
 
-* the bot's methods run on one worker thread of their own (bots need not be
-  thread-safe), and the match waits for an answer as it waits for a gRPC reply: up
-  to the cut-off by the wall clock, or while a fair clock's window has time left,
-  so a bot sleeping past its deadline or never returning is a TIMEOUT at the same
-  moment, and the series goes on without it (the thread stays busy until the bot
-  returns, as a gRPC server's thread did);
+* ``decide`` is timed as a gRPC call is: up to the cut-off by the wall clock, or
+  while a fair clock's window has time left, so a bot sleeping past its deadline
+  or never returning is a TIMEOUT at the same moment, and the series goes on
+  without it. Inside a match (``play_match`` watches the connection's
+  ``call_guard``) the bot is called on the match's own thread and the supervisor
+  cuts it off (``arena.match.inline_calls``); otherwise, and for the handshake and
+  the notifications, the call is handed to the bot's one worker thread and waited
+  for (bots need not be thread-safe: one call at a time either way). A stuck bot's
+  thread stays busy until the bot returns, as a gRPC server's thread did;
 * an exception in ``decide`` (or a non-``Action`` answer) is a CRASH with the
   message a gRPC call would carry, its traceback printed to stderr as the SDK does;
 * an answer not in the legal list is ILLEGAL_ACTION, a malformed one MALFORMED, one
@@ -44,6 +48,7 @@ from arena.match.botclient import MAX_REPLY_BYTES, BotInfo
 from arena.match.decision import Decision
 from arena.match.direct_views import ViewBuilder
 from arena.match.fair_clock import Window
+from arena.match.inline_calls import CallGuard, CutOff
 from arena.sandbox.base import InProcessTarget
 from engine.actions import Action
 
@@ -85,6 +90,7 @@ class DirectConnection:
     """The match's connection to a bot object in the arena (see the module)."""
 
     def __init__(self, target: InProcessTarget) -> None:
+        import hollywood_sdk
         import hollywood_sdk.server
         import hollywood_sdk.views
 
@@ -96,6 +102,15 @@ class DirectConnection:
         self.target = f"in-process:{target.name}@{target.version}"
         self._worker = _Worker(f"bot-{target.name}")
         self._abandoned: queue.SimpleQueue[_Reply] | None = None
+        # A hook the bot leaves as the SDK's does nothing: it is not called (saves the
+        # view and the hand-off to the worker thread at every hand's end).
+        base = hollywood_sdk.Bot
+        self._hooks = {hook for hook in ("on_hand_end", "on_series_end")
+                       if getattr(type(self._bot), hook, None) is not getattr(base, hook)
+                       or hook in getattr(self._bot, "__dict__", {})}
+        self.call_guard = CallGuard()
+        """Watched by the match loop's supervisor: then ``decide`` calls the bot on
+        the match's own thread (``arena.match.inline_calls``)."""
 
     def handshake(self, timeout: float, *, series_id: str = "",
                   series_number: int = 1) -> BotInfo:
@@ -131,8 +146,13 @@ class DirectConnection:
         window: Window | None = None,
     ) -> Action:
         """As ``BotClient.decide``: the bot's action from ``legal_actions``."""
-        answered, value = self._wait("Decide", self._worker.submit(
-            lambda: self._decide_in_worker(request)), timeout, window)
+        guard = self.call_guard
+        if guard.watched:
+            answered, value = guard.call("Decide", lambda: self._answer(request),
+                                         timeout, window)
+        else:
+            answered, value = self._wait("Decide", self._worker.submit(
+                lambda: self._decide_in_worker(request)), timeout, window)
         if not answered:
             if isinstance(value, BotFault):
                 raise value
@@ -148,6 +168,15 @@ class DirectConnection:
                 f"(Received message larger than max ({reply.ByteSize()} vs. "
                 f"{MAX_REPLY_BYTES}))")
         return protocol.action_from_reply(reply, legal_actions)
+
+    def _answer(self, request: Decision | bot_pb2.DecideRequest) -> _Reply:
+        """The bot's answer, called on this thread, as the worker would give it."""
+        try:
+            return True, self._decide_in_worker(request)
+        except CutOff:
+            raise
+        except BaseException as error:  # a bot's SystemExit is its crash, as in the worker
+            return False, error
 
     def _decide_in_worker(
         self, request: Decision | bot_pb2.DecideRequest
@@ -202,6 +231,8 @@ class DirectConnection:
             log.warning("bot %s: %s notification skipped (ignored): still busy with a "
                         "call it did not answer in time", self.target, method)
             return False
+        if hook not in self._hooks:
+            return True
 
         def call() -> None:
             try:
@@ -222,7 +253,7 @@ class DirectConnection:
         """Whether the worker is still in a call the match stopped waiting for."""
         if self._abandoned is not None and not self._abandoned.empty():
             self._abandoned = None
-        return self._abandoned is not None
+        return self._abandoned is not None or self.call_guard.abandoned
 
     def _wait(self, method: str, replies: queue.SimpleQueue[_Reply], timeout: float,
               window: Window | None) -> _Reply:

@@ -3,83 +3,190 @@
 A bot called directly (``arena.match.direct``) is given the same
 ``hollywood_sdk.Observation`` its gRPC server would build from the
 ``DecideRequest`` (``Observation.from_proto``), field for field, without the
-message being built and parsed. Only the seat's own view is read (the engine's
-``Observation`` already holds nothing hidden: docs/rules.md#hidden-information).
+message, or the engine's ``Observation`` it is made from, being built and parsed:
+straight from the series' current hand and sheet, reading only what the engine's
+``observe`` reads for the seat (docs/rules.md#hidden-information).
 ``tests/arena/match/test_inprocess_direct.py`` checks that both paths give equal views.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import itertools
+import operator
+from collections.abc import Callable
+from typing import Any, Final
 
 from hollywood.bot.v1 import bot_pb2
 
+from arena.match import protocol
 from arena.match.decision import Decision
 from engine.actions import Action
 from engine.cards import ALL_CARDS
+from engine.phase import Phase
+from engine.scoresheet import ScoreSheet
+
+_index = operator.attrgetter("index")
+_NONES: Final = itertools.repeat(None)
+
+
+_OBSERVATION_FIELDS: Final = (
+    "series_id", "hand_number", "decision_number", "seat", "dealer", "phase", "hand",
+    "discard_pile", "stock_size", "opponent_hand_size", "opponent_known_cards",
+    "taken_discard", "sheet", "legal_actions", "profile", "deadline_ms", "reserve_ms")
+"""The fields of ``hollywood_sdk.Observation``, in order, as ``ViewBuilder`` fills them."""
+
+
+def _maker(view_class: type) -> Callable[[dict[str, Any]], Any]:
+    """Makes an ``Observation`` from its fields. A frozen dataclass's ``__init__``
+    sets each field with ``object.__setattr__`` (~10 us for an ``Observation``'s 17,
+    more than the engine's work for a decision); filling the instance's ``__dict__``
+    at once gives an equal object of the same class. Only while the class is the
+    plain frozen dataclass of exactly those fields (no ``__post_init__``, no slots),
+    else its constructor."""
+    fields = tuple(getattr(view_class, "__dataclass_fields__", ()))
+    if (fields != _OBSERVATION_FIELDS or hasattr(view_class, "__post_init__")
+            or "__slots__" in view_class.__dict__):
+        return lambda values: view_class(**values)
+    new, set_attribute = object.__new__, object.__setattr__
+
+    def make(values: dict[str, Any]) -> Any:
+        made: Any = new(view_class)
+        set_attribute(made, "__dict__", values)
+        return made
+
+    return make
+
+
+def _sdk_cards(parse: Callable[[str], Any]) -> tuple[tuple[Any, ...], _Rows]:
+    """The SDK's card of each card index, and the SDK cards of every row of 7 bits
+    (8 of them: ranks A-7 and 8-K of each suit; a mask's cards are eight lookups),
+    made once per process. Not one row per 13-bit suit mask as ``engine.cards``
+    has: 32,768 more tuples for the collector to walk at every full collection
+    cost more than the four lookups saved."""
+    global _SDK_CARDS
+    if _SDK_CARDS is None:
+        cards = tuple(parse(str(card)) for card in ALL_CARDS)
+        tables = []
+        for start in range(0, 52, 13):
+            for low, high in ((start, start + 7), (start + 7, start + 13)):
+                rows: list[tuple[Any, ...]] = [()]
+                for card in cards[low:high]:
+                    rows += [(*row, card) for row in rows]
+                tables.append(tuple(rows))
+        _SDK_CARDS = cards, tuple(tables)
+    return _SDK_CARDS
+
+
+_Rows = tuple[tuple[tuple[Any, ...], ...], ...]
+_SDK_CARDS: tuple[tuple[Any, ...], _Rows] | None = None
 
 
 class ViewBuilder:
-    """Builds one series' SDK views (the profile's view is made once per profile)."""
+    """Builds one connection's SDK views. Everything that recurs is made once: the
+    profile's view (per profile), the sheet's (per hand: it changes only when a
+    hand ends), each legal action's (engine actions without melds are shared
+    objects, so they are looked up by identity: an engine ``Action``'s or
+    ``Card``'s hash is a Python call)."""
 
     def __init__(self) -> None:
         import hollywood_sdk.cards
         import hollywood_sdk.views
 
         self._views: Any = hollywood_sdk.views
-        # By card index, not by Card: a Card's hash is a Python call, and a decision
-        # looks up two dozen cards.
-        self._cards: tuple[Any, ...] = tuple(
-            hollywood_sdk.cards.Card.parse(str(card)) for card in ALL_CARDS)
-        self._phases = {phase.value: phase for phase in self._views.Phase}
+        self._new_observation = _maker(hollywood_sdk.views.Observation)
+        # By card index, not by Card (see the class).
+        self._cards, self._rows = _sdk_cards(hollywood_sdk.cards.Card.parse)
+        self._card_at = self._cards.__getitem__
+        self._millis: dict[float, int] = {}
+        sdk_phases = {phase.value: phase for phase in self._views.Phase}
+        self._phases = {id(phase): sdk_phases[phase.value] for phase in Phase
+                        if phase.value in sdk_phases}  # no decision is made once a hand is over
         self._kinds = {kind.value: kind for kind in self._views.ActionKind}
         self._profile_of: tuple[bot_pb2.RuleProfile | None, Any] = (None, None)
-        self._actions: dict[tuple[str, int], Any] = {}
+        self._legal_views: dict[int, Any] = {}
+        """id of an engine action without melds -> its view; the action is kept alive
+        (in ``_kept``), so its id is never another object's."""
+        self._kept: list[Action] = []
+        self._sheet_of: tuple[object, int, Any] = (None, 0, None)
 
     def observation(self, decision: Decision) -> Any:
-        """The ``hollywood_sdk.Observation`` of ``decision``."""
-        views, cards, view = self._views, self._cards, decision.view
-        winners = view.game_winners
-        return views.Observation(
-            series_id=decision.series_id,
-            hand_number=view.hand_number,
-            decision_number=decision.decision_number,
-            seat=view.seat,
-            dealer=view.dealer,
-            phase=self._phases[view.phase.value],
-            hand=tuple(cards[card.index] for card in view.hand),
-            discard_pile=tuple(cards[card.index] for card in view.discard_pile),
-            stock_size=view.stock_size,
-            opponent_hand_size=view.opponent_hand_size,
-            opponent_known_cards=tuple(cards[card.index] for card in view.opponent_known_cards),
-            taken_discard=cards[view.taken_card.index] if view.taken_card is not None else None,
-            sheet=views.Sheet(
-                scores=(tuple(view.scores[0]), tuple(view.scores[1])),
-                hands_won=tuple(view.hands_won),
-                game_finished=tuple(winner is not None for winner in winners),
-                game_winner=tuple(winners),
-            ),
-            legal_actions=tuple(self.action(action) for action in decision.legal),
-            profile=self._profile(decision.profile),
-            deadline_ms=decision.deadline_ms,
-            reserve_ms=decision.reserve_ms,
-        )
+        """The ``hollywood_sdk.Observation`` of ``decision``: the deciding seat's own
+        view of the series (docs/rules.md#hidden-information: its own cards, the
+        public ones, what it knows of the opponent's)."""
+        series, seat = decision.series, decision.seat
+        hand = series.hand
+        held, _ = hand.masks(seat)
+        opponent_held, opponent_known = hand.masks(1 - seat)
+        taken = hand.taken_card if hand.current_player == seat else None
+        legal = tuple(map(self._legal_views.get, map(id, decision.legal)))
+        if any(map(operator.is_, legal, _NONES)):  # not `None in`: that calls each __eq__
+            legal = tuple(map(self._legal_view, decision.legal))
+        millis = self._millis
+        return self._new_observation({
+            "series_id": decision.series_id,
+            "hand_number": hand.hand_number,
+            "decision_number": decision.decision_number,
+            "seat": seat,
+            "dealer": hand.dealer,
+            "phase": self._phases[id(hand.phase)],
+            "hand": self._cards_of(held),
+            "discard_pile": tuple(map(self._card_at, map(_index, hand.discard_pile))),
+            "stock_size": hand.stock_size,
+            "opponent_hand_size": opponent_held.bit_count(),
+            "opponent_known_cards": self._cards_of(opponent_known),
+            "taken_discard": self._cards[taken.index] if taken is not None else None,
+            "sheet": self._sheet(series.sheet, hand.hand_number),
+            "legal_actions": legal,
+            "profile": self._profile(decision.profile),
+            "deadline_ms": millis.get(decision.deadline_s) or self._to_millis(decision.deadline_s),
+            "reserve_ms": millis.get(decision.reserve_s) or self._to_millis(decision.reserve_s),
+        })
 
-    def action(self, action: Action) -> Any:
-        """The ``hollywood_sdk.Action`` of an engine action (made once per action
-        without melds: views are frozen, and legal actions recur at every turn)."""
-        card = action.card
-        key = (action.kind, -1 if card is None else card.index)
-        known = self._actions.get(key) if not action.melds else None
+    def _cards_of(self, mask: int) -> tuple[Any, ...]:
+        """The SDK cards of a mask, in index order (as ``engine.cards.mask_to_cards``)."""
+        c1, c2, d1, d2, h1, h2, s1, s2 = self._rows
+        return (c1[mask & 127] + c2[(mask >> 7) & 63] + d1[(mask >> 13) & 127]
+                + d2[(mask >> 20) & 63] + h1[(mask >> 26) & 127] + h2[(mask >> 33) & 63]
+                + s1[(mask >> 39) & 127] + s2[mask >> 46])
+
+    def _to_millis(self, seconds: float) -> int:
+        """``protocol.millis``, remembered (a series asks the same few values)."""
+        value = self._millis[seconds] = protocol.millis(seconds)
+        if len(self._millis) > 4096:  # each seat's reserve left: bounded all the same
+            self._millis.clear()
+        return value
+
+    def _legal_view(self, action: Action) -> Any:
+        known = self._legal_views.get(id(action))
         if known is not None:
             return known
-        cards = self._cards
-        view = self._views.Action(
+        view = self.action(action)
+        if not action.melds:
+            self._kept.append(action)
+            self._legal_views[id(action)] = view
+        return view
+
+    def action(self, action: Action) -> Any:
+        """The ``hollywood_sdk.Action`` of an engine action."""
+        card, cards = action.card, self._cards
+        return self._views.Action(
             self._kinds[action.kind.value],
             cards[card.index] if card is not None else None,
             tuple(tuple(cards[melded.index] for melded in meld) for meld in action.melds or ()))
-        if not action.melds:
-            self._actions[key] = view
+
+    def _sheet(self, sheet: ScoreSheet, hand_number: int) -> Any:
+        """The sheet's view (made once per hand: only a hand's end changes it)."""
+        known, number, view = self._sheet_of
+        if known is sheet and number == hand_number:
+            return view
+        winners = tuple(sheet.game_winner(game) for game in range(3))
+        view = self._views.Sheet(
+            scores=(sheet.scores(0), sheet.scores(1)),
+            hands_won=(sheet.hands_won(0), sheet.hands_won(1)),
+            game_finished=tuple(winner is not None for winner in winners),
+            game_winner=winners,
+        )
+        self._sheet_of = (sheet, hand_number, view)
         return view
 
     def _profile(self, message: bot_pb2.RuleProfile) -> Any:

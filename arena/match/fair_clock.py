@@ -73,10 +73,10 @@ class _Tally:
     """Differences of one source since a window began; a task that vanished keeps
     its last reading."""
 
-    def __init__(self, source: SchedSource) -> None:
+    def __init__(self, source: SchedSource, start: Mapping[int, TaskTimes]) -> None:
         self._source = source
-        self._start = dict(source())
-        self._last = dict(self._start)
+        self._start = start
+        self._last = dict(start)
 
     def since_start(self) -> tuple[float, float, bool]:
         self._last.update(self._source())
@@ -97,16 +97,23 @@ class Window:
         self.cap_s = max(limit_s * cap_factor, limit_s + MIN_CAP_EXTRA_S)
         self._clock = clock
         self._begun = clock()
-        self._bot = _Tally(bot)
-        self._arena = _Tally(arena)
+        # Made at every decision, and most are never asked how they were used: the
+        # readings are kept as read, and tallied only when asked.
+        self._sources = (bot, arena)
+        self._starts = (bot(), arena())
+        self._tallies: tuple[_Tally, _Tally] | None = None
 
     def wall_s(self) -> float:
         return self._clock() - self._begun
 
     def usage(self) -> Usage:
         wall = self.wall_s()
-        cpu, waited, measured = self._bot.since_start()
-        _, arena_late, _ = self._arena.since_start()
+        if self._tallies is None:
+            self._tallies = (_Tally(self._sources[0], self._starts[0]),
+                             _Tally(self._sources[1], self._starts[1]))
+        bot_tally, arena_tally = self._tallies
+        cpu, waited, measured = bot_tally.since_start()
+        _, arena_late, _ = arena_tally.since_start()
         starved = min(waited, max(0.0, wall - cpu))
         return Usage(wall, cpu, starved, min(arena_late, wall), measured)
 

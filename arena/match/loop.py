@@ -39,7 +39,9 @@ from arena.core.series import SeriesOutcome, outcome_of
 from arena.match import protocol
 from arena.match.connection import BotConnection
 from arena.match.decision import Decision
-from arena.match.fair_clock import Meter
+from arena.match.fair_clock import Meter, Window
+from arena.match.inline_calls import IDLE_CHECK_S, supervise
+from engine.actions import Action
 from engine.series import Series
 
 log = logging.getLogger(__name__)
@@ -74,77 +76,149 @@ def play_match(
     returned by ``series.apply``) and, on a forfeit, a ``{"type": "fault", ...}`` event.
     ``clock`` measures think time and so drives deadlines and reserves; tests pass a
     fake one to make timing exact.
+
+    When a seat's bot is called on the match's own thread (its connection has a
+    ``call_guard``: ``arena.match.inline_calls``), the loop runs on a thread of its
+    own, watched from this one, which ends the match at the cut-off of a call that
+    does not return.
     """
-    started = clock()
-    profile = protocol.profile_to_proto(series.profile, series.max_hands)
-    reserve = [limits.reserve_s, limits.reserve_s]
-    think = [0.0, 0.0]
-    decisions = 0
-    hands_played = 0
+    match = _Match(clients, series, limits, on_event, series_id, clock, meters)
+    guards = tuple(guard for client in clients
+                   if (guard := getattr(client, "call_guard", None)) is not None)
+    if not guards:
+        return match.run()
+    seats = [seat for seat, client in enumerate(clients)
+             if getattr(client, "call_guard", None) is not None]
+    return supervise(match.run, guards, lambda index, verdict: match.stuck(seats[index], verdict),
+                     idle_check_s=min(limits.decision_s, IDLE_CHECK_S), name=f"match-{series_id}")
 
-    def finish(winner: int | None, fault: BotFault | None) -> PlayedMatch:
-        outcome = outcome_of(series_id, series, winner, fault, (think[0], think[1]),
-                             clock() - started)
-        return PlayedMatch(outcome, decisions, (max(0.0, reserve[0]), max(0.0, reserve[1])))
 
-    while series.current_player is not None:
-        seat = series.current_player
+@dataclass
+class _Pending:
+    """The decision being asked (what a call abandoned at its cut-off is charged)."""
+
+    seat: int
+    hand_number: int
+    begun: float
+    window: Window | None
+
+
+class _Match:
+    """One series being played; the loop's state, shared with the supervisor that
+    ends it for a call that never returns (``stuck``)."""
+
+    def __init__(self, clients: tuple[BotConnection, BotConnection], series: Series,
+                 limits: TimeLimits, on_event: EventSink | None, series_id: str,
+                 clock: Callable[[], float], meters: tuple[Meter, Meter] | None) -> None:
+        self.clients, self.series, self.limits = clients, series, limits
+        self.on_event, self.series_id, self.clock, self.meters = (
+            on_event, series_id, clock, meters)
+        self.started = clock()
+        self.profile = protocol.profile_to_proto(series.profile, series.max_hands)
+        self.reserve = [limits.reserve_s, limits.reserve_s]
+        self.think = [0.0, 0.0]
+        self.decisions = 0
+        self.hands_played = 0
+        self.pending: _Pending | None = None
+
+    def finish(self, winner: int | None, fault: BotFault | None) -> PlayedMatch:
+        think, reserve = self.think, self.reserve
+        outcome = outcome_of(self.series_id, self.series, winner, fault, (think[0], think[1]),
+                             self.clock() - self.started)
+        return PlayedMatch(outcome, self.decisions,
+                           (max(0.0, reserve[0]), max(0.0, reserve[1])))
+
+    def run(self) -> PlayedMatch:
+        series, limits, clients = self.series, self.limits, self.clients
+        while (seat := series.current_player) is not None:
+            try:
+                action = self._decide(seat)
+                try:
+                    events = series.apply(action)
+                except ValueError as error:  # IllegalActionError, or invalid declared melds
+                    raise BotFault(FaultKind.ILLEGAL_ACTION, f"'{action}' rejected: {error}",
+                                   rejected_action=action.to_dict()) from None
+            except BotFault as fault:
+                return self.forfeit(fault)
+            for event in events:
+                if self.on_event is not None:
+                    self.on_event(event)
+                if event.get("type") == "hand_end":
+                    self.hands_played += 1
+                    result = series.hands[event["hand"] - 1].result
+                    assert result is not None
+                    for client_seat, client in enumerate(clients):
+                        client.hand_ended(
+                            protocol.hand_ended_request(result, client_seat, self.series_id,
+                                                        series.sheet),
+                            timeout=limits.decision_s,
+                        )
+        _notify_series_end(clients, series, self.series_id, limits, self.hands_played, None)
+        return self.finish(series.result.winner if series.result is not None else None, None)
+
+    def _decide(self, seat: int) -> Action:
+        series, limits = self.series, self.limits
         legal = series.legal_actions()
-        decisions += 1
-        hand_number = series.hand_number
+        self.decisions += 1
         request = Decision(
-            series.observation(seat), legal, profile,
-            series_id=series_id,
-            decision_number=decisions,
+            series, seat, legal, self.profile,
+            series_id=self.series_id,
+            decision_number=self.decisions,
             deadline_s=limits.decision_s,
-            reserve_s=reserve[seat],
+            reserve_s=self.reserve[seat],
         )
-        cutoff = limits.decision_s + reserve[seat]
-        begun = clock()
-        window = None if meters is None else meters[seat].window(cutoff)
+        cutoff = limits.decision_s + self.reserve[seat]
+        begun = self.clock()
+        window = None if self.meters is None else self.meters[seat].window(cutoff)
+        self.pending = pending = _Pending(seat, series.hand_number, begun, window)
+        client = self.clients[seat]
         try:
-            try:
-                if window is None:
-                    action = clients[seat].decide(request, legal, timeout=cutoff)
-                else:
-                    action = clients[seat].decide(request, legal, timeout=cutoff,
-                                                  window=window)
-            finally:
-                # Past the deadline the reserve pays: then only the bot's own time.
-                elapsed = (clock() - begun if window is None
-                           else window.charged_s(exact_above=limits.decision_s))
-                think[seat] += elapsed
-                reserve[seat] -= max(0.0, elapsed - limits.decision_s)
-            if reserve[seat] < 0:  # answered, but after the cut-off (scheduling jitter)
-                figures = "" if window is None else f" ({window.usage().figures()})"
-                raise BotFault(FaultKind.TIMEOUT, f"answered after {elapsed:.3f} s; "
-                               f"{cutoff:.3f} s allowed (deadline + reserve left)"
-                               f"{figures}")
-            try:
-                events = series.apply(action)
-            except ValueError as error:  # IllegalActionError, or invalid declared melds
-                raise BotFault(FaultKind.ILLEGAL_ACTION, f"'{action}' rejected: {error}",
-                               rejected_action=action.to_dict()) from None
-        except BotFault as fault:
-            fault.seat, fault.hand_number, fault.decision_number = seat, hand_number, decisions
-            if on_event is not None:
-                on_event({"type": "fault", **fault.to_dict()})
-            _notify_series_end(clients, series, series_id, limits, hands_played, fault)
-            return finish(1 - seat, fault)
-        for event in events:
-            if on_event is not None:
-                on_event(event)
-            if event.get("type") == "hand_end":
-                hands_played += 1
-                result = series.hands[event["hand"] - 1].result
-                assert result is not None
-                for client_seat, client in enumerate(clients):
-                    client.hand_ended(
-                        protocol.hand_ended_request(result, client_seat, series_id, series.sheet),
-                        timeout=limits.decision_s,
-                    )
-    _notify_series_end(clients, series, series_id, limits, hands_played, None)
-    return finish(series.result.winner if series.result is not None else None, None)
+            if window is None:
+                action = client.decide(request, legal, timeout=cutoff)
+            else:
+                action = client.decide(request, legal, timeout=cutoff, window=window)
+        except BotFault:
+            self._charge(pending)
+            raise
+        elapsed = self._charge(pending)
+        if self.reserve[seat] < 0:  # answered, but after the cut-off (scheduling jitter)
+            figures = "" if window is None else f" ({window.usage().figures()})"
+            raise BotFault(FaultKind.TIMEOUT, f"answered after {elapsed:.3f} s; "
+                           f"{cutoff:.3f} s allowed (deadline + reserve left)"
+                           f"{figures}")
+        return action
+
+    def _charge(self, pending: _Pending) -> float:
+        """Past the deadline the reserve pays: then only the bot's own time."""
+        window, seat = pending.window, pending.seat
+        elapsed = (self.clock() - pending.begun if window is None
+                   else window.charged_s(exact_above=self.limits.decision_s))
+        self.think[seat] += elapsed
+        self.reserve[seat] -= max(0.0, elapsed - self.limits.decision_s)
+        return elapsed
+
+    def forfeit(self, fault: BotFault) -> PlayedMatch:
+        """End the series on ``fault`` of the pending decision's seat."""
+        pending = self.pending
+        assert pending is not None
+        seat = pending.seat
+        fault.seat, fault.hand_number, fault.decision_number = (
+            seat, pending.hand_number, self.decisions)
+        if self.on_event is not None:
+            self.on_event({"type": "fault", **fault.to_dict()})
+        _notify_series_end(self.clients, self.series, self.series_id, self.limits,
+                           self.hands_played, fault)
+        return self.finish(1 - seat, fault)
+
+    def stuck(self, seat: int, verdict: Exception) -> PlayedMatch:
+        """End the match for the pending call of ``seat``, abandoned at its cut-off
+        (called by the supervisor; the match thread does nothing more)."""
+        pending = self.pending
+        assert pending is not None and pending.seat == seat
+        self._charge(pending)
+        if not isinstance(verdict, BotFault):
+            raise verdict  # the machine starved the bot: the series is void
+        return self.forfeit(verdict)
 
 
 def _notify_series_end(

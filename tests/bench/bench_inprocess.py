@@ -10,8 +10,10 @@
    sides interleaved series by series so that all see the same load; the ratio is
    printed beside the target.
 2. One decision's round trip to the random bot (if ``--round-trip``, default on):
-   called directly (``DirectConnection``, what the sandbox does now: the SDK's views
-   built from the engine's values), the same bot served over gRPC on a Unix socket
+   called directly (``DirectConnection`` as in a match: on the calling thread, the
+   SDK's views built from the series' values), handed to the bot's worker thread
+   (what a direct call outside a match does, and every decision did before the
+   inline calls), the same bot served over gRPC on a Unix socket
    in this process (what it did before; the request message is built once per
    decision of the cycle, so only its sending and the SDK's parsing are counted),
    and a bare echo bot called directly (the floor of the direct path), in CPU
@@ -126,7 +128,7 @@ def decision_request(index: int) -> tuple[Any, list[Any]]:
     assert seat is not None
     legal = series.legal_actions()
     request = Decision(
-        series.observation(seat), legal, protocol.profile_to_proto(PROFILE, MAX_HANDS),
+        series, seat, legal, protocol.profile_to_proto(PROFILE, MAX_HANDS),
         series_id="rt", decision_number=index + 1, deadline_s=1.0, reserve_s=30.0)
     return request, legal
 
@@ -144,28 +146,35 @@ def round_trips(calls: int) -> None:
     sandbox = registry.create("inprocess")
     running = sandbox.start(RANDOM)
     target = running.in_process_target  # type: ignore[attr-defined]
+    worker = DirectConnection(target)
     direct = DirectConnection(target)
     echo = DirectConnection(InProcessTarget(Echo(), "echo", "1.0.0", ""))
+    for inline in (direct, echo):  # as in a match: called on this thread (no supervisor
+        inline.call_guard.watched = True  # here: the random bot always answers)
     with tempfile.TemporaryDirectory() as work:
         socket = os.path.join(work, "bot.sock")
         server = start_server(target.bot, f"unix:{socket}",
                               identity_of(target.bot, RANDOM.folder))
         grpc_client = BotClient.connect(f"unix:{socket}", startup_timeout=10)
         try:
-            figures: dict[str, list[float]] = {"direct": [], "grpc": [], "echo": []}
+            figures: dict[str, list[float]] = {"direct": [], "worker": [], "grpc": [],
+                                               "echo": []}
             for _ in range(3):  # interleaved rounds
                 figures["direct"].append(cpu_per_call_us(direct, calls))
+                figures["worker"].append(cpu_per_call_us(worker, calls))
                 figures["grpc"].append(cpu_per_call_us(grpc_client, calls))
                 figures["echo"].append(cpu_per_call_us(echo, calls))
         finally:
             grpc_client.close()
             server.stop(grace=None).wait()
-            direct.close()
-            echo.close()
+            for connection in (direct, worker, echo):
+                connection.close()
     best = {name: min(values) for name, values in figures.items()}
     print(f"decision round trip, CPU per decision (best of 3 interleaved rounds of {calls}):")
     print(f"  random bot, direct       {best['direct']:7.1f} us  "
           f"({best['direct'] / best['echo']:.2f}x the direct echo)")
+    print(f"  random bot, worker       {best['worker']:7.1f} us  "
+          f"({best['worker'] / best['direct']:.1f}x the direct call)")
     print(f"  random bot, gRPC in proc {best['grpc']:7.1f} us  "
           f"({best['grpc'] / best['direct']:.1f}x the direct call)")
     print(f"  echo bot, direct         {best['echo']:7.1f} us")

@@ -90,6 +90,10 @@ def test_non_dealer_takes_upcard_then_dealer_has_a_normal_turn() -> None:
     assert len(hand.cards(1)) == 11
     assert hand.discard_pile == ()
     assert hand.known_cards(1) == [Card.parse("Qd")]
+    held, known = hand.masks(1)
+    assert known == 1 << 24  # Qd: diamonds (13 onwards), queen (12th rank, from ace at 0)
+    assert held.bit_count() == 11 and held & known == known
+    assert hand.masks(0)[1] == 0 and hand.masks(0)[0].bit_count() == 10
     hand.apply(action("discard Kc"))
     assert hand.phase.value == "draw"
     assert hand.current_player == 0
