@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = sorted((ROOT / "tests" / "bench").glob("bench_*.py"))
 LOAD = ("import os, runpy, sys; sys.path.insert(0, os.path.dirname(sys.argv[1])); "
         "runpy.run_path(sys.argv[1], run_name='loaded_by_a_test')")
-"""As ``python tests/bench/bench_x.py`` loads it (the script's folder first on the path)."""
+"""As Python loads a script it is given (the script's folder first on the path)."""
 
 pytestmark = pytest.mark.slow
 
