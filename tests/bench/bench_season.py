@@ -49,6 +49,7 @@ def standings_recompute_ms(bots: int = 20, log_bytes: int = 200_000) -> tuple[in
     from arena.season.formats import plan_season
     from arena.season.standings import compute_standings
     from arena.storage import Storage
+    from tests.helpers.arena_helpers import made_up_outcome
 
     with tempfile.TemporaryDirectory(prefix="bench-standings-") as scratch:
         storage = Storage(Path(scratch) / "a.db")
@@ -63,8 +64,11 @@ def standings_recompute_ms(bots: int = 20, log_bytes: int = 200_000) -> tuple[in
                                        plan=[entry.as_row() for entry in plan])
         filler = [{"type": "action", "pad": "x" * 100}] * (log_bytes // 120)
         for index, planned in enumerate(storage.planned_series(season.id)):
-            storage.store_result(planned, _Outcome(planned.id, (0, 1, None)[index % 3],
-                                                   filler), {})
+            outcome = made_up_outcome(
+                planned.id, (0, 1, None)[index % 3], games_won=(2, 1), hands_won=(5, 3),
+                points=(250, 120), game_scores=((100, 100, 50), (60, 40, 100)),
+                hands_played=8, log=filler)
+            storage.store_result(planned, outcome, {})
         timings = []
         for _ in range(5):
             begun = time.perf_counter()
@@ -72,17 +76,6 @@ def standings_recompute_ms(bots: int = 20, log_bytes: int = 200_000) -> tuple[in
             timings.append((time.perf_counter() - begun) * 1000)
         return len(plan), statistics.median(timings)
 
-
-class _Outcome:
-    """A stored-result stand-in with a large log."""
-
-    def __init__(self, series_id: str, winner: int | None, log: list[dict[str, str]]) -> None:
-        self.series_id, self.winner, self.log = series_id, winner, log
-        self.fault = None
-        self.games_won, self.hands_won, self.points = (2, 1), (5, 3), (250, 120)
-        self.game_scores = ((100, 100, 50), (60, 40, 100))
-        self.hands_played, self.capped = 8, False
-        self.think_seconds, self.wall_seconds = (0.1, 0.1), 1.0
 
 
 def main() -> int:
