@@ -224,7 +224,7 @@ class SeasonRunner:
                     self._fail(planned, error)
                     break
                 self.hub.publish(SeasonEvent("series_started", self.season_id,
-                                             series_id=planned.id, planned=planned))
+                                             series_id=planned.series_id, planned=planned))
                 in_flight[future] = planned
             if not in_flight:
                 return
@@ -248,7 +248,7 @@ class SeasonRunner:
             self._fail(planned, error)
             return None
         try:
-            if outcome.series_id != planned.id:
+            if outcome.series_id != planned.series_id:
                 raise RuntimeError(f"runner answered for series {outcome.series_id!r}")
             self.verify(outcome, seed=planned.seed, profile=self.profile,
                         max_hands=self.config.max_hands, swap_seats=planned.swap_seats)
@@ -271,13 +271,13 @@ class SeasonRunner:
                     log.exception("season %d: updating the live standings failed",
                                   self.season_id)
             self.hub.publish(SeasonEvent("series_finished", self.season_id,
-                                         series_id=planned.id,
+                                         series_id=planned.series_id,
                                          forfeit=outcome.fault is not None,
                                          planned=planned, result=stored))
         else:
             self._duplicates += 1
             log.warning("series %s already had a result; the new one was dropped "
-                        "(%d dropped in this run)", planned.id, self._duplicates)
+                        "(%d dropped in this run)", planned.series_id, self._duplicates)
         return None
 
     def _refuse(self, planned: PlannedSeries, outcome: SeriesOutcome,
@@ -291,11 +291,11 @@ class SeasonRunner:
             log.exception("season %d: counting a refused outcome failed", self.season_id)
         player = outcome.played_by or "this arena"
         log.error("season %d: the outcome of series %s played by %s was refused (%s); "
-                  "%d refused in this run", self.season_id, planned.id, player, mismatch,
+                  "%d refused in this run", self.season_id, planned.series_id, player, mismatch,
                   self._refused)
         if isinstance(self.executor, ExcludesPlayers) and outcome.played_by:
-            self.executor.exclude(outcome.played_by, planned.id)
-        plays = self._plays[planned.id] = self._plays.get(planned.id, 1) + 1
+            self.executor.exclude(outcome.played_by, planned.series_id)
+        plays = self._plays[planned.series_id] = self._plays.get(planned.series_id, 1) + 1
         if plays > MAX_PLAYS:
             self._fail(planned, RuntimeError(
                 f"{plays - 1} outcome(s) refused, the last played by {player}: {mismatch}"))
@@ -312,24 +312,24 @@ class SeasonRunner:
         """Store the void; the series stays pending (played again), or, voided too
         often in this run, the season pauses."""
         try:
-            record_void(self.storage, self.season_id, planned.id, overload.message)
+            record_void(self.storage, self.season_id, planned.series_id, overload.message)
         except Exception as error:
             self._fail(planned, error)
             return
-        tries = self._voids[planned.id] = self._voids.get(planned.id, 0) + 1
+        tries = self._voids[planned.series_id] = self._voids.get(planned.series_id, 0) + 1
         log.warning("season %d: series %s voided for arena overload (%d of %d): %s",
-                    self.season_id, planned.id, tries, MAX_VOID_TRIES, overload.message)
+                    self.season_id, planned.series_id, tries, MAX_VOID_TRIES, overload.message)
         if tries >= MAX_VOID_TRIES and not self._error:
             self._error = (
-                f"paused: series {planned.id} was voided {tries} times in a row because "
+                f"paused: series {planned.series_id} was voided {tries} times in a row because "
                 f"the machine did not run its bots (arena overload; no bot was charged). "
                 f"Last: {overload.message}. Start the season again when the machine has "
                 "room; it resumes where it stopped")
 
     def _fail(self, planned: PlannedSeries, error: Exception) -> None:
-        log.error("series %s failed on the arena's side", planned.id, exc_info=error)
+        log.error("series %s failed on the arena's side", planned.series_id, exc_info=error)
         if not self._error:
-            self._error = f"series {planned.id}: {type(error).__name__}: {error}"
+            self._error = f"series {planned.series_id}: {type(error).__name__}: {error}"
 
     def _deactivated_forfeit(self, planned: PlannedSeries) -> SeriesOutcome | None:
         """The forfeit of a series with a deactivated bot, played without starting
@@ -350,7 +350,7 @@ class SeasonRunner:
         winner = None if first is not None and second is not None else 1 - (fault.seat or 0)
         series = Series(planned.seed, self.profile, max_hands=self.config.max_hands,
                         swap_seats=planned.swap_seats)
-        return outcome_of(planned.id, series, winner, fault, (0.0, 0.0), 0.0)
+        return outcome_of(planned.series_id, series, winner, fault, (0.0, 0.0), 0.0)
 
     def _count_faults(self, planned: PlannedSeries, outcome: SeriesOutcome) -> None:
         """Deactivate a bot whose fault streak reached the season's limit."""
@@ -369,7 +369,7 @@ class SeasonRunner:
 
     def _spec(self, planned: PlannedSeries) -> SeriesSpec:
         return SeriesSpec(
-            series_id=planned.id,
+            series_id=planned.series_id,
             seed=planned.seed,
             profile=self.profile,
             max_hands=self.config.max_hands,

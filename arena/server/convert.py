@@ -118,7 +118,7 @@ def series_message(
     planned: PlannedSeries, result: SeriesRecord | None
 ) -> arena_pb2.SeriesSummary:
     message = arena_pb2.SeriesSummary(
-        series_id=planned.id, season_id=planned.season_id, index=planned.index,
+        series_id=planned.series_id, season_id=planned.season_id, index=planned.index,
         seed=planned.seed, swap_seats=planned.swap_seats, seat0_bot=planned.seat0_bot,
         seat1_bot=planned.seat1_bot, played=result is not None, winner=-1,
     )

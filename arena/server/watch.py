@@ -168,9 +168,9 @@ class WatchMessages:
             planned = event.planned or self.storage.get_planned(event.series_id)
             if event.kind == "series_started":
                 return arena_pb2.SeriesEvent(started=arena_pb2.SeriesStarted(
-                    series_id=planned.id, seat0_bot=planned.seat0_bot,
+                    series_id=planned.series_id, seat0_bot=planned.seat0_bot,
                     seat1_bot=planned.seat1_bot))
-            result = event.result or self.storage.get_result(planned.id)
+            result = event.result or self.storage.get_result(planned.series_id)
             return arena_pb2.SeriesEvent(finished=arena_pb2.SeriesFinished(
                 series=series_message(planned, result)))
         return self._shared((event.kind, event.series_id), build)

@@ -55,7 +55,7 @@ class PlannedSeries:
     """One series of a season's plan; ``round`` is the round of the season's
     format that planned it (1 for the first)."""
 
-    id: str
+    series_id: str
     season_id: int
     index: int
     seed: int
@@ -124,7 +124,7 @@ def bot_from_row(row: sqlite3.Row) -> BotRecord:
 
 def planned_from_row(row: sqlite3.Row) -> PlannedSeries:
     return PlannedSeries(
-        id=row["id"], season_id=int(row["season_id"]), index=int(row["idx"]),
+        series_id=row["id"], season_id=int(row["season_id"]), index=int(row["idx"]),
         seed=int(row["seed"]), swap_seats=bool(row["swap_seats"]),
         seat0_bot=row["seat0_bot"], seat1_bot=row["seat1_bot"], round=int(row["round"]),
     )
@@ -137,7 +137,7 @@ def result_values(planned: PlannedSeries, outcome: SeriesOutcome,
     ``result_from_row`` (the event log is stored apart)."""
     result, fault = outcome.result, outcome.fault
     return (
-        planned.id, planned.season_id, result.winner,
+        planned.series_id, planned.season_id, result.winner,
         result.games_won[0], result.games_won[1], result.hands_won[0], result.hands_won[1],
         result.points[0], result.points[1],
         json.dumps([list(row) for row in result.game_scores]), result.hands_played,

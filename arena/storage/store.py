@@ -298,7 +298,7 @@ class Storage:
             if not stored:
                 return None
             db.execute("INSERT INTO series_logs VALUES (?,?,?,?,?)",
-                       (planned.id, encoded.codec, encoded.raw_bytes, json.dumps(profile),
+                       (planned.series_id, encoded.codec, encoded.raw_bytes, json.dumps(profile),
                         encoded.data))
             db.execute("UPDATE seasons SET updated_at=? WHERE id=?", (now, planned.season_id))
         return result_from_row(stored[0])

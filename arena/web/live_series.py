@@ -191,12 +191,12 @@ def now_playing_rows(storage: Storage, board: MoveBoard,
             continue
         sheet = live.sheet or {}
         rows.append({
-            "series_id": planned.id, "season_id": planned.season_id, "index": planned.index,
+            "series_id": planned.series_id, "season_id": planned.season_id, "index": planned.index,
             "round": planned.round, "bots": list(planned.bots), "hand": live.hand,
             "hands_won": list(sheet.get("hands_won", [0, 0])),
             "games": [[sheet["scores"][0][game], sheet["scores"][1][game]]
                       for game in range(3)] if sheet else [[0, 0]] * 3,
-            "ended": live.ended, "url": series_url(planned.id),
+            "ended": live.ended, "url": series_url(planned.series_id),
         })
     rows.sort(key=lambda row: (row["season_id"], row["index"]))
     return rows

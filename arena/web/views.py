@@ -233,7 +233,7 @@ def series_page(storage: Storage, series_id: str) -> dict[str, Any]:
         except UNREPLAYABLE as error:
             hands_error = f"the stored log of series {series_id} cannot be replayed: {error}"
     return {
-        "series_id": planned.id, "season_id": planned.season_id, "index": planned.index,
+        "series_id": planned.series_id, "season_id": planned.season_id, "index": planned.index,
         "round": planned.round, "seed": planned.seed, "swap_seats": planned.swap_seats,
         "bots": list(planned.bots), "played": result is not None,
         "result": None if result is None else result_summary(result),

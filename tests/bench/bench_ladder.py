@@ -210,7 +210,7 @@ def report(storage: Storage, season_id: int, config: SeasonConfig, elo: dict[str
     for series in planned:
         by_round.setdefault(series.round, []).append(series.bots)
     results = sorted(storage.results(season_id), key=lambda r: r.stored_seq)
-    round_of = {series.id: series.round for series in planned}
+    round_of = {series.series_id: series.round for series in planned}
     spp = config.series_per_pair
     print(f"ladder of {args.bots} bots, {len(history)} rounds ({status}), "
           f"{len(results)} series, {len(history[-1])} members at the end; "

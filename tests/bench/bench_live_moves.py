@@ -88,15 +88,15 @@ def frames_per_move(rounds: int) -> float:
         costs = []
         for round_number in range(rounds):
             board = MoveBoard()
-            board.begin(planned.id)
+            board.begin(planned.series_id)
             series = Series(planned.seed, profile, max_hands=MAX_HANDS,
                             swap_seats=planned.swap_seats)
             rng = random.Random(round_number)
             while not series.is_over:
                 for event in series.apply(choose(series.legal_actions(), rng)):
-                    board.feed(planned.id, event)
+                    board.feed(planned.series_id, event)
             moves = sum(1 for entry in series.log if entry["type"] == "action")
-            source = SeriesSource(storage, board, planned.id)
+            source = SeriesSource(storage, board, planned.series_id)
             started = time.perf_counter()
             source.first()
             costs.append((time.perf_counter() - started) / moves)
@@ -145,10 +145,10 @@ def fanout(viewers: int) -> None:
         planned = storage.planned_series(season_id)[0]
         profile = Profile.from_dict(storage.get_season(season_id).profile)
         board = MoveBoard()
-        board.begin(planned.id)
+        board.begin(planned.series_id)
         web = start_web(db, EventHub(), "localhost", 0, board=board)
         process = subprocess.Popen(
-            [sys.executable, __file__, "viewers", f"{web.url}/api/series/{planned.id}/live",
+            [sys.executable, __file__, "viewers", f"{web.url}/api/series/{planned.series_id}/live",
              str(viewers)], stdout=subprocess.PIPE, text=True)
         assert process.stdout is not None
         assert process.stdout.readline().strip() == "ready"
@@ -161,7 +161,7 @@ def fanout(viewers: int) -> None:
             time.sleep(0.3)  # past the pump's rest: each move its own update
             moved = time.monotonic()
             for event in series.apply(choose(series.legal_actions(), rng)):
-                board.feed(planned.id, event)
+                board.feed(planned.series_id, event)
             last = max(float(process.stdout.readline().split()[1]) for _ in range(viewers))
             latencies.append(last - moved)
         process.kill()

@@ -65,7 +65,7 @@ def standings_recompute_ms(bots: int = 20, log_bytes: int = 200_000) -> tuple[in
         filler = [{"type": "action", "pad": "x" * 100}] * (log_bytes // 120)
         for index, planned in enumerate(storage.planned_series(season.id)):
             outcome = made_up_outcome(
-                planned.id, (0, 1, None)[index % 3], games_won=(2, 1), hands_won=(5, 3),
+                planned.series_id, (0, 1, None)[index % 3], games_won=(2, 1), hands_won=(5, 3),
                 points=(250, 120), game_scores=((100, 100, 50), (60, 40, 100)),
                 hands_played=8, log=filler)
             storage.store_result(planned, outcome, {})

@@ -131,13 +131,13 @@ def fanout(clients: int) -> None:
         latencies = []
         bot = BotRef.from_folder(SAMPLE_BOTS / "greedy")
         for planned in storage.planned_series(season_id)[:5]:
-            spec = SeriesSpec(series_id=planned.id, seed=planned.seed,
+            spec = SeriesSpec(series_id=planned.series_id, seed=planned.seed,
                               profile=get_profile("friendly"), max_hands=2,
                               swap_seats=planned.swap_seats, bots=(bot, bot))
             outcome = run_fake_series(spec)
             ended = time.monotonic()
             storage.store_result(planned, outcome, {})
-            hub.publish(SeasonEvent("series_finished", season_id, series_id=planned.id))
+            hub.publish(SeasonEvent("series_finished", season_id, series_id=planned.series_id))
             version = storage.get_season(season_id).series_done
             seen: dict[str, float] = {}
             while len(seen) < clients:
@@ -187,7 +187,7 @@ def season_seconds_per_decision(clients: int) -> float:
                 process.kill()
             decisions = 0
             for planned in running.storage.planned_series(season_id):
-                log, _ = running.storage.result_log(planned.id)
+                log, _ = running.storage.result_log(planned.series_id)
                 decisions += sum(1 for event in log if event.get("type") == "action")
             return elapsed / decisions
         finally:

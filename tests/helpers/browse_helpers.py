@@ -55,17 +55,17 @@ class BrowseArena:
         set_owner(self.storage, HOSTILE_NAME, "ann")
         self.season_id = create_season(self.storage, self.ids, max_hands=3)
         plan = self.storage.planned_series(self.season_id)
-        self.crashy_series = {p.id: p.bots.index(self.crashy) for p in plan
+        self.crashy_series = {p.series_id: p.bots.index(self.crashy) for p in plan
                               if self.crashy in p.bots}
         # A scripted runner's results: crashy leads each of its series (a game won,
         # 147 points up, 3 hands to 1) and then crashes.
         for planned in plan:
-            seat = self.crashy_series.get(planned.id)
+            seat = self.crashy_series.get(planned.series_id)
             if seat is None:
                 continue
             score = (1, 0) if seat == 0 else (0, 1)
             self.storage.store_result(planned, made_up_outcome(
-                planned.id, winner=1 - seat, games_won=score,
+                planned.series_id, winner=1 - seat, games_won=score,
                 hands_won=(3, 1) if seat == 0 else (1, 3),
                 points=(147, 0) if seat == 0 else (0, 147), hands_played=4,
                 fault=BotFault(FaultKind.CRASH, "exit code 3", seat=seat)), {})
@@ -98,5 +98,5 @@ def sprt_match(storage: Storage, a: str, b: str) -> int:
         for series, a_wins in zip(planned, pair, strict=True):
             seat_a = series.bots.index(a)
             winner = None if a_wins is None else seat_a if a_wins else 1 - seat_a
-            storage.store_result(series, made_up_outcome(series.id, winner=winner), {})
+            storage.store_result(series, made_up_outcome(series.series_id, winner=winner), {})
     return season_id

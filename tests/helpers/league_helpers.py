@@ -42,9 +42,9 @@ def finish_round(storage: Storage, league_id: int, round_number: int,
         for planned in storage.planned_series(season.season_id):
             winner = 0 if strength[planned.seat0_bot] > strength[planned.seat1_bot] else 1
             games = (2, 0) if winner == 0 else (0, 2)
-            storage.store_result(planned, made_up_outcome(planned.id, winner, games_won=games,
-                                                          points=(games[0] * 100,
-                                                                  games[1] * 100)), {})
+            outcome = made_up_outcome(planned.series_id, winner, games_won=games,
+                                      points=(games[0] * 100, games[1] * 100))
+            storage.store_result(planned, outcome, {})
         storage.set_season_status(season.season_id, SeasonStatus.FINISHED)
         finished.append(season.season_id)
     return finished

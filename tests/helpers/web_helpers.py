@@ -124,6 +124,6 @@ def store_knock_series(storage: Storage, root: Path, names: Sequence[str] = ("an
     planned = storage.planned_series(create_season(storage, ids, max_hands=3))[0]
     series = Series(KNOCK_SEED, max_hands=3)
     play_series(series, random.Random(KNOCK_SEED))
-    outcome = made_up_outcome(planned.id, winner=1, hands_played=3, log=list(series.log))
+    outcome = made_up_outcome(planned.series_id, winner=1, hands_played=3, log=list(series.log))
     storage.store_result(planned, outcome, {})  # type: ignore[arg-type]
     return planned, series.log

@@ -162,7 +162,7 @@ def rounds_of(season_results: Sequence[SeriesRecord], planned: Sequence[PlannedS
               ) -> list[list[SeriesRecord]]:
     """The results by the round that planned them (round 1 first; a round without
     a result yet is empty), in the form ``Format.next_round`` is given them."""
-    round_of = {series.id: series.round for series in planned}
+    round_of = {series.series_id: series.round for series in planned}
     by_round: dict[int, list[SeriesRecord]] = {}
     for result in season_results:
         number = round_of.get(result.series_id)

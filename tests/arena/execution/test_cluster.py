@@ -82,7 +82,7 @@ def new_season(tmp_path: Path, bots: tuple[str, ...], series_per_pair: int,
 
 
 def planned_ids(storage: Storage, season_id: int) -> list[str]:
-    return sorted(p.id for p in storage.planned_series(season_id))
+    return sorted(p.series_id for p in storage.planned_series(season_id))
 
 
 def stored_ids(storage: Storage, season_id: int) -> list[str]:

@@ -140,7 +140,7 @@ def test_the_live_page_follows_a_series_played_on_a_worker(cluster: LocalCluster
     season = storage.create_season(
         name="", config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=ids,
         plan=[p.as_row() for p in plan_season(ids, 1, 3)])
-    series_id = storage.planned_series(season.id)[0].id
+    series_id = storage.planned_series(season.id)[0].series_id
     board, hub = MoveBoard(), EventHub()
     web_storage = Storage(tmp_path / "arena.db")
     app = create_app(web_storage, hub, board=board)

@@ -69,7 +69,7 @@ def test_a_ladder_on_two_workers_takes_in_a_new_bot(cluster: LocalCluster,
     assert newcomer == "greedy@2.0.0" and newcomer in members[-1]
     assert ids[1] not in members[-1]  # greedy's old version left when the new one came
     assert newcomer in storage.get_season(season_id).bot_ids
-    planned = sorted(p.id for p in storage.planned_series(season_id))
+    planned = sorted(p.series_id for p in storage.planned_series(season_id))
     assert len(planned) == ROUNDS * 2
     assert sorted(r.series_id for r in storage.results(season_id)) == planned
     assert all(r.fault is None and r.hands_played > 0 for r in storage.results(season_id))

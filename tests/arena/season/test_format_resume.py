@@ -53,7 +53,7 @@ def play(storage: Storage, season_id: int, run: RunSeries,
 
 
 def season_state(storage: Storage, season_id: int) -> tuple[object, ...]:
-    plan = [(p.id, p.round, p.seed, p.bots) for p in storage.planned_series(season_id)]
+    plan = [(p.series_id, p.round, p.seed, p.bots) for p in storage.planned_series(season_id)]
     results = [(r.series_id, r.winner) for r in storage.results(season_id)]
     return (plan, results, storage.get_season(season_id).status)
 
@@ -70,7 +70,7 @@ def test_cancelled_mid_round_resumes_to_the_uninterrupted_season(
     stopped = Storage(tmp_path / "stopped.db")
     season_id = make_season(stopped, tmp_path / "s", format_name)
     assert season_id == whole_id
-    second_round = [p.id for p in whole.planned_series(whole_id) if p.round == 2]
+    second_round = [p.series_id for p in whole.planned_series(whole_id) if p.round == 2]
     cancel = threading.Event()
 
     def stop_in_round_two(spec: SeriesSpec) -> SeriesOutcome:
@@ -97,6 +97,6 @@ def test_killed_between_rounds_resumes_to_the_uninterrupted_season(
     for planned in killed.planned_series(season_id):
         spec_seed = planned.seed
         killed.store_result(planned, made_up_outcome(
-            planned.id, winner=None if spec_seed % 3 == 0 else spec_seed % 2), {})
+            planned.series_id, winner=None if spec_seed % 3 == 0 else spec_seed % 2), {})
     assert play(Storage(tmp_path / "killed.db"), season_id, outcome) == "finished"
     assert season_state(killed, season_id) == season_state(whole, whole_id)

@@ -90,7 +90,7 @@ def play(storage: Storage, season_id: int, run: RunSeries,
 
 
 def ladder_state(storage: Storage, season_id: int) -> tuple[object, ...]:
-    plan = [(p.id, p.round, p.seed, p.bots) for p in storage.planned_series(season_id)]
+    plan = [(p.series_id, p.round, p.seed, p.bots) for p in storage.planned_series(season_id)]
     results = [(r.series_id, r.winner) for r in storage.results(season_id)]
     return (plan, results, members_by_round(storage, season_id),
             storage.get_season(season_id).bot_ids, storage.get_season(season_id).status)
@@ -117,8 +117,8 @@ def test_bots_join_and_leave_and_every_invariant_holds(tmp_path: Path) -> None:
     for planned_series in planned:
         assert set(planned_series.bots) <= set(members[planned_series.round - 1])
     # No series planned or played twice; every planned series has its one result.
-    assert len({p.id for p in planned}) == len(planned) == 2 * 2 * ROUNDS
-    assert set(run.plays) == {p.id for p in planned} and set(run.plays.values()) == {1}
+    assert len({p.series_id for p in planned}) == len(planned) == 2 * 2 * ROUNDS
+    assert set(run.plays) == {p.series_id for p in planned} and set(run.plays.values()) == {1}
     assert sorted(r.series_id for r in storage.results(season_id)) == sorted(run.plays)
 
     # The fairness bound, by this test's own bookkeeping of shares.
@@ -151,7 +151,7 @@ def test_cancelled_mid_round_resumes_to_the_uninterrupted_ladder(tmp_path: Path)
     # Stopped in the middle of round 4, after the arrivals, and resumed.
     stopped = Storage(tmp_path / "stopped.db")
     season_id = make_ladder(stopped, tmp_path / "s")
-    fourth = [p.id for p in whole.planned_series(whole_id) if p.round == 4]
+    fourth = [p.series_id for p in whole.planned_series(whole_id) if p.round == 4]
     cancel = threading.Event()
     first_run = Arrivals(stopped, tmp_path / "s", cancel_at=fourth[1], cancel=cancel)
     assert play(stopped, season_id, first_run, cancel) == "cancelled"
@@ -171,7 +171,7 @@ def test_killed_between_rounds_resumes_to_the_uninterrupted_ladder(tmp_path: Pat
     killed = Storage(tmp_path / "killed.db")
     season_id = make_ladder(killed, tmp_path / "k")
     cancel = threading.Event()
-    first = [p.id for p in whole.planned_series(whole_id) if p.round == 1]
+    first = [p.series_id for p in whole.planned_series(whole_id) if p.round == 1]
     run = Arrivals(killed, tmp_path / "k", cancel_at=first[-1], cancel=cancel)
     assert play(killed, season_id, run, cancel) == "cancelled"
     assert len(killed.results(season_id)) == len(first)

@@ -193,6 +193,6 @@ def test_a_server_killed_during_the_match_resumes_it_once(tmp_path: Path) -> Non
     [decided] = gates_of_ladder(storage, ladder_id)
     assert decided.match_id == opened.match_id and decided.status == "accepted"
     assert len(storage.list_seasons()) == 2
-    planned = [p.id for p in storage.planned_series(opened.match_id)]
+    planned = [p.series_id for p in storage.planned_series(opened.match_id)]
     assert sorted(r.series_id for r in storage.results(opened.match_id)) == sorted(planned)
     assert len(planned) == 2 * decided.pairs

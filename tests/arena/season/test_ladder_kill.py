@@ -69,8 +69,8 @@ def test_sigkill_mid_ladder_then_resume(tmp_path: Path, processes) -> None:
     assert len(history) == len(results) == ROUNDS
     assert all(sorted(members) == sorted(stored.bot_ids) for members in history)
     # No series planned or played twice; every planned one played.
-    assert len({p.id for p in planned}) == len(planned) == ROUNDS * 2
-    assert sorted(r.series_id for rs in results for r in rs) == sorted(p.id for p in planned)
+    assert len({p.series_id for p in planned}) == len(planned) == ROUNDS * 2
+    assert sorted(r.series_id for rs in results for r in rs) == sorted(p.series_id for p in planned)
     for number in range(1, ROUNDS + 1):
         made = ladder.plan(history[:number], config_back.seed, results[:number - 1])
         assert made is not None

@@ -240,7 +240,7 @@ def test_bots_are_placed_by_their_current_rating(storage: Storage, tmp_path: Pat
     strength = {a: 4, b: 3, c: 2, d: 1}
     for planned in storage.planned_series(season.id):
         winner = 0 if strength[planned.seat0_bot] > strength[planned.seat1_bot] else 1
-        storage.store_result(planned, made_up_outcome(planned.id, winner), {})
+        storage.store_result(planned, made_up_outcome(planned.series_id, winner), {})
     storage.set_season_status(season.id, SeasonStatus.FINISHED)
     league = create_league(storage, "rated", plan(), [d, c, b, a])
     assert divisions_of(storage, league.id, 1) == [{a, b}, {c, d}]

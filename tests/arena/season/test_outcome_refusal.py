@@ -93,7 +93,7 @@ def test_a_forged_outcome_is_refused_and_the_series_played_again(
     runner = SeasonRunner(storage, season_id, executor)
     with caplog.at_level(logging.ERROR, logger="arena.season.runner"):
         assert runner.run() == "finished"
-    first = storage.planned_series(season_id)[0].id
+    first = storage.planned_series(season_id)[0].series_id
     assert runner.outcomes_refused == 1
     assert storage.get_season(season_id).outcomes_refused == 1  # kept for the organiser
     assert honest_store.get_season(honest_season).outcomes_refused == 0
@@ -113,7 +113,7 @@ def test_a_series_refused_every_time_fails_the_season_saying_why(tmp_path: Path)
     executor = TwoWorkers(forge_every=True)
     runner = SeasonRunner(storage, season_id, executor)
     assert runner.run() == "failed"
-    first = storage.planned_series(season_id)[0].id
+    first = storage.planned_series(season_id)[0].series_id
     assert runner.outcomes_refused == MAX_PLAYS
     assert storage.get_season(season_id).outcomes_refused == MAX_PLAYS
     assert executor.played == [(FORGER, first)] * MAX_PLAYS
@@ -158,7 +158,7 @@ def test_a_refusal_after_a_cancel_leaves_the_series_to_a_resumed_season(tmp_path
     executor = CancelledWhileForging(forge_every=True)
     runner = SeasonRunner(storage, season_id, executor, cancel=cancel)
     assert runner.run() == "cancelled"
-    first = storage.planned_series(season_id)[0].id
+    first = storage.planned_series(season_id)[0].series_id
     assert executor.played == [(FORGER, first)]  # refused, not played again
     assert storage.results(season_id) == []
-    assert storage.pending_series(season_id)[0].id == first
+    assert storage.pending_series(season_id)[0].series_id == first

@@ -46,19 +46,19 @@ def test_a_voided_series_is_played_again_from_the_same_seed_and_seats(tmp_path: 
     storage = Storage(tmp_path / "a.db")
     season_id = _season(storage, tmp_path)
     first = storage.pending_series(season_id)[0]
-    run = StarvedFirst(first.id, times=1)
+    run = StarvedFirst(first.series_id, times=1)
     assert play(storage, season_id, run) == SeasonStatus.FINISHED
     tries = [(s.seed, s.swap_seats, s.bots[0].name, s.bots[1].name)
-             for s in run.specs if s.series_id == first.id]
+             for s in run.specs if s.series_id == first.series_id]
     seats = (first.seed, first.swap_seats, first.seat0_bot.split("@")[0],
              first.seat1_bot.split("@")[0])
     assert tries == [seats, seats]
     # One result per planned series: the void is not one.
     results = storage.results(season_id)
     assert sorted(r.series_id for r in results) == sorted(
-        p.id for p in storage.planned_series(season_id))
+        p.series_id for p in storage.planned_series(season_id))
     (void,) = voids_of(storage, season_id)
-    assert (void.series_id, void.reason) == (first.id, "arena_overload")
+    assert (void.series_id, void.reason) == (first.series_id, "arena_overload")
     assert "the machine gave it only 0.10 s" in void.message
     season = storage.get_season(season_id)
     assert (season.series_voided, season.series_done) == (1, 6)  # 3 pairs, 2 each
@@ -71,23 +71,23 @@ def test_three_voids_of_one_series_pause_the_season_and_a_restart_resumes(
     storage = Storage(tmp_path / "a.db")
     season_id = _season(storage, tmp_path)
     stubborn = storage.pending_series(season_id)[0]
-    run = StarvedFirst(stubborn.id, times=MAX_VOID_TRIES)
+    run = StarvedFirst(stubborn.series_id, times=MAX_VOID_TRIES)
     assert play(storage, season_id, run) == SeasonStatus.FAILED
     season = storage.get_season(season_id)
     assert season.error.startswith(
-        f"paused: series {stubborn.id} was voided 3 times in a row because the machine "
+        f"paused: series {stubborn.series_id} was voided 3 times in a row because the machine "
         "did not run its bots (arena overload; no bot was charged). Last: seat 0: no answer")
     assert season.error.endswith("Start the season again when the machine has room; it "
                                  "resumes where it stopped")
-    assert [s.series_id for s in run.specs].count(stubborn.id) == 3
-    assert storage.get_result(stubborn.id) is None  # never a result
+    assert [s.series_id for s in run.specs].count(stubborn.series_id) == 3
+    assert storage.get_result(stubborn.series_id) is None  # never a result
     assert season.series_voided == 3
     # No bot was charged: nobody's fault streak moved.
     for bot_id in season.bot_ids:
         assert version_life(storage, bot_id).status == "active"
     # Started again on a machine with room: the season resumes and finishes.
     assert play(storage, season_id, run) == SeasonStatus.FINISHED
-    assert storage.get_result(stubborn.id) is not None
+    assert storage.get_result(stubborn.series_id) is not None
     assert storage.get_season(season_id).series_voided == 3
 
 
@@ -101,7 +101,7 @@ def test_the_website_and_the_api_show_the_voids(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "a.db")
     season_id = _season(storage, tmp_path)
     first = storage.pending_series(season_id)[0]
-    assert play(storage, season_id, StarvedFirst(first.id, times=2)) == SeasonStatus.FINISHED
+    assert play(storage, season_id, StarvedFirst(first.series_id, times=2)) == SeasonStatus.FINISHED
     client = TestClient(create_app(storage, EventHub()))
     page = client.get(f"/seasons/{season_id}").text
     assert ('<p class="voided" id="voided">2 series voided for arena overload (the machine '

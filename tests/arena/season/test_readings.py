@@ -25,13 +25,13 @@ def test_a_reading_is_built_once_per_stored_result_and_shared(tmp_path: Path) ->
 
     first, second, _ = storage.planned_series(season_id)
     for planned in (first, second):
-        outcome = made_up_outcome(planned.id, winner=0, games_won=(2, 0))
+        outcome = made_up_outcome(planned.series_id, winner=0, games_won=(2, 0))
         stored = storage.store_result(planned, outcome, {"name": "friendly"})
         assert stored is not None
         board.record(season_id, stored)  # as the season runner does
     reading = readings.read(season_id)
     assert reading.snapshot.sequence == 2 and readings.builds == 2
-    assert [result.series_id for result in reading.results] == [first.id, second.id]
+    assert [result.series_id for result in reading.results] == [first.series_id, second.series_id]
     assert sum(row.series_played for row in reading.standings.rows) == 4
     assert readings.read(season_id) is reading  # a second reader: nothing rebuilt
 

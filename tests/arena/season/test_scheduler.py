@@ -186,7 +186,7 @@ def test_runner_plays_every_planned_series_once(tmp_path: Path) -> None:
         return _winner_by_seed(spec)
 
     assert play(storage, season_id, run) == "finished"
-    planned = [p.id for p in storage.planned_series(season_id)]
+    planned = [p.series_id for p in storage.planned_series(season_id)]
     assert sorted(played) == sorted(planned)
     assert [r.series_id for r in storage.results(season_id)] == planned
     assert storage.get_season(season_id).status == "finished"
@@ -197,7 +197,7 @@ def test_runner_passes_the_planned_spec(tmp_path: Path) -> None:
     season_id = _season(storage, tmp_path, bots=2)
     specs: list[SeriesSpec] = []
     play(storage, season_id, lambda s: specs.append(s) or _winner_by_seed(s))
-    by_id = {p.id: p for p in storage.planned_series(season_id)}
+    by_id = {p.series_id: p for p in storage.planned_series(season_id)}
     for spec in specs:
         planned = by_id[spec.series_id]
         assert (spec.seed, spec.swap_seats) == (planned.seed, planned.swap_seats)
@@ -210,10 +210,10 @@ def test_runner_resumes_with_only_the_pending_series(tmp_path: Path) -> None:
     season_id = _season(storage, tmp_path)
     planned = storage.planned_series(season_id)
     for entry in planned[:2]:
-        storage.store_result(entry, made_up_outcome(entry.id, winner=0), {})
+        storage.store_result(entry, made_up_outcome(entry.series_id, winner=0), {})
     played: list[str] = []
     play(storage, season_id, lambda s: played.append(s.series_id) or _winner_by_seed(s))
-    assert sorted(played) == sorted(p.id for p in planned[2:])
+    assert sorted(played) == sorted(p.series_id for p in planned[2:])
     assert len(storage.results(season_id)) == len(planned)
 
 

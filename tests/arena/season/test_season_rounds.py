@@ -104,7 +104,7 @@ def expected_plan(season_id: int) -> list[tuple[str, int, int, tuple[str, str]]]
 
 
 def plan_of(storage: Storage, season_id: int) -> list[tuple[str, int, int, tuple[str, str]]]:
-    return [(p.id, p.round, p.seed, p.bots) for p in storage.planned_series(season_id)]
+    return [(p.series_id, p.round, p.seed, p.bots) for p in storage.planned_series(season_id)]
 
 
 def test_next_round_is_asked_with_the_results_stored_and_played(
@@ -127,7 +127,7 @@ def test_killed_after_a_round_resumes_by_planning_the_next(
     storage = Storage(tmp_path / "a.db")
     season_id, _ = make_season(storage, tmp_path, two_rounds)
     for planned in storage.planned_series(season_id):
-        storage.store_result(planned, b_wins_planned(planned.id, planned.bots), {})
+        storage.store_result(planned, b_wins_planned(planned.series_id, planned.bots), {})
     played: list[str] = []
     assert play(storage, season_id, lambda s: played.append(s.series_id) or b_wins(s)) == (
         "finished")

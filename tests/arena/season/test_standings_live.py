@@ -111,7 +111,7 @@ def test_live_standings_equal_a_full_recompute_after_every_series(
     stored: list[tuple[Any, SeriesOutcome]] = []
     published = []
     for step, series in enumerate(order, start=1):
-        outcome = random_outcome(rng, series.id)
+        outcome = random_outcome(rng, series.series_id)
         record = storage.store_result(series, outcome, {"name": "friendly"})  # type: ignore[arg-type]
         assert record is not None
         stored.append((series, outcome))
@@ -157,7 +157,7 @@ def test_recording_a_result_builds_no_table_until_the_standings_are_read(
     monkeypatch.setattr(StandingsState, "table", counted_table)
     first, second, third = storage.planned_series(season_id)[:3]
     for series, winner in ((first, 0), (second, 1), (third, 0)):
-        record = storage.store_result(series, made_up_outcome(series.id, winner=winner),
+        record = storage.store_result(series, made_up_outcome(series.series_id, winner=winner),
                                       {})
         assert record is not None
         board.record(season_id, record)
@@ -178,10 +178,10 @@ def test_a_snapshot_of_an_earlier_sequence_is_the_standings_then(tmp_path: Path)
     board = StandingsBoard(storage)
     first, second, third = storage.planned_series(season_id)[:3]
     for series in (second, first):
-        storage.store_result(series, made_up_outcome(series.id, winner=0),
+        storage.store_result(series, made_up_outcome(series.series_id, winner=0),
                              {})
     after_two = board.update(season_id).standings.to_dict()
-    storage.store_result(third, made_up_outcome(third.id, winner=1), {})
+    storage.store_result(third, made_up_outcome(third.series_id, winner=1), {})
     assert board.update(season_id).sequence == 3
     assert board.at(season_id, 2).standings.to_dict() == after_two  # kept
     assert StandingsBoard(storage).at(season_id, 2).standings.to_dict() == after_two  # rebuilt
@@ -212,7 +212,7 @@ def test_the_website_shows_the_servers_standings_when_results_come_out_of_plan_o
     rng.shuffle(order)
     for series in order:
         assert storage.store_result(  # type: ignore[arg-type]
-            series, random_outcome(rng, series.id), {"name": "friendly"})
+            series, random_outcome(rng, series.series_id), {"name": "friendly"})
     live = StandingsBoard(storage).update(season_id).standings
     shown_on_the_site = season_page(storage, SeasonReadings(storage), season_id)["standings"]
     assert [{name: row[name] for name in live.rows[0].to_dict()}

@@ -25,8 +25,8 @@ def store_in_random_order(storage: Storage, season_id: int, seed: int) -> Iterat
     rng.shuffle(order)
     for series in order:
         assert storage.store_result(  # type: ignore[arg-type]
-            series, random_outcome(rng, series.id), {"name": "friendly"})
-        yield series.id
+            series, random_outcome(rng, series.series_id), {"name": "friendly"})
+        yield series.series_id
 
 
 def refit_steps(storage: Storage, season_id: int, board: StandingsBoard, live: LiveStatistics,

@@ -67,7 +67,7 @@ def store_some(server: RunningServer, season_id: int, count: int, seed: int = 0)
     """Store ``count`` more results of the season (random pending series, fake play)."""
     pending = server.storage.pending_series(season_id)
     for planned in random.Random(seed).sample(pending, count):
-        spec = SeriesSpec(series_id=planned.id, seed=planned.seed,
+        spec = SeriesSpec(series_id=planned.series_id, seed=planned.seed,
                           profile=get_profile("friendly"), max_hands=20,
                           swap_seats=planned.swap_seats,
                           bots=(RANDOM, GREEDY),
@@ -222,11 +222,11 @@ def test_a_capped_random_series_stores_under_200_kb(tmp_path: Path) -> None:
     planned = storage.planned_series(season.id)[0]
     bots = (RANDOM, RANDOM)
     outcome = run_fake_series(SeriesSpec(
-        series_id=planned.id, seed=2, profile=get_profile("friendly"), max_hands=200,
+        series_id=planned.series_id, seed=2, profile=get_profile("friendly"), max_hands=200,
         swap_seats=False, bots=bots, limits=TimeLimits(1.0, 1.0, 1.0)))
     assert outcome.capped and outcome.hands_played == 200
     storage.store_result(planned, outcome, {"name": "friendly"})
     [(stored, raw)] = storage.log_sizes(season.id)
     assert raw > 1_000_000 and stored < 200_000
-    assert storage.result_log(planned.id)[0] == outcome.log
+    assert storage.result_log(planned.series_id)[0] == outcome.log
     storage.close()

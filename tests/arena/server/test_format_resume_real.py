@@ -67,7 +67,7 @@ def test_sigkill_mid_format_season_then_resume(
     results = storage.results_by_round(season.id)
     rounds = max(p.round for p in planned)
     assert rounds >= 2 and len(results) == rounds
-    assert sorted(r.series_id for rs in results for r in rs) == sorted(p.id for p in planned)
+    assert sorted(r.series_id for rs in results for r in rs) == sorted(p.series_id for p in planned)
     for number in range(1, rounds + 1):
         made = (season_format.first_round(stored.bot_ids, seed) if number == 1 else
                 season_format.next_round(stored.bot_ids, seed, results[:number - 1]))

@@ -98,7 +98,7 @@ def test_release_1_database_opens_migrated_with_the_same_plan(
     assert season.bot_ids == RELEASE_1_BOTS and season.status == "finished"
     assert (season.series_total, season.series_done) == (6, 6)
     planned = storage.planned_series(1)
-    assert [p.id for p in planned] == [f"1-{n}" for n in range(6)]
+    assert [p.series_id for p in planned] == [f"1-{n}" for n in range(6)]
     assert {p.round for p in planned} == {1}
     # The plan the release stored is the plan the round-robin format makes today.
     assert [(p.seed, p.swap_seats, p.seat0_bot, p.seat1_bot) for p in planned] == [
@@ -143,7 +143,7 @@ def test_release_1_database_creates_and_plays_a_new_season(
     assert server.manager.wait(2, timeout=60)
     record = server.storage.get_season(2)
     assert (record.status, record.series_total, record.series_done) == ("finished", 2, 2)
-    assert [p.id for p in server.storage.planned_series(2)] == ["2-0", "2-1"]
+    assert [p.series_id for p in server.storage.planned_series(2)] == ["2-0", "2-1"]
     standings = json.loads(cli(capsys, server, "standings", "--json"))
     assert standings["season_id"] == 2
     assert sorted(row["series_won"] for row in standings["rows"]) == [1, 1]

@@ -107,11 +107,11 @@ def test_result_is_stored_whole_with_everything(tmp_path: Path) -> None:
     ids = [register(storage, make_bot_folder(tmp_path, n), n)[0].id for n in ("a", "b")]
     season_id = season(storage, ids)
     planned = storage.planned_series(season_id)[0]
-    outcome = made_up_outcome(planned.id, winner=0, games_won=(2, 1), hands_won=(5, 3),
+    outcome = made_up_outcome(planned.series_id, winner=0, games_won=(2, 1), hands_won=(5, 3),
                           points=(250, 90), fault=fault(1),
                           log=[{"type": "series_start", "seed": 42}])
     returned = storage.store_result(planned, outcome, {"name": "friendly"})
-    stored = storage.get_result(planned.id)
+    stored = storage.get_result(planned.series_id)
     assert stored is not None
     assert returned == stored and stored.stored_seq == 1  # the caller needs no re-read
     assert (stored.winner, stored.games_won, stored.points) == (0, (2, 1), (250, 90))
@@ -119,7 +119,7 @@ def test_result_is_stored_whole_with_everything(tmp_path: Path) -> None:
                                     decision_number=7, stderr_tail="last words")
     assert stored.forfeiting_seats == (1,)
     assert (stored.seed, stored.bots) == (42, (ids[0], ids[1]))
-    log, profile = storage.result_log(planned.id)
+    log, profile = storage.result_log(planned.series_id)
     assert log == [{"type": "series_start", "seed": 42}] and profile == {"name": "friendly"}
 
 
@@ -127,9 +127,9 @@ def test_second_result_for_a_planned_series_is_dropped(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "a.db")
     ids = [register(storage, make_bot_folder(tmp_path, n), n)[0].id for n in ("a", "b")]
     planned = storage.planned_series(season(storage, ids))[0]
-    assert storage.store_result(planned, made_up_outcome(planned.id, winner=0), {})
-    assert storage.store_result(planned, made_up_outcome(planned.id, winner=1), {}) is None
-    stored = storage.get_result(planned.id)
+    assert storage.store_result(planned, made_up_outcome(planned.series_id, winner=0), {})
+    assert storage.store_result(planned, made_up_outcome(planned.series_id, winner=1), {}) is None
+    stored = storage.get_result(planned.series_id)
     assert stored is not None and stored.winner == 0
     assert storage.count_rows()["series_results"] == 1
 
@@ -152,20 +152,20 @@ def test_a_stored_outcome_reads_back_equal_with_its_typed_faults(tmp_path: Path)
                        hand_number=2, decision_number=9,
                        rejected_action={"kind": "knock", "card": "2c"})
     outcomes = [
-        SeriesOutcome(first.id, SeriesResult(None, (0, 0), (None, None, None),
+        SeriesOutcome(first.series_id, SeriesResult(None, (0, 0), (None, None, None),
                                              ((0, 0, 0), (0, 0, 0)), (0, 0), (0, 0), 0,
                                              False), both, (0.0, 0.0), 0.25,
                       [{"type": "series_start"}], "tls://10.0.0.7:4000"),
-        SeriesOutcome(second.id, SeriesResult(0, (1, 0), (0, None, 1),
+        SeriesOutcome(second.series_id, SeriesResult(0, (1, 0), (0, None, 1),
                                               ((100, 20, 0), (0, 15, 30)), (4, 2), (120, 45),
                                               6, False), illegal, (1.5, 2.25), 9.5,
                       [{"type": "series_start", "seed": 7}]),
     ]
     for planned, outcome in zip((first, second), outcomes, strict=True):
         storage.store_result(planned, outcome, {})
-        stored = storage.get_result(planned.id)
+        stored = storage.get_result(planned.series_id)
         assert stored is not None and isinstance(stored.fault, BotFault)
-        log, _ = storage.result_log(planned.id)
+        log, _ = storage.result_log(planned.series_id)
         assert replace(outcome_part(stored), log=log) == outcome
     reloaded = storage.results(first.season_id)
     assert [r.forfeiting_seats for r in reloaded] == [(0, 1), (1,)]
@@ -175,12 +175,12 @@ def test_failed_result_write_leaves_nothing_behind(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "a.db")
     ids = [register(storage, make_bot_folder(tmp_path, n), n)[0].id for n in ("a", "b")]
     planned = storage.planned_series(season(storage, ids))[0]
-    unserialisable = made_up_outcome(planned.id, winner=0, log=[{"bad": object()}])
+    unserialisable = made_up_outcome(planned.series_id, winner=0, log=[{"bad": object()}])
     with pytest.raises(TypeError):
         storage.store_result(planned, unserialisable, {})
-    assert storage.get_result(planned.id) is None
-    assert [p.id for p in storage.pending_series(planned.season_id)] == [
-        planned.id, f"{planned.season_id}-1"]
+    assert storage.get_result(planned.series_id) is None
+    assert [p.series_id for p in storage.pending_series(planned.season_id)] == [
+        planned.series_id, f"{planned.season_id}-1"]
 
 
 def test_transaction_rolls_back_everything_on_error(tmp_path: Path) -> None:
@@ -201,7 +201,7 @@ def test_plan_is_stored_with_the_season(tmp_path: Path) -> None:
     season_id = season(storage, ids)
     reopened = Storage(tmp_path / "a.db")
     planned = reopened.planned_series(season_id)
-    assert [(p.id, p.seed, p.swap_seats, p.bots) for p in planned] == [
+    assert [(p.series_id, p.seed, p.swap_seats, p.bots) for p in planned] == [
         (f"{season_id}-0", 42, False, (ids[0], ids[1])),
         (f"{season_id}-1", 42, True, (ids[1], ids[0])),
     ]
@@ -237,7 +237,7 @@ def test_rounds_are_added_in_order_with_ids_numbered_on(tmp_path: Path) -> None:
     assert storage.add_round(season_id, 2, [(7, False, ids[1], ids[0])])
     assert not storage.add_round(season_id, 2, [(8, False, ids[0], ids[1])])  # twice
     planned = storage.planned_series(season_id)
-    assert [(p.id, p.round, p.seed, p.bots) for p in planned] == [
+    assert [(p.series_id, p.round, p.seed, p.bots) for p in planned] == [
         (f"{season_id}-0", 1, 42, (ids[0], ids[1])),
         (f"{season_id}-1", 1, 42, (ids[1], ids[0])),
         (f"{season_id}-2", 2, 7, (ids[1], ids[0])),
@@ -253,8 +253,9 @@ def test_results_by_round(tmp_path: Path) -> None:
     storage.add_round(season_id, 2, [(7, False, ids[1], ids[0])])
     assert storage.results_by_round(season_id) == [[], []]
     first, _, third = storage.planned_series(season_id)
-    storage.store_result(third, made_up_outcome(third.id, winner=1), {})
-    storage.store_result(first, made_up_outcome(first.id, winner=0), {})
+    storage.store_result(third, made_up_outcome(third.series_id, winner=1), {})
+    storage.store_result(first, made_up_outcome(first.series_id, winner=0), {})
     rounds = storage.results_by_round(season_id)
-    assert [[r.series_id for r in results] for results in rounds] == [[first.id], [third.id]]
+    assert [[r.series_id for r in results] for results in rounds] == [
+        [first.series_id], [third.series_id]]
     assert rounds[1][0].winner == 1

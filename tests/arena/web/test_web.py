@@ -38,7 +38,8 @@ class Site:
                     for name in ("alpha", HOSTILE_NAME, TERMINAL_NAME, "random-dan")]
         self.season_id = create_season(self.storage, self.ids, name="<b>league</b>")
         self.plan = self.storage.planned_series(self.season_id)
-        assert play(self.storage, self.season_id, forfeiting({self.plan[2].id})) == "finished"
+        forfeited = {self.plan[2].series_id}
+        assert play(self.storage, self.season_id, forfeiting(forfeited)) == "finished"
         self.newer_alpha = register(self.storage, root, "alpha", version="2.0.0")
         self.idle_season = create_season(self.storage, self.ids[:2], name="idle")
         self.client = TestClient(create_app(self.storage, EventHub()))
@@ -60,14 +61,15 @@ def bot_path(bot_id: str) -> str:
 
 def pages(site: Site) -> list[str]:
     return ["/", f"/seasons/{site.season_id}", f"/seasons/{site.idle_season}",
-            f"/series/{site.plan[0].id}", f"/series/{site.plan[2].id}",
-            f"/series/{site.storage.planned_series(site.idle_season)[0].id}",
+            f"/series/{site.plan[0].series_id}", f"/series/{site.plan[2].series_id}",
+            f"/series/{site.storage.planned_series(site.idle_season)[0].series_id}",
             *[bot_path(bot_id) for bot_id in site.ids], bot_path(site.newer_alpha)]
 
 
 def api_routes(site: Site) -> list[str]:
-    return ["/api/seasons", f"/api/seasons/{site.season_id}", f"/api/series/{site.plan[0].id}",
-            f"/api/series/{site.plan[0].id}/replay",
+    return ["/api/seasons", f"/api/seasons/{site.season_id}",
+            f"/api/series/{site.plan[0].series_id}",
+            f"/api/series/{site.plan[0].series_id}/replay",
             *["/api" + bot_path(bot_id) for bot_id in site.ids]]
 
 
@@ -165,12 +167,12 @@ def test_season_api_numbers(site: Site) -> None:
     assert stamps == sorted(stamps, reverse=True)
     forfeited = site.plan[2]
     assert page["faults"] == [{
-        "series_id": forfeited.id, "bot": forfeited.seat1_bot, "seat": 1, "kind": "timeout",
+        "series_id": forfeited.series_id, "bot": forfeited.seat1_bot, "seat": 1, "kind": "timeout",
         "message": "decision took 3.2 s <b>late</b>", "hand_number": 1, "decision_number": 4,
         # Stored neutralised (a BotFault's stderr tail never keeps control characters).
         "stderr_tail": "Traceback: <img src=x onerror=alert(2)>\\x1b[2J",
         "finished_at": page["faults"][0]["finished_at"]}]
-    latest = {r["series_id"]: r for r in page["latest"]}[forfeited.id]
+    latest = {r["series_id"]: r for r in page["latest"]}[forfeited.series_id]
     assert latest["winner_bot"] == forfeited.seat0_bot and latest["fault_kind"] == "timeout"
 
 
@@ -192,21 +194,21 @@ def test_season_page_shows_its_sections(site: Site) -> None:
 
 def test_series_page_and_api(site: Site) -> None:
     planned = site.plan[2]
-    page = site.client.get(f"/api/series/{planned.id}").json()
+    page = site.client.get(f"/api/series/{planned.series_id}").json()
     assert page["bots"] == [planned.seat0_bot, planned.seat1_bot] and page["played"] is True
     assert page["result"]["winner"] == 0 and page["faults"][0]["kind"] == "timeout"
-    html = site.get(f"/series/{planned.id}")
+    html = site.get(f"/series/{planned.series_id}")
     assert '<div id="replay" data-series-id="1-2"' in html
     assert "forfeited: timeout: decision took 3.2 s &lt;b&gt;late&lt;/b&gt;" in html
     assert f'<p class="outcome">Won by {planned.seat0_bot} by forfeit' in html  # the bot, not 0
     unplayed = site.storage.planned_series(site.idle_season)[0]
-    assert "Not played yet." in site.get(f"/series/{unplayed.id}")
-    assert site.client.get(f"/api/series/{unplayed.id}").json()["result"] is None
+    assert "Not played yet." in site.get(f"/series/{unplayed.series_id}")
+    assert site.client.get(f"/api/series/{unplayed.series_id}").json()["result"] is None
 
 
 def test_replay_frames_follow_the_stored_series(site: Site) -> None:
     planned = site.plan[0]
-    data = site.client.get(f"/api/series/{planned.id}/replay").json()
+    data = site.client.get(f"/api/series/{planned.series_id}/replay").json()
     frames = data["frames"]
     first = frames[0]
     assert first["kind"] == "deal" and first["hand"] == 1 and first["seat"] is None
@@ -218,7 +220,7 @@ def test_replay_frames_follow_the_stored_series(site: Site) -> None:
             assert len(cards) + frame["stock"] == 52 and len(set(cards)) == len(cards)
     for hand, index in data["hand_starts"].items():
         assert frames[index]["hand"] == int(hand) and frames[index]["kind"] == "deal"
-    stored = site.storage.get_result(planned.id)
+    stored = site.storage.get_result(planned.series_id)
     assert stored is not None
     assert len(data["hand_starts"]) == stored.hands_played
     last_sheet = next(f["sheet"] for f in reversed(frames) if f["sheet"] is not None)
@@ -233,12 +235,12 @@ def test_a_log_that_does_not_replay_is_a_clear_error(tmp_path: Path) -> None:
     ids = [register(storage, tmp_path, name) for name in ("a", "b")]
     season_id = create_season(storage, ids)
     planned = storage.planned_series(season_id)[0]
-    storage.store_result(planned, made_up_outcome(planned.id, winner=0), {})
+    storage.store_result(planned, made_up_outcome(planned.series_id, winner=0), {})
     client = TestClient(create_app(storage, EventHub()))
-    response = client.get(f"/api/series/{planned.id}/replay")
+    response = client.get(f"/api/series/{planned.series_id}/replay")
     assert response.status_code == 422
     assert response.json()["error"].startswith(
-        f"the stored log of series {planned.id} cannot be replayed: log entry 0")
+        f"the stored log of series {planned.series_id} cannot be replayed: log entry 0")
 
 
 def test_bot_page_and_api(site: Site) -> None:
@@ -279,7 +281,7 @@ def test_a_stored_result_shows_at_once_on_a_page_read_before(tmp_path: Path) -> 
     client = TestClient(create_app(storage, EventHub()))
     assert client.get(f"/api/seasons/{season_id}").json()["progress"]["done"] == 0
     planned = storage.planned_series(season_id)[0]
-    storage.store_result(planned, made_up_outcome(planned.id, winner=1), {})
+    storage.store_result(planned, made_up_outcome(planned.series_id, winner=1), {})
     page = client.get(f"/api/seasons/{season_id}").json()
     assert page["progress"]["done"] == 1 and page["latest"][0]["winner_bot"] == planned.seat1_bot
     assert '<span id="season-done">1</span>/2' in client.get(f"/seasons/{season_id}").text
@@ -299,10 +301,10 @@ def test_a_series_ended_by_a_fault_replays_up_to_the_fault(tmp_path: Path) -> No
     series = Series(planned.seed, max_hands=6, swap_seats=planned.swap_seats)
     for _ in range(5):  # five moves of hand 1, then the bot to act timed out
         series.apply(series.legal_actions()[0])
-    outcome = made_up_outcome(planned.id, winner=0, log=list(series.log))
+    outcome = made_up_outcome(planned.series_id, winner=0, log=list(series.log))
     storage.store_result(planned, outcome, {})  # type: ignore[arg-type]
     client = TestClient(create_app(storage, EventHub()))
-    frames = client.get(f"/api/series/{planned.id}/replay").json()["frames"]
+    frames = client.get(f"/api/series/{planned.series_id}/replay").json()["frames"]
     assert [frame["kind"] for frame in frames] == ["deal"] + ["action"] * 5
     assert frames[-1]["hands"] == [
         [str(card) for card in sorted(series.hand.cards(seat),

@@ -135,7 +135,7 @@ def test_browse_pages_render_with_readable_legends_and_local_times(
         browser.save_screenshot(str(SCREENSHOTS / "sprt.png"))
 
         series = arena_data.storage.planned_series(arena_data.season_id)
-        played = next(p.id for p in series if p.id not in arena_data.crashy_series)
+        played = next(p.series_id for p in series if p.series_id not in arena_data.crashy_series)
         browser.get(f"{base}/series/{played}")
         wait_for(lambda: browser.execute_script(
             "return document.getElementById('replay').dataset.ready;"), "the replay to load")
@@ -175,8 +175,8 @@ def test_an_sprt_page_follows_the_match_live(browser: WebDriver, tmp_path: Path)
         assert storage.add_round(season_id, 4, [p.as_row() for p in following])
         for series in [p for p in storage.planned_series(season_id) if p.round == 4]:
             storage.store_result(series, made_up_outcome(
-                series.id, winner=series.bots.index(arena_data.bot_a)), {})
-            hub.publish(SeasonEvent("series_finished", season_id, series_id=series.id))
+                series.series_id, winner=series.bots.index(arena_data.bot_a)), {})
+            hub.publish(SeasonEvent("series_finished", season_id, series_id=series.series_id))
         wait_for(lambda: text(browser, "sprt-pairs") == "4/50", "the new pair on the page")
         wait_for(lambda: len(browser.execute_script(points).split()) == 5, "the chart to grow")
         assert browser.execute_script(

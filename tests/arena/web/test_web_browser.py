@@ -168,8 +168,8 @@ def test_a_replay_steps_to_the_knock_and_opens_hands_from_its_list(
     planned, _log = store_knock_series(Storage(db), tmp_path)
     web = start_web(db, EventHub(), "localhost", 0)
     try:
-        page = f"{web.url}/series/{planned.id}"
-        replay = httpx2.get(f"{web.url}/api/series/{planned.id}/replay").json()
+        page = f"{web.url}/series/{planned.series_id}"
+        replay = httpx2.get(f"{web.url}/api/series/{planned.series_id}/replay").json()
         starts = replay["hand_starts"]
         browser.get(page)
         root = browser.find_element(By.ID, "replay")

@@ -31,7 +31,7 @@ def test_a_swiss_season_shows_its_columns_and_order_note(tmp_path: Path) -> None
     # Round 1: a meets b (c, last placed, has the bye); a wins.
     [planned] = storage.planned_series(season_id)
     assert planned.bots == (a, b)
-    storage.store_result(planned, made_up_outcome(planned.id, winner=0), {})
+    storage.store_result(planned, made_up_outcome(planned.series_id, winner=0), {})
     client = TestClient(create_app(storage, EventHub()))
     extras = client.get(f"/api/seasons/{season_id}").json()["format_extras"]
     assert extras["columns"] == ["Byes", "Score", "Buchholz"]

@@ -77,7 +77,7 @@ def shown(driver: WebDriver, seat: int) -> list[str]:
 def test_a_live_series_is_followed_to_its_end_and_becomes_the_replay(
         browser: WebDriver, site: LiveSite) -> None:  # noqa: F811 (the fixture)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    series_id = site.first.id
+    series_id = site.first.series_id
     site.running.manager.start(site.season_id)
     assert site.runner.started.wait(BOUND)
     browser.get(f"{site.base}/")

@@ -110,7 +110,7 @@ def frames_until(stream: Iterator[Event], frames: list[dict[str, Any]], count: i
 
 
 def test_the_live_stream_follows_the_moves_and_becomes_the_replay(scripted: Scripted) -> None:
-    series_id = scripted.first.id
+    series_id = scripted.first.series_id
     site = scripted.app.state.website
     with TestClient(scripted.app) as client:
         page = client.get(f"/series/{series_id}")
@@ -160,7 +160,7 @@ def test_the_live_stream_follows_the_moves_and_becomes_the_replay(scripted: Scri
 
 
 def test_now_playing_lists_the_series_in_play_and_follows_it(scripted: Scripted) -> None:
-    series_id, season_id = scripted.first.id, scripted.season_id
+    series_id, season_id = scripted.first.series_id, scripted.season_id
     with TestClient(scripted.app) as client:
         home = client.get("/").text
         assert f'data-series="{series_id}"' in home and "watch live" in home
@@ -210,7 +210,7 @@ def test_a_series_already_played_sends_its_viewer_to_the_replay(tmp_path: Path) 
     ids = [register(storage, tmp_path, name) for name in ("alpha", "beta")]
     season_id = create_season(storage, ids, max_hands=2)
     assert play(storage, season_id) == "finished"
-    series_id = storage.planned_series(season_id)[0].id
+    series_id = storage.planned_series(season_id)[0].series_id
     with TestClient(create_app(storage, EventHub(), board=MoveBoard())) as client:
         page = client.get(f"/series/{series_id}").text
         assert "data-live" not in page
@@ -237,16 +237,16 @@ def test_a_viewer_who_comes_late_gets_the_recent_frames_not_the_whole_series(
     series = Series(planned.seed, profile, max_hands=6, swap_seats=planned.swap_seats)
     rng = random.Random(1)
     board = MoveBoard()
-    board.begin(planned.id)
+    board.begin(planned.series_id)
     actions: list[Action] = []
 
     def moves(count: int) -> None:
         for _ in range(count):
             actions.append(choose(series.legal_actions(), rng))
             for event in series.apply(actions[-1]):
-                board.feed(planned.id, event)
+                board.feed(planned.series_id, event)
 
-    source = SeriesSource(storage, board, planned.id)
+    source = SeriesSource(storage, board, planned.series_id)
     while series.hand_number < 3:  # into hand 3
         moves(1)
     played = sum(1 for entry in series.log if entry["type"] == "action")

@@ -41,9 +41,9 @@ class Replayed:
         self.storage = Storage(root / "replay.db")
         planned, self.log = store_knock_series(self.storage, root, ("ann", HOSTILE_NAME))
         self.bots = [planned.seat0_bot, planned.seat1_bot]
-        self.series_id = planned.id
+        self.series_id = planned.series_id
         self.client = TestClient(create_app(self.storage, EventHub()))
-        response = self.client.get(f"/api/series/{planned.id}/replay")
+        response = self.client.get(f"/api/series/{planned.series_id}/replay")
         assert response.status_code == 200, response.text[:300]
         self.replay: dict[str, Any] = response.json()
 
@@ -182,13 +182,13 @@ def test_a_series_page_whose_log_does_not_replay_says_so(tmp_path: Path) -> None
     storage = Storage(tmp_path / "bad.db")
     ids = [register(storage, tmp_path, name) for name in ("a", "b")]
     planned = storage.planned_series(create_season(storage, ids))[0]
-    storage.store_result(planned, made_up_outcome(planned.id, winner=0), {})
+    storage.store_result(planned, made_up_outcome(planned.series_id, winner=0), {})
     client = TestClient(create_app(storage, EventHub()))
-    response = client.get(f"/series/{planned.id}")
+    response = client.get(f"/series/{planned.series_id}")
     assert response.status_code == 200
-    assert f"the stored log of series {planned.id} cannot be replayed: log entry 0" \
+    assert f"the stored log of series {planned.series_id} cannot be replayed: log entry 0" \
         in response.text
-    assert client.get(f"/api/series/{planned.id}").json()["hands"] == []
+    assert client.get(f"/api/series/{planned.series_id}").json()["hands"] == []
 
 
 def test_a_hand_the_series_stopped_in_is_listed_as_not_finished(tmp_path: Path) -> None:
@@ -198,11 +198,11 @@ def test_a_hand_the_series_stopped_in_is_listed_as_not_finished(tmp_path: Path) 
     series = Series(planned.seed, max_hands=6, swap_seats=planned.swap_seats)
     for _ in range(5):  # five moves of hand 1, then the bot to act timed out
         series.apply(series.legal_actions()[0])
-    outcome = made_up_outcome(planned.id, winner=0, log=list(series.log))
+    outcome = made_up_outcome(planned.series_id, winner=0, log=list(series.log))
     storage.store_result(planned, outcome, {})  # type: ignore[arg-type]
     client = TestClient(create_app(storage, EventHub()))
     unfinished = {"hand": 1, "kind": None, "winner": None, "points": 0, "knocker": None,
                   "totals": [0, 0]}
-    assert client.get(f"/api/series/{planned.id}").json()["hands"] == [unfinished]
-    html = client.get(f"/series/{planned.id}").text
+    assert client.get(f"/api/series/{planned.series_id}").json()["hands"] == [unfinished]
+    html = client.get(f"/series/{planned.series_id}").text
     assert "<td>–</td>\n<td>not finished</td>\n<td class=\"num\">0</td>" in html

@@ -58,7 +58,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient,
     app = create_app(storage, EventHub())
     app.state.website.feed.close()
     app.state.website.live.close()
-    series = [planned.id for planned in storage.planned_series(season_id)]
+    series = [planned.series_id for planned in storage.planned_series(season_id)]
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client, [str(season_id), *series, *ids]
     storage.close()

@@ -28,7 +28,7 @@ class Site:
         self.bots = [register(self.storage, root, name) for name in ("alpha", "beta")]
         self.season_id = create_season(self.storage, self.bots)
         assert play(self.storage, self.season_id) == "finished"
-        self.series_id = self.storage.planned_series(self.season_id)[0].id
+        self.series_id = self.storage.planned_series(self.season_id)[0].series_id
         self.client = TestClient(create_app(self.storage, EventHub()))
 
 
