@@ -27,7 +27,7 @@ from engine.deadwood_search import (
     rank_options,
     set_ranks,
 )
-from engine.deadwood_tables import ROW_IDLE, RUN_CARDS, RUN_VALUE, SUIT_FULL, stretches
+from engine.deadwood_tables import RUN_CARDS, RUN_VALUE, SUIT_FULL, stretches
 
 __all__ = [
     "Arrangement",
@@ -112,11 +112,10 @@ def _exact_mask(cards: Iterable[Card] | str, count: int) -> int:
 
 def min_deadwood(cards: Iterable[Card] | str) -> int:
     """The exact minimum deadwood of a hand of at most 11 cards (docs/rules.md#deadwood)."""
-    # The usual call, 10 cards in a list or tuple: checked card by card written out (no
-    # loop; `+`, which Python specialises for ints, unlike `|`: the bits of 10 distinct
-    # cards add up to 10 set bits, a repeated card carries into fewer), and a hand with
-    # no rank held three times (most of them) answered here by four lookups. Each call
-    # or loop saved here is a tenth of the public call.
+    # The usual call, 10 cards in a list or tuple, checked card by card written out: no
+    # loop, and `+` (which Python specialises for ints, unlike `|`). The bits of 10
+    # distinct cards add up to 10 set bits; a repeated card carries into fewer. (The
+    # search written out here as well measured slower than the call.)
     if (cards.__class__ is list or cards.__class__ is tuple) and len(cards) == 10:
         a, b, c, d, e, f, g, h, i, j = cards
         card = Card
@@ -126,14 +125,7 @@ def min_deadwood(cards: Iterable[Card] | str) -> int:
                 and j.__class__ is card):
             mask = a.bit + b.bit + c.bit + d.bit + e.bit + f.bit + g.bit + h.bit + i.bit + j.bit
             if mask.bit_count() == 10:
-                s0 = mask & 8191
-                s1 = (mask >> 13) & 8191
-                s2 = (mask >> 26) & 8191
-                s3 = mask >> 39
-                if (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1)):  # a possible set
-                    return min_deadwood_mask(mask)
-                idle = ROW_IDLE
-                return idle[s0] + idle[s1] + idle[s2] + idle[s3]
+                return min_deadwood_mask(mask)
     return min_deadwood_mask(hand_mask(cards, max_cards=_MAX_SEARCH_CARDS))
 
 
