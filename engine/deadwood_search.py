@@ -166,30 +166,27 @@ def min_deadwood_mask(mask: int) -> int:
     s1 = (mask >> 13) & 8191
     s2 = (mask >> 26) & 8191
     s3 = mask >> 39
+    idle = ROW_IDLE
+    lowest = idle[s0] + idle[s1] + idle[s2] + idle[s3]
     ranks = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
     if not ranks:
-        idle = ROW_IDLE
-        return idle[s0] + idle[s1] + idle[s2] + idle[s3]
-    value = ROW_VALUE
-    total = value[s0] + value[s1] + value[s2] + value[s3]
-    if ranks & (ranks - 1):
-        return total - _max_meld_value_with_sets(mask, ranks)
-    # One rank held three or four times (the usual case): "no set" against each set.
-    run = RUN_VALUE
-    best = run[s0] + run[s1] + run[s2] + run[s3]
-    rank = ranks.bit_length() - 1
-    for melded, keep in SET_OPTIONS[rank * 16 + (
-        ((mask >> rank) & 1)
-        | ((mask >> (rank + 12)) & 2)
-        | ((mask >> (rank + 24)) & 4)
-        | ((mask >> (rank + 36)) & 8)
-    )][1:]:  # the first choice, "no set", is scored above
-        rest = mask & keep
-        melded += (run[rest & 8191] + run[(rest >> 13) & 8191] + run[(rest >> 26) & 8191]
-                   + run[rest >> 39])
-        if melded > best:
-            best = melded
-    return total - best
+        return lowest
+    if s0 & s1 & s2 & s3:  # a rank held four times: its set may leave any card out
+        value = ROW_VALUE
+        return (value[s0] + value[s1] + value[s2] + value[s3]
+                - _max_meld_value_with_sets(mask, ranks))
+    # Every rank of ``ranks`` held exactly three times (a quarter of uniform hands):
+    # a choice of sets takes some of these ranks' bits out of every row (a no-op on
+    # the row without them); the set cards are melded, so the deadwood is the idle
+    # value of the rows left. One loop over the subsets of the ranks.
+    taken = ranks
+    while taken:
+        kept = ~taken
+        deadwood = idle[s0 & kept] + idle[s1 & kept] + idle[s2 & kept] + idle[s3 & kept]
+        if deadwood < lowest:
+            lowest = deadwood
+        taken = (taken - 1) & ranks
+    return lowest
 
 
 def best_discards_mask(mask: int) -> tuple[int, list[Card]]:

@@ -209,6 +209,27 @@ def test_eleven_cards_with_a_stranger_or_a_repeat_get_the_full_check() -> None:
         best_discards(tuple(ten))
 
 
+def test_ten_cards_with_a_stranger_or_a_repeat_get_the_full_check() -> None:
+    """The written-out check of 10 cards (``min_deadwood``'s usual call) hands
+    anything odd to the card-by-card check, which names the fault."""
+
+    class LooksLikeACard:
+        bit = 1 << 51
+
+    nine = list(ALL_CARDS[13:22])  # Ad..9d: no club, no spade
+    with pytest.raises(TypeError, match="expected a Card, got <"):
+        min_deadwood([*nine, LooksLikeACard()])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="expected a Card, got 'Ac'"):
+        min_deadwood(("Ac", *nine))  # type: ignore[arg-type]
+    # Ac twice: its two bits add up to the bit of 2c, a card not in the hand.
+    with pytest.raises(DuplicateCardError, match="duplicate card: Ac"):
+        min_deadwood([ALL_CARDS[0], *nine[:8], ALL_CARDS[0]])
+    # Ad..9d is one run of 45 points; Kc Kh Ks is a set beside it (no deadwood).
+    kings = [Card.parse("Kc"), Card.parse("Kh"), Card.parse("Ks")]
+    assert min_deadwood(tuple(nine[:7] + kings)) == 0
+    assert min_deadwood([*nine, ALL_CARDS[12]]) == 10
+
+
 def test_the_list_of_best_discards_is_the_callers_own() -> None:
     hand = parse_cards("Ac 3c 5c 2d 5d 2h 3h 4h As 3s 5s")
     deadwood, discards = best_discards(hand)
