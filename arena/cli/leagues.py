@@ -81,6 +81,16 @@ def add_league_commands(commands: Any, client_command: ClientCommand) -> None:
     client_command(actions, "list", "list leagues", cmd_league_list)
 
 
+def show_league(args: argparse.Namespace, console: Console,
+                league: arena_pb2.League) -> int:
+    """``league`` as JSON (``--json``) or as its division tables."""
+    if args.json:
+        print_json(to_json(league))
+    else:
+        print_league(console, league)
+    return 0
+
+
 def cmd_league_create(args: argparse.Namespace, console: Console) -> int:
     request = arena_pb2.CreateLeagueRequest(
         name=args.league_name or args.name, bots=args.bots or [], all_active=args.all_active,
@@ -89,22 +99,14 @@ def cmd_league_create(args: argparse.Namespace, console: Console) -> int:
         division_formats=dict(args.division_format))
     with connect(args) as client:
         league = client.stub.CreateLeague(request, metadata=client.auth).league
-    if args.json:
-        print_json(to_json(league))
-        return 0
-    print_league(console, league)
-    return 0
+    return show_league(args, console, league)
 
 
 def cmd_league_show(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
         league = client.stub.GetLeague(
             arena_pb2.GetLeagueRequest(league_id=args.league_id)).league
-    if args.json:
-        print_json(to_json(league))
-        return 0
-    print_league(console, league)
-    return 0
+    return show_league(args, console, league)
 
 
 def cmd_league_next(args: argparse.Namespace, console: Console) -> int:
