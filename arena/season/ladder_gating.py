@@ -68,7 +68,7 @@ def held_off(storage: Storage, ladder_id: int, config: SeasonConfig, gate: Ladde
                                   before[bot_id.partition("@")[0]])
     for bot_id in newer:
         found = gates.get(bot_id)
-        if found is not None and found.status == PENDING:
+        if found is not None and found.verdict.status == PENDING:
             gates[bot_id] = _play(storage, gate, found, start_match)
     return {bot_id for bot_id in newer
             if bot_id not in gates or not gate.admits(gates[bot_id])}
@@ -94,7 +94,7 @@ def _play(storage: Storage, gate: LadderGate, found: GateRecord,
 def _decide(storage: Storage, gate: LadderGate, found: GateRecord) -> GateRecord:
     """Store the verdict of a pending gate whose match has stopped; the gate as it is."""
     match = storage.get_season(found.match_id)
-    if found.status != PENDING or match.status in _PLAYABLE:
+    if found.verdict.status != PENDING or match.status in _PLAYABLE:
         return found
     verdict = gate.verdict(match.bot_ids, storage.results_by_round(found.match_id))
     decide_gate(storage, found.ladder_id, found.bot_id, verdict)

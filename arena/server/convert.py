@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from typing import Any, Final
 
 from hollywood.arena.v1 import arena_pb2
@@ -38,8 +39,7 @@ def bot_message(bot: BotRecord) -> arena_pb2.Bot:
 def gate_message(gate: GateRecord, admitted: bool) -> arena_pb2.LadderGate:
     return arena_pb2.LadderGate(
         ladder_id=gate.ladder_id, predecessor=gate.predecessor, match_id=gate.match_id,
-        status=gate.status, pairs=gate.pairs, elo=gate.elo, elo_low=gate.elo_low,
-        elo_high=gate.elo_high, llr=gate.llr, admitted_by=gate.admitted_by, admitted=admitted)
+        **asdict(gate.verdict), admitted_by=gate.admitted_by, admitted=admitted)
 
 
 def config_from_message(message: arena_pb2.SeasonConfig) -> SeasonConfig:

@@ -27,23 +27,30 @@ _COLUMNS: Final = ("ladder_id, bot_id, predecessor, match_id, status, pairs, elo
 
 
 @dataclass(frozen=True)
-class GateRecord:
-    """A version's gate on one ladder: its match against ``predecessor`` (the season
-    ``match_id``), the verdict (``status``: pending, accepted, rejected or
-    inconclusive) with the match's figures (pairs played, the Elo of the new
-    version over its predecessor with its 95 % interval, the test's LLR), and who
-    admitted it by hand ('' if nobody)."""
+class Verdict:
+    """The verdict of a gate's match: ``status`` (pending, accepted, rejected or
+    inconclusive) with the match's figures (pairs played, the Elo of the new version
+    over its predecessor with its 95 % interval, the test's LLR; zero while pending)."""
 
-    ladder_id: int
-    bot_id: str
-    predecessor: str
-    match_id: int
     status: str
     pairs: int
     elo: float
     elo_low: float
     elo_high: float
     llr: float
+
+
+@dataclass(frozen=True)
+class GateRecord:
+    """A version's gate on one ladder: its match against ``predecessor`` (the season
+    ``match_id``), the match's ``verdict``, and who admitted it by hand ('' if
+    nobody)."""
+
+    ladder_id: int
+    bot_id: str
+    predecessor: str
+    match_id: int
+    verdict: Verdict
     admitted_by: str
     opened_at: str
     decided_at: str
@@ -52,8 +59,9 @@ class GateRecord:
     def from_row(cls, row: sqlite3.Row | tuple[Any, ...]) -> GateRecord:
         (ladder_id, bot_id, predecessor, match_id, status, pairs, elo, elo_low, elo_high,
          llr, admitted_by, opened_at, decided_at) = tuple(row)
-        return cls(int(ladder_id), str(bot_id), str(predecessor), int(match_id), str(status),
-                   int(pairs), float(elo), float(elo_low), float(elo_high), float(llr),
+        verdict = Verdict(str(status), int(pairs), float(elo), float(elo_low),
+                          float(elo_high), float(llr))
+        return cls(int(ladder_id), str(bot_id), str(predecessor), int(match_id), verdict,
                    str(admitted_by), str(opened_at), str(decided_at))
 
 
@@ -105,19 +113,6 @@ def gates_of_version(storage: Storage, bot_id: str) -> list[GateRecord]:
     """Every gate of ``bot_id`` (one per ladder it was gated on), oldest first."""
     return [GateRecord.from_row(row) for row in storage.query(
         f"SELECT {_COLUMNS} FROM ladder_gates WHERE bot_id=? ORDER BY match_id", (bot_id,))]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A decided gate match: ``status`` (accepted, rejected or inconclusive) and
-    its figures (see ``GateRecord``)."""
-
-    status: str
-    pairs: int
-    elo: float
-    elo_low: float
-    elo_high: float
-    llr: float
 
 
 def decide_gate(storage: Storage, ladder_id: int, bot_id: str, verdict: Verdict) -> None:

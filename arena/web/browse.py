@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any, Final
 
 from arena.core.settings import ConfigError, SeasonConfig
@@ -61,9 +62,7 @@ def ladder_gates_of(storage: Storage, bot_id: str) -> list[dict[str, Any]]:
     """The version's gates on ladders (``--gate sprt``): its match against its
     predecessor, the verdict with its figures, and whether it is admitted."""
     return [{"ladder_id": gate.ladder_id, "predecessor": gate.predecessor,
-             "match_id": gate.match_id, "status": gate.status, "pairs": gate.pairs,
-             "elo": gate.elo, "elo_low": gate.elo_low, "elo_high": gate.elo_high,
-             "llr": gate.llr, "admitted_by": gate.admitted_by,
+             "match_id": gate.match_id, **asdict(gate.verdict), "admitted_by": gate.admitted_by,
              "admitted": admitted(storage, gate)}
             for gate in gates_of_version(storage, bot_id)]
 

@@ -98,4 +98,4 @@ class LadderGate:
         """Whether ``gate``'s version joins the ladder: its owner admitted it, or
         the rule is accepted-replaces and its match accepted it."""
         return bool(gate.admitted_by) or (self.rule == ACCEPTED_REPLACES
-                                          and gate.status == ACCEPTED)
+                                          and gate.verdict.status == ACCEPTED)

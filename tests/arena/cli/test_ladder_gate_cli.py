@@ -61,11 +61,11 @@ def test_a_gated_ladder_tests_the_new_version_and_its_owner_admits_it(
 
         def decided() -> bool:
             gates = gates_of_ladder(server.storage, ladder.id)
-            return bool(gates) and gates[0].status != "pending"
+            return bool(gates) and gates[0].verdict.status != "pending"
         wait_until(decided, what="the gate match decided", bound_s=120)
     [gate] = gates_of_ladder(server.storage, ladder.id)
     # Two versions of one policy (the fake runner's) cannot be told apart in 2 pairs.
-    assert (gate.bot_id, gate.predecessor, gate.status, gate.pairs) == (
+    assert (gate.bot_id, gate.predecessor, gate.verdict.status, gate.verdict.pairs) == (
         "mine@2.0.0", "mine@1.0.0", "inconclusive", 2)
     match = server.storage.get_season(gate.match_id)
     assert match.status == "finished" and SeasonConfig.from_dict(match.config).max_pairs == 2

@@ -92,10 +92,11 @@ def test_a_gated_ladders_gate_match_plays_on_the_cluster(cluster: LocalCluster,
                          security=cluster.client_security()) as executor:
         assert SeasonRunner(storage, ladder_id, executor).run() == "finished"
     [gate] = gates_of_ladder(storage, ladder_id)
-    assert (gate.bot_id, gate.status) == (newcomer, "accepted")
-    print(f"GATE on the cluster accepted after {gate.pairs} pairs: Elo {gate.elo:+.0f} "
-          f"[{gate.elo_low:+.0f}, {gate.elo_high:+.0f}], LLR {gate.llr:.2f}")
+    assert (gate.bot_id, gate.verdict.status) == (newcomer, "accepted")
+    verdict = gate.verdict
+    print(f"GATE on the cluster accepted after {verdict.pairs} pairs: Elo {verdict.elo:+.0f} "
+          f"[{verdict.elo_low:+.0f}, {verdict.elo_high:+.0f}], LLR {verdict.llr:.2f}")
     played = storage.results(gate.match_id)
-    assert len(played) == 2 * gate.pairs and all(r.fault is None for r in played)
+    assert len(played) == 2 * gate.verdict.pairs and all(r.fault is None for r in played)
     assert all(r.played_by for r in played)  # by the cluster's workers, not the arena
     assert members_by_round(storage, ladder_id) == [ids, [ids[1], newcomer]]

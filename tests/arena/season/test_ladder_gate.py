@@ -58,16 +58,18 @@ def test_a_clearly_better_version_is_accepted_and_replaces_its_predecessor(
     storage, ladder_id, run = gated_ladder(tmp_path, old="random", new="greedy")
     assert play(storage, ladder_id, run) == "finished"
     [gate] = gates_of_ladder(storage, ladder_id)
-    assert (gate.bot_id, gate.predecessor, gate.status) == (
+    assert (gate.bot_id, gate.predecessor, gate.verdict.status) == (
         "player@2.0.0", "player@1.0.0", "accepted")
-    assert 1 <= gate.pairs < 30 and gate.elo_low < gate.elo < gate.elo_high
-    assert gate.elo > 100 and gate.llr > 2.94  # log((1 - beta) / alpha) = 2.944
-    print(f"GATE accepted after {gate.pairs} pairs: Elo {gate.elo:+.0f} "
-          f"[{gate.elo_low:+.0f}, {gate.elo_high:+.0f}], LLR {gate.llr:.2f}")
+    verdict = gate.verdict
+    assert 1 <= verdict.pairs < 30 and verdict.elo_low < verdict.elo < verdict.elo_high
+    assert gate.verdict.elo > 100 and gate.verdict.llr > 2.94  # log((1 - beta) / alpha) = 2.944
+    verdict = gate.verdict
+    print(f"GATE accepted after {verdict.pairs} pairs: Elo {verdict.elo:+.0f} "
+          f"[{verdict.elo_low:+.0f}, {verdict.elo_high:+.0f}], LLR {verdict.llr:.2f}")
     match = storage.get_season(gate.match_id)
     assert match.status == "finished" and match.bot_ids == ("player@2.0.0", "player@1.0.0")
     assert match.config["format"] == "sprt" and match.config["max_pairs"] == 30
-    assert len(storage.results(gate.match_id)) == 2 * gate.pairs
+    assert len(storage.results(gate.match_id)) == 2 * gate.verdict.pairs
     assert members_by_round(storage, ladder_id) == [
         ["player@1.0.0", "rival@1.0.0"], ["rival@1.0.0", "player@2.0.0"]]
 
@@ -76,10 +78,11 @@ def test_a_worse_version_is_rejected_and_its_predecessor_stays(tmp_path: Path) -
     storage, ladder_id, run = gated_ladder(tmp_path, old="greedy", new="random")
     assert play(storage, ladder_id, run) == "finished"
     [gate] = gates_of_ladder(storage, ladder_id)
-    assert (gate.bot_id, gate.status) == ("player@2.0.0", "rejected")
-    assert gate.elo < 0 and gate.llr < -2.94  # log(beta / (1 - alpha)) = -2.944
-    print(f"GATE rejected after {gate.pairs} pairs: Elo {gate.elo:+.0f} "
-          f"[{gate.elo_low:+.0f}, {gate.elo_high:+.0f}], LLR {gate.llr:.2f}")
+    assert (gate.bot_id, gate.verdict.status) == ("player@2.0.0", "rejected")
+    assert gate.verdict.elo < 0 and gate.verdict.llr < -2.94  # log(beta / (1 - alpha)) = -2.944
+    verdict = gate.verdict
+    print(f"GATE rejected after {verdict.pairs} pairs: Elo {verdict.elo:+.0f} "
+          f"[{verdict.elo_low:+.0f}, {verdict.elo_high:+.0f}], LLR {verdict.llr:.2f}")
     assert members_by_round(storage, ladder_id) == [["player@1.0.0", "rival@1.0.0"]] * 2
     assert gates_of_version(storage, "player@2.0.0") == [gate]
 
@@ -91,12 +94,12 @@ def test_an_undecided_match_is_inconclusive_and_the_owner_may_admit_it(
         ladder_gate_sprt="elo0=0,elo1=5,alpha=0.001,beta=0.001", ladder_gate_max_pairs=1)
     assert play(storage, ladder_id, run) == "finished"
     [gate] = gates_of_ladder(storage, ladder_id)
-    assert (gate.status, gate.pairs) == ("inconclusive", 1)
+    assert (gate.verdict.status, gate.verdict.pairs) == ("inconclusive", 1)
     assert len(storage.results(gate.match_id)) == 2
     # Inconclusive under accepted-replaces: it stayed off, round after round.
     assert members_by_round(storage, ladder_id) == [["player@1.0.0", "rival@1.0.0"]] * 3
     [admitted] = admit_to_ladder(storage, "player@2.0.0", True, "author ann")
-    assert admitted.admitted_by == "author ann" and admitted.status == "inconclusive"
+    assert admitted.admitted_by == "author ann" and admitted.verdict.status == "inconclusive"
     ladder = format_for(LADDER_FORMAT, SeasonConfig.from_dict(
         storage.get_season(ladder_id).config))
     assert isinstance(ladder, OpenEnded) and ladder.gate is not None
@@ -118,7 +121,7 @@ def test_owner_decides_keeps_even_an_accepted_version_off_until_admitted(
                                            ladder_gate_rule="owner-decides")
     assert play(storage, ladder_id, run) == "finished"
     [gate] = gates_of_ladder(storage, ladder_id)
-    assert gate.status == "accepted" and gate.admitted_by == ""
+    assert gate.verdict.status == "accepted" and gate.admitted_by == ""
     assert members_by_round(storage, ladder_id)[-1] == ["player@1.0.0", "rival@1.0.0"]
 
 
@@ -135,12 +138,12 @@ def test_the_match_is_opened_once_across_a_stop_and_a_resume(tmp_path: Path) -> 
     assert play(storage, ladder_id, run, cancel, start_match=stop_before_the_match) == (
         "cancelled")
     [opened] = gates_of_ladder(storage, ladder_id)
-    assert opened.status == "pending" and started == [opened.match_id]
+    assert opened.verdict.status == "pending" and started == [opened.match_id]
     assert storage.get_season(opened.match_id).status == "created"
     assert storage.results(opened.match_id) == []
     assert play(storage, ladder_id, run) == "finished"  # resumed: the match in place
     [decided] = gates_of_ladder(storage, ladder_id)
-    assert decided.match_id == opened.match_id and decided.status == "accepted"
+    assert decided.match_id == opened.match_id and decided.verdict.status == "accepted"
     assert len(storage.list_seasons()) == 2  # the ladder and its one gate match
     # Round 2 was planned (without it) before the stop; it joined at round 3.
     assert members_by_round(storage, ladder_id) == [
@@ -191,8 +194,8 @@ def test_a_server_killed_during_the_match_resumes_it_once(tmp_path: Path) -> Non
     assert manager.resume_interrupted() == [ladder_id, opened.match_id]
     assert manager.wait(ladder_id, 240) and manager.wait(opened.match_id, 240)
     [decided] = gates_of_ladder(storage, ladder_id)
-    assert decided.match_id == opened.match_id and decided.status == "accepted"
+    assert decided.match_id == opened.match_id and decided.verdict.status == "accepted"
     assert len(storage.list_seasons()) == 2
     planned = [p.series_id for p in storage.planned_series(opened.match_id)]
     assert sorted(r.series_id for r in storage.results(opened.match_id)) == sorted(planned)
-    assert len(planned) == 2 * decided.pairs
+    assert len(planned) == 2 * decided.verdict.pairs
