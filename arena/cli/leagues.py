@@ -1,4 +1,4 @@
-"""``arena league create | show | list | next``: leagues of divisions on a running
+"""``arena league create | show | list | next | cancel``: leagues of divisions on a running
 server, each division playing a season of its own per round, the top moving up and
 the bottom moving down at the end of every round."""
 
@@ -75,7 +75,9 @@ def add_league_commands(commands: Any, client_command: ClientCommand) -> None:
     for action, text, handler in (
             ("show", "a league's rounds: division tables with ▲ promoted, ▼ relegated",
              cmd_league_show),
-            ("next", "make and start the league's next round now", cmd_league_next)):
+            ("next", "make and start the league's next round now", cmd_league_next),
+            ("cancel", "cancel the league as a whole: its unfinished seasons, and every "
+                       "round it would have made", cmd_league_cancel)):
         sub = client_command(actions, action, text, handler)
         sub.add_argument("league_id", type=arguments.positive_int, metavar="LEAGUE")
     client_command(actions, "list", "list leagues", cmd_league_list)
@@ -122,6 +124,14 @@ def cmd_league_next(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def cmd_league_cancel(args: argparse.Namespace, console: Console) -> int:
+    with connect(args) as client:
+        league = client.stub.CancelLeague(
+            arena_pb2.CancelLeagueRequest(league_id=args.league_id),
+            metadata=client.auth).league
+    return show_league(args, console, league)
+
+
 def cmd_league_list(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
         leagues = client.stub.ListLeagues(arena_pb2.ListLeaguesRequest()).leagues
@@ -129,7 +139,9 @@ def cmd_league_list(args: argparse.Namespace, console: Console) -> int:
         print_json([to_json(league) for league in leagues])
         return 0
     for league in map(shown, leagues):
-        console.print(f"{league.id:>4}  {rule_text(league)}  {league.name}", soft_wrap=True)
+        cancelled = " (cancelled)" if league.cancelled_at else ""
+        console.print(f"{league.id:>4}  {rule_text(league)}{cancelled}  {league.name}",
+                      soft_wrap=True)
     return 0
 
 
@@ -145,6 +157,8 @@ def print_league(console: Console, league: arena_pb2.League) -> None:
     league = shown(league)
     console.print(Text.assemble((f"{league.name} (league {league.id})", "bold"),
                                 f" — {rule_text(league)}, created {league.created_at}"))
+    if league.cancelled_at:
+        console.print(Text(f"cancelled {league.cancelled_at}: no further rounds", "red"))
     for league_round in league.rounds:
         for division in league_round.divisions:
             console.print(f"round {league_round.round}, division {division.division}: "

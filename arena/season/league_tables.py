@@ -79,7 +79,7 @@ def league_summary(league: LeagueRecord) -> dict[str, Any]:
     return {"id": league.id, "name": league.name, "divisions": plan.rule.divisions,
             "promote": plan.rule.promote, "relegate": plan.rule.relegate,
             "planned_rounds": plan.rounds, "division_formats": list(plan.formats),
-            "created_at": league.created_at}
+            "created_at": league.created_at, "cancelled_at": league.cancelled_at}
 
 
 def league_tables(storage: Storage, readings: SeasonReadings, league_id: int) -> LeagueTables:

@@ -10,7 +10,9 @@ stores them with the next round's seasons in one transaction, then starts them;
 a round is made once however often it is asked (the storage refuses a second), and
 a server restarted between the two (``LeagueKeeper.catch_up``) makes or starts
 what is missing. Rounds follow one another up to the league's planned rounds;
-``LeagueKeeper.next_round`` makes one more on request.
+``LeagueKeeper.next_round`` makes one more on request. ``LeagueKeeper.cancel``
+ends a league as a whole: its unfinished seasons are cancelled (series in flight
+finish and are stored) and no round of it is made again.
 """
 
 from __future__ import annotations
@@ -161,17 +163,24 @@ class LeagueKeeper:
         self.manager = manager
         self.readings = readings or SeasonReadings(storage, manager.board)
         self.ratings = ratings or (lambda bots: current_ratings(storage, bots))
-        self._lock = threading.Lock()
+        # Making a round (stored, then started) and cancelling the league never
+        # interleave: a round stored just before the league is cancelled is started
+        # before its seasons are cancelled, never after.
+        self._lock = threading.RLock()
         manager.finished_hooks.append(self.season_finished)
 
     def start(self, league_id: int) -> None:
-        """Start the seasons of the league's latest round that have not started."""
-        seasons = stored.league_seasons(self.storage, league_id)
-        latest = max((season.round for season in seasons), default=0)
-        for season in seasons:
-            if (season.round == latest and self.storage.get_season(season.season_id).status
-                    is SeasonStatus.CREATED):
-                self.manager.start(season.season_id)
+        """Start the seasons of the league's latest round that have not started
+        (none of a cancelled league)."""
+        with self._lock:
+            if stored.get_league(self.storage, league_id).cancelled:
+                return
+            seasons = stored.league_seasons(self.storage, league_id)
+            latest = max((season.round for season in seasons), default=0)
+            for season in seasons:
+                if (season.round == latest and self.storage.get_season(
+                        season.season_id).status is SeasonStatus.CREATED):
+                    self.manager.start(season.season_id)
 
     def season_finished(self, season_id: int) -> None:
         league_id = stored.league_of_season(self.storage, season_id)
@@ -195,7 +204,8 @@ class LeagueKeeper:
         league = stored.get_league(self.storage, league_id)
         latest = max((s.round for s in stored.league_seasons(self.storage, league_id)),
                      default=0)
-        if latest >= league.planned_rounds or not self._round_finished(league_id, latest):
+        if (league.cancelled or latest >= league.planned_rounds
+                or not self._round_finished(league_id, latest)):
             return None
         return self._make_round(league, latest + 1)
 
@@ -203,6 +213,9 @@ class LeagueKeeper:
         """Make and start the next round now (one beyond the planned ones if need
         be); raises ``LeagueError`` while a season of the latest round is unfinished."""
         league = stored.get_league(self.storage, league_id)
+        if league.cancelled:
+            raise LeagueError(f"league {league_id} was cancelled at {league.cancelled_at}: "
+                              "it plays no more rounds")
         seasons = stored.league_seasons(self.storage, league_id)
         latest = max(season.round for season in seasons)
         unfinished = [season.season_id for season in seasons if season.round == latest
@@ -217,6 +230,17 @@ class LeagueKeeper:
         if made is None:
             raise LeagueError(f"round {latest + 1} of league {league_id} was just made")
         return made
+
+    def cancel(self, league_id: int) -> LeagueRecord:
+        """Cancel the league as a whole: mark it so (no round is made again), then
+        cancel each of its seasons that has not ended. A cancelled league stays so."""
+        with self._lock:
+            league = stored.cancel_league(self.storage, league_id)
+            for season in stored.league_seasons(self.storage, league_id):
+                if not self.storage.get_season(season.season_id).status.is_terminal:
+                    self.manager.cancel(season.season_id)
+        log.info("league %d: cancelled", league_id)
+        return league
 
     def _round_finished(self, league_id: int, round_number: int) -> bool:
         return all(self.storage.get_season(season.season_id).status is SeasonStatus.FINISHED
@@ -241,9 +265,9 @@ class LeagueKeeper:
                 [StoredMove(round_number - 1, move.bot_id, move.from_division,
                             move.to_division) for move in found],
                 drafts, round_number)
-        if made is not None:
-            log.info("league %d: round %d made (seasons %s)", league.id, round_number,
-                     ", ".join(map(str, made)))
-            for season_id in made:
-                self.manager.start(season_id)
+            if made is not None:
+                log.info("league %d: round %d made (seasons %s)", league.id, round_number,
+                         ", ".join(map(str, made)))
+                for season_id in made:
+                    self.manager.start(season_id)
         return made

@@ -179,6 +179,7 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
     "hollywood.arena.v1.GetLeagueRequest": {"league_id": Id()},
     "hollywood.arena.v1.ListLeaguesRequest": {},
     "hollywood.arena.v1.NextLeagueRoundRequest": {"league_id": Id()},
+    "hollywood.arena.v1.CancelLeagueRequest": {"league_id": Id()},
 }
 
 # A field with no entry in RULES still gets the strictest reading of its type.

@@ -1,8 +1,9 @@
-"""The ``ArenaService`` methods of leagues of divisions: ``CreateLeague`` and
-``NextLeagueRound`` (the admin only), ``GetLeague`` and ``ListLeagues`` (open to
-everyone), and the conversion of a league's tables (``arena.season.league_tables``)
-to the API's messages. A mixin of ``arena.server.service.ArenaService``, which
-supplies ``_call``, ``storage``, ``leagues``, ``readings`` and ``max_season_bots``."""
+"""The ``ArenaService`` methods of leagues of divisions: ``CreateLeague``,
+``NextLeagueRound`` and ``CancelLeague`` (the admin only), ``GetLeague`` and
+``ListLeagues`` (open to everyone), and the conversion of a league's tables
+(``arena.season.league_tables``) to the API's messages. A mixin of
+``arena.server.service.ArenaService``, which supplies ``_call``, ``storage``,
+``leagues``, ``readings`` and ``max_season_bots``."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def league_message(league: LeagueRecord, tables: LeagueTables | None = None
         id=league.id, name=league.name, divisions=plan.rule.divisions,
         promote=plan.rule.promote, relegate=plan.rule.relegate, planned_rounds=plan.rounds,
         division_formats=list(plan.formats), created_at=league.created_at,
-        config=config_message(plan.config))
+        config=config_message(plan.config), cancelled_at=league.cancelled_at)
     for league_round in tables.rounds if tables is not None else ():
         round_message = message.rounds.add(round=league_round.number)
         for table in league_round.divisions:
@@ -122,6 +123,13 @@ class LeaguesMixin:
         def body() -> arena_pb2.NextLeagueRoundResponse:
             self.leagues.next_round(request.league_id)
             return arena_pb2.NextLeagueRoundResponse(league=self._league(request.league_id))
+        return self._call(context, body, mutating=True)
+
+    def CancelLeague(self, request: arena_pb2.CancelLeagueRequest,
+                     context: grpc.ServicerContext) -> arena_pb2.CancelLeagueResponse:
+        def body() -> arena_pb2.CancelLeagueResponse:
+            self.leagues.cancel(request.league_id)
+            return arena_pb2.CancelLeagueResponse(league=self._league(request.league_id))
         return self._call(context, body, mutating=True)
 
     def _league(self, league_id: int) -> arena_pb2.League:

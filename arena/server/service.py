@@ -58,7 +58,8 @@ MUTATING_METHODS: Final = frozenset(
     f"/{SERVICE_NAME}/{name}"
     for name in ("CreateSeason", "StartSeason", "CancelSeason", "SubmitBot", "AddAuthor",
                  "ListAuthors", "RevokeAuthor", "ReactivateBot", "RevetBot", "KeepOnLadder",
-                 "AdmitToLadder", "CreateLeague", "NextLeagueRound"))
+                 "AdmitToLadder", "CreateLeague", "NextLeagueRound",
+                 "CancelLeague"))
 
 Response = TypeVar("Response")
 

@@ -5,7 +5,8 @@ A league is stored with its first round of seasons in one transaction; each late
 round is stored with the moves of the round before it (every bot's division in the
 ended round and in the new one) in one transaction, and only if it is the round
 after the last stored one, so a round made twice (a resumed server, two seasons
-finishing at once) is stored once.
+finishing at once) is stored once; and never once the league is cancelled
+(``cancel_league``), however its seasons end.
 
 A league's ``config`` (JSON) holds ``divisions``, ``promote``, ``relegate``,
 ``rounds`` (how many rounds are played one after another without being asked),
@@ -36,11 +37,17 @@ class LeagueRecord:
     config: dict[str, Any]
     created_at: str
     updated_at: str
+    cancelled_at: str = ""
+    """When the league was cancelled as a whole ('' while it plays on)."""
 
     @property
     def planned_rounds(self) -> int:
         """The rounds the league plays one after another without being asked."""
         return int(self.config["rounds"])
+
+    @property
+    def cancelled(self) -> bool:
+        return bool(self.cancelled_at)
 
 
 @dataclass(frozen=True)
@@ -95,11 +102,13 @@ def add_league_round(storage: Storage, league_id: int, round_number: int,
     """Store round ``round_number``'s seasons (division 1 first) with the moves
     that ended the round before, and the league's planned rounds, in one
     transaction. Returns the new seasons' ids, or None (nothing stored) unless it
-    is the round after the last stored one."""
+    is the round after the last stored one and the league is not cancelled."""
     with storage.transaction() as db:
         last = int(db.execute("SELECT COALESCE(MAX(round), 0) FROM league_seasons "
                               "WHERE league_id=?", (league_id,)).fetchone()[0])
-        if round_number != last + 1:
+        cancelled = db.execute("SELECT cancelled_at FROM leagues WHERE id=?",
+                               (league_id,)).fetchone()[0]
+        if round_number != last + 1 or cancelled:
             return None
         db.executemany("INSERT INTO league_moves VALUES (?,?,?,?,?)",
                        [(league_id, move.round, move.bot_id, move.from_division,
@@ -125,6 +134,16 @@ def _insert_seasons(db: sqlite3.Connection, league_id: int, round_number: int,
     return ids
 
 
+def cancel_league(storage: Storage, league_id: int) -> LeagueRecord:
+    """Mark the league cancelled (once: a second call keeps the first time), so that
+    no round of it is made again. Raises ``NotFoundError`` for an unknown league."""
+    with storage.transaction() as db:
+        now = utc_now()
+        db.execute("UPDATE leagues SET cancelled_at=?, updated_at=? WHERE id=? "
+                   "AND cancelled_at=''", (now, now, league_id))
+    return get_league(storage, league_id)
+
+
 def get_league(storage: Storage, league_id: int) -> LeagueRecord:
     rows = storage.query("SELECT * FROM leagues WHERE id=?", (league_id,))
     if not rows:
@@ -139,7 +158,8 @@ def list_leagues(storage: Storage) -> list[LeagueRecord]:
 def _league(row: sqlite3.Row) -> LeagueRecord:
     return LeagueRecord(id=int(row["id"]), name=str(row["name"]),
                         config=json.loads(row["config_json"]),
-                        created_at=str(row["created_at"]), updated_at=str(row["updated_at"]))
+                        created_at=str(row["created_at"]), updated_at=str(row["updated_at"]),
+                        cancelled_at=str(row["cancelled_at"]))
 
 
 def league_seasons(storage: Storage, league_id: int) -> list[DivisionSeason]:

@@ -250,6 +250,10 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     PRIMARY KEY (league_id, round, bot_id)
 )""",
     )),
+    Migration(13, "a league cancelled as a whole", (
+        # RFC 3339 UTC; '' while the league plays on.
+        "ALTER TABLE leagues ADD COLUMN cancelled_at TEXT NOT NULL DEFAULT ''",
+    )),
 )
 
 

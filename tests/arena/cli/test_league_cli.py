@@ -1,4 +1,4 @@
-"""``arena league create | show | list | next`` against a server playing with the
+"""``arena league create | show | list | next | cancel`` against a server playing with the
 fake runner (bots named "random..." play at random, the others knock and win): a
 2-division league shows its division tables with ▲ on the promoted knocker and ▼
 on the relegated random bot; a rule its bots cannot play is refused saying why."""
@@ -62,6 +62,26 @@ def test_create_show_list_and_next(served: tuple[RunningServer,
     assert cli(server, "league", "list") == 0
     assert f"   {league_id}  2 divisions, promote 1, relegate 1, 2 rounds  cup <b>" in (
         capsys.readouterr().out)
+
+
+def test_cancel_shows_the_league_cancelled_and_the_list_marks_it(
+        served: tuple[RunningServer, arena_pb2_grpc.ArenaServiceStub],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    server, stub = served
+    assert cli(server, "league", "create", "cup", "--bots", "random1", "k1", "k2",
+               "random2", "--divisions", "2", "--promote", "1", "--relegate", "1",
+               "--league-rounds", "3", "--json") == 0
+    league_id = int(json.loads(capsys.readouterr().out)["id"])
+    assert cli(server, "league", "cancel", str(league_id)) == 0
+    out = capsys.readouterr().out
+    cancelled_at = stub.GetLeague(
+        arena_pb2.GetLeagueRequest(league_id=league_id)).league.cancelled_at
+    assert cancelled_at and f"cancelled {cancelled_at}: no further rounds" in out
+    assert cli(server, "league", "list") == 0
+    assert (f"   {league_id}  2 divisions, promote 1, relegate 1, 3 rounds (cancelled)  cup"
+            in capsys.readouterr().out)
+    assert cli(server, "league", "cancel", "99") != 0
+    assert "unknown league 99" in capsys.readouterr().err
 
 
 def test_a_rule_the_bots_cannot_play_is_refused(

@@ -97,10 +97,17 @@ def test_creating_a_league_needs_the_admin_token_not_an_authors(
     with pytest.raises(grpc.RpcError) as refused:
         stub.NextLeagueRound(arena_pb2.NextLeagueRoundRequest(league_id=1))
     assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    with pytest.raises(grpc.RpcError) as refused:
+        stub.CancelLeague(arena_pb2.CancelLeagueRequest(league_id=1))
+    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
     token = stub.AddAuthor(arena_pb2.AddAuthorRequest(name="alice"),
                            metadata=auth(server)).token
+    author = (("authorization", f"Bearer {token}"),)
     with pytest.raises(grpc.RpcError) as refused:
-        stub.CreateLeague(league_request(), metadata=(("authorization", f"Bearer {token}"),))
+        stub.CreateLeague(league_request(), metadata=author)
+    assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    with pytest.raises(grpc.RpcError) as refused:
+        stub.CancelLeague(arena_pb2.CancelLeagueRequest(league_id=1), metadata=author)
     assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
     assert stub.ListLeagues(arena_pb2.ListLeaguesRequest()).leagues == []
 
@@ -124,6 +131,39 @@ def test_a_league_its_bots_cannot_play_is_refused_and_nothing_is_stored(
     assert message in str(refused.value.details())
     assert stub.ListLeagues(arena_pb2.ListLeaguesRequest()).leagues == []
     assert stub.ListSeasons(arena_pb2.ListSeasonsRequest()).seasons == []
+
+
+def test_a_cancelled_league_ends_its_seasons_and_makes_no_more_rounds(
+        served: tuple[RunningServer, arena_pb2_grpc.ArenaServiceStub]) -> None:
+    """Cancelled as soon as it is created (its first round playing, perhaps over): what
+    the answer lists is all the league ever plays; every season of it ends; asking
+    for a next round is refused naming the cancellation; a second cancel is harmless."""
+    server, stub = served
+    created = stub.CreateLeague(league_request(rounds=3), metadata=auth(server)).league
+    request = arena_pb2.CancelLeagueRequest(league_id=created.id)
+    cancelled = stub.CancelLeague(request, metadata=auth(server)).league
+    assert cancelled.cancelled_at and not created.cancelled_at
+    seasons = [table.season_id for league_round in cancelled.rounds
+               for table in league_round.divisions]
+
+    def every_season_ended() -> bool:
+        return all(server.storage.get_season(season_id).status.is_terminal
+                   for season_id in seasons)
+    wait_until(every_season_ended, what="the cancelled league's seasons to end")
+    with pytest.raises(grpc.RpcError) as refused:
+        stub.NextLeagueRound(arena_pb2.NextLeagueRoundRequest(league_id=created.id),
+                             metadata=auth(server))
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert f"league {created.id} was cancelled at" in str(refused.value.details())
+    again = stub.CancelLeague(request, metadata=auth(server)).league
+    assert again.cancelled_at == cancelled.cancelled_at
+    assert [s.season_id for s in league_seasons(server.storage, created.id)] == seasons
+    listed = stub.ListLeagues(arena_pb2.ListLeaguesRequest()).leagues
+    assert [(league.id, league.cancelled_at) for league in listed] == [
+        (created.id, cancelled.cancelled_at)]
+    with pytest.raises(grpc.RpcError) as refused:
+        stub.CancelLeague(arena_pb2.CancelLeagueRequest(league_id=99), metadata=auth(server))
+    assert refused.value.code() == grpc.StatusCode.NOT_FOUND
 
 
 def test_an_unknown_league_is_not_found(

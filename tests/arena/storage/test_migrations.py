@@ -91,8 +91,8 @@ def test_the_fixture_is_a_release_1_database() -> None:
 
 def test_release_1_database_opens_migrated_with_the_same_plan(
         release_1: Path, server: RunningServer) -> None:
-    assert raw_version(release_1) == "12"  # vetted hashes (6), voided series (7), refusals (8),
-    # whole outcomes (9), the ladder (10), its gate (11), leagues (12)
+    assert raw_version(release_1) == "13"  # vetted hashes (6), voided series (7), refusals (8),
+    # whole outcomes (9), the ladder (10), its gate (11), leagues (12), cancelled leagues (13)
     storage = server.storage
     season = storage.get_season(1)
     assert season.bot_ids == RELEASE_1_BOTS and season.status == "finished"
@@ -177,10 +177,10 @@ def test_migrating_twice_changes_nothing(release_1: Path) -> None:
     connection = sqlite3.connect(release_1, isolation_level=None)
     try:
         assert migrate(connection, release_1) == 1
-        assert migrate(connection, release_1) == 12
+        assert migrate(connection, release_1) == 13
     finally:
         connection.close()
-    assert raw_version(release_1) == "12"
+    assert raw_version(release_1) == "13"
 
 
 def test_release_1_logs_move_apart_compressed_and_read_back_unchanged(

@@ -1,7 +1,7 @@
 """The league pages: /leagues lists the leagues, /leagues/ID shows each round's
 division tables with ▲ on the promoted bots and ▼ on the relegated ones (the moves
 stored at the end of the round), linked from every page's header; the JSON twins
-say the same; hostile names are escaped."""
+say the same; hostile names are escaped; a cancelled league says so."""
 
 from __future__ import annotations
 
@@ -17,13 +17,14 @@ from arena.season.events import EventHub
 from arena.season.league_rules import LeagueRule
 from arena.season.leagues import LeagueKeeper, LeaguePlan, create_league
 from arena.storage import Storage
+from arena.storage.leagues import cancel_league
 from arena.web.app import create_app
 from tests.helpers.league_helpers import RecordingManager, finish_round
 from tests.helpers.web_helpers import HOSTILE_NAME, register
 
 
 @pytest.fixture
-def site(tmp_path: Path) -> Iterator[tuple[TestClient, int]]:
+def site(tmp_path: Path) -> Iterator[tuple[TestClient, int, Storage]]:
     """A league of 2 divisions whose round 1 ended s3 s1 s2 | s6 s4 s5 (made-up
     results): s2 relegated, s6 promoted."""
     storage = Storage(tmp_path / "web.db")
@@ -42,7 +43,7 @@ def site(tmp_path: Path) -> Iterator[tuple[TestClient, int]]:
     app.state.website.feed.close()
     app.state.website.live.close()
     with TestClient(app) as client:
-        yield client, league.id
+        yield client, league.id, storage
     storage.close()
 
 
@@ -53,8 +54,8 @@ def marks(html: str, round_number: int) -> dict[str, str]:
         r'<tr data-bot="([^"]+)"[^>]*>.*?<td class="mark"[^>]*>([^<]*)</td>', section, re.S)}
 
 
-def test_a_league_page_marks_the_moves(site: tuple[TestClient, int]) -> None:
-    client, league_id = site
+def test_a_league_page_marks_the_moves(site: tuple[TestClient, int, Storage]) -> None:
+    client, league_id, _ = site
     html = client.get(f"/leagues/{league_id}").text
     hostile = "&lt;script&gt;alert(1)&lt;/script&gt;@1.0.0"
     assert marks(html, 1) == {"s3@1.0.0": "", "s1@1.0.0": "", "s2@1.0.0": "▼",
@@ -71,8 +72,9 @@ def test_a_league_page_marks_the_moves(site: tuple[TestClient, int]) -> None:
     assert (data["divisions"], data["promote"], data["relegate"]) == (2, 1, 1)
 
 
-def test_the_leagues_list_is_linked_from_every_page(site: tuple[TestClient, int]) -> None:
-    client, league_id = site
+def test_the_leagues_list_is_linked_from_every_page(
+        site: tuple[TestClient, int, Storage]) -> None:
+    client, league_id, _ = site
     assert '<a href="/leagues">leagues</a>' in client.get("/").text
     html = client.get("/leagues").text
     assert f'<a href="/leagues/{league_id}">cup &lt;script&gt;' in html
@@ -82,3 +84,19 @@ def test_the_leagues_list_is_linked_from_every_page(site: tuple[TestClient, int]
     assert f'season 3 of <a href="/leagues/{league_id}">league {league_id}</a>' in (
         client.get("/seasons/3").text)
     assert client.get("/api/seasons/3").json()["league"] == league_id
+
+
+def test_a_cancelled_league_says_so_on_its_page_and_in_the_list(
+        site: tuple[TestClient, int, Storage]) -> None:
+    client, league_id, storage = site
+    assert "league-cancelled" not in client.get(f"/leagues/{league_id}").text
+    assert "status-cancelled" not in client.get("/leagues").text
+    cancelled = cancel_league(storage, league_id)
+    html = client.get(f"/leagues/{league_id}").text
+    assert 'id="league-cancelled"' in html and "no further rounds are made" in html
+    assert client.get(f"/api/leagues/{league_id}").json()["cancelled_at"] == (
+        cancelled.cancelled_at)
+    assert '<span class="status status-cancelled">cancelled</span>' in client.get(
+        "/leagues").text
+    assert client.get("/api/leagues").json()["leagues"][0]["cancelled_at"] == (
+        cancelled.cancelled_at)
