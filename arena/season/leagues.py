@@ -9,8 +9,9 @@ each division's final table, works out the moves (``league_rules.moves``) and
 stores them with the next round's seasons in one transaction, then starts them;
 a round is made once however often it is asked (the storage refuses a second), and
 a server restarted between the two (``LeagueKeeper.catch_up``) makes or starts
-what is missing. Rounds follow one another up to the league's planned rounds;
-``LeagueKeeper.next_round`` makes one more on request. ``LeagueKeeper.cancel``
+what is missing. Rounds follow one another up to the league's planned rounds (the
+end of the last one stores its moves, shown in its tables, and makes nothing);
+``LeagueKeeper.next_round`` makes one more on request, from those moves. ``LeagueKeeper.cancel``
 ends a league as a whole: its unfinished seasons are cancelled (series in flight
 finish and are stored) and no round of it is made again.
 """
@@ -27,7 +28,7 @@ from arena.core.settings import SETTINGS_BY_NAME, ConfigError, SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.season.formats import FORMATS, Ratings, format_class, format_for
 from arena.season.formats.base import check_owned_settings, derive_round_seed
-from arena.season.league_rules import LeagueRule, moves, next_divisions, place
+from arena.season.league_rules import LeagueRule, Move, moves, next_divisions, place
 from arena.season.manager import SeasonManager
 from arena.season.readings import SeasonReadings
 from arena.season.seeding import current_ratings
@@ -200,12 +201,18 @@ class LeagueKeeper:
 
     def advance(self, league_id: int) -> list[int] | None:
         """Make and start the next round if every season of the latest one has
-        finished and the league plans more; its seasons' ids, else None."""
+        finished and the league plans more; its seasons' ids, else None. At the end
+        of the last planned round only its moves are stored (the tables' marks)."""
         league = stored.get_league(self.storage, league_id)
         latest = max((s.round for s in stored.league_seasons(self.storage, league_id)),
                      default=0)
-        if (league.cancelled or latest >= league.planned_rounds
-                or not self._round_finished(league_id, latest)):
+        if league.cancelled or not self._round_finished(league_id, latest):
+            return None
+        if latest >= league.planned_rounds:
+            with self._lock:
+                stored.store_round_moves(self.storage, league_id, [
+                    StoredMove(latest, move.bot_id, move.from_division, move.to_division)
+                    for move in self._moves(league, latest)])
             return None
         return self._make_round(league, latest + 1)
 
@@ -242,6 +249,21 @@ class LeagueKeeper:
         log.info("league %d: cancelled", league_id)
         return league
 
+    def _moves(self, league: LeagueRecord, round_number: int) -> list[Move]:
+        """The moves that ended a finished round: as stored when it ended, else
+        from its divisions' final tables (and the bots deactivated by now)."""
+        kept = [Move(move.bot_id, move.from_division, move.to_division)
+                for move in stored.league_moves(self.storage, league.id)
+                if move.round == round_number]
+        if kept:
+            return kept
+        rule = LeaguePlan.of(league).rule
+        ended = [season for season in stored.league_seasons(self.storage, league.id)
+                 if season.round == round_number]
+        orders = [final_order(self.readings, season.season_id) for season in ended]
+        bots = [bot for order in orders for bot in order]
+        return moves(rule, orders, deactivations_of(self.storage, bots))
+
     def _round_finished(self, league_id: int, round_number: int) -> bool:
         return all(self.storage.get_season(season.season_id).status is SeasonStatus.FINISHED
                    for season in stored.league_seasons(self.storage, league_id)
@@ -250,12 +272,9 @@ class LeagueKeeper:
     def _make_round(self, league: LeagueRecord, round_number: int) -> list[int] | None:
         with self._lock:  # two seasons finishing at once: one reads, one makes
             plan = LeaguePlan.of(league)
-            ended = [season for season in stored.league_seasons(self.storage, league.id)
-                     if season.round == round_number - 1]
-            orders = [final_order(self.readings, season.season_id) for season in ended]
-            bots = [bot for order in orders for bot in order]
-            found = moves(plan.rule, orders, deactivations_of(self.storage, bots))
-            plan.rule.sizes_after([len(order) for order in orders])  # ConfigError if not
+            found = self._moves(league, round_number - 1)
+            plan.rule.sizes_after([sum(1 for move in found if move.from_division == number)
+                                   for number in range(1, plan.rule.divisions + 1)])
             drafts = [draft_season(league.name, plan, round_number, number, division_bots,
                                    self.ratings)
                       for number, division_bots in enumerate(

@@ -3,7 +3,8 @@ moves between divisions at the end of every round.
 
 A league is stored with its first round of seasons in one transaction; each later
 round is stored with the moves of the round before it (every bot's division in the
-ended round and in the new one) in one transaction, and only if it is the round
+ended round and in the new one; stored already, by ``store_round_moves``, when that
+round was the last planned one) in one transaction, and only if it is the round
 after the last stored one, so a round made twice (a resumed server, two seasons
 finishing at once) is stored once; and never once the league is cancelled
 (``cancel_league``), however its seasons end.
@@ -110,15 +111,39 @@ def add_league_round(storage: Storage, league_id: int, round_number: int,
                                (league_id,)).fetchone()[0]
         if round_number != last + 1 or cancelled:
             return None
-        db.executemany("INSERT INTO league_moves VALUES (?,?,?,?,?)",
-                       [(league_id, move.round, move.bot_id, move.from_division,
-                         move.to_division) for move in moves])
+        _insert_moves(db, league_id, moves)
         config = json.loads(db.execute("SELECT config_json FROM leagues WHERE id=?",
                                        (league_id,)).fetchone()[0])
         config["rounds"] = max(int(config["rounds"]), planned_rounds)
         db.execute("UPDATE leagues SET config_json=?, updated_at=? WHERE id=?",
                    (json.dumps(config), utc_now(), league_id))
         return _insert_seasons(db, league_id, round_number, drafts)
+
+
+def store_round_moves(storage: Storage, league_id: int, moves: Sequence[StoredMove]) -> bool:
+    """Store the moves that ended the league's latest round without making the next
+    one (the end of its last planned round: the tables show who goes up and down,
+    and a round asked for later moves them so). Only moves of the latest round of a
+    league not cancelled, once: returns whether they were stored now."""
+    with storage.transaction() as db:
+        last = int(db.execute("SELECT COALESCE(MAX(round), 0) FROM league_seasons "
+                              "WHERE league_id=?", (league_id,)).fetchone()[0])
+        cancelled = db.execute("SELECT cancelled_at FROM leagues WHERE id=?",
+                               (league_id,)).fetchone()[0]
+        stored = db.execute("SELECT 1 FROM league_moves WHERE league_id=? AND round=? "
+                            "LIMIT 1", (league_id, last)).fetchone()
+        if cancelled or stored or any(move.round != last for move in moves):
+            return False
+        _insert_moves(db, league_id, moves)
+        return True
+
+
+def _insert_moves(db: sqlite3.Connection, league_id: int, moves: Sequence[StoredMove]) -> None:
+    # OR IGNORE: a round's moves stored when it ended (its league's last planned
+    # round) are kept as they were when the next round is made from them.
+    db.executemany("INSERT OR IGNORE INTO league_moves VALUES (?,?,?,?,?)",
+                   [(league_id, move.round, move.bot_id, move.from_division,
+                     move.to_division) for move in moves])
 
 
 def _insert_seasons(db: sqlite3.Connection, league_id: int, round_number: int,

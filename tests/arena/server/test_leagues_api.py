@@ -62,15 +62,25 @@ def test_a_two_division_league_plays_two_rounds_and_moves_by_its_rule(
         2, 1, 1, 2)
     assert list(created.division_formats) == ["round-robin", "round-robin"]
     wait_until(lambda: finished_rounds(stub, created.id) == 2, what="both rounds to finish")
-    league = stub.GetLeague(arena_pb2.GetLeagueRequest(league_id=created.id)).league
     stayed, up, down = (arena_pb2.MOVEMENT_STAYED, arena_pb2.MOVEMENT_PROMOTED,
                         arena_pb2.MOVEMENT_RELEGATED)
+
+    def last_round_decided() -> bool:  # its moves are stored as its last season ends
+        league = stub.GetLeague(arena_pb2.GetLeagueRequest(league_id=created.id)).league
+        return all(move != arena_pb2.MOVEMENT_UNSPECIFIED
+                   for division in table(league, 2) for _, move in division)
+    wait_until(last_round_decided, what="the last planned round's moves")
+    league = stub.GetLeague(arena_pb2.GetLeagueRequest(league_id=created.id)).league
     # No ratings yet: placed in the order given, random1 and k1 in division 1.
     assert table(league, 1) == [[("k1@1.0.0", stayed), ("random1@1.0.0", down)],
                                 [("k2@1.0.0", up), ("random2@1.0.0", stayed)]]
-    undecided = arena_pb2.MOVEMENT_UNSPECIFIED  # the last planned round moves nobody yet
-    assert table(league, 2) == [[("k1@1.0.0", undecided), ("k2@1.0.0", undecided)],
-                                [("random1@1.0.0", undecided), ("random2@1.0.0", undecided)]]
+    # The last planned round shows its moves too: one knocker of division 1 goes
+    # down, one random bot of division 2 goes up (which one is the fake play's).
+    top, bottom = table(league, 2)
+    assert [bot for bot, _ in top] == ["k1@1.0.0", "k2@1.0.0"]
+    assert sorted(move for _, move in top) == sorted([stayed, down])
+    assert [bot for bot, _ in bottom] == ["random1@1.0.0", "random2@1.0.0"]
+    assert sorted(move for _, move in bottom) == sorted([stayed, up])
     first = league.rounds[0].divisions[0]
     assert [row.rank for row in first.rows] == [1, 2] and first.rows[0].bot_id == "k1@1.0.0"
     assert first.rows[1].next_division == 2 and first.rows[0].series_played == 2
@@ -80,6 +90,12 @@ def test_a_two_division_league_plays_two_rounds_and_moves_by_its_rule(
     more = stub.NextLeagueRound(arena_pb2.NextLeagueRoundRequest(league_id=created.id),
                                 metadata=auth(server)).league
     assert (len(more.rounds), more.planned_rounds) == (3, 3)
+    # ... made from the moves shown at the end of round 2.
+    [relegated] = [bot for bot, move in top if move == down]
+    [promoted] = [bot for bot, move in bottom if move == up]
+    assert divisions_of(server.storage, created.id, 3) == [
+        {bot for bot, _ in top} - {relegated} | {promoted},
+        {bot for bot, _ in bottom} - {promoted} | {relegated}]
     with pytest.raises(grpc.RpcError) as refused:  # round 3 has not finished
         stub.NextLeagueRound(arena_pb2.NextLeagueRoundRequest(league_id=created.id),
                              metadata=auth(server))
@@ -202,6 +218,7 @@ def test_a_restarted_server_makes_the_round_its_predecessor_missed(tmp_path: Pat
                        what="round 2 made and played")
             assert divisions_of(server.storage, league.id, 2) == [{k1, k2}, {random1, random2}]
             assert sorted((m.bot_id, m.to_division) for m in league_moves(
-                server.storage, league.id)) == [(k1, 1), (k2, 1), (random1, 2), (random2, 2)]
+                server.storage, league.id) if m.round == 1) == [
+                    (k1, 1), (k2, 1), (random1, 2), (random2, 2)]
         finally:
             server.stop(grace=None)

@@ -1,6 +1,7 @@
 """A league cancelled as a whole: its unfinished seasons are cancelled, its finished
 ones stay finished, and no round of it is made again — not when its seasons end, not
-on request, not by a restarted server's catch-up, not by the storage asked directly."""
+on request, not by a restarted server's catch-up, not by the storage asked directly.
+And the end of a league's last planned round: its moves stored, no round made."""
 
 from __future__ import annotations
 
@@ -18,10 +19,12 @@ from arena.storage.leagues import (
     add_league_round,
     cancel_league,
     get_league,
+    league_moves,
     league_seasons,
 )
 from tests.helpers.arena_helpers import register_bots
-from tests.helpers.league_helpers import RecordingManager, finish_round
+from tests.helpers.league_helpers import RecordingManager, divisions_of, finish_round
+from tests.helpers.lifecycle_helpers import mark_deactivated
 
 NAMES = ("s1", "s2", "s3", "s4")
 RATED = {f"{name}@1.0.0": 10.0 - index for index, name in enumerate(NAMES)}
@@ -100,3 +103,32 @@ def test_an_unknown_league_cannot_be_cancelled(storage: Storage) -> None:
     keeper = LeagueKeeper(storage, RecordingManager(storage))
     with pytest.raises(NotFoundError, match="unknown league 9"):
         keeper.cancel(9)
+
+
+def test_the_last_planned_round_shows_its_moves_and_a_later_round_follows_them(
+        storage: Storage, tmp_path: Path) -> None:
+    """One round planned: when it ends its moves are stored (the tables' marks) but
+    no round is made; a bot deactivated afterwards does not change them, and the
+    round asked for later is made from them."""
+    names = ("s1", "s2", "s3", "s4", "s5", "s6")
+    ids = register_bots(storage, tmp_path, names)
+    rated = {bot_id: 10.0 - index for index, bot_id in enumerate(ids)}
+    one_round = LeaguePlan(LeagueRule(2, 1, 1), 1, ("round-robin", "round-robin"),
+                           PLAN.config)
+    league = create_league(storage, "one", one_round, ids, lambda wanted: rated)
+    keeper = LeagueKeeper(storage, RecordingManager(storage), ratings=lambda wanted: rated)
+    s1, s2, s3, s4, s5, s6 = ids
+    # Division 1 (s1 s2 s3) ends s3 s1 s2; division 2 (s4 s5 s6) ends s6 s4 s5.
+    for season_id in finish_round(storage, league.id, 1,
+                                  {s3: 9, s1: 8, s2: 7, s6: 6, s4: 5, s5: 4}):
+        keeper.season_finished(season_id)
+    expected = [StoredMove(1, s3, 1, 1), StoredMove(1, s1, 1, 1), StoredMove(1, s2, 1, 2),
+                StoredMove(1, s6, 2, 1), StoredMove(1, s4, 2, 2), StoredMove(1, s5, 2, 2)]
+    assert league_moves(storage, league.id) == expected
+    assert len(league_seasons(storage, league.id)) == 2  # no round 2 unasked
+    assert keeper.catch_up() == [] and league_moves(storage, league.id) == expected
+    # s3 deactivated now would be relegated first by a fresh reading: the moves stand.
+    mark_deactivated(storage, s3, "crashed 5 times in a row")
+    keeper.next_round(league.id)
+    assert divisions_of(storage, league.id, 2) == [{s3, s1, s6}, {s2, s4, s5}]
+    assert league_moves(storage, league.id) == expected
