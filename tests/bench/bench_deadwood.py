@@ -22,16 +22,20 @@ How a turn is timed. Each side's turn is two chunks of 100 fresh hands, timed
 back to back: the first straight after the other side's turn, the second after
 the first (``chunk_pairs``; the two swap hands every round). The first chunk pays
 for waking up: the side that just blocked on the pipe while the other ran starts
-on cold caches and predictors, ~0.05-0.1 ms that a 0.2 ms chunk of pure Python
-feels far more than the C++ call does (the interpreter's working set is larger),
-so it measures the benchmark's own turn-taking as much as the call. The second
-chunk is each side's call after 100 calls of its own, the same amount of work on
-both sides, still interleaved with the other side: the call's own cost, and the
-figure held to the target. Both ratios are printed, the first labelled "straight
-after the other side" (the method before 2026-12-02, kept so the two can be
-compared). Neither side is warmer than the other: each runs its own previous
-chunk on other hands of the same sample, the anchor in the same request, with no
-wait on the pipe between its two chunks (``openspiel_deadwood.py``).
+on cold caches and predictors, a cost of the benchmark's turn-taking, not of the
+call, and an uneven one (at idle, before this layout, the public ``best_discards``
+row measured 2.44 us timed first after the anchor and 1.92 us timed after the
+mask path; under load 5-7 both sides' first chunks were 5-22 % slower than their
+second). Longer chunks only dilute that cost, and a busy spin before a chunk keeps
+the core awake without warming what the call uses (docs/engine.md). The second chunk is each
+side's call after 100 calls of its own, the same amount of work on both sides,
+still interleaved with the other side: the call's own cost, and the figure held
+to the target. Both are printed, the first labelled "straight after the other
+side's turn" (the method before 2026-12-02, reported without a target so that
+the two can be compared). Neither side is warmer than the other: each has just
+run its own first chunk on other hands of the same sample, and the anchor times
+its two chunks in one request, with no wait on the pipe between them
+(``openspiel_deadwood.py``); no chunk repeats the hands of the chunk before it.
 
 Run: ``.venv/bin/python tests/bench/bench_deadwood.py [hands] [rounds]`` (or
 ``make bench``). Without ``.bench-venv`` the engine rows are printed alone.
