@@ -244,7 +244,7 @@ def print_rows(way: int, engine: Times, masked: Times, theirs: Times | None) -> 
             if way:
                 report(figure, ratio, target, conditions=conditions)
             else:
-                report(f"{figure}, chunks timed straight after the other side's", ratio,
+                report(f"{figure}, straight after the other side's turn (old method)", ratio,
                        conditions=conditions)
         else:
             limit = MICROSECOND_TARGETS.get((name, kind))
