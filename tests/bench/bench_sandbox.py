@@ -284,7 +284,7 @@ def season_share(rounds: int, series_per_pair: int, concurrency: int = 2) -> Non
                     close()
             counters = getattr(sandbox, "counters", None)
             if kind == "reuse" and counters is not None:
-                print(f"  reuse: {counters}")
+                print(f"  reuse: {counters}; warm: {sandbox.inner.counters}")
             totals[kind] = [a + b for a, b in zip(totals[kind], measured, strict=True)]
     cores = os.cpu_count() or 1
     loads.append(os.getloadavg()[0])
