@@ -27,10 +27,23 @@ Prints, for the sample bots in hardened containers:
    first containers started within it, the old figure) and the same season played
    again on the containers the first left up ("reuse, kept": the share a long
    season tends to, where each container's first start and last stop are spread
-   over many series; target <= 15 %). Printed with the load average and the share
-   of the machine the host took (steal).
+   over many series; target <= 15 %), and a longer season from a cold start
+   ("reuse-long", --long-series-per-pair, 6 series a pair: 36 series), where the
+   same first starts weigh less. Each reuse row prints the containers its season
+   started (the warm pool's starts on a series' path and its spares): 6-8 from a
+   cold start for 4 bots at 2 at once (the runner puts series with free bots first,
+   ``arena.season.play_order``), none on kept containers. Printed with the load
+   average and the share of the machine the host took (steal).
 
-Options: --season-only (part 6 alone), --rounds N (1), --series-per-pair N (2).
+   2026-12-02 16:00-16:04 UTC, load 3.8-7.1 (other helpers' benchmarks), steal
+   0-1 %, three runs: reuse from a cold start 29.5-31.3 % (7 containers), kept
+   10.1-14.5 % (none), 36 series from a cold start 16.5-19.9 % (7-8 containers).
+   A 12-series cold season cannot reach 15 % here: its first 4 starts alone (two
+   per slot, 0.5-1 s each under load) leave both slots idle for 1-2 s of a
+   10-14 s season (docs/sandbox.md, "From a cold start").
+
+Options: --season-only (part 6 alone), --rounds N (1), --series-per-pair N (2),
+--long-series-per-pair N (6; 0 leaves that season out).
 """
 
 from __future__ import annotations
