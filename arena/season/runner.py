@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import replace
 from typing import Final
@@ -212,11 +213,13 @@ class SeasonRunner:
     def _play(self, pending: list[PlannedSeries]) -> None:
         """Play ``pending`` keeping the executor's capacity busy; return when all
         are stored, or (cancel, error) when those in flight are."""
-        waiting = list(pending)
+        waiting = deque(pending)  # mostly taken from the front: a big season's is long
         in_flight: dict[Future[SeriesOutcome], PlannedSeries] = {}
         while waiting or in_flight:
             while waiting and len(in_flight) < self.executor.capacity and not self._stopping():
-                planned = waiting.pop(next_to_play(waiting, in_flight.values()))
+                index = next_to_play(waiting, in_flight.values())
+                planned = waiting[index]
+                del waiting[index]
                 try:
                     forfeit = self._deactivated_forfeit(planned)
                     future = (self.executor.submit(self._spec(planned)) if forfeit is None
