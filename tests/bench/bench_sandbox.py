@@ -35,9 +35,10 @@ Prints, for the sample bots in hardened containers:
    ``arena.season.play_order``), none on kept containers. Printed with the load
    average and the share of the machine the host took (steal).
 
-   2026-12-02 16:00-16:04 UTC, load 3.8-7.1 (other helpers' benchmarks), steal
-   0-1 %, three runs: reuse from a cold start 29.5-31.3 % (7 containers), kept
-   10.1-14.5 % (none), 36 series from a cold start 16.5-19.9 % (7-8 containers).
+   2026-12-02 15:57-16:22 UTC, load 2.8-8.2 (other helpers' benchmarks), steal
+   0-1 %, six runs: reuse from a cold start 26.7-31.3 % (7 containers; 29.6 % and
+   8 before), kept 10.1-14.5 % (none), 36 series from a cold start 16.5-20.0 % (7-8
+   containers).
    A 12-series cold season cannot reach 15 % here: its first 4 starts alone (two
    per slot, 0.5-1 s each under load) leave both slots idle for 1-2 s of a
    10-14 s season (docs/sandbox.md, "From a cold start").
