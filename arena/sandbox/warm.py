@@ -74,6 +74,9 @@ class PoolCounters:
 
     warm: int = 0
     cold: int = 0
+    spares: int = 0
+    """Spares started (``warm`` of them taken; the rest discarded, expired or stopped
+    at the close): with ``cold``, every bot this pool started."""
     discarded: int = 0
     expired: int = 0
     yielded: int = 0
@@ -219,6 +222,8 @@ class WarmPool:
         try:
             if admitted:
                 spare = self.inner.start(bot, series_id=WARM_SERIES_ID, seat=None)
+                with self._lock:
+                    self.counters.spares += 1
             else:
                 with self._lock:
                     self.counters.yielded += 1

@@ -6,7 +6,8 @@ The loop, each step read back from the database so that a run killed at any poin
 (even ``kill -9``) resumes to exactly the same season:
 
 1. play the planned series that have no stored result (``capacity`` of them
-   submitted at a time; each result stored in one transaction, idempotently);
+   submitted at a time, the next one chosen by ``arena.season.play_order``; each
+   result stored in one transaction, idempotently);
 2. when none is left, give the format every stored result, round by round; store
    the round it answers (one transaction), or finish when it answers None.
 
@@ -45,6 +46,7 @@ from arena.season.events import EventHub, SeasonEvent
 from arena.season.formats import Format, OpenEnded, PlannedUpFront, format_for, format_name
 from arena.season.ladder_gating import StartMatch
 from arena.season.open_rounds import plan_open_round
+from arena.season.play_order import next_to_play
 from arena.season.standings_live import StandingsBoard
 from arena.season.verify import OutcomeCheck, OutcomeMismatch, verify_outcome
 from arena.storage import PlannedSeries, Storage
@@ -211,11 +213,13 @@ class SeasonRunner:
     def _play(self, pending: list[PlannedSeries]) -> None:
         """Play ``pending`` keeping the executor's capacity busy; return when all
         are stored, or (cancel, error) when those in flight are."""
-        waiting = deque(pending)
+        waiting = deque(pending)  # mostly taken from the front: a big season's is long
         in_flight: dict[Future[SeriesOutcome], PlannedSeries] = {}
         while waiting or in_flight:
             while waiting and len(in_flight) < self.executor.capacity and not self._stopping():
-                planned = waiting.popleft()
+                index = next_to_play(waiting, in_flight.values())
+                planned = waiting[index]
+                del waiting[index]
                 try:
                     forfeit = self._deactivated_forfeit(planned)
                     future = (self.executor.submit(self._spec(planned)) if forfeit is None

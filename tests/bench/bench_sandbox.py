@@ -27,10 +27,24 @@ Prints, for the sample bots in hardened containers:
    first containers started within it, the old figure) and the same season played
    again on the containers the first left up ("reuse, kept": the share a long
    season tends to, where each container's first start and last stop are spread
-   over many series; target <= 15 %). Printed with the load average and the share
-   of the machine the host took (steal).
+   over many series; target <= 15 %), and a longer season from a cold start
+   ("reuse-long", --long-series-per-pair, 6 series a pair: 36 series), where the
+   same first starts weigh less. Each reuse row prints the containers its season
+   started (the warm pool's starts on a series' path and its spares): 6-8 from a
+   cold start for 4 bots at 2 at once (the runner puts series with free bots first,
+   ``arena.season.play_order``), none on kept containers. Printed with the load
+   average and the share of the machine the host took (steal).
 
-Options: --season-only (part 6 alone), --rounds N (1), --series-per-pair N (2).
+   2026-12-02 15:57-16:22 UTC, load 2.8-8.2 (other helpers' benchmarks), steal
+   0-1 %, six runs: reuse from a cold start 26.7-31.3 % (7 containers; 29.6 % and
+   8 before), kept 10.1-14.5 % (none), 36 series from a cold start 16.5-20.0 % (7-8
+   containers).
+   A 12-series cold season cannot reach 15 % here: its first 4 starts alone (two
+   per slot, 0.5-1 s each under load) leave both slots idle for 1-2 s of a
+   10-14 s season (docs/sandbox.md, "From a cold start").
+
+Options: --season-only (part 6 alone), --rounds N (1), --series-per-pair N (2),
+--long-series-per-pair N (6; 0 leaves that season out).
 """
 
 from __future__ import annotations
@@ -236,6 +250,7 @@ def container_cpu(sandbox: DockerSandbox, bot: BotRef, runs: int = 15) -> None:
 SEASON_BOTS = ("greedy", "random", "shark", "js-greedy")
 SEASON_KINDS = ("fresh", "pool", "reuse")
 KEPT = "reuse, kept"
+LONG = "reuse-long"
 
 
 def season_sandbox(kind: str, made: list[Any]) -> Any:
@@ -252,7 +267,15 @@ def season_sandbox(kind: str, made: list[Any]) -> Any:
     return sandbox
 
 
-def season_share(rounds: int, series_per_pair: int, concurrency: int = 2) -> None:
+def started_containers(sandbox: Any) -> int:
+    """Containers a reuse pool over a warm pool has started: the warm pool's starts on
+    a series' path and its spares (taken or not)."""
+    counters = sandbox.inner.counters
+    return int(counters.cold + counters.spares)
+
+
+def season_share(rounds: int, series_per_pair: int, long_series_per_pair: int,
+                 concurrency: int = 2) -> None:
     from bench_cluster import in_sandbox, play
 
     from arena.execution import LocalExecutor
@@ -261,41 +284,51 @@ def season_share(rounds: int, series_per_pair: int, concurrency: int = 2) -> Non
     warm_up = DockerSandbox()
     for folder in folders:
         warm_up.image_for(BotRef.from_folder(folder))
-    totals = {kind: [0.0] * 6 for kind in (*SEASON_KINDS, KEPT)}
+    kinds = (*SEASON_KINDS, KEPT, *((LONG,) if long_series_per_pair else ()))
+    totals = {kind: [0.0] * 6 for kind in kinds}
+    started = dict.fromkeys(kinds, 0)
     loads: list[float] = []
     for _ in range(rounds):
-        for kind in SEASON_KINDS:
+        for kind in (*SEASON_KINDS, *((LONG,) if long_series_per_pair else ())):
             made: list[Any] = []
-            sandbox = season_sandbox(kind, made)
+            sandbox = season_sandbox("reuse" if kind == LONG else kind, made)
             loads.append(os.getloadavg()[0])
             place = Path(tempfile.mkdtemp(prefix="bench-season-"))
-            measured = play(lambda sandbox=sandbox: LocalExecutor(in_sandbox(sandbox),
-                                                                  concurrency),
-                            "docker", folders, series_per_pair, concurrency, place)
+
+            def season(pairs: int, sandbox: Any = sandbox, place: Path = place) -> list[float]:
+                return list(play(lambda: LocalExecutor(in_sandbox(sandbox), concurrency),
+                                 "docker", folders, pairs, concurrency, place))
+
+            measured = season(long_series_per_pair if kind == LONG else series_per_pair)
+            reuses = kind in ("reuse", LONG)
+            first_starts = started_containers(sandbox) if reuses else 0
             if kind == "reuse":  # again, the same bots on the containers left up
-                kept = play(lambda sandbox=sandbox: LocalExecutor(in_sandbox(sandbox),
-                                                                  concurrency),
-                            "docker", folders, series_per_pair, concurrency, place)
+                kept = season(series_per_pair)
                 totals[KEPT] = [a + b for a, b in zip(totals[KEPT], kept, strict=True)]
+                started[KEPT] += started_containers(sandbox) - first_starts
             shutil.rmtree(place, ignore_errors=True)
             for item in made:
                 close = getattr(item, "close", None)
                 if callable(close):
                     close()
-            counters = getattr(sandbox, "counters", None)
-            if kind == "reuse" and counters is not None:
-                print(f"  reuse: {counters}")
+            if reuses:
+                print(f"  {kind}: {sandbox.counters}; warm pool: {sandbox.inner.counters}")
+            started[kind] += first_starts
             totals[kind] = [a + b for a, b in zip(totals[kind], measured, strict=True)]
     cores = os.cpu_count() or 1
     loads.append(os.getloadavg()[0])
     targets = {KEPT: "target <= 15 %; on the containers of the season before",
                "reuse": "target <= 15 %; its first containers started within it",
+               LONG: (f"{long_series_per_pair} series a pair, from a cold start: the first "
+                      "starts amortised"),
                "pool": "55 % before reuse", "fresh": "71 % before reuse"}
-    for kind in (*SEASON_KINDS, KEPT):
+    for kind in kinds:
         count, wall, series_wall, think, busy, stolen = totals[kind]
         share = (1 - think / (wall * concurrency)) * 100
+        reused = (f"{started[kind] / rounds:.1f} containers started a season, "
+                  if kind in (KEPT, LONG, "reuse") else "")
         print(f"docker season arena share, {kind}: {share:.1f} % of season wall "
-              f"({targets[kind]}; {int(count)} series in {wall:.1f} s, "
+              f"({targets[kind]}; {reused}{int(count)} series in {wall:.1f} s, "
               f"{count / wall * 60:.1f} series/min, bots thinking {think:.1f} s, "
               f"{(1 - think / series_wall) * 100:.1f} % of series wall; machine busy "
               f"{busy / (wall * cores) * 100:.0f} % of {cores} cores, steal "
@@ -309,6 +342,8 @@ def main() -> None:
     parser.add_argument("--season-only", action="store_true")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--series-per-pair", type=int, default=2)
+    parser.add_argument("--long-series-per-pair", type=int, default=6,
+                        help="the longer cold reuse season (0: none)")
     options = parser.parse_args()
     if not options.season_only:
         sandbox = DockerSandbox()
@@ -318,7 +353,7 @@ def main() -> None:
         series_per_second(sandbox)
         for bot in (GREEDY, BotRef.from_folder(ROOT / "sample_bots" / "js-greedy")):
             container_cpu(sandbox, bot)
-    season_share(options.rounds, options.series_per_pair)
+    season_share(options.rounds, options.series_per_pair, options.long_series_per_pair)
 
 
 if __name__ == "__main__":

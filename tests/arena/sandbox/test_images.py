@@ -3,6 +3,7 @@ the build time limit, and what the local base image provides."""
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import uuid
 from pathlib import Path
@@ -14,7 +15,12 @@ import pytest
 from arena.core.manifest import BotManifest
 from arena.sandbox.build_guard import BuildMemory
 from arena.sandbox.config import MIB, SandboxConfig
-from arena.sandbox.images import ImageBuildError, build_bot_image, stage_build_context
+from arena.sandbox.images import (
+    ImageBuildError,
+    _tree_hash,
+    build_bot_image,
+    stage_build_context,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 GREEDY = ROOT / "sample_bots" / "greedy"
@@ -38,7 +44,36 @@ def test_stage_adds_stubs_sdk_and_protos(tmp_path: Path) -> None:
     assert (tmp_path / ".hollywood/python/hollywood/bot/v1/bot_pb2_grpc.py").is_file()
     assert (tmp_path / ".hollywood/python/hollywood_sdk/__init__.py").is_file()
     assert (tmp_path / ".hollywood/proto/hollywood/bot/v1/bot.proto").is_file()
-    assert not list(tmp_path.rglob("__pycache__"))
+    assert not [p for p in tmp_path.rglob("__pycache__") if ".hollywood" not in p.parts]
+
+
+def test_stage_compiles_the_stubs_and_sdk_checked_by_hash(tmp_path: Path) -> None:
+    """Every staged module of the SDK and stubs has its bytecode beside it, for this
+    Python, validated by the source's hash (PEP 552 flags 0b11), never a file time."""
+    stage_build_context(GREEDY, tmp_path)
+    python_dir = tmp_path / ".hollywood" / "python"
+    sources = sorted(python_dir.rglob("*.py"))
+    assert len(sources) > 10
+    for source in sources:
+        compiled = Path(importlib.util.cache_from_source(str(source)))
+        assert compiled.is_file(), compiled
+        header = compiled.read_bytes()[:16]
+        assert header[:4] == importlib.util.MAGIC_NUMBER
+        assert int.from_bytes(header[4:8], "little") == 0b11
+        assert header[8:16] == importlib.util.source_hash(source.read_bytes())
+    assert not (tmp_path / "__pycache__").exists()  # the bot's own files are its own
+
+
+def test_staged_bytecode_is_not_in_the_fingerprint(tmp_path: Path) -> None:
+    """The bytes of compiled code may differ between compilations of one source:
+    the fingerprint leaves the staged bytecode out, so the image is not rebuilt."""
+    stage_build_context(GREEDY, tmp_path)
+    before = _tree_hash(tmp_path, "base", "Dockerfile")
+    for compiled in (tmp_path / ".hollywood" / "python").rglob("*.pyc"):
+        compiled.write_bytes(compiled.read_bytes() + b"other bytes")
+    assert _tree_hash(tmp_path, "base", "Dockerfile") == before
+    (tmp_path / ".hollywood" / "python" / "hollywood_sdk" / "cards.py").write_text("x = 1\n")
+    assert _tree_hash(tmp_path, "base", "Dockerfile") != before
 
 
 def test_stage_ignores_a_bots_own_hollywood_dir(tmp_path: Path) -> None:
@@ -205,3 +240,20 @@ def test_a_build_cannot_start_from_another_bots_image(
                             log_dir=tmp_path / "logs", memory=BuildMemory())
     finally:
         docker_client.images.remove(victim.tag, force=True)
+
+
+@pytest.mark.docker
+def test_a_python_bots_image_holds_bytecode_its_python_accepts(
+        tmp_path: Path, docker_client: Any, base_image: str) -> None:
+    """The staged SDK's bytecode reaches the image, and the image's Python would load
+    it (its own magic number, the source's hash), not compile the source at start."""
+    image = build_bot_image(GREEDY, client=docker_client, base_image=base_image,
+                            log_dir=tmp_path / "logs")
+    check = ("import importlib.util as u, hollywood_sdk.views as v, hollywood.bot.v1.bot_pb2 as b\n"
+             "for m in (v, b):\n"
+             "    data = open(m.__cached__, 'rb').read(16)\n"
+             "    source = open(m.__file__, 'rb').read()\n"
+             "    print(data[:4] == u.MAGIC_NUMBER and data[8:] == u.source_hash(source))\n")
+    output = docker_client.containers.run(image.tag, ["python3", "-c", check], remove=True,
+                                          network_mode="none").decode()
+    assert output.split() == ["True", "True"]
