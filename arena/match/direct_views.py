@@ -21,7 +21,7 @@ from hollywood.bot.v1 import bot_pb2
 from arena.match import protocol
 from arena.match.decision import Decision
 from engine.actions import Action
-from engine.cards import ALL_CARDS
+from engine.cards import ALL_CARDS, Card
 from engine.phase import Phase
 from engine.scoresheet import ScoreSheet
 
@@ -108,6 +108,7 @@ class ViewBuilder:
         (in ``_kept``), so its id is never another object's."""
         self._kept: list[Action] = []
         self._sheet_of: tuple[object, int, Any] = (None, 0, None)
+        self._pile_of: tuple[tuple[Card, ...], tuple[Any, ...]] = ((), ())
 
     def observation(self, decision: Decision) -> Any:
         """The ``hollywood_sdk.Observation`` of ``decision``: the deciding seat's own
@@ -130,7 +131,7 @@ class ViewBuilder:
             "dealer": hand.dealer,
             "phase": self._phases[id(hand.phase)],
             "hand": self._cards_of(held),
-            "discard_pile": tuple(map(self._card_at, map(_index, hand.discard_pile))),
+            "discard_pile": self._pile(hand.discard_pile),
             "stock_size": hand.stock_size,
             "opponent_hand_size": opponent_held.bit_count(),
             "opponent_known_cards": self._cards_of(opponent_known),
@@ -144,10 +145,28 @@ class ViewBuilder:
 
     def _cards_of(self, mask: int) -> tuple[Any, ...]:
         """The SDK cards of a mask, in index order (as ``engine.cards.mask_to_cards``)."""
+        if not mask:  # the opponent's known cards, mostly
+            return ()
         c1, c2, d1, d2, h1, h2, s1, s2 = self._rows
         return (c1[mask & 127] + c2[(mask >> 7) & 63] + d1[(mask >> 13) & 127]
                 + d2[(mask >> 20) & 63] + h1[(mask >> 26) & 127] + h2[(mask >> 33) & 63]
                 + s1[(mask >> 39) & 127] + s2[mask >> 46])
+
+    def _pile(self, pile: tuple[Card, ...]) -> tuple[Any, ...]:
+        """The SDK cards of the discard pile, in order. Between two decisions of a seat
+        the pile gains a card or two, or loses its top: the last view is extended or
+        cut rather than made again (the view is always that of the cards compared)."""
+        known, view = self._pile_of
+        if pile != known:  # the same cards: compared by identity first, in C
+            size = len(known)
+            if len(pile) > size and pile[:size] == known:
+                view += tuple(map(self._card_at, map(_index, pile[size:])))
+            elif len(pile) < size and pile == known[:len(pile)]:
+                view = view[:len(pile)]
+            else:
+                view = tuple(map(self._card_at, map(_index, pile)))
+            self._pile_of = (pile, view)
+        return view
 
     def _to_millis(self, seconds: float) -> int:
         """``protocol.millis``, remembered (a series asks the same few values)."""
