@@ -45,7 +45,7 @@ from arena.core.faults import BotFault, FaultKind
 from arena.core.sizes import human_size
 from arena.match import protocol
 from arena.match.botclient import MAX_REPLY_BYTES, BotInfo
-from arena.match.decision import Decision
+from arena.match.decision import Decision, HandEnd, hand_end_message
 from arena.match.direct_views import ViewBuilder
 from arena.match.fair_clock import Window
 from arena.match.inline_calls import CallGuard, CutOff
@@ -206,10 +206,13 @@ class DirectConnection:
                            f"bot error: {type(error).__name__}: {error}") from None
         return proto
 
-    def hand_ended(self, request: bot_pb2.HandEndedRequest, timeout: float) -> bool:
-        """Tell the bot how a hand ended (best effort, as ``BotClient.hand_ended``)."""
+    def hand_ended(self, request: HandEnd | bot_pb2.HandEndedRequest, timeout: float) -> bool:
+        """Tell the bot how a hand ended (best effort, as ``BotClient.hand_ended``);
+        the message is built only for a bot with its own hook, before the call (the
+        series goes on meanwhile if the bot does not answer in time)."""
+        message = hand_end_message(request) if "on_hand_end" in self._hooks else None
         return self._notify("HandEnded", "on_hand_end",
-                            lambda: self._views.HandResult.from_proto(request), timeout)
+                            lambda: self._views.HandResult.from_proto(message), timeout)
 
     def series_ended(self, request: bot_pb2.SeriesEndedRequest, timeout: float) -> bool:
         """Tell the bot the series result (best effort)."""
