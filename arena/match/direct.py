@@ -91,10 +91,12 @@ class DirectConnection:
 
     def __init__(self, target: InProcessTarget) -> None:
         import hollywood_sdk
+        import hollywood_sdk.results
         import hollywood_sdk.server
         import hollywood_sdk.views
 
         self._views = hollywood_sdk.views
+        self._results = hollywood_sdk.results
         self._builder = ViewBuilder()
         self._sdk_protocol_version = hollywood_sdk.server.PROTOCOL_VERSION
         self._target = target
@@ -186,9 +188,15 @@ class DirectConnection:
         answer as a message, checked as a gRPC reply is."""
         views = self._views
         try:
-            observation = (self._builder.observation(request) if isinstance(request, Decision)
-                           else views.Observation.from_proto(request))
-            action = self._bot.decide(observation)
+            if isinstance(request, Decision):
+                observation = self._builder.observation(request)
+                try:
+                    action = self._bot.decide(observation)
+                finally:  # before the series goes on (one reference here, as given)
+                    self._builder.settle(observation)
+            else:
+                observation = views.Observation.from_proto(request)
+                action = self._bot.decide(observation)
             if not isinstance(action, views.Action):
                 raise TypeError(f"decide() must return an Action, got {type(action).__name__}")
             if isinstance(request, Decision) and not action.melds:
@@ -212,12 +220,12 @@ class DirectConnection:
         series goes on meanwhile if the bot does not answer in time)."""
         message = hand_end_message(request) if "on_hand_end" in self._hooks else None
         return self._notify("HandEnded", "on_hand_end",
-                            lambda: self._views.HandResult.from_proto(message), timeout)
+                            lambda: self._results.HandResult.from_proto(message), timeout)
 
     def series_ended(self, request: bot_pb2.SeriesEndedRequest, timeout: float) -> bool:
         """Tell the bot the series result (best effort)."""
         return self._notify("SeriesEnded", "on_series_end",
-                            lambda: self._views.SeriesResult.from_proto(request), timeout)
+                            lambda: self._results.SeriesResult.from_proto(request), timeout)
 
     def close(self) -> None:
         """Let the worker thread end (idempotent)."""
