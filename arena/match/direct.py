@@ -189,11 +189,14 @@ class DirectConnection:
         views = self._views
         try:
             if isinstance(request, Decision):
-                observation = self._builder.observation(request)
+                builder = self._builder
+                observation = builder.observation(request)
+                before = builder.holders(observation)
                 try:
                     action = self._bot.decide(observation)
-                finally:  # before the series goes on (one reference here, as given)
-                    self._builder.settle(observation)
+                finally:  # before the series goes on (counted alone: no reference on the stack)
+                    after = builder.holders(observation)
+                    builder.settle(observation, before, after)
             else:
                 observation = views.Observation.from_proto(request)
                 action = self._bot.decide(observation)

@@ -90,12 +90,14 @@ class _Filler:
 
     def __init__(self, builder: ViewBuilder, decision: Decision) -> None:
         self._builder = builder
-        self._decision = decision
+        self._decision: Decision | None = decision
 
     def __call__(self, values: dict[str, Any]) -> None:
-        if self._builder._unfilled in values:  # not filled yet (by another thread)
-            self._builder._fill(values, self._decision)
-            values.pop(self._builder._unfilled, None)  # last: the fields are all in
+        decision = self._decision
+        if decision is not None and self._builder._unfilled in values:  # not filled yet
+            self._builder._fill(values, decision)  # one update: all fields at once
+            values.pop(self._builder._unfilled, None)
+            self._decision = None  # once only: never from a later state of the series
 
 
 class ViewBuilder:
@@ -154,18 +156,26 @@ class ViewBuilder:
             values[self._unfilled] = _Filler(self, decision)
         return self._new_observation(values)
 
-    def settle(self, observation: Any) -> None:
-        """Fill what ``observation`` left unfilled if the bot kept a reference to it,
-        its ``__dict__`` or its filler (the series goes on after the decision, and
-        what the bot reads later must be what it was shown); else it dies unread.
-        The caller holds one reference to it, as when it was given to the bot."""
+    def holders(self, observation: Any) -> tuple[int, int, int] | None:
+        """How many references there are to ``observation``, its ``__dict__`` and its
+        filler, or None once it is filled. Asked from the same frame before the bot
+        is given it and after, a difference is what the bot kept (``settle``)."""
         values = observation.__dict__
         fill = values.get(self._unfilled) if self._unfilled is not None else None
-        # Each is referred to by its holder (the caller; the observation; the dict),
-        # a local name here and the argument of getrefcount: more is the bot's.
-        if fill is not None and (getrefcount(observation) > 3 or getrefcount(values) > 3
-                                 or getrefcount(fill) > 3):
-            fill(values)
+        if fill is None:
+            return None
+        return getrefcount(observation), getrefcount(values), getrefcount(fill)
+
+    def settle(self, observation: Any, before: tuple[int, int, int] | None,
+               after: tuple[int, int, int] | None) -> None:
+        """Fill what ``observation`` left unfilled if the bot kept a reference to it,
+        its ``__dict__`` or its filler (its ``holders`` ``before`` the bot was given
+        it and ``after`` differ): the series goes on after the decision, and what the
+        bot reads later must be what it was shown. Else it dies unread."""
+        if after is not None and after != before:
+            fill = observation.__dict__.get(self._unfilled)
+            if fill is not None:
+                fill(observation.__dict__)
 
     def _fill(self, values: dict[str, Any], decision: Decision) -> None:
         """The fields ``observation`` leaves unfilled, from the series as it stands."""

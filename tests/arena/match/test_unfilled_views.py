@@ -69,7 +69,9 @@ class Keeps(LegalOnly):
         self.kept: list[Any] = []
 
     def decide(self, observation: hs.Observation) -> hs.Action:
-        self.kept.append(vars(observation) if self.what == "dict" else observation)
+        kept = {"dict": vars(observation), "observation": observation,
+                "filler": vars(observation).get(UNFILLED)}
+        self.kept.append(kept[self.what])
         return super().decide(observation)
 
 
@@ -116,3 +118,14 @@ def test_a_field_read_during_the_decision_fills_it_once(
     expected = play(bot, inline=False)
     assert bot.hands == [view.hand for view in expected]
     assert fills == list(range(1, len(expected) + 1))
+
+
+def test_a_kept_filler_fills_nothing_once_the_series_went_on(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    fills = counted_fills(monkeypatch)
+    bot = Keeps("filler")
+    expected = play(bot)
+    assert fills == list(range(1, len(expected) + 1))  # each observation, at its decision
+    later: dict[str, Any] = {UNFILLED: bot.kept[0]}
+    bot.kept[0](later)
+    assert later == {UNFILLED: bot.kept[0]} and len(fills) == len(expected)
