@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from threading import get_ident
 from typing import Final
 
 from arena.core.faults import ArenaOverload, BotFault, FaultKind
@@ -105,9 +106,10 @@ class Window:
         forgiven (the bot is never charged less than by a fresh reading, and at most
         that much more)."""
         self.limit_s = limit_s
-        self.cap_s = max(limit_s * cap_factor, limit_s + MIN_CAP_EXTRA_S)
+        capped = limit_s * cap_factor  # max() of two: a call at every decision
+        self.cap_s = capped if capped > limit_s + MIN_CAP_EXTRA_S else limit_s + MIN_CAP_EXTRA_S
         self._clock = clock
-        self._begun = clock()
+        self._begun = begun = clock()
         # Made at every decision, and most are never asked how they were used: the
         # readings are kept as read, and tallied only when asked.
         self._sources = (bot, arena)
@@ -116,7 +118,7 @@ class Window:
             self._arena_before_s = 0.0
         else:
             self._starts = (bot(), arena_start[1])
-            self._arena_before_s = self._begun - arena_start[0]
+            self._arena_before_s = begun - arena_start[0]
         self._tallies: tuple[_Tally, _Tally] | None = None
 
     def wall_s(self) -> float:
@@ -189,20 +191,20 @@ class Meter:
         self._arena = arena
         self._cap_factor = cap_factor
         self._reuse_s = arena_reuse_s
-        self._recent: tuple[SchedSource, float, Mapping[int, TaskTimes]] | None = None
-        """The arena's source last read, when, and what it said."""
+        self._recent: tuple[int, SchedSource, float, Mapping[int, TaskTimes]] | None = None
+        """The thread whose source was last read, the source, when, and what it said."""
 
     def window(self, limit_s: float) -> Window:
         """A window starting now; the arena's side is the calling thread."""
-        arena = self._arena()
         recent = self._recent
-        if (recent is not None and recent[0] == arena
-                and self._clock() - recent[1] <= self._reuse_s):
-            return Window(limit_s, self._clock, self._bot, arena, self._cap_factor,
-                          arena_start=(recent[1], recent[2]))
+        if (recent is not None and recent[0] == get_ident()
+                and self._clock() - recent[2] <= self._reuse_s):
+            return Window(limit_s, self._clock, self._bot, recent[1], self._cap_factor,
+                          arena_start=(recent[2], recent[3]))
+        arena = self._arena()
         window = Window(limit_s, self._clock, self._bot, arena, self._cap_factor)
         if self._reuse_s > 0.0:
-            self._recent = (arena, *window.arena_start())
+            self._recent = (get_ident(), arena, *window.arena_start())
         return window
 
 

@@ -5,6 +5,8 @@ fake kernel figures: every number is exact."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from arena.match.fair_clock import Meter
@@ -14,7 +16,8 @@ TaskTimes = tuple[float, float]
 
 class Arena:
     """A fake clock and the arena's threads as the kernel would report them: each
-    ``source(tid)`` reads one thread (as ``current_thread_source`` does), counted."""
+    source reads one thread (as ``current_thread_source`` does), counted; ``thread``
+    is the one a window is made on (set by the test on the thread it runs)."""
 
     def __init__(self) -> None:
         self.now = 50.0
@@ -73,8 +76,14 @@ def test_another_threads_reading_is_never_reused() -> None:
     arena = Arena()
     meter = arena.meter(0.001)
     meter.window(1.0)
-    arena.thread = 2
-    meter.window(1.0)
+
+    def on_another_thread() -> None:
+        arena.thread = 2
+        meter.window(1.0)
+
+    other = threading.Thread(target=on_another_thread)
+    other.start()
+    other.join()
     assert arena.reads == [1, 2]
 
 
