@@ -14,7 +14,7 @@ from arena.match.fair_clock import Meter
 TaskTimes = tuple[float, float]
 
 
-class Arena:
+class ArenaThreads:
     """A fake clock and the arena's threads as the kernel would report them: each
     source reads one thread (as ``current_thread_source`` does), counted; ``thread``
     is the one a window is made on (set by the test on the thread it runs)."""
@@ -49,51 +49,51 @@ class Arena:
 
 
 def test_windows_within_the_reuse_age_start_from_one_reading() -> None:
-    arena = Arena()
-    meter = arena.meter(0.001)
+    machine = ArenaThreads()
+    meter = machine.meter(0.001)
     meter.window(1.0)
-    arena.run(0.0004)
+    machine.run(0.0004)
     meter.window(1.0)
-    arena.run(0.0005)
+    machine.run(0.0005)
     meter.window(1.0)  # 0.9 ms after the reading: still reused
-    assert arena.reads == [1]
-    arena.run(0.0002)
+    assert machine.reads == [1]
+    machine.run(0.0002)
     meter.window(1.0)  # 1.1 ms: read again, and the next ones count from this one
-    arena.run(0.0009)
+    machine.run(0.0009)
     meter.window(1.0)
-    assert arena.reads == [1, 1]
+    assert machine.reads == [1, 1]
 
 
 def test_without_a_reuse_age_every_window_reads_the_kernel() -> None:
-    arena = Arena()
-    meter = arena.meter(0.0)
+    machine = ArenaThreads()
+    meter = machine.meter(0.0)
     for _ in range(3):
         meter.window(1.0)
-    assert arena.reads == [1, 1, 1]
+    assert machine.reads == [1, 1, 1]
 
 
 def test_another_threads_reading_is_never_reused() -> None:
-    arena = Arena()
-    meter = arena.meter(0.001)
+    machine = ArenaThreads()
+    meter = machine.meter(0.001)
     meter.window(1.0)
 
     def on_another_thread() -> None:
-        arena.thread = 2
+        machine.thread = 2
         meter.window(1.0)
 
     other = threading.Thread(target=on_another_thread)
     other.start()
     other.join()
-    assert arena.reads == [1, 2]
+    assert machine.reads == [1, 2]
 
 
 def test_the_wait_before_a_window_is_not_forgiven() -> None:
-    arena = Arena()
-    meter = arena.meter(0.001)
+    machine = ArenaThreads()
+    meter = machine.meter(0.001)
     meter.window(0.5)
-    arena.run(0.0008, waited=0.0003)  # the arena's own work between two decisions
+    machine.run(0.0008, waited=0.0003)  # the arena's own work between two decisions
     clock = meter.window(0.5)
-    arena.run(0.6, waited=0.1)  # the bot's decision: the arena's thread waited 0.1 s
+    machine.run(0.6, waited=0.1)  # the bot's decision: the arena's thread waited 0.1 s
     usage = clock.usage()
     # The reading says 0.1003 s since it was taken, 0.8 ms before the window: at
     # most that much of it came before, so 0.0995 s is forgiven (0.1 exactly: 0.0005
@@ -104,11 +104,11 @@ def test_the_wait_before_a_window_is_not_forgiven() -> None:
 
 
 def test_a_fresh_reading_forgives_exactly_as_before() -> None:
-    arena = Arena()
-    meter = arena.meter(0.001)
-    arena.run(5.0, waited=2.0)  # long before: not counted
+    machine = ArenaThreads()
+    meter = machine.meter(0.001)
+    machine.run(5.0, waited=2.0)  # long before: not counted
     clock = meter.window(0.5)
-    arena.run(0.6, waited=0.2)
+    machine.run(0.6, waited=0.2)
     assert clock.usage().arena_late_s == pytest.approx(0.2)
     assert clock.usage().charged_s == pytest.approx(0.4)
     assert clock.remaining() == pytest.approx(0.1)
