@@ -22,7 +22,7 @@ from hollywood.bot.v1 import bot_pb2, bot_pb2_grpc
 from arena.core.faults import BotFault, FaultKind
 from arena.core.sizes import human_size
 from arena.match import protocol
-from arena.match.decision import Decision, request_message
+from arena.match.decision import Decision, HandEnd, hand_end_message, request_message
 from arena.match.fair_clock import Window
 from engine.actions import Action
 
@@ -181,10 +181,11 @@ class BotClient:
         finally:
             future.cancel()  # a no-op once it is done
 
-    def hand_ended(self, request: bot_pb2.HandEndedRequest, timeout: float) -> bool:
+    def hand_ended(self, request: HandEnd | bot_pb2.HandEndedRequest, timeout: float) -> bool:
         """Tell the bot how a hand ended. Best effort: a failure is logged and
         ``False`` returned, never raised."""
-        return self._notify("HandEnded", self._stub.HandEnded, request, timeout)
+        return self._notify("HandEnded", self._stub.HandEnded, hand_end_message(request),
+                            timeout)
 
     def series_ended(self, request: bot_pb2.SeriesEndedRequest, timeout: float) -> bool:
         """Tell the bot the series result. Best effort like :meth:`hand_ended`."""

@@ -14,7 +14,7 @@ from typing import Protocol
 from hollywood.bot.v1 import bot_pb2
 
 from arena.match.botclient import BotClient, BotInfo
-from arena.match.decision import Decision
+from arena.match.decision import Decision, HandEnd
 from arena.match.direct import DirectConnection
 from arena.match.fair_clock import Window
 from arena.sandbox.base import RunningBot, in_process_target_of
@@ -30,7 +30,8 @@ class BotConnection(Protocol):
     def decide(self, request: Decision | bot_pb2.DecideRequest, legal_actions: Sequence[Action],
                timeout: float, window: Window | None = None) -> Action: ...
 
-    def hand_ended(self, request: bot_pb2.HandEndedRequest, timeout: float) -> bool: ...
+    def hand_ended(self, request: HandEnd | bot_pb2.HandEndedRequest,
+                   timeout: float) -> bool: ...
 
     def series_ended(self, request: bot_pb2.SeriesEndedRequest, timeout: float) -> bool: ...
 

@@ -7,6 +7,10 @@ built on first use); a bot called directly in the arena's process is given views
 built from the series' own values (``arena.match.direct_views``), with neither
 built at all. Reading a field the message has (``reserve_ms``, ``observation``...)
 reads the message's.
+
+A ``HandEnd`` is the same for the notification at each hand's end: its
+``HandEndedRequest`` is built when a connection asks for it (a bot called directly
+that leaves the SDK's hook, which does nothing, is never told).
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ from hollywood.bot.v1 import bot_pb2
 
 from arena.match import protocol
 from engine.actions import Action
+from engine.hand_result import HandResult
 from engine.observation import Observation
+from engine.scoresheet import ScoreSheet
 from engine.series import Series
 
 
@@ -80,3 +86,29 @@ class Decision:
 def request_message(request: Decision | bot_pb2.DecideRequest) -> bot_pb2.DecideRequest:
     """The protocol message of ``request``."""
     return request.message() if isinstance(request, Decision) else request
+
+
+class HandEnd:
+    """How a hand ended, as ``seat`` is told: the ``HandEndedRequest`` of
+    ``protocol.hand_ended_request``, built on first use (``message()``), which must
+    be before the series goes on (the sheet is the series' own, and changes)."""
+
+    def __init__(self, result: HandResult, seat: int, series_id: str,
+                 sheet: ScoreSheet) -> None:
+        self.result = result
+        self.seat = seat
+        self.series_id = series_id
+        self.sheet = sheet
+        self._message: bot_pb2.HandEndedRequest | None = None
+
+    def message(self) -> bot_pb2.HandEndedRequest:
+        """The ``HandEndedRequest`` (built once)."""
+        if self._message is None:
+            self._message = protocol.hand_ended_request(self.result, self.seat,
+                                                        self.series_id, self.sheet)
+        return self._message
+
+
+def hand_end_message(request: HandEnd | bot_pb2.HandEndedRequest) -> bot_pb2.HandEndedRequest:
+    """The protocol message of ``request``."""
+    return request.message() if isinstance(request, HandEnd) else request

@@ -45,7 +45,7 @@ from arena.core.faults import BotFault, FaultKind
 from arena.core.sizes import human_size
 from arena.match import protocol
 from arena.match.botclient import MAX_REPLY_BYTES, BotInfo
-from arena.match.decision import Decision
+from arena.match.decision import Decision, HandEnd, hand_end_message
 from arena.match.direct_views import ViewBuilder
 from arena.match.fair_clock import Window
 from arena.match.inline_calls import CallGuard, CutOff
@@ -91,10 +91,12 @@ class DirectConnection:
 
     def __init__(self, target: InProcessTarget) -> None:
         import hollywood_sdk
+        import hollywood_sdk.results
         import hollywood_sdk.server
         import hollywood_sdk.views
 
         self._views = hollywood_sdk.views
+        self._results = hollywood_sdk.results
         self._builder = ViewBuilder()
         self._sdk_protocol_version = hollywood_sdk.server.PROTOCOL_VERSION
         self._target = target
@@ -186,9 +188,18 @@ class DirectConnection:
         answer as a message, checked as a gRPC reply is."""
         views = self._views
         try:
-            observation = (self._builder.observation(request) if isinstance(request, Decision)
-                           else views.Observation.from_proto(request))
-            action = self._bot.decide(observation)
+            if isinstance(request, Decision):
+                builder = self._builder
+                observation = builder.observation(request)
+                before = builder.holders(observation)
+                try:
+                    action = self._bot.decide(observation)
+                finally:  # before the series goes on (counted alone: no reference on the stack)
+                    after = builder.holders(observation)
+                    builder.settle(observation, before, after)
+            else:
+                observation = views.Observation.from_proto(request)
+                action = self._bot.decide(observation)
             if not isinstance(action, views.Action):
                 raise TypeError(f"decide() must return an Action, got {type(action).__name__}")
             if isinstance(request, Decision) and not action.melds:
@@ -206,15 +217,18 @@ class DirectConnection:
                            f"bot error: {type(error).__name__}: {error}") from None
         return proto
 
-    def hand_ended(self, request: bot_pb2.HandEndedRequest, timeout: float) -> bool:
-        """Tell the bot how a hand ended (best effort, as ``BotClient.hand_ended``)."""
+    def hand_ended(self, request: HandEnd | bot_pb2.HandEndedRequest, timeout: float) -> bool:
+        """Tell the bot how a hand ended (best effort, as ``BotClient.hand_ended``);
+        the message is built only for a bot with its own hook, before the call (the
+        series goes on meanwhile if the bot does not answer in time)."""
+        message = hand_end_message(request) if "on_hand_end" in self._hooks else None
         return self._notify("HandEnded", "on_hand_end",
-                            lambda: self._views.HandResult.from_proto(request), timeout)
+                            lambda: self._results.HandResult.from_proto(message), timeout)
 
     def series_ended(self, request: bot_pb2.SeriesEndedRequest, timeout: float) -> bool:
         """Tell the bot the series result (best effort)."""
         return self._notify("SeriesEnded", "on_series_end",
-                            lambda: self._views.SeriesResult.from_proto(request), timeout)
+                            lambda: self._results.SeriesResult.from_proto(request), timeout)
 
     def close(self) -> None:
         """Let the worker thread end (idempotent)."""

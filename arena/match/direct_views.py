@@ -11,9 +11,9 @@ straight from the series' current hand and sheet, reading only what the engine's
 
 from __future__ import annotations
 
-import itertools
 import operator
 from collections.abc import Callable
+from sys import getrefcount
 from typing import Any, Final
 
 from hollywood.bot.v1 import bot_pb2
@@ -21,12 +21,11 @@ from hollywood.bot.v1 import bot_pb2
 from arena.match import protocol
 from arena.match.decision import Decision
 from engine.actions import Action
-from engine.cards import ALL_CARDS
+from engine.cards import ALL_CARDS, Card
 from engine.phase import Phase
 from engine.scoresheet import ScoreSheet
 
 _index = operator.attrgetter("index")
-_NONES: Final = itertools.repeat(None)
 
 
 _OBSERVATION_FIELDS: Final = (
@@ -36,17 +35,18 @@ _OBSERVATION_FIELDS: Final = (
 """The fields of ``hollywood_sdk.Observation``, in order, as ``ViewBuilder`` fills them."""
 
 
-def _maker(view_class: type) -> Callable[[dict[str, Any]], Any]:
-    """Makes an ``Observation`` from its fields. A frozen dataclass's ``__init__``
-    sets each field with ``object.__setattr__`` (~10 us for an ``Observation``'s 17,
-    more than the engine's work for a decision); filling the instance's ``__dict__``
-    at once gives an equal object of the same class. Only while the class is the
-    plain frozen dataclass of exactly those fields (no ``__post_init__``, no slots),
-    else its constructor."""
+def _maker(view_class: type) -> tuple[Callable[[dict[str, Any]], Any], bool]:
+    """Makes an ``Observation`` from its fields, and whether it may be made with some
+    left unfilled. A frozen dataclass's ``__init__`` sets each field with
+    ``object.__setattr__`` (~10 us for an ``Observation``'s 17, more than the
+    engine's work for a decision); filling the instance's ``__dict__`` at once gives
+    an equal object of the same class. Only while the class is the plain frozen
+    dataclass of exactly those fields (no ``__post_init__``, no slots), else its
+    constructor (every field given)."""
     fields = tuple(getattr(view_class, "__dataclass_fields__", ()))
     if (fields != _OBSERVATION_FIELDS or hasattr(view_class, "__post_init__")
             or "__slots__" in view_class.__dict__):
-        return lambda values: view_class(**values)
+        return (lambda values: view_class(**values)), False
     new, set_attribute = object.__new__, object.__setattr__
 
     def make(values: dict[str, Any]) -> Any:
@@ -54,7 +54,7 @@ def _maker(view_class: type) -> Callable[[dict[str, Any]], Any]:
         set_attribute(made, "__dict__", values)
         return made
 
-    return make
+    return make, True
 
 
 def _sdk_cards(parse: Callable[[str], Any]) -> tuple[tuple[Any, ...], _Rows]:
@@ -81,6 +81,25 @@ _Rows = tuple[tuple[tuple[Any, ...], ...], ...]
 _SDK_CARDS: tuple[tuple[Any, ...], _Rows] | None = None
 
 
+class _Filler:
+    """Fills the fields an observation left unfilled, from its decision's series:
+    it stands still while the bot decides, and ``ViewBuilder.settle`` fills the
+    observation before the series goes on if the bot kept it."""
+
+    __slots__ = ("_builder", "_decision")
+
+    def __init__(self, builder: ViewBuilder, decision: Decision) -> None:
+        self._builder = builder
+        self._decision: Decision | None = decision
+
+    def __call__(self, values: dict[str, Any]) -> None:
+        decision = self._decision
+        if decision is not None and self._builder._unfilled in values:  # not filled yet
+            self._builder._fill(values, decision)  # one update: all fields at once
+            values.pop(self._builder._unfilled, None)
+            self._decision = None  # once only: never from a later state of the series
+
+
 class ViewBuilder:
     """Builds one connection's SDK views. Everything that recurs is made once: the
     profile's view (per profile), the sheet's (per hand: it changes only when a
@@ -93,7 +112,8 @@ class ViewBuilder:
         import hollywood_sdk.views
 
         self._views: Any = hollywood_sdk.views
-        self._new_observation = _maker(hollywood_sdk.views.Observation)
+        self._new_observation, lazy = _maker(hollywood_sdk.views.Observation)
+        self._unfilled: str | None = getattr(self._views, "UNFILLED", None) if lazy else None
         # By card index, not by Card (see the class).
         self._cards, self._rows = _sdk_cards(hollywood_sdk.cards.Card.parse)
         self._card_at = self._cards.__getitem__
@@ -106,37 +126,75 @@ class ViewBuilder:
         self._legal_views: dict[int, Any] = {}
         """id of an engine action without melds -> its view; the action is kept alive
         (in ``_kept``), so its id is never another object's."""
+        self._legal_view_of = self._legal_views.__getitem__
         self._kept: list[Action] = []
         self._sheet_of: tuple[object, int, Any] = (None, 0, None)
+        self._pile_of: tuple[tuple[Card, ...], tuple[Any, ...]] = ((), ())
 
     def observation(self, decision: Decision) -> Any:
         """The ``hollywood_sdk.Observation`` of ``decision``: the deciding seat's own
         view of the series (docs/rules.md#hidden-information: its own cards, the
-        public ones, what it knows of the opponent's)."""
+        public ones, what it knows of the opponent's). Only its numbers and legal
+        actions are filled at once, the rest when the bot first reads one of them
+        (``hollywood_sdk.views.UNFILLED``: a bot that reads only the legal actions
+        saves most of the work), or by ``settle`` once the bot answered, if it kept
+        the observation."""
+        try:
+            legal = tuple(map(self._legal_view_of, map(id, decision.legal)))
+        except KeyError:  # one not seen yet (a first, or one with melds)
+            legal = tuple(map(self._legal_view, decision.legal))
+        values = {
+            "series_id": decision.series_id,
+            "hand_number": decision.series.hand_number,
+            "decision_number": decision.decision_number,
+            "seat": decision.seat,
+            "legal_actions": legal,
+        }
+        if self._unfilled is None:  # an SDK that cannot fill later: all at once
+            self._fill(values, decision)
+        else:
+            values[self._unfilled] = _Filler(self, decision)
+        return self._new_observation(values)
+
+    def holders(self, observation: Any) -> tuple[int, int, int] | None:
+        """How many references there are to ``observation``, its ``__dict__`` and its
+        filler, or None once it is filled. Asked from the same frame before the bot
+        is given it and after, a difference is what the bot kept (``settle``)."""
+        values = observation.__dict__
+        fill = values.get(self._unfilled) if self._unfilled is not None else None
+        if fill is None:
+            return None
+        return getrefcount(observation), getrefcount(values), getrefcount(fill)
+
+    def settle(self, observation: Any, before: tuple[int, int, int] | None,
+               after: tuple[int, int, int] | None) -> None:
+        """Fill what ``observation`` left unfilled if the bot kept a reference to it,
+        its ``__dict__`` or its filler (its ``holders`` ``before`` the bot was given
+        it and ``after`` differ): the series goes on after the decision, and what the
+        bot reads later must be what it was shown. Else it dies unread."""
+        if after is not None and after != before:
+            fill = observation.__dict__.get(self._unfilled)
+            if fill is not None:
+                fill(observation.__dict__)
+
+    def _fill(self, values: dict[str, Any], decision: Decision) -> None:
+        """The fields ``observation`` leaves unfilled, from the series as it stands."""
         series, seat = decision.series, decision.seat
         hand = series.hand
         held, _ = hand.masks(seat)
         opponent_held, opponent_known = hand.masks(1 - seat)
         taken = hand.taken_card if hand.current_player == seat else None
-        legal = tuple(map(self._legal_views.get, map(id, decision.legal)))
-        if any(map(operator.is_, legal, _NONES)):  # not `None in`: that calls each __eq__
-            legal = tuple(map(self._legal_view, decision.legal))
         millis = self._millis
-        return self._new_observation({
-            "series_id": decision.series_id,
-            "hand_number": hand.hand_number,
-            "decision_number": decision.decision_number,
-            "seat": seat,
+        values.update({
             "dealer": hand.dealer,
             "phase": self._phases[id(hand.phase)],
             "hand": self._cards_of(held),
-            "discard_pile": tuple(map(self._card_at, map(_index, hand.discard_pile))),
+            "discard_pile": self._pile(hand.discard_pile),
             "stock_size": hand.stock_size,
             "opponent_hand_size": opponent_held.bit_count(),
             "opponent_known_cards": self._cards_of(opponent_known),
             "taken_discard": self._cards[taken.index] if taken is not None else None,
             "sheet": self._sheet(series.sheet, hand.hand_number),
-            "legal_actions": legal,
             "profile": self._profile(decision.profile),
             "deadline_ms": millis.get(decision.deadline_s) or self._to_millis(decision.deadline_s),
             "reserve_ms": millis.get(decision.reserve_s) or self._to_millis(decision.reserve_s),
@@ -144,10 +202,28 @@ class ViewBuilder:
 
     def _cards_of(self, mask: int) -> tuple[Any, ...]:
         """The SDK cards of a mask, in index order (as ``engine.cards.mask_to_cards``)."""
+        if not mask:  # the opponent's known cards, mostly
+            return ()
         c1, c2, d1, d2, h1, h2, s1, s2 = self._rows
         return (c1[mask & 127] + c2[(mask >> 7) & 63] + d1[(mask >> 13) & 127]
                 + d2[(mask >> 20) & 63] + h1[(mask >> 26) & 127] + h2[(mask >> 33) & 63]
                 + s1[(mask >> 39) & 127] + s2[mask >> 46])
+
+    def _pile(self, pile: tuple[Card, ...]) -> tuple[Any, ...]:
+        """The SDK cards of the discard pile, in order. Between two decisions of a seat
+        the pile gains a card or two, or loses its top: the last view is extended or
+        cut rather than made again (the view is always that of the cards compared)."""
+        known, view = self._pile_of
+        if pile != known:  # the same cards: compared by identity first, in C
+            size = len(known)
+            if len(pile) > size and pile[:size] == known:
+                view += tuple(map(self._card_at, map(_index, pile[size:])))
+            elif len(pile) < size and pile == known[:len(pile)]:
+                view = view[:len(pile)]
+            else:
+                view = tuple(map(self._card_at, map(_index, pile)))
+            self._pile_of = (pile, view)
+        return view
 
     def _to_millis(self, seconds: float) -> int:
         """``protocol.millis``, remembered (a series asks the same few values)."""

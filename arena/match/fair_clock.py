@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from threading import get_ident
 from typing import Final
 
 from arena.core.faults import ArenaOverload, BotFault, FaultKind
@@ -41,6 +42,11 @@ Above the share of a core a bot gets on a machine loaded 4 busy processes per co
 running time, and is charged, before the cap voids its series."""
 MIN_CAP_EXTRA_S: Final = 2.0
 """...and at least this much more than the limit (short limits: a few scheduler slices)."""
+ARENA_READING_REUSE_S: Final = 0.001
+"""How old the arena's reading a window starts from may be (``meter_for`` with the
+real clock). Reading the kernel at every decision cost an in-process season more
+than a tenth of its time; a reading this recent, of the same thread, is reused, and
+the wait it may include from before the window is not forgiven (see ``Window``)."""
 
 
 @dataclass(frozen=True)
@@ -92,19 +98,36 @@ class Window:
     """One timed step of ``limit_s`` charged seconds; see the module docstring."""
 
     def __init__(self, limit_s: float, clock: Clock, bot: SchedSource,
-                 arena: SchedSource, cap_factor: float = CAP_FACTOR) -> None:
+                 arena: SchedSource, cap_factor: float = CAP_FACTOR, *,
+                 arena_start: tuple[float, Mapping[int, TaskTimes]] | None = None) -> None:
+        """``arena_start``: when (by ``clock``) an earlier reading of ``arena`` was
+        taken, and what it said, instead of a fresh one. The arena may have waited for a
+        core in between, by at most that long: so much less of its lateness is
+        forgiven (the bot is never charged less than by a fresh reading, and at most
+        that much more)."""
         self.limit_s = limit_s
-        self.cap_s = max(limit_s * cap_factor, limit_s + MIN_CAP_EXTRA_S)
+        capped = limit_s * cap_factor  # max() of two: a call at every decision
+        self.cap_s = capped if capped > limit_s + MIN_CAP_EXTRA_S else limit_s + MIN_CAP_EXTRA_S
         self._clock = clock
-        self._begun = clock()
+        self._begun = begun = clock()
         # Made at every decision, and most are never asked how they were used: the
         # readings are kept as read, and tallied only when asked.
         self._sources = (bot, arena)
-        self._starts = (bot(), arena())
+        if arena_start is None:
+            self._starts = (bot(), arena())
+            self._arena_before_s = 0.0
+        else:
+            self._starts = (bot(), arena_start[1])
+            self._arena_before_s = begun - arena_start[0]
         self._tallies: tuple[_Tally, _Tally] | None = None
 
     def wall_s(self) -> float:
         return self._clock() - self._begun
+
+    def arena_start(self) -> tuple[float, Mapping[int, TaskTimes]]:
+        """When the arena's reading this window starts from was taken (at the latest),
+        and what it said (``arena_start`` of a later window)."""
+        return self._begun - self._arena_before_s, self._starts[1]
 
     def usage(self) -> Usage:
         wall = self.wall_s()
@@ -114,6 +137,7 @@ class Window:
         bot_tally, arena_tally = self._tallies
         cpu, waited, measured = bot_tally.since_start()
         _, arena_late, _ = arena_tally.since_start()
+        arena_late = max(0.0, arena_late - self._arena_before_s)
         starved = min(waited, max(0.0, wall - cpu))
         return Usage(wall, cpu, starved, min(arena_late, wall), measured)
 
@@ -154,26 +178,41 @@ class Window:
 
 
 class Meter:
-    """Makes the windows of one seat: the bot's threads (``bot``) and the clock."""
+    """Makes the windows of one seat: the bot's threads (``bot``) and the clock.
+    With ``arena_reuse_s``, a window starts from the reading of the arena's thread
+    that an earlier window of this meter took, if that thread's and at most that old
+    (``Window``'s ``arena_start``), rather than reading it again."""
 
     def __init__(self, bot: SchedSource, *, clock: Clock = time.monotonic,
                  arena: Callable[[], SchedSource] = current_thread_source,
-                 cap_factor: float = CAP_FACTOR) -> None:
+                 cap_factor: float = CAP_FACTOR, arena_reuse_s: float = 0.0) -> None:
         self._bot = bot
         self._clock = clock
         self._arena = arena
         self._cap_factor = cap_factor
+        self._reuse_s = arena_reuse_s
+        self._recent: tuple[int, SchedSource, float, Mapping[int, TaskTimes]] | None = None
+        """The thread whose source was last read, the source, when, and what it said."""
 
     def window(self, limit_s: float) -> Window:
         """A window starting now; the arena's side is the calling thread."""
-        return Window(limit_s, self._clock, self._bot, self._arena(), self._cap_factor)
+        recent = self._recent
+        if (recent is not None and recent[0] == get_ident()
+                and self._clock() - recent[2] <= self._reuse_s):
+            return Window(limit_s, self._clock, self._bot, recent[1], self._cap_factor,
+                          arena_start=(recent[2], recent[3]))
+        arena = self._arena()
+        window = Window(limit_s, self._clock, self._bot, arena, self._cap_factor)
+        if self._reuse_s > 0.0:
+            self._recent = (get_ident(), arena, *window.arena_start())
+        return window
 
 
 def meter_for(bot: SchedSource, clock: Clock = time.monotonic) -> Meter:
     """A seat's meter over ``bot``'s threads. The arena's own delay is read from the
     kernel only with the real clock: a test's fake clock and real figures do not mix."""
     if clock is time.monotonic:
-        return Meter(bot, clock=clock)
+        return Meter(bot, clock=clock, arena_reuse_s=ARENA_READING_REUSE_S)
     return Meter(bot, clock=clock, arena=lambda: _nothing)
 
 

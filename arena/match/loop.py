@@ -38,7 +38,7 @@ from arena.core.limits import TimeLimits
 from arena.core.series import SeriesOutcome, outcome_of
 from arena.match import protocol
 from arena.match.connection import BotConnection
-from arena.match.decision import Decision
+from arena.match.decision import Decision, HandEnd
 from arena.match.fair_clock import Meter, Window
 from arena.match.inline_calls import IDLE_CHECK_S, supervise
 from engine.actions import Action
@@ -148,11 +148,9 @@ class _Match:
                     result = series.hands[event["hand"] - 1].result
                     assert result is not None
                     for client_seat, client in enumerate(clients):
-                        client.hand_ended(
-                            protocol.hand_ended_request(result, client_seat, self.series_id,
-                                                        series.sheet),
-                            timeout=limits.decision_s,
-                        )
+                        client.hand_ended(HandEnd(result, client_seat, self.series_id,
+                                                  series.sheet),
+                                          timeout=limits.decision_s)
         _notify_series_end(clients, series, self.series_id, limits, self.hands_played, None)
         return self.finish(series.result.winner if series.result is not None else None, None)
 

@@ -25,6 +25,7 @@ from .melds import (
     min_deadwood,
     possible_melds,
 )
+from .results import ExposedHand, HandResult, SeriesResult
 from .server import (
     ADDRESS_ENV,
     PROTOCOL_VERSION,
@@ -39,12 +40,9 @@ from .server import (
 from .views import (
     Action,
     ActionKind,
-    ExposedHand,
-    HandResult,
     Observation,
     Phase,
     Profile,
-    SeriesResult,
     SeriesStart,
     Sheet,
 )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .views import Action, HandResult, Observation, SeriesResult, SeriesStart
+from .results import HandResult, SeriesResult
+from .views import Action, Observation, SeriesStart
 
 
 class Bot:

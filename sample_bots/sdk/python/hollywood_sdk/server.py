@@ -18,7 +18,8 @@ import grpc
 from hollywood.bot.v1 import bot_pb2, bot_pb2_grpc
 
 from .bot import Bot
-from .views import Action, HandResult, Observation, SeriesResult, SeriesStart
+from .results import HandResult, SeriesResult
+from .views import Action, Observation, SeriesStart
 
 PROTOCOL_VERSION = 1
 """The protocol version this SDK speaks (``hollywood.bot.v1.PROTOCOL_VERSION_1``)."""
