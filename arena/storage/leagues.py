@@ -105,10 +105,7 @@ def add_league_round(storage: Storage, league_id: int, round_number: int,
     transaction. Returns the new seasons' ids, or None (nothing stored) unless it
     is the round after the last stored one and the league is not cancelled."""
     with storage.transaction() as db:
-        last = int(db.execute("SELECT COALESCE(MAX(round), 0) FROM league_seasons "
-                              "WHERE league_id=?", (league_id,)).fetchone()[0])
-        cancelled = db.execute("SELECT cancelled_at FROM leagues WHERE id=?",
-                               (league_id,)).fetchone()[0]
+        last, cancelled = _latest_round(db, league_id)
         if round_number != last + 1 or cancelled:
             return None
         _insert_moves(db, league_id, moves)
@@ -126,16 +123,23 @@ def store_round_moves(storage: Storage, league_id: int, moves: Sequence[StoredMo
     and a round asked for later moves them so). Only moves of the latest round of a
     league not cancelled, once: returns whether they were stored now."""
     with storage.transaction() as db:
-        last = int(db.execute("SELECT COALESCE(MAX(round), 0) FROM league_seasons "
-                              "WHERE league_id=?", (league_id,)).fetchone()[0])
-        cancelled = db.execute("SELECT cancelled_at FROM leagues WHERE id=?",
-                               (league_id,)).fetchone()[0]
+        last, cancelled = _latest_round(db, league_id)
         stored = db.execute("SELECT 1 FROM league_moves WHERE league_id=? AND round=? "
                             "LIMIT 1", (league_id, last)).fetchone()
         if cancelled or stored or any(move.round != last for move in moves):
             return False
         _insert_moves(db, league_id, moves)
         return True
+
+
+def _latest_round(db: sqlite3.Connection, league_id: int) -> tuple[int, bool]:
+    """The league's latest stored round (0 before any) and whether it is cancelled,
+    read inside the caller's transaction."""
+    last = int(db.execute("SELECT COALESCE(MAX(round), 0) FROM league_seasons "
+                          "WHERE league_id=?", (league_id,)).fetchone()[0])
+    cancelled = db.execute("SELECT cancelled_at FROM leagues WHERE id=?",
+                           (league_id,)).fetchone()[0]
+    return last, bool(cancelled)
 
 
 def _insert_moves(db: sqlite3.Connection, league_id: int, moves: Sequence[StoredMove]) -> None:
