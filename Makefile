@@ -4,20 +4,49 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+LOCK := requirements/dev.lock
+RUNTIME_LOCK := requirements/runtime.lock
 PROTO_FILES := $(shell find proto/hollywood -name '*.proto' 2>/dev/null)
 STUBS_STAMP := proto/gen/.generated
 JS_BOT := sample_bots/js-greedy
 NODE_STAMP := $(JS_BOT)/node_modules/.installed
 
-.PHONY: setup stubs node-modules browser docker-engine cpp-bot go-bot run test test-fast fuzz bench bench-anchors bench-venv mutation lint clean
+.PHONY: setup lock lock-tool lock-upgrade stubs node-modules browser docker-engine cpp-bot go-bot run test test-fast fuzz bench bench-anchors bench-venv mutation lint clean
 
 setup: $(STAMP) $(STUBS_STAMP) $(NODE_STAMP) browser
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+# Installs come from the lock alone (requirements/dev.lock, hashes checked), into a venv
+# made anew whenever the lock or pyproject changes, so it holds exactly what is locked:
+# --no-deps lets nothing unlocked in, --no-build-isolation builds the project with the
+# locked setuptools, and pip check fails the setup on a lock that misses a dependency.
+$(STAMP): pyproject.toml $(LOCK)
+	$(PYTHON) -m venv --clear $(VENV)
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r $(LOCK)
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(PY) -m pip check
 	touch $@
+
+# Refreshing the lock is done on purpose, never by `make setup`: `make lock` after editing
+# pyproject.toml keeps every pin that still fits and adds what is new; `make lock-upgrade`
+# moves every pin to the newest release the registry serves. Both use uv's resolver
+# (pinned here), universal across platforms, with every file's hash.
+UV_VERSION := 0.13.9
+LOCK_VENV := .lock-venv
+LOCK_COMPILE = $(LOCK_VENV)/bin/uv pip compile --quiet --universal --python-version 3.11 \
+	--generate-hashes --annotation-style line
+lock-tool: $(LOCK_VENV)/.uv-$(UV_VERSION)
+$(LOCK_VENV)/.uv-$(UV_VERSION):
+	$(PYTHON) -m venv --clear $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install --quiet uv==$(UV_VERSION)
+	touch $@
+
+lock: lock-tool
+	$(LOCK_COMPILE) pyproject.toml requirements/tools.in --extra dev -o $(LOCK)
+	$(LOCK_COMPILE) pyproject.toml --constraints $(LOCK) -o $(RUNTIME_LOCK)
+
+lock-upgrade: lock-tool
+	$(LOCK_COMPILE) --upgrade pyproject.toml requirements/tools.in --extra dev -o $(LOCK)
+	$(LOCK_COMPILE) pyproject.toml --constraints $(LOCK) -o $(RUNTIME_LOCK)
 
 # Python stubs are generated from proto/, never edited by hand (see proto/README.md);
 # --link-venv puts them and the bot SDK on the venv's path (hollywood.pth).
@@ -114,4 +143,4 @@ lint: setup
 	$(PY) -m arena.codegen --check
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) proto/gen .mypy_cache .ruff_cache .pytest_cache mutants $(JS_BOT)/node_modules
+	rm -rf $(VENV) $(BENCH_VENV) $(LOCK_VENV) proto/gen .mypy_cache .ruff_cache .pytest_cache mutants $(JS_BOT)/node_modules
