@@ -5,7 +5,8 @@ Where each command's handler lives: ``bots`` in ``arena.cli.bots``; ``season
 create | start | cancel | show | list`` in ``arena.cli.seasons``; ``standings``,
 ``watch`` and ``series`` in ``arena.cli.reads``; ``serve``, ``season run``,
 ``demo`` and ``images`` in ``arena.cli.local``; ``play`` in ``arena.cli.play``;
-``worker`` and ``cluster`` in ``arena.cli.cluster``; ``league`` in ``arena.cli.leagues``.
+``worker`` and ``cluster`` in ``arena.cli.cluster``; ``league`` in ``arena.cli.leagues``;
+``backup`` and ``restore`` in ``arena.cli.backup``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.authors import cmd_authors_add, cmd_authors_list, cmd_authors_revoke, cmd_login
+from arena.cli.backup import add_backup_commands
 from arena.cli.bots import cmd_bots_list, cmd_bots_register
 from arena.cli.cluster import add_cluster_commands, add_tls_options
 from arena.cli.commands import Handler
@@ -135,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--to", type=Path, required=True, metavar="DIR",
                         help="directory to write results.csv, standings.csv, series/ID.json")
     add_cluster_commands(commands)
+    add_backup_commands(commands)
     return parser
 
 

@@ -8,6 +8,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 
+def bots_dir_for(database: Path) -> Path:
+    """Where the bot copies of ``database`` live by default (``arena.bots/`` beside
+    ``arena.db``), so two databases never share copies."""
+    return database.with_name(database.stem + ".bots")
+
+
 def copy_bot_files(files: Sequence[tuple[str, Path]], destination: Path) -> None:
     """Copy ``files`` ((relative path, path) pairs) to ``destination``, replacing what
     a registration that was rolled back may have left there."""

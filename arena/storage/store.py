@@ -25,7 +25,7 @@ from typing import Any, Final
 from arena.core.series import SeriesOutcome
 from arena.core.status import SeasonStatus
 from arena.core.text import safe_text, unknown_name
-from arena.storage.bot_files import copy_bot_files
+from arena.storage.bot_files import bots_dir_for, copy_bot_files
 from arena.storage.logs import decode_log, encode_log
 from arena.storage.migrations import migrate
 from arena.storage.records import (
@@ -56,9 +56,7 @@ class Storage:
     def __init__(self, path: Path | str, *, bots_dir: Path | None = None) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Per database (e.g. .arena/arena.bots/), so two databases never share copies.
-        self.bots_dir = bots_dir if bots_dir is not None else self.path.with_name(
-            self.path.stem + ".bots")
+        self.bots_dir = bots_dir if bots_dir is not None else bots_dir_for(self.path)
         self._lock = threading.RLock()
         self._connection = sqlite3.connect(
             str(self.path), isolation_level=None, check_same_thread=False, timeout=30.0

@@ -68,7 +68,12 @@ class Submission:
 
 def bundles_dir(storage: Storage) -> Path:
     """Where uploaded archives are kept, next to the database (like its bot copies)."""
-    return storage.path.with_name(storage.path.stem + ".bundles")
+    return bundles_dir_for(storage.path)
+
+
+def bundles_dir_for(database: Path) -> Path:
+    """Where the uploaded archives of ``database`` are kept."""
+    return database.with_name(database.stem + ".bundles")
 
 
 def name_owner(db: sqlite3.Connection, name: str) -> str | None:

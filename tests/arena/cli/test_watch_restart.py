@@ -21,9 +21,9 @@ from typing import IO, Any
 from hollywood.arena.v1 import arena_pb2
 
 from arena.cli.client import ArenaClient
-from tests.arena.server.test_resume import register_active, start_serve, wait_ready
 from tests.helpers.arena_helpers import REPO_ROOT
 from tests.helpers.ports import free_port
+from tests.helpers.serve_process import register_active, start_serve, wait_ready
 
 BOUND_S = 120.0
 

@@ -17,13 +17,13 @@ from arena.season.formats import LADDER_FORMAT, format_for, format_name
 from arena.season.formats.ladder import Ladder
 from arena.storage import Storage
 from arena.storage.ladder_rounds import members_by_round
-from tests.arena.server.test_resume import (
+from tests.helpers.ports import free_port
+from tests.helpers.serve_process import (
     register_active,
     start_serve,
     wait_for_series_done,
     wait_ready,
 )
-from tests.helpers.ports import free_port
 
 ROUNDS = 4
 

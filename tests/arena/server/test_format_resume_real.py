@@ -17,13 +17,13 @@ from arena.cli.client import ArenaClient
 from arena.core.settings import SeasonConfig
 from arena.season.formats import format_for, format_name
 from arena.storage import Storage
-from tests.arena.server.test_resume import (
+from tests.helpers.ports import free_port
+from tests.helpers.serve_process import (
     register_active,
     start_serve,
     wait_for_series_done,
     wait_ready,
 )
-from tests.helpers.ports import free_port
 
 
 @pytest.mark.parametrize(("config", "kill_after"), [
