@@ -102,7 +102,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
                                max_season_bots=args.max_season_bots,
                                upload_limits=UploadLimits(
                                    idle_seconds=args.upload_idle_seconds),
-                               vetting_sandbox=args.vet_sandbox, tls=tls, board=board)
+                               vetting_sandbox=args.vet_sandbox, tls=tls, board=board,
+                               metrics=args.metrics)
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     if tls is None:
@@ -112,6 +113,11 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
                   f"admin token in {running.token_path}")
     if running.web is not None:
         console.print(f"website: {running.web.url}", soft_wrap=True)
+    if args.metrics is not None:
+        metrics_host = args.metrics[0]
+        shown = f"[{metrics_host}]" if ":" in metrics_host else metrics_host
+        console.print(f"metrics: http://{shown}:{running.metrics_port}/metrics", soft_wrap=True,
+                      markup=False)
     wait_for_interrupt()
     console.print("stopping (seasons still running resume on the next start)")
     running.stop(grace=2.0)

@@ -163,6 +163,10 @@ def _add_serve(commands: Any) -> None:
                        default=DEFAULT_UPLOAD_IDLE_SECONDS, metavar="S",
                        help="end an upload that sends nothing for S seconds (default "
                             f"{DEFAULT_UPLOAD_IDLE_SECONDS:g})")
+    serve.add_argument("--metrics", type=arguments.http_address, default=None,
+                       metavar="HOST:PORT",
+                       help="serve the operator's metrics at http://HOST:PORT/metrics "
+                            "(Prometheus's format; port 0 = any free port; default: none)")
     serve.add_argument("--vet-sandbox", default=DEFAULT_SANDBOX, metavar="NAME",
                        help="sandbox backend uploads are built and validated in (default "
                        f"{DEFAULT_SANDBOX})")

@@ -1,15 +1,13 @@
 """The Docker sandbox (default): each bot in its own locked-down container.
 
 One container per bot per series, labelled with its owner (``arena.sandbox.docker_owner``:
-this sandbox's instance id, the arena's pid and pid namespace) plus series, bot and
-seat, removed on every path. The bot reaches the world only through a Unix socket in
+this sandbox's instance id, the arena's pid and pid namespace) plus series, bot and seat,
+removed on every path. The bot reaches the world only through a Unix socket in
 ``/run/hollywood``: for a root arena a fresh per-bot tmpfs volume of a few KiB
 (``socket_dir_bytes``: the bot cannot store data on the host through it), otherwise a
 per-bot host directory. The arena connects only to a real socket the bot created
-(``wait_for_socket``). Everything else is closed by the settings of
-``arena.sandbox.config.SandboxConfig`` (no network, read-only root, small noexec
-``/tmp``, memory/CPU/pids/file limits, no capabilities, non-root, init).
-"""
+(``wait_for_socket``). ``arena.sandbox.config.SandboxConfig`` closes all else (no network,
+read-only root, small noexec ``/tmp``, memory/CPU/pids/file limits, no caps, non-root)."""
 
 from __future__ import annotations
 
@@ -53,6 +51,7 @@ from arena.sandbox.docker_owner import process_start as _process_start
 from arena.sandbox.docker_socket import SOCKET_MOUNT, SOCKET_NAME, SocketPlace, make_socket_place
 from arena.sandbox.images import ImageBuildError, build_bot_image
 from arena.sandbox.schedstat import SchedSource, no_source
+from arena.sandbox.tally import TALLY
 
 if TYPE_CHECKING:
     from arena.core.series import BotRef
@@ -211,6 +210,7 @@ class DockerSandbox:
         running = DockerBot(self, container, place)
         with self._lock:
             self._running.add(running)
+        TALLY.started()
         return running
 
     def _create(self, bot: BotRef, name: str, labels: dict[str, str], place: SocketPlace) -> Any:

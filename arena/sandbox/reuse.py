@@ -23,8 +23,7 @@ The rules:
   ``release``), after ``series_per_container`` series, when its memory is above
   ``memory_limit_bytes`` when handed back, when it was found dead, when it used more
   than ``IDLE_CPU_S`` (+ ``IDLE_CPU_SHARE``) of CPU while kept (it would take a
-  core from playing bots),
-  after ``idle_s`` idle, and when the pool is closed;
+  core from playing bots), after ``idle_s`` idle, and when the pool is closed;
 * stopping is off the series' path: ``stop`` and ``release`` return at once, the
   pool's stopper threads remove containers and check the ones handed back (alive,
   memory) before another series may take them; the version's next series waits
@@ -63,6 +62,7 @@ from arena.sandbox.base import (
     sched_source_of,
 )
 from arena.sandbox.schedstat import SchedSource
+from arena.sandbox.tally import TALLY
 
 if TYPE_CHECKING:
     from arena.core.series import BotRef
@@ -193,6 +193,7 @@ class ReusePool:
             else:
                 with self._lock:
                     self.counters.reused += 1
+                TALLY.reused()
                 return _Lease(self, key, idle.bot, idle.served + 1)
             self._stop_later(idle.bot)
 

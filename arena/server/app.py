@@ -55,6 +55,7 @@ from arena.server.exclusive import (
     port_taken,
 )
 from arena.server.interceptors import DecodeRequestsInterceptor
+from arena.server.metrics import ArenaMetrics, LiveSources
 from arena.server.service import MUTATING_METHODS, SERVICE_NAME, ArenaService
 from arena.server.stream_limits import StreamLimitInterceptor, StreamSlots
 from arena.server.tokens import ensure_admin_token
@@ -119,8 +120,13 @@ class RunningServer:
     """The website, when started with ``http``."""
     vetting: VettingWorker | None = None
     """Builds and validates uploads (None: uploads are active at once)."""
+    metrics: ArenaMetrics | None = None
+    """The operator's metrics (served on ``metrics_port`` when started with ``metrics``)."""
+    metrics_port: int = 0
 
     def stop(self, grace: float | None = 1.0) -> None:
+        if self.metrics is not None:
+            self.metrics.stop()
         if self.vetting is not None:
             self.vetting.stop()
         if self.web is not None:
@@ -146,6 +152,7 @@ def start_server(
     tls: TlsFiles | None = None,
     interceptors: Sequence[grpc.ServerInterceptor] = (),
     board: MoveBoard | None = None,
+    metrics: tuple[str, int] | None = None,
 ) -> RunningServer:
     """Open the database, start serving on ``host:port`` (port 0 = any free port),
     the website on ``http`` (host, port) if given, and resume interrupted seasons.
@@ -158,7 +165,8 @@ def start_server(
     TLS only. ``interceptors`` run before the server's own (e.g. a test's recorder).
     ``board`` (one of its own by default) gets the moves of the series in play for the
     website's live pages: the default runner feeds it, a cluster executor made with
-    the same board (``cluster_executor_factory(..., board=)``) too.
+    the same board (``cluster_executor_factory(..., board=)``) too. With ``metrics``
+    (host, port) the operator's metrics are served there (``arena.server.metrics``).
     The addresses served are recorded next to the database
     (``arena.core.token_binding``): the clients of this folder send the admin token
     only there. Raises ``RuntimeError`` if a port cannot be bound and
@@ -172,7 +180,8 @@ def start_server(
         total_streams = max(1, max_workers - UNARY_RESERVE_THREADS)
         slots = StreamSlots(total=total_streams,
                             per_client=min(max_streams_per_client, total_streams))
-        listening = _Listening(host, port, max_workers, slots, http, tls, tuple(interceptors))
+        listening = _Listening(host, port, max_workers, slots, http, tls, tuple(interceptors),
+                               metrics)
         board = board or MoveBoard()
         executors = executor_factory or local_executor_factory(
             runner_factory or functools.partial(sandbox_runner_factory, board=board))
@@ -194,6 +203,7 @@ class _Listening:
     http: tuple[str, int] | None
     tls: TlsFiles | None
     interceptors: tuple[grpc.ServerInterceptor, ...]
+    metrics: tuple[str, int] | None
 
 
 def _start(
@@ -219,10 +229,12 @@ def _start(
     readings = SeasonReadings(storage, manager.board)
     service = ArenaService(storage, manager, hub, token, max_season_bots=max_season_bots,
                            upload_limits=upload_limits, vetting=vetting, readings=readings)
+    metrics = ArenaMetrics(storage, LiveSources(listening.slots, service.upload_slots, vetting))
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=listening.max_workers,
                                    thread_name_prefix="arena-rpc"),
-        interceptors=[*listening.interceptors, StreamLimitInterceptor(listening.slots),
+        interceptors=[metrics.interceptor(), *listening.interceptors,
+                      StreamLimitInterceptor(listening.slots),
                       DecodeRequestsInterceptor(service.auth.check, MUTATING_METHODS)],
         # gRPC sets SO_REUSEPORT by default: a second server on the port would bind
         # and share the clients at random. Without BDP probing a client may send a
@@ -257,6 +269,17 @@ def _start(
         except RuntimeError:
             storage.close()
             raise
+    metrics_port = 0
+    if listening.metrics is not None:
+        metrics_host, wanted = listening.metrics
+        try:
+            metrics_port = metrics.serve(metrics_host, wanted)
+        except OSError as error:
+            if web is not None:
+                web.stop()
+            storage.close()
+            raise RuntimeError(f"cannot serve metrics on {metrics_host}:{wanted}: "
+                               f"{error.strerror or error}") from None
     server.start()
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -273,7 +296,7 @@ def _start(
         if moved:
             log.info("league(s) %s moved to their next round", ", ".join(map(str, moved)))
     return RunningServer(server, f"{host}:{bound}", bound, storage, manager, service,
-                         token, token_path, database_lock, web, vetting)
+                         token, token_path, database_lock, web, vetting, metrics, metrics_port)
 
 
 def _listen(server: grpc.Server, address: str, tls: TlsFiles | None) -> int:

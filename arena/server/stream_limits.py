@@ -55,6 +55,11 @@ class StreamSlots:
             self._open[client] += 1
             return None
 
+    def open_count(self) -> int:
+        """Streams open now, of every client."""
+        with self._lock:
+            return sum(self._open.values())
+
     def release(self, client: str) -> None:
         with self._lock:
             self._open[client] -= 1

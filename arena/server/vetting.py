@@ -101,6 +101,11 @@ class VettingWorker:
             self.submit(bot_id)
         return waiting
 
+    def queue_lengths(self) -> tuple[int, int]:
+        """Versions waiting to be vetted, and being vetted."""
+        with self._changed:
+            return len(self._queue.waiting()), len(self._queue.running())
+
     def submit(self, bot_id: str) -> bool:
         """Queue ``bot_id`` (False if it waits already). A version being vetted is
         queued again: its code was replaced, so that vetting is cancelled."""
