@@ -86,7 +86,8 @@ class FakeSandbox:
     def prepare(self, bot: BotRef) -> None:
         pass
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> FakeBot:
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> FakeBot:
         return FakeBot()
 
 
