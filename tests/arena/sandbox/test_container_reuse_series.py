@@ -31,7 +31,8 @@ def deal_seed(series_id: str) -> int:
 
 
 def spec(first: BotRef, second: BotRef, series_id: str, max_hands: int = 3) -> SeriesSpec:
-    return SeriesSpec(series_id=series_id, seed=deal_seed(series_id), profile=get_profile("friendly"),
+    return SeriesSpec(series_id=series_id, seed=deal_seed(series_id),
+                      profile=get_profile("friendly"),
                       max_hands=max_hands, swap_seats=False, bots=(first, second),
                       limits=LIMITS)
 
