@@ -154,7 +154,8 @@ class ReusePool:
         """Prepare ``bot`` (build its image); a version with a container kept for it
         needs no spare started ahead, so only the image is seen to then (the deal
         is not known here: a mirrored half whose kept containers were all dealt it
-        starts its second container on its own path, once per version)."""
+        starts another container on its own path: once per version, and after a
+        container is replaced)."""
         key = _container_key(bot)
         with self._lock:
             kept = bool(self._idle.get(key)) or bool(self._settling[key])
