@@ -11,6 +11,7 @@ same type. An outcome holds the engine's own ``engine.SeriesResult``: its fields
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -22,7 +23,7 @@ from arena.core.manifest import BotManifest
 from engine.profiles import Profile
 from engine.series import Series, SeriesResult
 
-__all__ = ["BotRef", "SeriesOutcome", "SeriesSpec", "SeriesVerdict", "outcome_of",
+__all__ = ["BotRef", "SeriesOutcome", "SeriesSpec", "SeriesVerdict", "deal_of", "outcome_of",
            "standing_result"]
 
 
@@ -80,6 +81,21 @@ class SeriesSpec:
     bots: tuple[BotRef, BotRef]
     """Seat 0, seat 1."""
     limits: TimeLimits = field(default_factory=TimeLimits)
+
+    @property
+    def deal(self) -> str:
+        """The fingerprint of the cards this series deals (``deal_of``)."""
+        return deal_of(self.seed)
+
+
+def deal_of(seed: int) -> str:
+    """The fingerprint of the deal ``seed`` makes: every hand's cards and stock come
+    from the seed alone (``engine.dealing``), so the two series of a duplicate pair
+    (one seed, seats swapped) and any series replayed from its seed share it. A
+    sandbox that keeps a bot between series never hands it a deal it was dealt
+    (``arena.sandbox.reuse``). A hash, not the seed: it names the deal without
+    dealing it."""
+    return hashlib.sha256(f"hollywood-deal:{seed}".encode()).hexdigest()[:32]
 
 
 @dataclass(frozen=True)

@@ -104,13 +104,14 @@ def _bring_up(
     meter_of: MeterFactory,
     admission: Admission,
 ) -> BotFault | None:
-    handle = reused_bot(sandbox, bot, series_id=spec.series_id, seat=seat)
+    deal = spec.deal  # a bot kept between series is never dealt the same cards twice
+    handle = reused_bot(sandbox, bot, series_id=spec.series_id, seat=seat, deal=deal)
     if handle is not None:  # kept from its last series: nothing starts, no slot
         running[seat] = handle
         return _connect(spec, seat, bot, handle, clients, connect, meter_of)
     with admission.slot():
         try:
-            handle = sandbox.start(bot, series_id=spec.series_id, seat=seat)
+            handle = sandbox.start(bot, series_id=spec.series_id, seat=seat, deal=deal)
         except BotFault as fault:
             return fault
         running[seat] = handle

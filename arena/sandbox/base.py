@@ -147,19 +147,25 @@ class Sandbox(Protocol):
         problem."""
         ...
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> RunningBot:
-        """Start ``bot``; raises ``SandboxError`` for an arena-side problem and
-        ``BotFault`` if the bot cannot even be started."""
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> RunningBot:
+        """Start ``bot`` for the series that deals ``deal`` (``SeriesSpec.deal``; ""
+        for none, e.g. a spare started ahead); raises ``SandboxError`` for an
+        arena-side problem and ``BotFault`` if the bot cannot even be started. A
+        sandbox that keeps bots between series never hands one a deal it was dealt
+        before (``arena.sandbox.reuse``); the others start a fresh bot each time."""
         ...
 
 
-def reused_bot(sandbox: Sandbox, bot: BotRef, *, series_id: str, seat: int) -> RunningBot | None:
+def reused_bot(sandbox: Sandbox, bot: BotRef, *, series_id: str, seat: int,
+               deal: str) -> RunningBot | None:
     """A running bot of ``bot``'s version the sandbox keeps between series (its
-    ``reuse``, e.g. ``arena.sandbox.reuse.ReusePool``), or None: start one."""
+    ``reuse``, e.g. ``arena.sandbox.reuse.ReusePool``) that was never dealt ``deal``,
+    or None: start one."""
     reuse = getattr(sandbox, "reuse", None)
     if not callable(reuse):
         return None
-    found: RunningBot | None = reuse(bot, series_id=series_id, seat=seat)
+    found: RunningBot | None = reuse(bot, series_id=series_id, seat=seat, deal=deal)
     return found
 
 

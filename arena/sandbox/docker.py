@@ -186,13 +186,11 @@ class DockerSandbox:
                 raise SandboxError(f"cannot prepare the base image: {error}") from error
             self._base_ready = True
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> DockerBot:
-        labels = {
-            **owner_labels(self.instance_id),
-            "hollywood.series": series_id,
-            "hollywood.bot": bot.name,
-            "hollywood.seat": "" if seat is None else str(seat),
-        }
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> DockerBot:
+        """A new container (dealt nothing yet, whatever ``deal`` it is for)."""
+        labels = {**owner_labels(self.instance_id), "hollywood.series": series_id,
+                  "hollywood.bot": bot.name, "hollywood.seat": "" if seat is None else str(seat)}
         place = make_socket_place(self.client, self.config, labels)
         name = container_name(series_id, seat)
         try:

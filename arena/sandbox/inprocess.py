@@ -126,8 +126,12 @@ class InProcessSandbox:
             raise BotFault(FaultKind.STARTUP, str(error)) from None
 
     def start(
-        self, bot: BotRef, *, series_id: str = "", seat: int | None = None
+        self, bot: BotRef, *, series_id: str = "", seat: int | None = None, deal: str = ""
     ) -> InProcessBot:
+        """A new instance of the bot's class (an instance never plays two series
+        unless a ``ReusePool`` keeps it, which never deals it the same cards twice).
+        Its module is loaded once per version, so module and class state outlive the
+        instance: this sandbox hides nothing from its bots (see the module)."""
         sdk = _sdk()
         try:
             bot_class = load_bot_class(bot)

@@ -69,8 +69,9 @@ class ProcessSandbox:
         """Nothing to build: the bot runs from its folder."""
 
     def start(
-        self, bot: BotRef, *, series_id: str = "", seat: int | None = None
+        self, bot: BotRef, *, series_id: str = "", seat: int | None = None, deal: str = ""
     ) -> ProcessBot:
+        """A new process (a bot process never plays two series)."""
         root = self.config.socket_dir_root
         work = Path(tempfile.mkdtemp(prefix=f"hwp-{os.getpid()}-", dir=root))
         socket_path = work / "bot.sock"

@@ -13,11 +13,17 @@ The rules:
 
 * one series at a time: a container is leased to one series and comes back only
   when that series hands it back (``release``);
+* never the same deal twice: each container remembers the deals it was dealt
+  (``SeriesSpec.deal``, a fingerprint of the seed) and is never leased to a series
+  that deals one of them, so the two series of a duplicate pair (one deal, seats
+  swapped) are played by two containers of each bot, which then take turns over
+  the pairs' halves; a series replayed from its seed, or a season that deals the
+  same cards again, gets other containers too. Held for the container's whole
+  life, whatever seasons it serves;
 * a container serves one bot version only: the pool is keyed by name, version,
   folder and the folder's content hash (what the image is built from); the limits
-  are the wrapped sandbox's, fixed for the pool's life, and the pool lives for one
-  season (the server makes a sandbox per season and closes it at the end), so a
-  container never crosses seasons;
+  are the wrapped sandbox's, fixed for the pool's life, and the server's pool
+  lives for one season (it makes a sandbox per season and closes it at the end);
 * a container is replaced (stopped, and the next series starts a fresh one) after
   a fault or crash of its bot in any series (the runner then calls ``stop``, not
   ``release``), after ``series_per_container`` series, when its memory is above
@@ -27,7 +33,8 @@ The rules:
 * stopping is off the series' path: ``stop`` and ``release`` return at once, the
   pool's stopper threads remove containers and check the ones handed back (alive,
   memory) before another series may take them; the version's next series waits
-  for a container being checked (up to ``settle_wait_s``) rather than starting one.
+  for a container being checked (up to ``settle_wait_s``) rather than starting one,
+  unless that container was dealt the series' deal.
 
 Starting ahead stays the wrapped sandbox's job: the ``docker`` backend is a
 ``ReusePool`` over a ``WarmPool`` (``arena.sandbox.warm``; spares only on idle cores),
@@ -48,20 +55,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from arena.core.faults import BotFault
 from arena.core.manifest import ManifestError, content_hash
 from arena.core.settings import DEFAULT_SERIES_PER_CONTAINER
-from arena.sandbox.base import (
-    InProcessTarget,
-    RunningBot,
-    Sandbox,
-    bot_alive,
-    cpu_seconds_of,
-    in_process_target_of,
-    memory_of,
-    sched_source_of,
-)
-from arena.sandbox.schedstat import SchedSource
+from arena.sandbox.base import RunningBot, Sandbox, bot_alive, cpu_seconds_of, memory_of
+from arena.sandbox.lease import Lease
 from arena.sandbox.tally import TALLY
 
 if TYPE_CHECKING:
@@ -108,6 +105,11 @@ class _Idle:
     since: float
     cpu_s: float | None
     """Its CPU seconds when it was kept (None if its sandbox cannot say)."""
+    deals: frozenset[str]
+    """Every deal it was dealt."""
+
+    def may_deal(self, deal: str) -> bool:
+        return deal not in self.deals
 
 
 class ReusePool:
@@ -138,7 +140,8 @@ class ReusePool:
         self._lock = threading.Lock()
         self._settled = threading.Condition(self._lock)
         self._idle: dict[ContainerKey, list[_Idle]] = defaultdict(list)
-        self._settling: dict[ContainerKey, int] = defaultdict(int)
+        self._settling: dict[ContainerKey, list[frozenset[str]]] = defaultdict(list)
+        """The deals of each container being checked after its series."""
         self._closed = False
         self.counters = ReuseCounters()
         self._stopper = ThreadPoolExecutor(max_workers=2, thread_name_prefix="reuse-stop")
@@ -149,36 +152,41 @@ class ReusePool:
 
     def prepare(self, bot: BotRef) -> None:
         """Prepare ``bot`` (build its image); a version with a container kept for it
-        needs no spare started ahead, so only the image is seen to then."""
+        needs no spare started ahead, so only the image is seen to then (the deal
+        is not known here: a mirrored half whose kept containers were all dealt it
+        starts another container on its own path: once per version, and after a
+        container is replaced)."""
         key = _container_key(bot)
         with self._lock:
-            kept = bool(self._idle.get(key)) or self._settling[key] > 0
+            kept = bool(self._idle.get(key)) or bool(self._settling[key])
         prepare_image = getattr(self.inner, "prepare_image", None)
         if kept and callable(prepare_image):
             prepare_image(bot)
         else:
             self.inner.prepare(bot)
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> RunningBot:
-        """The version's idle container if there is one (``reuse``), else a new one."""
-        reused = self.reuse(bot, series_id=series_id, seat=seat)
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> RunningBot:
+        """The version's idle container never dealt ``deal`` if there is one
+        (``reuse``), else a new one."""
+        reused = self.reuse(bot, series_id=series_id, seat=seat, deal=deal)
         if reused is not None:
             return reused
         key = _container_key(bot)
-        started = self.inner.start(bot, series_id=series_id, seat=seat)
+        started = self.inner.start(bot, series_id=series_id, seat=seat, deal=deal)
         with self._lock:
             self.counters.started += 1
-        return _Lease(self, key, started, 1)
+        return self._lease(key, started, 1, _dealt(frozenset(), deal))
 
-    def reuse(self, bot: BotRef, *, series_id: str = "", seat: int | None = None
-              ) -> RunningBot | None:
-        """An idle container of ``bot``'s version, leased to this series, or None (the
-        caller then starts one, under a start slot)."""
+    def reuse(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> RunningBot | None:
+        """An idle container of ``bot``'s version that was never dealt ``deal``, leased
+        to this series, or None (the caller then starts one, under a start slot)."""
         del series_id, seat  # a reused container keeps the labels of its first series
         key = _container_key(bot)
         self._expire_idle()
         while True:
-            idle = self._take(key)
+            idle = self._take(key, deal)
             if idle is None:
                 return None
             if not bot_alive(idle.bot):
@@ -194,7 +202,7 @@ class ReusePool:
                 with self._lock:
                     self.counters.reused += 1
                 TALLY.reused()
-                return _Lease(self, key, idle.bot, idle.served + 1)
+                return self._lease(key, idle.bot, idle.served + 1, _dealt(idle.deals, deal))
             self._stop_later(idle.bot)
 
     def idle(self) -> int:
@@ -222,22 +230,30 @@ class ReusePool:
 
     # -- called by the leases
 
-    def _release(self, key: ContainerKey, bot: RunningBot, served: int) -> None:
+    def _lease(self, key: ContainerKey, bot: RunningBot, served: int,
+               deals: frozenset[str]) -> Lease:
+        def hand_back(bot: RunningBot, served: int, deals: frozenset[str]) -> None:
+            self._release(key, bot, served, deals)
+
+        return Lease(bot, served, deals, hand_back=hand_back, retire=self._retire)
+
+    def _release(self, key: ContainerKey, bot: RunningBot, served: int,
+                 deals: frozenset[str]) -> None:
         with self._lock:
             if self._closed:
                 self.counters.stopped += 1
                 keep = False
             else:
-                self._settling[key] += 1
+                self._settling[key].append(deals)
                 keep = True
         if not keep:
             bot.stop()
             return
         try:
-            self._stopper.submit(self._settle, key, bot, served)
+            self._stopper.submit(self._settle, key, bot, served, deals)
         except RuntimeError:  # closed meanwhile
             with self._lock:
-                self._settling[key] -= 1
+                self._settling[key].remove(deals)
                 self._settled.notify_all()
             bot.stop()
 
@@ -248,7 +264,8 @@ class ReusePool:
 
     # -- inside
 
-    def _settle(self, key: ContainerKey, bot: RunningBot, served: int) -> None:
+    def _settle(self, key: ContainerKey, bot: RunningBot, served: int,
+                deals: frozenset[str]) -> None:
         """Check a container handed back; keep it idle for the next series or stop it."""
         keep = False
         cpu: float | None = None
@@ -257,9 +274,9 @@ class ReusePool:
             cpu = cpu_seconds_of(bot) if keep else None
         finally:
             with self._lock:
-                self._settling[key] -= 1
+                self._settling[key].remove(deals)
                 if keep and not self._closed:
-                    self._idle[key].append(_Idle(bot, served, self._now(), cpu))
+                    self._idle[key].append(_Idle(bot, served, self._now(), cpu, deals))
                     bot_to_stop = None
                 else:
                     bot_to_stop = bot
@@ -287,16 +304,23 @@ class ReusePool:
             return False
         return True
 
-    def _take(self, key: ContainerKey) -> _Idle | None:
+    def _take(self, key: ContainerKey, deal: str) -> _Idle | None:
+        """The idle container of ``key`` kept last that was never dealt ``deal``,
+        waiting for one being checked that was not either."""
         give_up_at = time.monotonic() + self.settle_wait_s
         with self._lock:
-            while not self._idle.get(key) and self._settling[key] and not self._closed:
+            while (not any(item.may_deal(deal) for item in self._idle.get(key, ()))
+                   and any(deal not in deals for deals in self._settling[key])
+                   and not self._closed):
                 left = give_up_at - time.monotonic()
                 if left <= 0:
                     return None
                 self._settled.wait(left)
-            idle = self._idle.get(key)
-            return idle.pop() if idle else None
+            idle = self._idle.get(key, [])
+            for index in range(len(idle) - 1, -1, -1):
+                if idle[index].may_deal(deal):
+                    return idle.pop(index)
+            return None
 
     def _stop_later(self, bot: RunningBot) -> None:
         try:
@@ -320,60 +344,16 @@ class ReusePool:
             self._stop_later(item.bot)
 
 
-class _Lease:
-    """A container leased to one series. ``release`` hands it back for the version's
-    next series; ``stop`` ends it (both return at once)."""
-
-    def __init__(self, pool: ReusePool, key: ContainerKey, bot: RunningBot,
-                 series_number: int) -> None:
-        self._pool = pool
-        self._key = key
-        self._bot = bot
-        self.series_number = series_number
-        """Which series of its container this is (1 for a fresh container)."""
-        self._done = False
-
-    @property
-    def target(self) -> str:
-        return self._bot.target
-
-    def wait_ready(self, timeout: float) -> None:
-        if self.series_number == 1:  # a reused container's socket was checked and sealed
-            self._bot.wait_ready(timeout)
-
-    @property
-    def in_process_target(self) -> InProcessTarget | None:
-        return in_process_target_of(self._bot)
-
-    def sched_source(self) -> SchedSource:
-        return sched_source_of(self._bot)
-
-    def stderr_tail(self) -> str:
-        return self._bot.stderr_tail()
-
-    def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
-        return self._bot.fault_if_dead(wait_s)
-
-    def release(self) -> None:
-        """The series ended and this bot was not at fault: keep it for the next."""
-        if self._done:
-            return
-        self._done = True
-        self._pool._release(self._key, self._bot, self.series_number)
-
-    def stop(self) -> None:
-        if self._done:
-            return
-        self._done = True
-        self._pool._retire(self._bot)
-
-
 def _busy_while_idle(idle: _Idle, now: float) -> bool:
     if idle.cpu_s is None:
         return False
     used = cpu_seconds_of(idle.bot)
     allowed = IDLE_CPU_S + IDLE_CPU_SHARE * max(0.0, now - idle.since)
     return used is not None and used - idle.cpu_s > allowed
+
+
+def _dealt(deals: frozenset[str], deal: str) -> frozenset[str]:
+    return deals | {deal} if deal else deals
 
 
 def _container_key(bot: BotRef) -> ContainerKey:

@@ -134,8 +134,11 @@ class WithHandStartedBots:
         if bot not in self.addresses:
             self._sandbox(bot).prepare(bot)
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> RunningBot:
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> RunningBot:
+        """The hand-started bot at the bot's address (one process for every series:
+        its author's own, which may remember deals), else one the sandbox starts."""
         address = self.addresses.get(bot)
         if address is not None:
             return HandStartedBot(address)
-        return self._sandbox(bot).start(bot, series_id=series_id, seat=seat)
+        return self._sandbox(bot).start(bot, series_id=series_id, seat=seat, deal=deal)

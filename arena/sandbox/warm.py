@@ -136,9 +136,11 @@ class WarmPool:
         """Prepare ``bot`` without starting a spare (its container is kept for it)."""
         self.inner.prepare(bot)
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> RunningBot:
-        """A spare of ``bot``'s version if one is up, else a bot started now; either
-        way a spare of the version is started for its next series."""
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> RunningBot:
+        """A spare of ``bot``'s version if one is up (never dealt anything), else a
+        bot started now; either way a spare of the version is started for its next
+        series."""
         key = _version_key(bot)
         self._expire_idle()
         taken = self._take(key)
@@ -146,7 +148,7 @@ class WarmPool:
             with self._lock:
                 self.counters.cold += 1
             try:
-                taken = self.inner.start(bot, series_id=series_id, seat=seat)
+                taken = self.inner.start(bot, series_id=series_id, seat=seat, deal=deal)
             finally:  # the series' own start first: it is the one waited for
                 self._refill(key, bot)
         else:

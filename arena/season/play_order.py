@@ -14,7 +14,13 @@ still plays, or a 2- or 3-bot season, which has no two disjoint pairs), and then
 for one bot rather than two where the plan allows: capacity is never left idle to
 save a start (waiting for the series in flight cost more than the start it saves,
 and nothing once the containers are up). With the sample bots' uneven series a
-4-bot season with 2 at once starts 6 or 7 containers instead of 8.
+4-bot season with 2 at once started 6 or 7 containers instead of 8. Since a kept
+container is never dealt the same cards twice (issue 43), a bot's second half of
+a duplicate pair needs a second container whatever the order, so a duplicate
+format starts two per bot (8 for 4 bots), which then take turns over the halves;
+the order still keeps a bot to one series at a time where the plan allows, so
+that no third container starts for it there (at more series at once the plan's
+order would put a bot in two or three of them).
 
 A series' result depends on its seed and seats alone (each is played from them),
 never on when it is played, so the order changes no result.

@@ -49,8 +49,8 @@ from arena.storage import Storage  # noqa: E402
 IN_PROCESS_BOTS = ("random", "greedy", "shark")
 
 
-def new_season(db: Path, folders: list[Path], sandbox: str,
-               series_per_pair: int, concurrency: int = 2) -> tuple[Storage, int]:
+def new_season(db: Path, folders: list[Path], sandbox: str, series_per_pair: int,
+               concurrency: int = 2, seed: int = 3) -> tuple[Storage, int]:
     storage = Storage(db)
     ids = []
     for folder in folders:
@@ -60,28 +60,29 @@ def new_season(db: Path, folders: list[Path], sandbox: str,
             author="", description="", content_hash=content_hash(folder),
             source_folder=folder, files=list(iter_bot_files(folder)))
         ids.append(record.id)
-    config = SeasonConfig.build(sandbox=sandbox, series_per_pair=series_per_pair, seed=3,
+    config = SeasonConfig.build(sandbox=sandbox, series_per_pair=series_per_pair, seed=seed,
                                 concurrency=concurrency, max_hands=200)
     season = storage.create_season(
         name="bench", config=config.to_dict(), profile=config.profile().to_dict(),
-        bot_ids=ids, plan=[p.as_row() for p in plan_season(ids, series_per_pair, 3)])
+        bot_ids=ids, plan=[p.as_row() for p in plan_season(ids, series_per_pair, seed)])
     return storage, season.id
 
 
 def play(make_executor: Callable[[], Executor], sandbox: str, folders: list[Path],
-         series_per_pair: int, concurrency: int = 2, place: Path | None = None
-         ) -> tuple[int, float, float, float, float, float]:
+         series_per_pair: int, concurrency: int = 2, place: Path | None = None,
+         seed: int = 3) -> tuple[int, float, float, float, float, float]:
     """(series, season wall s, sum of series wall s, sum of think s, machine busy CPU
     s, CPU s the host took: steal). The database lives in ``place`` when given (a
     second season there plays the same registered bot folders), else in a temporary
-    directory."""
+    directory. A second season on kept containers needs another ``seed``: a kept
+    container is never dealt the same cards twice (``arena.sandbox.reuse``)."""
     from bench_sandbox import busy_s, cpu_times, stolen_s
 
     with contextlib.ExitStack() as stack:
         scratch = place or stack.enter_context(
             tempfile.TemporaryDirectory(prefix="bench-cluster-"))
         storage, season_id = new_season(Path(scratch) / "a.db", folders, sandbox,
-                                        series_per_pair, concurrency)
+                                        series_per_pair, concurrency, seed)
         executor = make_executor()
         begun, before = time.perf_counter(), cpu_times()
         status = SeasonRunner(storage, season_id, executor).run()

@@ -47,8 +47,8 @@ class GrpcInProcessSandbox(InProcessSandbox):
     """Loads and makes the bot as the in-process sandbox does, then serves it over gRPC."""
 
     def start(self, bot: BotRef, *, series_id: str = "",  # type: ignore[override]
-              seat: int | None = None) -> GrpcServedBot:
-        made = super().start(bot, series_id=series_id, seat=seat)
+              seat: int | None = None, deal: str = "") -> GrpcServedBot:
+        made = super().start(bot, series_id=series_id, seat=seat, deal=deal)
         assert isinstance(made, InProcessBot)
         instance: Bot = made.in_process_target.bot  # type: ignore[assignment]
         return serve_over_grpc(instance, identity_of(instance, Path(bot.folder),

@@ -18,11 +18,11 @@ class CountingSandbox(InProcessSandbox):
 
     name = "counting"
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None, deal: str = ""
               ) -> InProcessBot:
         with _LOCK:
             STARTS.append(bot.name)
-        return super().start(bot, series_id=series_id, seat=seat)
+        return super().start(bot, series_id=series_id, seat=seat, deal=deal)
 
 
 def mark_deactivated(storage: Storage, bot_id: str, reason: str) -> None:

@@ -33,9 +33,10 @@ class SlowToCreate(FakeSandbox):
         super().__init__(seats, clock)
         self.create_s = create_s
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> FakeBot:
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> FakeBot:
         self.clock.advance(self.create_s)
-        return super().start(bot, series_id=series_id, seat=seat)
+        return super().start(bot, series_id=series_id, seat=seat, deal=deal)
 
 
 def bring_up(sandbox: FakeSandbox, clock: SeatClocks, **options: Any) -> list[BotFault | None]:
@@ -97,12 +98,13 @@ class CountsStarts(FakeSandbox):
         self.most = 0
         self.slots_taken: set[int] = set()
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> FakeBot:
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> FakeBot:
         with self.lock:
             self.starting += 1
             self.most = max(self.most, self.starting)
             self.slots_taken.add(self.admission.in_use)  # this start's slot included
-        return super().start(bot, series_id=series_id, seat=seat)
+        return super().start(bot, series_id=series_id, seat=seat, deal=deal)
 
     def connect(self, target: str, timeout: float) -> Any:
         connection = super().connect(target, timeout)

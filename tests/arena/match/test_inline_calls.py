@@ -224,9 +224,10 @@ class _Sandbox(InProcessSandbox):
         super().__init__()
         self.bot = bot
 
-    def start(self, ref: BotRef, *, series_id: str = "", seat: int | None = None) -> Any:
+    def start(self, ref: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> Any:
         if ref.name == "greedy":
-            return super().start(ref, series_id=series_id, seat=seat)
+            return super().start(ref, series_id=series_id, seat=seat, deal=deal)
         return InProcessBot(InProcessTarget(self.bot, "sleeps", "1.0.0", ""))
 
 

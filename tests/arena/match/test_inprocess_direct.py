@@ -242,7 +242,8 @@ class RecordingSandbox(InProcessSandbox):
         self.recorders = recorders
         self.over_grpc = over_grpc
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> Any:
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> Any:
         recorder = Recorder()
         self.recorders.append(recorder)
         if self.over_grpc:

@@ -98,7 +98,8 @@ class FakeSandbox:
     def prepare(self, bot: BotRef) -> None:
         pass
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> FakeBot:
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> FakeBot:
         assert seat is not None
         target = f"fake:{seat}"
         self.by_target[target] = self.seats[seat]
@@ -172,8 +173,9 @@ class BlockingSandbox(FakeSandbox):
         self.seat_one_up = threading.Event()
         self.order: list[str] = []
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> FakeBot:
-        handle = super().start(bot, series_id=series_id, seat=seat)
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> FakeBot:
+        handle = super().start(bot, series_id=series_id, seat=seat, deal=deal)
         if seat == 0:
             sandbox = self
 

@@ -61,7 +61,8 @@ class FakeSandbox:
     def prepare(self, bot: BotRef) -> None:
         pass
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> FakeBot:
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> FakeBot:
         running = FakeBot(len(self.started), bot.name)
         self.started.append(running)
         return running
@@ -162,7 +163,7 @@ def test_never_across_versions_or_code(tmp_path: Path, pool: ReusePool) -> None:
     (alpha.folder / "extra.py").write_text("CHANGED = True\n")  # new code, same version
     assert inner_of(pool.start(alpha, series_id="3", seat=0)) is not inner_of(first)
     newer = replace(alpha, version="2.0.0")
-    assert reused_bot(pool, newer, series_id="4", seat=0) is None
+    assert reused_bot(pool, newer, series_id="4", seat=0, deal="") is None
 
 
 def test_one_series_at_a_time(tmp_path: Path, pool: ReusePool) -> None:

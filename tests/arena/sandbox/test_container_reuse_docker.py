@@ -32,8 +32,14 @@ CRASHES = BotRef.from_folder(HOSTILE_BOTS / "crashes_mid_series")
 LIMITS = TimeLimits(startup_s=30.0, decision_s=2.0, reserve_s=10.0)
 
 
+def deal_seed(series_id: str) -> int:
+    """Each series its own deal: a kept bot is never dealt the same cards twice."""
+    return int.from_bytes(series_id.encode(), "big")
+
+
 def spec(first: BotRef, second: BotRef, series_id: str) -> SeriesSpec:
-    return SeriesSpec(series_id=series_id, seed=11, profile=get_profile("friendly"),
+    return SeriesSpec(series_id=series_id, seed=deal_seed(series_id),
+                      profile=get_profile("friendly"),
                       max_hands=3, swap_seats=False, bots=(first, second), limits=LIMITS)
 
 
@@ -48,15 +54,17 @@ class Leases:
     def prepare(self, bot: BotRef) -> None:
         self.inner.prepare(bot)
 
-    def reuse(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> Any:
+    def reuse(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> Any:
         reuse = getattr(self.inner, "reuse", None)
-        found = reuse(bot, series_id=series_id, seat=seat) if reuse else None
+        found = reuse(bot, series_id=series_id, seat=seat, deal=deal) if reuse else None
         if found is not None:
             self.got[(series_id, seat or 0)] = found
         return found
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> Any:
-        started = self.inner.start(bot, series_id=series_id, seat=seat)
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> Any:
+        started = self.inner.start(bot, series_id=series_id, seat=seat, deal=deal)
         self.got[(series_id, seat or 0)] = started
         return started
 

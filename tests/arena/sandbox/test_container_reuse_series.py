@@ -25,8 +25,14 @@ RANDOM = BotRef.from_folder(REPO_ROOT / "sample_bots" / "random")
 LIMITS = TimeLimits(startup_s=10.0, decision_s=1.0, reserve_s=2.0)
 
 
+def deal_seed(series_id: str) -> int:
+    """Each series its own deal: a kept bot is never dealt the same cards twice."""
+    return int.from_bytes(series_id.encode(), "big")
+
+
 def spec(first: BotRef, second: BotRef, series_id: str, max_hands: int = 3) -> SeriesSpec:
-    return SeriesSpec(series_id=series_id, seed=7, profile=get_profile("friendly"),
+    return SeriesSpec(series_id=series_id, seed=deal_seed(series_id),
+                      profile=get_profile("friendly"),
                       max_hands=max_hands, swap_seats=False, bots=(first, second),
                       limits=LIMITS)
 
@@ -38,14 +44,16 @@ class Recording(ReusePool):
         super().__init__(inner, janitor=False, **options)
         self.objects: list[tuple[str, int, object]] = []
 
-    def reuse(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> Any:
-        lease = super().reuse(bot, series_id=series_id, seat=seat)
+    def reuse(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> Any:
+        lease = super().reuse(bot, series_id=series_id, seat=seat, deal=deal)
         if lease is not None:
             self._note(series_id, seat, lease)
         return lease
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> Any:
-        lease = super().start(bot, series_id=series_id, seat=seat)
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> Any:
+        lease = super().start(bot, series_id=series_id, seat=seat, deal=deal)
         if not self.objects or self.objects[-1][:2] != (series_id, seat):
             self._note(series_id, seat, lease)
         return lease

@@ -182,10 +182,10 @@ class RecordingSandbox(InProcessSandbox):
             raise BotFault(FaultKind.STARTUP, "the image did not build")
         super().prepare(bot)
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None, deal: str = ""
               ) -> InProcessBot:
         self.calls.append(("start", bot.name))
-        return super().start(bot, series_id=series_id, seat=seat)
+        return super().start(bot, series_id=series_id, seat=seat, deal=deal)
 
 
 def test_runner_prepares_both_bots_before_starting_either() -> None:

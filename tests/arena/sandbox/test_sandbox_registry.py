@@ -33,10 +33,10 @@ class FakeSandbox(InProcessSandbox):
     description = "a test backend"
     started: ClassVar[list[str]] = []
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None, deal: str = ""
               ) -> InProcessBot:
         FakeSandbox.started.append(series_id)
-        return super().start(bot, series_id=series_id, seat=seat)
+        return super().start(bot, series_id=series_id, seat=seat, deal=deal)
 
 
 @pytest.fixture

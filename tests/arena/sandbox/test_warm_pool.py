@@ -59,7 +59,8 @@ class FakeSandbox:
     def prepare(self, bot: BotRef) -> None:
         pass
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> FakeBot:
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> FakeBot:
         if series_id == WARM_SERIES_ID:
             self.spares_may_start.wait(30)
         with self.lock:
@@ -162,11 +163,11 @@ def test_a_series_whose_spare_fails_to_start_starts_its_bot_itself(tmp_path: Pat
 
     class FailingSpares(FakeSandbox):
         def start(self, bot: BotRef, *, series_id: str = "",
-                  seat: int | None = None) -> FakeBot:
+                  seat: int | None = None, deal: str = "") -> FakeBot:
             if series_id == WARM_SERIES_ID:
                 self.spares_may_start.wait(30)
                 raise BotFault(FaultKind.STARTUP, "no socket")
-            return super().start(bot, series_id=series_id, seat=seat)
+            return super().start(bot, series_id=series_id, seat=seat, deal=deal)
 
     inner = FailingSpares()
     inner.spares_may_start.clear()

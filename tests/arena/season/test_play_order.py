@@ -1,7 +1,8 @@
 """The order the season runner submits pending series in (arena/season/play_order.py):
 the first series whose bots are free, else the one with the fewest bots playing;
 with a reuse pool (arena/sandbox/reuse.py) over a fake sandbox, a 4-bot round robin
-at 2 at once starts 6 containers where the plan's order started 8; and the order
+at 2 at once starts 8 containers, two per bot, the fewest that keep each bot from
+being dealt a duplicate pair's cards twice, and no container is; and the order
 changes no series' spec nor result."""
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ class FakeSandbox:
     def prepare(self, bot: BotRef) -> None:
         pass
 
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None) -> FakeBot:
+    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> FakeBot:
         return FakeBot()
 
 
@@ -99,15 +101,18 @@ class OldestFirst:
     def __init__(self, sandbox: ReusePool) -> None:
         self.sandbox = sandbox
         self.submitted: list[SeriesSpec] = []
+        self.dealt: list[tuple[object, str]] = []
+        """(the container, the deal) of each seat of each series."""
         self._in_flight: list[tuple[SeriesSpec, list[RunningBot], Future[SeriesOutcome]]] = []
         self._lock = threading.Lock()
 
     def submit(self, spec: SeriesSpec) -> Future[SeriesOutcome]:
-        bots = [self.sandbox.start(bot, series_id=spec.series_id, seat=seat)
+        bots = [self.sandbox.start(bot, series_id=spec.series_id, seat=seat, deal=spec.deal)
                 for seat, bot in enumerate(spec.bots)]
         future: Future[SeriesOutcome] = Future()
         with self._lock:
             self.submitted.append(spec)
+            self.dealt += [(bot._bot, spec.deal) for bot in bots]  # type: ignore[attr-defined]
             self._in_flight.append((spec, bots, future))
         return future
 
@@ -158,18 +163,21 @@ def _play_oldest_first(tmp_path: Path) -> tuple[Storage, int, OldestFirst, Reuse
     return storage, season_id, executor, pool
 
 
-def test_a_four_bot_season_at_two_at_once_starts_six_containers(tmp_path: Path) -> None:
+def test_a_four_bot_season_at_two_at_once_starts_two_containers_a_bot(tmp_path: Path) -> None:
     """The plan (circle method, duplicate pairs side by side) is da ad bc cb ac ca bd
-    db ab ba cd dc. In the plan's order the first two series share both bots, and so
-    does each later pair of series: 2 containers of every bot, 8. Free bots first,
-    worked out by hand with the oldest series ending first: da bc | ad | cb | ac
-    (no series has both bots free: c doubles) | bd | ca | db | ab (b doubles) | cd |
-    ba | dc: 6 containers, and 24 bots' starts served by them."""
+    db ab ba cd dc. Free bots first, worked out by hand with the oldest series
+    ending first: da bc | ad | cb | ac (no series has both bots free: c doubles) |
+    bd | ca | db | ab (b doubles) | cd | ba | dc. Without the deal rule that was 6
+    containers; with it each bot's second container starts for its first mirrored
+    half (ad, cb), and from then on each bot's two containers take turns over the
+    halves: 8 containers (the fewest: a bot plays both halves of a pair), 24 bots'
+    starts served by them, no container dealt one deal twice."""
     _, _, executor, pool = _play_oldest_first(tmp_path)
     order = ["".join(bot.name for bot in spec.bots) for spec in executor.submitted]
     assert order == ["da", "bc", "ad", "cb", "ac", "bd", "ca", "db", "ab", "cd", "ba", "dc"]
-    assert pool.counters.started == 6
-    assert pool.counters.reused == 24 - 6
+    assert pool.counters.started == 8
+    assert pool.counters.reused == 24 - 8
+    assert len(set(executor.dealt)) == len(executor.dealt) == 24
 
 
 def test_the_order_changes_no_spec_nor_result(tmp_path: Path) -> None:
