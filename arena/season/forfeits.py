@@ -53,6 +53,11 @@ class RemoteForfeits:
         self.unconfirmed = 0
         """Remote forfeits a confirming play did not bear out (none stored)."""
 
+    def claimer(self, series_id: str) -> str:
+        """Who reported the forfeit of ``series_id`` waiting for confirmation ('' if none)."""
+        claimed = self._claimed.get(series_id)
+        return claimed.played_by if claimed is not None else ""
+
     def settle(self, series_id: str, outcome: SeriesOutcome) -> SeriesOutcome | None:
         """The verified ``outcome`` to store now, or None when it is a remote forfeit
         to confirm first (the caller plays the series again away from its player)."""

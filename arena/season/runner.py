@@ -267,8 +267,8 @@ class SeasonRunner:
         except Exception as error:
             self._fail(planned, error)
             return None
-        if confirmed is None:
-            return self._confirm(planned, outcome)
+        if confirmed is None:  # a remote forfeit: played again away from its player
+            return self._play_again(planned)
         outcome = confirmed
         try:
             stored = self.storage.store_result(planned, outcome, self.profile_dict)
@@ -313,22 +313,17 @@ class SeasonRunner:
             self._fail(planned, RuntimeError(
                 f"{plays - 1} outcome(s) refused, the last played by {player}: {mismatch}"))
             return None
-        if self._stopping():  # left without a result: a resumed season plays it again
-            return None
-        try:
-            return self.executor.submit(self._spec(planned))
-        except Exception as error:
-            self._fail(planned, error)
-            return None
+        return self._play_again(planned)
 
-    def _confirm(self, planned: PlannedSeries,
-                 outcome: SeriesOutcome) -> Future[SeriesOutcome] | None:
-        """Play ``planned`` again away from the player of its remote forfeit."""
-        if self._stopping():  # left without a result: a resumed season plays it again
+    def _play_again(self, planned: PlannedSeries) -> Future[SeriesOutcome] | None:
+        """Submit ``planned`` again (None when stopping: a resumed season plays it);
+        while a remote forfeit of it waits for confirmation, away from its player."""
+        if self._stopping():
             return None
+        claimer = self.forfeits.claimer(planned.series_id)
         try:
-            if isinstance(self.executor, PlaysElsewhere):
-                return self.executor.submit_elsewhere(self._spec(planned), outcome.played_by)
+            if claimer and isinstance(self.executor, PlaysElsewhere):
+                return self.executor.submit_elsewhere(self._spec(planned), claimer)
             return self.executor.submit(self._spec(planned))
         except Exception as error:
             self._fail(planned, error)

@@ -72,6 +72,10 @@ class Workers:
         self.played.append((HONEST, spec.series_id))
         if self.elsewhere == "clean":
             outcome = run_fake_series(spec)
+        elif self.elsewhere == "forged, then clean":
+            outcome = run_fake_series(spec)
+            if len(self.avoided) == 1:  # a 9999-0 win the replay refuses
+                outcome = replace(outcome, result=replace(outcome.result, points=(9999, 0)))
         elif self.elsewhere == "same seat":
             outcome = startup_forfeit(spec, 0)
         else:  # the other seat than the play before, every time
@@ -118,6 +122,21 @@ def test_a_remote_forfeit_a_replay_confirms_is_stored_once_and_counted(
     assert [r.fault.kind for r in rest if r.fault is not None] == ["deactivated"]
     assert executor.played[:2] == [(CLAIMER, first.series_id), (HONEST, first.series_id)]
     assert runner.duplicates_dropped == 0
+
+
+def test_a_refused_confirming_play_is_played_again_away_from_the_claimer(
+        tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    season_id = make_season(storage, tmp_path / "bots")
+    executor = Workers("forged, then clean")
+    runner = SeasonRunner(storage, season_id, executor)
+    assert runner.run() == "finished"
+    first = storage.planned_series(season_id)[0].series_id
+    assert runner.outcomes_refused == 1
+    assert executor.avoided[:2] == [CLAIMER, CLAIMER]  # never back to the claimer
+    assert executor.played[:3] == [(CLAIMER, first), (HONEST, first), (HONEST, first)]
+    assert all(r.fault is None and r.points != (9999, 0) for r in storage.results(season_id))
+    assert runner.forfeits.unconfirmed == 2
 
 
 def test_plays_that_keep_charging_other_seats_stop_the_season_saying_why(
