@@ -7,6 +7,7 @@ from arena.execution.base import (
     ExcludesPlayers,
     Executor,
     ExecutorFactory,
+    PlaysElsewhere,
     RunnerFactory,
     RunSeries,
 )
@@ -17,6 +18,7 @@ __all__ = [
     "Executor",
     "ExecutorFactory",
     "LocalExecutor",
+    "PlaysElsewhere",
     "RunSeries",
     "RunnerFactory",
     "local_executor_factory",

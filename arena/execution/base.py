@@ -50,5 +50,16 @@ class ExcludesPlayers(Protocol):
         ...
 
 
+@runtime_checkable
+class PlaysElsewhere(Protocol):
+    """An executor whose players are other machines: it can play a series again
+    away from the one that reported an outcome (a forfeit to confirm)."""
+
+    def submit_elsewhere(self, spec: SeriesSpec, avoid: str) -> Future[SeriesOutcome]:
+        """Play ``spec`` again, not on ``avoid`` (an outcome's ``played_by``) if
+        another player is left."""
+        ...
+
+
 ExecutorFactory = Callable[[SeasonConfig], Executor]
 """Makes the executor for a season's configuration."""

@@ -15,7 +15,9 @@ reads from a connection it accepted, before Dask dispatches it:
   *client* certificate anything but what only a worker sends;
 * a worker (``arena worker``) lets a *worker* certificate only fetch results
   (``get_data``), never ``run``, ``run_coroutine`` or install plugins; the
-  scheduler and the arena's client keep every operation.
+  scheduler and the arena's client keep every operation;
+* on the scheduler, a worker's report on a task is taken only from the worker
+  the scheduler gave it to (``arena.execution.cluster_holders``).
 
 A refused request is answered with a ``PermissionError`` naming the operation and
 the role, and logged; a refused message inside a stream (a registered worker's
@@ -34,6 +36,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from arena.execution.cluster_holders import guard_reports
 from arena.execution.cluster_peers import PEERS, peer_checking_socket, role_of
 from arena.execution.cluster_security import host_of
 
@@ -226,6 +229,7 @@ def dask_setup(scheduler: Any) -> None:
             arena_log.addHandler(handler)
         arena_log.setLevel(logging.INFO)
     guard_server(scheduler, SCHEDULER_POLICY)
+    guard_reports(scheduler)  # a worker reports only on the tasks it holds
     # Its own connections (to workers) check the role of the peer they reach.
     context = getattr(scheduler, "connection_args", {}).get("ssl_context")
     if isinstance(context, ssl.SSLContext):

@@ -15,7 +15,9 @@ Every outcome is verified before it is stored (``arena.season.verify``: its log
 replayed from the planned seed): a refused outcome is logged with where it was
 played and counted (``outcomes_refused``), that player gets no more series of the
 season (an executor that ``ExcludesPlayers``), and the series is played again, at
-most ``MAX_PLAYS`` times in all, so the season ends exactly as planned.
+most ``MAX_PLAYS`` times in all, so the season ends exactly as planned. A
+forfeit another machine reports is stored (and counted toward deactivation) only
+once a play elsewhere confirms it (``arena.season.forfeits``).
 
 Cancelling stops submitting: series in flight finish and are stored. An arena-side
 error (a failed series, a format that cannot plan) stops the season as failed,
@@ -37,25 +39,25 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import replace
 from typing import Final
 
-from arena.core.faults import ArenaOverload, BotFault, FaultKind
-from arena.core.series import BotRef, SeriesOutcome, SeriesSpec, outcome_of
+from arena.core.faults import ArenaOverload, FaultKind
+from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
-from arena.execution import ExcludesPlayers, Executor
+from arena.execution import ExcludesPlayers, Executor, PlaysElsewhere
 from arena.season.events import EventHub, SeasonEvent
+from arena.season.forfeits import RemoteForfeits, deactivated_forfeit
 from arena.season.formats import Format, OpenEnded, PlannedUpFront, format_for, format_name
 from arena.season.ladder_gating import StartMatch
 from arena.season.open_rounds import plan_open_round
 from arena.season.play_order import next_to_play
 from arena.season.standings_live import StandingsBoard
-from arena.season.verify import OutcomeCheck, OutcomeMismatch, verify_outcome
+from arena.season.verify import SERIES, OutcomeCheck, OutcomeMismatch, verify_outcome
 from arena.storage import PlannedSeries, Storage
-from arena.storage.lifecycle import deactivate_if_streak, deactivations_of
+from arena.storage.lifecycle import deactivate_if_streak
 from arena.storage.refusals import count_refused_outcome
 from arena.storage.vetting_records import vetted_code
 from arena.storage.voids import record_void
 from engine.profiles import Profile
-from engine.series import Series
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +118,8 @@ class SeasonRunner:
         self._voids: dict[str, int] = {}
         self._refused = 0
         self._plays: dict[str, int] = {}
+        self.forfeits = RemoteForfeits()
+        """Forfeits reported by other machines, stored once another play confirms them."""
 
     @property
     def duplicates_dropped(self) -> int:
@@ -221,7 +225,8 @@ class SeasonRunner:
                 planned = waiting[index]
                 del waiting[index]
                 try:
-                    forfeit = self._deactivated_forfeit(planned)
+                    forfeit = deactivated_forfeit(self.storage, planned, self.profile,
+                                                  self.config.max_hands)
                     future = (self.executor.submit(self._spec(planned)) if forfeit is None
                               else _done(forfeit))
                 except Exception as error:
@@ -253,14 +258,18 @@ class SeasonRunner:
             return None
         try:
             if outcome.series_id != planned.series_id:
-                raise RuntimeError(f"runner answered for series {outcome.series_id!r}")
+                raise OutcomeMismatch(SERIES, f"an outcome of series {outcome.series_id!r}")
             self.verify(outcome, seed=planned.seed, profile=self.profile,
                         max_hands=self.config.max_hands, swap_seats=planned.swap_seats)
+            confirmed = self.forfeits.settle(planned.series_id, outcome)
         except OutcomeMismatch as mismatch:
             return self._refuse(planned, outcome, mismatch)
         except Exception as error:
             self._fail(planned, error)
             return None
+        if confirmed is None:  # a remote forfeit: played again away from its player
+            return self._play_again(planned)
+        outcome = confirmed
         try:
             stored = self.storage.store_result(planned, outcome, self.profile_dict)
         except Exception as error:
@@ -304,9 +313,17 @@ class SeasonRunner:
             self._fail(planned, RuntimeError(
                 f"{plays - 1} outcome(s) refused, the last played by {player}: {mismatch}"))
             return None
-        if self._stopping():  # left without a result: a resumed season plays it again
+        return self._play_again(planned)
+
+    def _play_again(self, planned: PlannedSeries) -> Future[SeriesOutcome] | None:
+        """Submit ``planned`` again (None when stopping: a resumed season plays it);
+        while a remote forfeit of it waits for confirmation, away from its player."""
+        if self._stopping():
             return None
+        claimer = self.forfeits.claimer(planned.series_id)
         try:
+            if claimer and isinstance(self.executor, PlaysElsewhere):
+                return self.executor.submit_elsewhere(self._spec(planned), claimer)
             return self.executor.submit(self._spec(planned))
         except Exception as error:
             self._fail(planned, error)
@@ -334,27 +351,6 @@ class SeasonRunner:
         log.error("series %s failed on the arena's side", planned.series_id, exc_info=error)
         if not self._error:
             self._error = f"series {planned.series_id}: {type(error).__name__}: {error}"
-
-    def _deactivated_forfeit(self, planned: PlannedSeries) -> SeriesOutcome | None:
-        """The forfeit of a series with a deactivated bot, played without starting
-        either bot (both deactivated: a draw, both forfeit); None to play it."""
-        deactivated = deactivations_of(self.storage, (planned.seat0_bot, planned.seat1_bot))
-        reasons = [deactivated.get(bot_id) for bot_id in (planned.seat0_bot, planned.seat1_bot)]
-        faults = [None if reason is None else BotFault(
-            FaultKind.DEACTIVATED, f"{bot_id} is deactivated: {reason}", seat=seat)
-            for seat, (bot_id, reason) in enumerate(
-                zip((planned.seat0_bot, planned.seat1_bot), reasons, strict=True))]
-        first, second = faults
-        if first is None and second is None:
-            return None
-        fault = first or second
-        assert fault is not None
-        if first is not None and second is not None:
-            first.other_seat_fault = second
-        winner = None if first is not None and second is not None else 1 - (fault.seat or 0)
-        series = Series(planned.seed, self.profile, max_hands=self.config.max_hands,
-                        swap_seats=planned.swap_seats)
-        return outcome_of(planned.series_id, series, winner, fault, (0.0, 0.0), 0.0)
 
     def _count_faults(self, planned: PlannedSeries, outcome: SeriesOutcome) -> None:
         """Deactivate a bot whose fault streak reached the season's limit."""

@@ -34,13 +34,15 @@ DEAL: Final = "deal"
 ILLEGAL_ACTION: Final = "illegal_action"
 LOG: Final = "log"
 TRUNCATED: Final = "truncated"
+SERIES: Final = "series"
 WINNER: Final = "winner"
 RESULT: Final = "result"
 FAULT: Final = "fault"
-CHECKS: Final = (DEAL, ILLEGAL_ACTION, LOG, TRUNCATED, WINNER, RESULT, FAULT)
+CHECKS: Final = (DEAL, ILLEGAL_ACTION, LOG, TRUNCATED, SERIES, WINNER, RESULT, FAULT)
 """What a mismatch can be about: the start of the series (its deal), an action the
 rules refuse, a logged event the replay does not produce, a log that stops early,
-the winner, another figure of the result, the forfeit's fault."""
+an outcome of another series (the season runner checks it), the winner, another
+figure of the result, the forfeit's fault."""
 
 _FIGURES: Final = tuple(f.name for f in fields(SeriesResult) if f.name != "winner")
 

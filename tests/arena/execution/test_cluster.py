@@ -62,7 +62,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
 
 
 def new_season(tmp_path: Path, bots: tuple[str, ...], series_per_pair: int,
-               seed: int = 7, sandbox: str = "inprocess") -> tuple[Storage, int]:
+               seed: int = 7, sandbox: str = "inprocess",
+               deactivate_after: int = 5) -> tuple[Storage, int]:
     storage = Storage(tmp_path / "arena.db")
     ids = []
     for name in bots:
@@ -74,7 +75,8 @@ def new_season(tmp_path: Path, bots: tuple[str, ...], series_per_pair: int,
             source_folder=folder, files=list(iter_bot_files(folder)))
         ids.append(record.id)
     config = SeasonConfig.build(sandbox=sandbox, series_per_pair=series_per_pair,
-                                seed=seed, max_hands=40)
+                                seed=seed, max_hands=40,
+                                deactivate_after=deactivate_after)
     season = storage.create_season(
         name="", config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=ids,
         plan=[p.as_row() for p in plan_season(ids, series_per_pair, seed)])

@@ -171,8 +171,9 @@ def test_a_forging_worker_is_refused_excluded_and_the_season_ends_as_planned(
         class ForgerFirst(ClusterExecutor):
             """Every series goes to the forger until it is excluded."""
 
-            def _allowed_workers(self) -> list[str] | None:
-                allowed = super()._allowed_workers()
+            def _allowed_workers(self, avoid: frozenset[str] = frozenset()
+                                 ) -> list[str] | None:
+                allowed = super()._allowed_workers(avoid)
                 if allowed is not None:
                     return allowed
                 workers = self._client.scheduler_info(n_workers=-1)["workers"]
