@@ -169,6 +169,7 @@ def test_a_post_without_the_csrf_token_or_from_another_site_is_refused(
     response = sign_in(client, token, origin="https://evil.example")
     assert response.status_code == 403 and "sent from https://evil.example is refused" in (
         response.text)
+    assert sign_in(client, token, origin="null").status_code == 403  # an opaque origin
     csrf = sign_in_form(client)
     response = client.post("/signin", data={"csrf": csrf, "token": token},
                            headers={"sec-fetch-site": "cross-site"}, follow_redirects=False)
