@@ -44,10 +44,6 @@ class Viewer:
     def is_admin(self) -> bool:
         return self.author == ADMIN_OWNER
 
-    @property
-    def shown_name(self) -> str:
-        return "the admin" if self.is_admin else self.author
-
     def may_see(self, owner: str) -> bool:
         """Whether this viewer sees the owner-only data of a bot owned by ``owner``
         (``ADMIN_OWNER``: the admin's bots): its owner's, and the admin sees all."""

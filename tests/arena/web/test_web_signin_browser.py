@@ -34,23 +34,23 @@ def present(driver: WebDriver, element_id: str) -> bool:
 
 def test_an_author_signs_in_sees_its_logs_beside_the_moves_and_signs_out(
         browser: WebDriver, tmp_path: Path) -> None:
-    arena = OwnedArena(tmp_path, tmp_path / "signin.db")
+    owned = OwnedArena(tmp_path, tmp_path / "signin.db")
     web = start_web(tmp_path / "signin.db", EventHub(), "localhost", 0)
     try:
-        page = f"{web.url}/series/{arena.series_id}"
+        page = f"{web.url}/series/{owned.series_id}"
         browser.get(page)
         assert not present(browser, "owner-pane")
         browser.find_element(By.CSS_SELECTOR, "#owner-sign-in a").click()
         token = wait_for(lambda: browser.find_elements(By.ID, "token"), "the sign-in form")[0]
-        token.send_keys(arena.tokens[arena.faulty_owner])
+        token.send_keys(owned.tokens[owned.faulty_owner])
         browser.find_element(By.ID, "sign-in-button").click()
         pane = wait_for(lambda: browser.find_elements(By.ID, "owner-pane"),
                         "the owner pane after signing in")[0]
         assert browser.current_url == page
-        assert browser.find_element(By.ID, "signed-in-as").text == arena.faulty_owner
+        assert browser.find_element(By.ID, "signed-in-as").text == owned.faulty_owner
         stderr = pane.find_element(By.CSS_SELECTOR, ".owner-stderr").text
         assert stderr == "Traceback: <img src=x onerror=alert(2)>\\x1b[2J"
-        assert f"seat 1 · {arena.faulty}" in pane.text
+        assert f"seat 1 · {owned.faulty}" in pane.text
         assert "forfeited: timeout: decision took 3.2 s <b>late</b> (hand 1, decision 4)" in (
             pane.text)
         # Beside the moves: in the column of the replay's hand list, the replay loaded.
