@@ -1,11 +1,13 @@
 """Signing in to the website of a running arena server (issue 36, point 4), over
 real HTTP and gRPC: the admin signs in with the server's admin token; an author's
 session ends when the admin revokes the author over the API; failed sign-ins and
-failed API token checks count against one limit per client address."""
+failed API token checks count against one limit per client address; under TLS the
+session cookie is Secure and ``__Host-`` named."""
 
 from __future__ import annotations
 
 import re
+import ssl
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +16,9 @@ import httpx2
 import pytest
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
+from arena.core.tls import TlsFiles
 from arena.server.app import RunningServer, start_server
+from tests.helpers.tls_helpers import make_certificates
 
 LOCAL = "127.0.0.1"
 
@@ -81,3 +85,25 @@ def test_failed_sign_ins_and_failed_api_checks_share_one_limit(
     with pytest.raises(grpc.RpcError) as caught:
         call(running, "WhoAmI", arena_pb2.WhoAmIRequest(), running.token)
     assert caught.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_under_tls_the_session_cookie_is_secure_and_host_only(tmp_path: Path) -> None:
+    certificates = make_certificates(tmp_path / "tls")
+    running = start_server(tmp_path / "arena.db", host="localhost", port=0, resume=False,
+                           http=("localhost", 0),
+                           tls=TlsFiles(certificates.cert, certificates.key))
+    try:
+        url = web_url(running)
+        assert url.startswith("https://")
+        trust = ssl.create_default_context(cafile=str(certificates.ca))
+        with httpx2.Client(base_url=url, verify=trust) as admin:
+            response = sign_in(admin, running.token)
+            assert response.status_code == 303
+            [session] = [value for key, value in response.headers.multi_items()
+                         if key == "set-cookie" and value.startswith("__Host-arena-session=")]
+            flags = [flag.strip().lower() for flag in session.split(";")[1:]]
+            assert {"httponly", "secure", "path=/", "samesite=strict", "max-age=43200"} <= set(
+                flags)
+            assert signed_in_as(admin) == "the admin"
+    finally:
+        running.stop()
