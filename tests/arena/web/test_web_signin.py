@@ -16,6 +16,7 @@ from starlette.testclient import TestClient
 from arena.core.auth_limit import AuthLimits, FailedAuthLimiter
 from arena.season.events import EventHub
 from arena.storage.authors import add_author, revoke_author
+from arena.web import sessions as sessions_module
 from arena.web.app import create_app
 from arena.web.owner import OwnerViews, owner_series_view
 from arena.web.sessions import SESSION_SECONDS, SessionStore, Viewer
@@ -185,6 +186,7 @@ def test_a_post_without_the_csrf_token_or_from_another_site_is_refused(
 
 
 def test_signing_out_ends_the_session(owned: OwnedArena) -> None:
+    rows = owned.storage.count_rows()
     client = client_of(owned)
     sign_in(client, owned.tokens[owned.faulty_owner])
     session = client.cookies["arena-session"]
@@ -196,6 +198,7 @@ def test_signing_out_ends_the_session(owned: OwnedArena) -> None:
     client.cookies.set("arena-session", session)
     assert_no_owner_data(client, owned)
     assert 'id="sign-in"' in client.get("/").text
+    assert owned.storage.count_rows() == rows  # sessions are kept in memory only
 
 
 def test_revoking_the_token_ends_the_session_at_its_next_request(
@@ -288,3 +291,11 @@ def test_responses_to_a_signed_in_visitor_are_not_cached(owned: OwnedArena) -> N
         headers = client.get(path).headers
         assert headers["cache-control"] == "private, no-store", path
         assert "form-action 'self'" in headers["content-security-policy"]
+
+
+def test_the_oldest_session_is_forgotten_past_the_cap(
+        owned: OwnedArena, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sessions_module, "MAX_SESSIONS", 2)
+    store = SessionStore(owned.storage, ADMIN_TOKEN, Clock())
+    opened = [store.sign_in(ADMIN_TOKEN).session_id for _ in range(3)]
+    assert [store.viewer(session) is not None for session in opened] == [False, True, True]
