@@ -265,7 +265,8 @@ def _start(
     if http is not None:
         try:
             web = start_web(db_path, hub, *http, tls=listening.tls, board=board,
-                            readings=readings)
+                            readings=readings, admin_token=token,
+                            limiter=service.auth.limiter)
         except RuntimeError:
             storage.close()
             raise

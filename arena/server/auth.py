@@ -1,7 +1,7 @@
 """Who is calling: the admin (the server's admin token) or an author (a token from
 ``AddAuthor``, checked against its stored hash on every call, so a revoked token
 fails at once). Reads need neither. Failed token checks are rate-limited per client
-address (``arena.server.auth_limit``)."""
+address (``arena.core.auth_limit``)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from dataclasses import dataclass
 
 import grpc
 
-from arena.core.defaults import AUTH_METADATA_KEY
-from arena.server.auth_limit import (
+from arena.core.auth_limit import (
     AuthLimits,
     FailedAuthLimiter,
     limited_client,
     retry_message,
 )
+from arena.core.defaults import AUTH_METADATA_KEY
 from arena.server.stream_limits import client_of
 from arena.storage import Storage
 from arena.storage.authors import check_author_token, is_author_token

@@ -133,6 +133,18 @@ _SELECT: Final = ("SELECT a.name, a.created_at, a.revoked_at, "
                   "FROM authors a")
 
 
+def token_stamp(storage: Storage, name: str) -> bytes | None:
+    """The stored hash of author ``name``'s current token, None once it is revoked
+    (or for an unknown author): what a website session is bound to, so that it
+    ends when the token is revoked or replaced, at the cost of one row read."""
+    with storage.transaction() as db:
+        row = db.execute("SELECT token_hash, revoked_at FROM authors WHERE name=?",
+                         (name,)).fetchone()
+    if row is None or row["revoked_at"]:
+        return None
+    return bytes(row["token_hash"])
+
+
 @dataclass(frozen=True)
 class TokenCheck:
     """The outcome of checking an author token: the author, or why it failed."""

@@ -1,7 +1,9 @@
 """The website's Starlette application: HTML pages and their JSON twins under
 ``/api/``, the live season stream (Server-Sent Events), static files, and the
 headers that keep it safe (a Content-Security-Policy without inline scripts). Every
-route is GET: nothing can be changed over HTTP."""
+route is GET but signing in and out (``arena.web.signin``), which changes nothing
+stored: nothing in the arena can be changed over HTTP. A signed-in owner also sees
+its bots' owner panes (``arena.web.owner``)."""
 
 from __future__ import annotations
 
@@ -16,12 +18,14 @@ from urllib.parse import quote
 import jinja2
 from markupsafe import Markup
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Lifespan, Message, Receive, Scope, Send
 
+from arena.core.auth_limit import AuthLimits, FailedAuthLimiter
 from arena.core.progress_text import progress_line
 from arena.match.live_moves import MoveBoard
 from arena.season.events import EventHub
@@ -34,20 +38,23 @@ from arena.web.chart import RatingPoint, rating_svg
 from arena.web.league_pages import LeaguePages
 from arena.web.live import season_feed
 from arena.web.live_pages import LivePages
+from arena.web.owner import OwnerViews
 from arena.web.params import BadParameter, query_id
 from arena.web.replay import UNREPLAYABLE, replay_view
 from arena.web.rules_page import RulesMissingError, rules_html
+from arena.web.sessions import SessionStore
+from arena.web.signin import SignedIn, SignInPages, signed_in
 from arena.web.times import when
 from arena.web.twins import get, twins
 
 HERE: Final = Path(__file__).resolve().parent
 CONTENT_SECURITY_POLICY: Final = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 SECURITY_HEADERS: Final = (
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),
 )
 SEASON_CACHE_SIZE: Final = 8
 _CONTROL: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -67,6 +74,7 @@ def make_templates() -> jinja2.Environment:
     env.filters["url"] = lambda text: quote(str(text), safe="@")
     env.filters["when"] = when
     env.filters["progress_line"] = _progress_line
+    env.globals["viewer"] = signed_in
     return env
 
 
@@ -103,8 +111,10 @@ class Website:
     the series in play (``board``; without one, nothing is shown as playing)."""
 
     def __init__(self, storage: Storage, hub: EventHub, board: MoveBoard | None = None,
-                 readings: SeasonReadings | None = None) -> None:
+                 readings: SeasonReadings | None = None,
+                 owner_views: OwnerViews | None = None) -> None:
         self.storage = storage
+        self.owner_views = owner_views or OwnerViews()
         self.readings = readings if readings is not None else SeasonReadings(storage)
         self.templates = make_templates()
         self.feed = season_feed(hub, self.season_snapshot)
@@ -186,11 +196,19 @@ class Website:
     def series_page(self, series_id: str) -> dict[str, Any]:
         """A played series' replay, or, while it is being played, its live view."""
         page = views.series_page(self.storage, series_id)
-        return {**page, "live": not page["played"] and self.live.is_live(series_id)}
+        viewer = signed_in()
+        owner_seats = ([] if viewer is None
+                       else self.owner_views.series(self.storage, series_id, viewer))
+        return {**page, "live": not page["played"] and self.live.is_live(series_id),
+                "owner_seats": owner_seats}
 
     def bot_page(self, request: Request) -> dict[str, Any]:
-        return views.bot_page(self.storage, self.readings, request.path_params["bot_id"],
-                              _season_param(request))
+        bot_id = request.path_params["bot_id"]
+        page = views.bot_page(self.storage, self.readings, bot_id, _season_param(request))
+        viewer = signed_in()
+        page["owner_view"] = (None if viewer is None
+                              else self.owner_views.bot(self.storage, page["bot"]["id"], viewer))
+        return page
 
     async def rules(self, request: Request) -> Response:
         try:
@@ -248,13 +266,19 @@ class SecureStarlette(Starlette):
 
 
 def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | None = None,
-               board: MoveBoard | None = None,
-               readings: SeasonReadings | None = None) -> Starlette:
+               board: MoveBoard | None = None, readings: SeasonReadings | None = None, *,
+               sessions: SessionStore | None = None, limiter: FailedAuthLimiter | None = None,
+               owner_views: OwnerViews | None = None) -> Starlette:
     """The website over ``storage`` (best a connection of its own) and ``hub``, showing
     the standings of ``readings`` (the server's; without, its own) and the series in
-    play on ``board``."""
-    site = Website(storage, hub, board, readings)
+    play on ``board``; authors sign in to ``sessions`` (without: authors only, no
+    admin), failed sign-ins counted by ``limiter`` (the server's API shares it), and
+    see the owner panes ``owner_views`` fill."""
+    site = Website(storage, hub, board, readings, owner_views)
+    sessions = sessions or SessionStore(storage)
+    sign_in = SignInPages(sessions, limiter or FailedAuthLimiter(AuthLimits()), site.html)
     routes = [
+        *sign_in.routes(),
         *twins("/", lambda request: site.seasons_page(), site.seasons_html,
                json=site.seasons_with_rows, api="/api/seasons"),
         *BrowsePages(storage, site.html).routes(),
@@ -275,6 +299,7 @@ def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | 
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     app = SecureStarlette(routes=routes, lifespan=lifespan, exception_handlers={
-        NotFoundError: _not_found, BadParameter: _bad_parameter})
+        NotFoundError: _not_found, BadParameter: _bad_parameter},
+        middleware=[Middleware(SignedIn, sessions=sessions)])
     app.state.website = site
     return app

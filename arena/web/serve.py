@@ -17,6 +17,7 @@ from typing import Final
 import uvicorn
 from starlette.applications import Starlette
 
+from arena.core.auth_limit import FailedAuthLimiter
 from arena.core.defaults import DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
 from arena.core.tls import TlsFiles
 from arena.match.live_moves import MoveBoard
@@ -24,6 +25,7 @@ from arena.season.events import EventHub
 from arena.season.readings import SeasonReadings
 from arena.storage import Storage
 from arena.web.app import Website, create_app
+from arena.web.sessions import SessionStore
 
 START_TIMEOUT: Final = 10.0
 
@@ -103,14 +105,17 @@ class WebServer:
 
 def start_web(db_path: Path, hub: EventHub, host: str = DEFAULT_HTTP_HOST,
               port: int = DEFAULT_HTTP_PORT, *, tls: TlsFiles | None = None,
-              board: MoveBoard | None = None,
-              readings: SeasonReadings | None = None) -> WebServer:
+              board: MoveBoard | None = None, readings: SeasonReadings | None = None,
+              admin_token: str | None = None,
+              limiter: FailedAuthLimiter | None = None) -> WebServer:
     """The website over the database at ``db_path``, started (HTTPS with ``tls``),
     showing the standings of ``readings`` (the server's; without, its own) and the
-    series in play on ``board``."""
+    series in play on ``board``; authors (and, with ``admin_token``, the admin) sign
+    in, failed sign-ins counted by ``limiter`` (the API's)."""
     storage = Storage(db_path)
-    server = WebServer(create_app(storage, hub, lifespan=_remember_loop, board=board,
-                                  readings=readings), host, port, storage, tls)
+    app = create_app(storage, hub, lifespan=_remember_loop, board=board, readings=readings,
+                     sessions=SessionStore(storage, admin_token), limiter=limiter)
+    server = WebServer(app, host, port, storage, tls)
     server.start()
     return server
 

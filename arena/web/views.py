@@ -21,6 +21,7 @@ from arena.storage import SeasonRecord, SeriesRecord, Storage
 from arena.storage.leagues import league_of_season
 from arena.web.browse import ladder_gates_of, versions_of
 from arena.web.hands import series_hands
+from arena.web.owner import seat_faults
 from arena.web.replay import UNREPLAYABLE
 from arena.web.season_tables import elo_rows
 
@@ -58,20 +59,16 @@ def result_summary(result: SeriesRecord) -> dict[str, Any]:
 
 
 def fault_rows(results: Sequence[SeriesRecord]) -> list[dict[str, Any]]:
-    """One row per forfeiting bot of each series (both when neither started)."""
+    """One row per forfeiting bot of each series (both when neither started): the
+    arena's words only; the bot's stderr is its owner's (``arena.web.owner``)."""
     rows: list[dict[str, Any]] = []
     for result in results:
-        if result.fault is None:
-            continue
-        faults = (result.fault, result.fault.other_seat_fault)
-        for seat, fault in zip(result.forfeiting_seats, faults, strict=False):
-            if fault is None:
-                continue
+        for seat, fault in seat_faults(result).items():
             rows.append({
                 "series_id": result.series_id, "bot": result.bots[seat], "seat": seat,
                 "kind": str(fault.kind), "message": fault.message,
                 "hand_number": fault.hand_number, "decision_number": fault.decision_number,
-                "stderr_tail": fault.stderr_tail, "finished_at": result.finished_at,
+                "finished_at": result.finished_at,
             })
     return rows
 

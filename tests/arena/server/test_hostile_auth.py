@@ -12,9 +12,9 @@ import grpc
 import pytest
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
+from arena.core.auth_limit import AuthLimits, FailedAuthLimiter
 from arena.core.defaults import AUTH_METADATA_KEY
 from arena.server.app import RunningServer, start_server
-from arena.server.auth_limit import AuthLimits, FailedAuthLimiter
 from arena.storage import authors
 from arena.storage.authors import add_author, revoke_author
 from tests.helpers.fake_runner import run_fake_series
@@ -159,7 +159,7 @@ def test_calls_without_a_token_are_not_counted_as_failures(server: RunningServer
 
 def test_the_limiter_forgets_forgiven_clients_first_when_full(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena.server import auth_limit
+    from arena.core import auth_limit
 
     monkeypatch.setattr(auth_limit, "MAX_CLIENTS", 2)
     clock = FakeClock()
@@ -202,6 +202,6 @@ def test_guesses_sent_at_once_overdraw_the_bucket_and_are_paid_for() -> None:
     ("ipv6:[not-an-address]", "ipv6:[not-an-address]"),
 ])
 def test_the_limit_applies_per_address_and_per_ipv6_network(client: str, key: str) -> None:
-    from arena.server.auth_limit import limited_client
+    from arena.core.auth_limit import limited_client
 
     assert limited_client(client) == key

@@ -38,7 +38,7 @@ def assert_safe(response: Response | object, what: str) -> None:
     policy = headers.get("content-security-policy", "")
     assert "frame-ancestors 'none'" in policy and "default-src 'none'" in policy, what
     assert headers.get("x-content-type-options") == "nosniff", what
-    assert headers.get("referrer-policy") == "no-referrer", what
+    assert headers.get("referrer-policy") == "same-origin", what
 
 
 @pytest.fixture(scope="module")
