@@ -137,7 +137,7 @@ $(BENCH_VENV)/.installed:
 
 lint: setup
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy --strict engine arena sample_bots/sdk/python/hollywood_sdk
+	$(VENV)/bin/mypy --strict engine arena hollywood_env sample_bots/sdk/python/hollywood_sdk
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/vulture
 	$(PY) -m arena.codegen --check

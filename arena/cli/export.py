@@ -8,21 +8,26 @@ season of format ``sprt``) written out for other tools, read through the API:
 * ``series/ID.json``: each played series' summary and full event log (replayable
   with ``engine.Series.replay``);
 * ``season.json``: the season and its standings as ``arena standings --json``
-  shows them (with the bracket or the SPRT state).
+  shows them (with the bracket or the SPRT state);
+* with ``--decisions``, ``decisions.jsonl``: one record per decision of every played
+  series (``arena.cli.decisions``), for imitation learning.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Final
+from typing import Any, Final, TextIO
 
 from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
 
 from arena.cli.client import connect
+from arena.cli.decisions import decision_records
 from arena.cli.output import CliError, print_json, to_json
 
 RESULT_COLUMNS: Final = (
@@ -80,6 +85,31 @@ def write_csv(path: Path, columns: tuple[str, ...], rows: list[dict[str, object]
         writer.writerows(rows)
 
 
+@contextlib.contextmanager
+def _decisions_file(target: Path, wanted: bool) -> Iterator[TextIO | None]:
+    """``decisions.jsonl``, written beside the rest and renamed into place once whole."""
+    if not wanted:
+        yield None
+        return
+    partial = target / "decisions.jsonl.partial"
+    target.mkdir(parents=True, exist_ok=True)
+    with partial.open("w", encoding="utf-8") as out:
+        yield out
+    partial.replace(target / "decisions.jsonl")
+
+
+def _write_decisions(out: TextIO, series: arena_pb2.SeriesSummary, log: list[Any]) -> int:
+    winner = series.winner if series.winner in (0, 1) else None
+    outcome = {"winner": winner, "points": list(series.points),
+               "fault_kind": series.fault.kind if series.HasField("fault") else None}
+    written = 0
+    for record in decision_records(series.series_id, (series.seat0_bot, series.seat1_bot),
+                                   log, outcome):
+        out.write(json.dumps(record, separators=(",", ":")) + "\n")
+        written += 1
+    return written
+
+
 def cmd_export(args: argparse.Namespace, console: Console) -> int:
     target: Path = args.to
     if target.exists() and not target.is_dir():
@@ -91,11 +121,17 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
         listed = client.stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=season.id)).series
         played = [series for series in listed if series.played]
         (target / "series").mkdir(parents=True, exist_ok=True)
-        for series in played:
-            full = client.stub.GetSeries(arena_pb2.GetSeriesRequest(series_id=series.series_id))
-            (target / "series" / f"{series.series_id}.json").write_text(json.dumps(
-                {"series": to_json(full.series), "profile": json.loads(full.profile_json),
-                 "event_log": json.loads(full.event_log_json)}, indent=1) + "\n")
+        decisions = 0
+        with _decisions_file(target, args.decisions) as out:
+            for series in played:
+                full = client.stub.GetSeries(
+                    arena_pb2.GetSeriesRequest(series_id=series.series_id))
+                log = json.loads(full.event_log_json)
+                (target / "series" / f"{series.series_id}.json").write_text(json.dumps(
+                    {"series": to_json(full.series), "profile": json.loads(full.profile_json),
+                     "event_log": log}, indent=1) + "\n")
+                if out is not None:
+                    decisions += _write_decisions(out, series, log)
     write_csv(target / "results.csv", RESULT_COLUMNS, [result_row(s) for s in played])
     write_csv(target / "standings.csv", STANDING_COLUMNS,
               [standing_row(row) for row in standings.rows])
@@ -103,6 +139,8 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
         {"season": to_json(season), "standings": to_json(standings)}, indent=1) + "\n")
     summary = {"season_id": season.id, "directory": str(target), "series": len(played),
                "bots": len(standings.rows)}
+    if args.decisions:
+        summary["decisions"] = decisions
     if args.json:
         print_json(summary)
     else:

@@ -136,6 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
     _latest_season_option(export)
     export.add_argument("--to", type=Path, required=True, metavar="DIR",
                         help="directory to write results.csv, standings.csv, series/ID.json")
+    export.add_argument("--decisions", action="store_true",
+                        help="also decisions.jsonl: every decision with what its seat saw, "
+                             "the legal actions, the action taken and the outcome")
     add_cluster_commands(commands)
     add_backup_commands(commands)
     return parser

@@ -1,0 +1,76 @@
+"""A seat's observation as numbers: what ``engine.Observation`` holds (what that seat may
+see, nothing more), seat-relative ("mine" first), each value in [0, 1] except the game
+scores (scaled by the game's target, so past 1 once a game is won).
+
+=========  ======  ==========================================================
+offset     size    feature
+=========  ======  ==========================================================
+0          52      my cards
+52         52      the face-up discard pile
+104        52      the top discard (one-hot; none: all zero)
+156        52      the opponent's known cards (taken from the pile, still held)
+208        52      the card I just took from the pile (one-hot)
+260        52      the card I may not discard now (one-hot)
+312        4       the phase (upcard offer, draw, discard, over)
+316        1       cards left in the stock / 31
+317        1       the opponent's hand size / 11
+318        1       I deal this hand
+319        1       it is my turn
+320        1       hand number / hand cap
+321        6       game scores I, II, III: mine, then the opponent's, / game target
+327        6       whether each game is opened: mine, then the opponent's
+333        6       each game's winner: me, then the opponent (0 and 0 while open)
+339        2       hands won: mine, the opponent's, / hand cap
+=========  ======  ==========================================================
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from engine import Observation, Phase
+
+FEATURE_COUNT: Final = 341
+PHASES: Final = (Phase.UPCARD_OFFER, Phase.DRAW, Phase.DISCARD, Phase.OVER)
+MAX_STOCK: Final = 31
+SCORE_CEILING: Final = 4.0
+"""The observation space's upper bound for a scaled game score (a score of four times
+the target is beyond any real series)."""
+
+
+def encode_observation(observation: Observation) -> npt.NDArray[np.float32]:
+    """The 341 numbers of ``observation`` (see the module's table)."""
+    out = np.zeros(FEATURE_COUNT, dtype=np.float32)
+    for card in observation.hand:
+        out[card.index] = 1.0
+    for card in observation.discard_pile:
+        out[52 + card.index] = 1.0
+    if observation.discard_pile:
+        out[104 + observation.discard_pile[-1].index] = 1.0
+    for card in observation.opponent_known_cards:
+        out[156 + card.index] = 1.0
+    if observation.taken_card is not None:
+        out[208 + observation.taken_card.index] = 1.0
+    if observation.banned_discard is not None:
+        out[260 + observation.banned_discard.index] = 1.0
+    out[312 + PHASES.index(observation.phase)] = 1.0
+    me, them = observation.seat, 1 - observation.seat
+    out[316] = observation.stock_size / MAX_STOCK
+    out[317] = observation.opponent_hand_size / 11
+    out[318] = float(observation.dealer == me)
+    out[319] = float(observation.current_player == me)
+    cap = observation.max_hands
+    out[320] = observation.hand_number / cap
+    target = observation.profile.game_target
+    for offset, seat in ((0, me), (3, them)):
+        for game in range(3):
+            out[321 + offset + game] = min(observation.scores[seat][game] / target,
+                                           SCORE_CEILING)
+            out[327 + offset + game] = float(observation.opened[seat][game])
+            out[333 + offset + game] = float(observation.game_winners[game] == seat)
+    out[339] = observation.hands_won[me] / cap
+    out[340] = observation.hands_won[them] / cap
+    return out

@@ -1,0 +1,172 @@
+"""hollywood_env: PettingZoo's and Gymnasium's own checkers, the action space, the
+arena's deals, rewards from the score sheet, and a stored series replayed."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+
+from engine import CLASSIC, FRIENDLY, Action, Card, IllegalActionError, Series
+from hollywood_env import (
+    ACTION_COUNT,
+    FEATURE_COUNT,
+    action_at,
+    action_index,
+    encode_observation,
+    env,
+    greedy_policy,
+    random_policy,
+    raw_env,
+)
+from hollywood_env.gym_env import SingleSeatEnv
+from hollywood_env.stored import StoredSeriesError, for_stored_series, stored_moves
+
+
+@pytest.fixture(autouse=True)
+def quiet_checkers() -> None:
+    # The checkers warn that a dict observation is not a plain array: the dict with an
+    # action mask is PettingZoo's own convention for board games.
+    warnings.filterwarnings("ignore", message=".*NumPy array.*")
+    warnings.filterwarnings("ignore", message=".*gymnasium.spaces.box.*")
+    warnings.filterwarnings("ignore", message=".*not having a spec.*")
+
+
+@pytest.mark.parametrize("episode", ["series", "hand"])
+def test_pettingzoo_api_test_passes(episode: str) -> None:
+    api_test(env(episode=episode, max_hands=6), num_cycles=400)
+    seed_test(lambda: env(episode=episode, max_hands=6), num_cycles=100)
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_gymnasium_check_env_passes(seat: int) -> None:
+    check_env(SingleSeatEnv(greedy_policy, seat=seat, max_hands=6))
+
+
+def test_the_action_space_by_hand() -> None:
+    assert ACTION_COUNT == 107
+    assert action_at(0) == Action.draw_stock()
+    assert action_at(1) == Action.draw_discard()
+    assert action_at(2) == Action.pass_()
+    # card indexes run suit by suit (clubs, diamonds, hearts, spades), ace first
+    assert action_at(3) == Action.discard(Card.parse("Ac"))
+    assert action_at(3 + 13 + 12) == Action.discard(Card.parse("Kd"))
+    assert action_at(55 + 51) == Action.knock(Card.parse("Ks"))
+    for index in range(ACTION_COUNT):
+        assert action_index(action_at(index)) == index
+    with pytest.raises(ValueError, match=r"outside the action space 0\.\.106"):
+        action_at(107)
+
+
+def test_reset_deals_the_arenas_cards_and_masks_the_legal_actions() -> None:
+    environment = raw_env(max_hands=5)
+    environment.reset(seed=987654321, options={"swap_seats": True})
+    arena = Series(987654321, FRIENDLY, max_hands=5, swap_seats=True)
+    for seat, agent in enumerate(("player_0", "player_1")):
+        assert environment.engine_observation(agent) == arena.observation(seat)
+    to_act = arena.current_player
+    assert to_act is not None
+    mask = environment.observe(f"player_{to_act}")["action_mask"]
+    assert sorted(np.flatnonzero(mask)) == sorted(action_index(a) for a in arena.legal_actions())
+    other = environment.observe(f"player_{1 - to_act}")["action_mask"]
+    assert other.sum() == 0
+
+
+def test_the_encoding_shows_the_seats_own_cards_and_nothing_hidden() -> None:
+    series = Series(5, FRIENDLY)
+    seen = series.observation(0)
+    features = encode_observation(seen)
+    assert features.shape == (FEATURE_COUNT,)
+    assert sorted(np.flatnonzero(features[:52])) == sorted(card.index for card in seen.hand)
+    assert features[52:104].sum() == len(seen.discard_pile) == 1
+    assert features[312 + 0] == 1.0  # the upcard offer
+    assert features[316] == pytest.approx(31 / 31)
+    # what the other seat holds is not in this seat's features: its view differs
+    theirs = encode_observation(series.observation(1))
+    assert not np.array_equal(theirs[:52], features[:52])
+    assert set(np.flatnonzero(theirs[:52])).isdisjoint(np.flatnonzero(features[:52]))
+
+
+def test_rewards_follow_the_score_sheet() -> None:
+    environment = raw_env(max_hands=40)
+    environment.reset(seed=11)
+    policy = greedy_policy
+    totals = {"player_0": 0.0, "player_1": 0.0}
+    hand_points = [0.0, 0.0]
+    while not all(environment.terminations.values()):
+        agent = environment.agent_selection
+        view = environment.engine_observation(agent)
+        before = len(environment.series.hand_results)
+        environment.step(action_index(policy(view, environment.series.legal_actions())))
+        for result in environment.series.hand_results[before:]:
+            if result.winner is not None:
+                hand_points[result.winner] += result.points
+                hand_points[1 - result.winner] -= result.points
+        for name in totals:
+            totals[name] += environment.rewards[name]
+    result = environment.series.result
+    assert result is not None
+    bonus = {None: (0, 0), 0: (1, -1), 1: (-1, 1)}[result.winner]
+    assert totals["player_0"] == pytest.approx(hand_points[0] / 100 + bonus[0])
+    assert totals["player_1"] == pytest.approx(-totals["player_0"])
+    assert hand_points[0] == result.points[0] - result.points[1]
+
+
+def test_an_illegal_action_raises_unwrapped_and_ends_the_episode_wrapped() -> None:
+    bare = raw_env()
+    bare.reset(seed=3)
+    illegal = next(i for i, ok in enumerate(bare.observe(bare.agent_selection)["action_mask"])
+                   if not ok)
+    with pytest.raises(IllegalActionError):
+        bare.step(illegal)
+    single = SingleSeatEnv(seat=0)
+    observation, _ = single.reset(seed=3)
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    _, reward, terminated, _, info = single.step(illegal)
+    assert (reward, terminated, info["illegal_action"]) == (-1.0, True, illegal)
+
+
+def test_classic_profile_and_hand_episodes() -> None:
+    environment = raw_env(profile=CLASSIC, episode="hand")
+    environment.reset(seed=21)
+    pick = random_policy(4)
+    steps = 0
+    while not all(environment.terminations.values()):
+        agent = environment.agent_selection
+        view = environment.engine_observation(agent)
+        environment.step(action_index(pick(view, environment.series.legal_actions())))
+        steps += 1
+    assert environment.series.profile == CLASSIC
+    assert len(environment.series.hand_results) == 1 and steps > 0
+
+
+def play_logged_series(seed: int, swap: bool) -> Series:
+    series = Series(seed, FRIENDLY, max_hands=10, swap_seats=swap)
+    pick = random_policy(seed)
+    while not series.is_over:
+        seat = series.current_player
+        assert seat is not None
+        choices = series.legal_actions()
+        view = series.observation(seat)
+        series.apply(greedy_policy(view, choices) if seat == 0 else pick(view, choices))
+    return series
+
+
+def test_a_stored_series_replays_to_the_same_result(tmp_path: Path) -> None:
+    played = play_logged_series(424242, swap=True)
+    exported = tmp_path / "1-0.json"
+    exported.write_text(json.dumps({"series": {}, "event_log": played.log}))
+    environment = for_stored_series(exported)
+    for agent, index in stored_moves(exported):
+        assert environment.agent_selection == agent
+        assert environment.observe(agent)["action_mask"][index] == 1
+        environment.step(index)
+    assert environment.series.result == played.result
+    assert environment.series.log == played.log
+    with pytest.raises(StoredSeriesError, match="does not start with its series_start"):
+        for_stored_series({"event_log": played.log[1:]})
