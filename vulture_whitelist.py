@@ -30,4 +30,4 @@ one_busy_core
 CHECKS  # arena/season/verify.py: the OutcomeMismatch check names
 _.game_finished  # hollywood_sdk's view field, for bot authors
 _.voided_at  # VoidedSeries field, shown by the void listing
-_.possible_agents, _.agents, _.action_space  # PettingZoo's and Gymnasium's env attributes (hollywood_env)
+_.possible_agents, _.agents, _.action_space  # PettingZoo's and Gymnasium's attributes

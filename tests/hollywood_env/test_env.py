@@ -66,13 +66,13 @@ def test_the_action_space_by_hand() -> None:
 def test_reset_deals_the_arenas_cards_and_masks_the_legal_actions() -> None:
     environment = raw_env(max_hands=5)
     environment.reset(seed=987654321, options={"swap_seats": True})
-    arena = Series(987654321, FRIENDLY, max_hands=5, swap_seats=True)
+    dealt = Series(987654321, FRIENDLY, max_hands=5, swap_seats=True)
     for seat, agent in enumerate(("player_0", "player_1")):
-        assert environment.engine_observation(agent) == arena.observation(seat)
-    to_act = arena.current_player
+        assert environment.engine_observation(agent) == dealt.observation(seat)
+    to_act = dealt.current_player
     assert to_act is not None
     mask = environment.observe(f"player_{to_act}")["action_mask"]
-    assert sorted(np.flatnonzero(mask)) == sorted(action_index(a) for a in arena.legal_actions())
+    assert sorted(np.flatnonzero(mask)) == sorted(action_index(a) for a in dealt.legal_actions())
     other = environment.observe(f"player_{1 - to_act}")["action_mask"]
     assert other.sum() == 0
 

@@ -36,7 +36,7 @@ def test_the_code_base_keeps_every_import_contract() -> None:
 def copy_of_the_code(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("layers")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("engine", "arena"):
+    for folder in ("engine", "arena", "hollywood_env"):
         shutil.copytree(REPO / folder, root / folder, ignore=ignore)
     shutil.copytree(REPO / SDK, root / SDK, ignore=ignore)
     shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
@@ -58,6 +58,7 @@ def copy_of_the_code(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("engine/hand.py", "import some_package_nobody_installed", "engine imports nothing"),
         (f"{SDK}/views.py", "import engine.cards", "the bot SDK never imports"),
         ("engine/observation.py", "import engine.hand", "no import loops"),
+        ("hollywood_env/actions.py", "import arena.core.faults", "the learning environment"),
     ],
 )
 def test_a_planted_forbidden_import_breaks_a_contract(
