@@ -241,6 +241,8 @@ def test_versions_vetted_before_the_vetted_hash_play_their_stored_code(tmp_path:
     raw.execute("DROP TABLE ladder_gates")  # migration 11's
     for column in ("game_winners_json", "played_by"):  # migration 9's
         raw.execute(f"ALTER TABLE series_results DROP COLUMN {column}")
+    raw.execute("ALTER TABLE planned_series DROP COLUMN seed_nonce")  # migration 14's
+    raw.execute("DROP TABLE season_deal_keys")
     rows = (("a@1", "active", ""), ("b@1", "rejected", "the arena could not vet it (x)"),
             ("c@1", "rejected", "c faulted: crash"), ("d@1", "received", ""))
     for seq, (bot_id, status, detail) in enumerate(rows, 1):
