@@ -309,7 +309,7 @@ def _add_reads(commands: Any) -> None:
     series_verify = _client_command(
         series, "verify", "check a played series' revealed seed against its commitment "
         "and re-deal its event log from it", cmd_series_verify)
-    series_verify.add_argument("series_id", nargs="?", default="", type=arguments.series_id,
+    series_verify.add_argument("series_id", nargs="?", default=None, type=arguments.series_id,
                                metavar="ID")
     series_verify.add_argument("--file", type=Path, default=None, metavar="PATH",
                                help="a series/ID.json of `arena export` (no server asked)")
