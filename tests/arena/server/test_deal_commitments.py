@@ -35,7 +35,7 @@ BOTS = ("random", "greedy")
 def get(url: str) -> str:
     """The body of a GET (an error status's body too: it is a public surface)."""
     try:
-        with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 (localhost)
+        with urllib.request.urlopen(url, timeout=30) as response:
             return str(response.read().decode())
     except urllib.error.HTTPError as error:
         return str(error.read().decode())
@@ -157,11 +157,9 @@ def test_unplayed_seeds_show_nowhere_and_played_ones_open_their_commitments(
 
         client.stub.StartSeason(arena_pb2.StartSeasonRequest(season_id=season.id),
                                 metadata=client.auth)
-        last = None
-        for last in client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=season.id),
-                                            timeout=300):
-            pass
-        assert last is not None and last.status == arena_pb2.SEASON_STATUS_FINISHED
+        messages = list(client.stub.WatchSeason(
+            arena_pb2.WatchSeasonRequest(season_id=season.id), timeout=300))
+        assert messages and messages[-1].status == arena_pb2.SEASON_STATUS_FINISHED
 
         for series_id, (seed, nonce) in seeds.items():
             got = client.stub.GetSeries(arena_pb2.GetSeriesRequest(series_id=series_id))
