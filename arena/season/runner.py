@@ -67,8 +67,7 @@ MAX_PLAYS = 3
 """Plays of one series whose outcomes are refused before the season fails."""
 
 IDLE_WAIT_S: Final = 5.0
-"""How long an open-ended season (the ladder) with too few members to play waits
-before it looks for new ones (a cancel ends the wait at once)."""
+"""A ladder short of members waits this long before it looks again (a cancel ends it)."""
 
 
 class FormatError(RuntimeError):

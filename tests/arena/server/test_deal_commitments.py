@@ -45,7 +45,7 @@ class Arena:
     """An `arena serve` process with its website, its database and its log."""
 
     def __init__(self, tmp_path: Path, processes: list[subprocess.Popen[bytes]]) -> None:
-        self.db, self.log = tmp_path / "arena.db", tmp_path / "serve.log"
+        self.db, self.log = tmp_path / "served.db", tmp_path / "serve.log"
         self.port, self.http = free_port(), free_port()
         self.target = f"localhost:{self.port}"
         with self.log.open("wb") as sink:
@@ -85,17 +85,17 @@ class Arena:
 
 
 @pytest.fixture
-def arena(tmp_path: Path, processes: list[subprocess.Popen[bytes]]) -> Iterator[Arena]:
+def served(tmp_path: Path, processes: list[subprocess.Popen[bytes]]) -> Iterator[Arena]:
     yield Arena(tmp_path, processes)
 
 
-def cli(capsys: pytest.CaptureFixture[str], arena: Arena, *argv: str) -> tuple[int, str]:
-    code = main([*argv, "--server", arena.target, "--token", arena.token])
+def cli(capsys: pytest.CaptureFixture[str], served: Arena, *argv: str) -> tuple[int, str]:
+    code = main([*argv, "--server", served.target, "--token", served.token])
     captured = capsys.readouterr()
     return code, captured.out + captured.err
 
 
-def every_public_surface(arena: Arena, client: ArenaClient, season_id: int, series_ids: list[str],
+def every_public_surface(served: Arena, client: ArenaClient, season_id: int, series_ids: list[str],
                          capsys: pytest.CaptureFixture[str], export_to: Path) -> str:
     """Everything a stranger can read about the season, as one text."""
     stub = client.stub
@@ -106,27 +106,27 @@ def every_public_surface(arena: Arena, client: ArenaClient, season_id: int, seri
     texts += [MessageToJson(stub.GetSeries(arena_pb2.GetSeriesRequest(series_id=series_id)))
               for series_id in series_ids]
     for path in ("/", "/api/seasons", f"/seasons/{season_id}", f"/api/seasons/{season_id}"):
-        texts.append(arena.page(path))
+        texts.append(served.page(path))
     for series_id in series_ids:
-        texts += [arena.page(f"/series/{series_id}"), arena.page(f"/api/series/{series_id}"),
-                  arena.page(f"/api/series/{series_id}/replay")]
+        texts += [served.page(f"/series/{series_id}"), served.page(f"/api/series/{series_id}"),
+                  served.page(f"/api/series/{series_id}/replay")]
     for argv in (("season", "show", str(season_id)), ("season", "list"),
                  ("series", "list", "--season", str(season_id)),
                  ("series", "list", "--season", str(season_id), "--json"),
                  *(("series", "show", series_id) for series_id in series_ids),
                  *(("series", "show", series_id, "--json") for series_id in series_ids),
                  ("standings", "--season", str(season_id), "--json")):
-        texts.append(cli(capsys, arena, *argv)[1])
-    code, out = cli(capsys, arena, "export", "--season", str(season_id), "--to", str(export_to))
+        texts.append(cli(capsys, served, *argv)[1])
+    code, out = cli(capsys, served, "export", "--season", str(season_id), "--to", str(export_to))
     assert code == 0, out
     texts += [path.read_text() for path in sorted(export_to.rglob("*")) if path.is_file()]
-    texts.append(arena.log.read_text(errors="replace"))
+    texts.append(served.log.read_text(errors="replace"))
     return "\n".join(texts)
 
 
 def test_unplayed_seeds_show_nowhere_and_played_ones_open_their_commitments(
-        arena: Arena, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with ArenaClient(arena.target, arena.token) as client:
+        served: Arena, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with ArenaClient(served.target, served.token) as client:
         for name in BOTS:
             upload_folder(client.stub, client.auth, REPO_ROOT / "sample_bots" / name)
         for name in BOTS:
@@ -138,12 +138,12 @@ def test_unplayed_seeds_show_nowhere_and_played_ones_open_their_commitments(
             metadata=client.auth).season
         assert season.config.seed == 0  # no seed given: nothing public to derive deals from
         series_ids = [f"{season.id}-{n}" for n in range(season.series_total)]
-        seeds, keys = arena.secrets(season.id)
+        seeds, keys = served.secrets(season.id)
         assert sorted(seeds) == sorted(series_ids) and len(keys) == 1
         key = int(keys[0], 16)
         assert key.bit_length() > 200  # 256 random bits
 
-        before = every_public_surface(arena, client, season.id, series_ids, capsys,
+        before = every_public_surface(served, client, season.id, series_ids, capsys,
                                       tmp_path / "before")
         for series_id, (seed, nonce) in seeds.items():
             assert str(seed) not in before, f"{series_id}'s seed shows before play"
@@ -169,19 +169,19 @@ def test_unplayed_seeds_show_nowhere_and_played_ones_open_their_commitments(
             replayed = check_revealed_deal(json.loads(got.event_log_json), shown[series_id],
                                            got.series.seed, got.series.seed_nonce)
             assert len(replayed.hands) == got.series.hands_played
-            code, out = cli(capsys, arena, "series", "verify", series_id)
+            code, out = cli(capsys, served, "series", "verify", series_id)
             assert code == 0 and f"series {series_id}: verified" in out, out
-        code, out = cli(capsys, arena, "export", "--season", str(season.id),
+        code, out = cli(capsys, served, "export", "--season", str(season.id),
                         "--to", str(tmp_path / "after"))
         assert code == 0, out
         exported = tmp_path / "after" / "series" / f"{series_ids[0]}.json"
-        code, out = cli(capsys, arena, "series", "verify", "--file", str(exported))
+        code, out = cli(capsys, served, "series", "verify", "--file", str(exported))
         assert code == 0 and "verified" in out, out
         # A forged reveal: another seed in the exported file fails the check.
         data = json.loads(exported.read_text())
         data["series"]["seed"] = seeds[series_ids[0]][0] + 1
         exported.write_text(json.dumps(data))
-        code, out = cli(capsys, arena, "series", "verify", "--file", str(exported))
+        code, out = cli(capsys, served, "series", "verify", "--file", str(exported))
         assert code == 1 and "NOT verified" in out and "does not open" in out, out
-        after = every_public_surface(arena, client, season.id, [], capsys, tmp_path / "again")
+        after = every_public_surface(served, client, season.id, [], capsys, tmp_path / "again")
         assert str(key) not in after and keys[0] not in after  # the key: never
