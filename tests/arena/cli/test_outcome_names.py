@@ -19,9 +19,9 @@ from arena.web.views import result_summary
 from engine.series import SeriesResult
 from tests.helpers.arena_helpers import result
 
-PLAN_ONLY = {"index", "played"}
-"""SeriesSummary fields of the plan, not of the outcome: its position, and whether
-a result is stored."""
+PLAN_ONLY = {"index", "played", "seed_commitment", "seed_revealed", "seed_nonce"}
+"""SeriesSummary fields of the plan, not of the outcome: its position, whether a
+result is stored, and the commitment to its seed (arena.storage.deal_keys)."""
 WEB_VIEWS = {"bots", "winner_bot", "verdicts", "fault_kind"}
 """What the website adds to the outcome for its pages (each a view of a field)."""
 
