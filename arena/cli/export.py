@@ -1,12 +1,12 @@
 """``arena export --season ID --to DIR``: a season (or an SPRT match, which is a
 season of format ``sprt``) written out for other tools, read through the API:
 
-* ``results.csv``: one row per played series (ids, seats, seed, winner, games,
-  hands, points, fault);
+* ``results.csv``: one row per played series (ids, seats, the seed's commitment and,
+  once revealed, the seed and its nonce, winner, games, hands, points, fault);
 * ``standings.csv``: one row per bot, every standings column (Bradley-Terry Elo
   and its interval, the tied mark and the Swiss columns included);
 * ``series/ID.json``: each played series' summary and full event log (replayable
-  with ``engine.Series.replay``);
+  with ``engine.Series.replay``; null while its seed is not revealed);
 * ``season.json``: the season and its standings as ``arena standings --json``
   shows them (with the bracket or the SPRT state);
 * with ``--decisions``, ``decisions.jsonl``: one record per decision of every played
@@ -31,7 +31,8 @@ from arena.cli.decisions import decision_records
 from arena.cli.output import CliError, print_json, to_json
 
 RESULT_COLUMNS: Final = (
-    "season_id", "series_id", "index", "seed", "seat0_bot", "seat1_bot", "winner",
+    "season_id", "series_id", "index", "seed_commitment", "seed_revealed", "seed",
+    "seed_nonce", "seat0_bot", "seat1_bot", "winner",
     "winner_bot", "games_won_0", "games_won_1", "hands_won_0", "hands_won_1",
     "hands_played", "capped", "points_0", "points_1", "fault_kind", "fault_seat",
     "fault_message", "wall_seconds",
@@ -50,7 +51,9 @@ def result_row(series: arena_pb2.SeriesSummary) -> dict[str, object]:
              "points": series.points}
     row: dict[str, object] = {
         "season_id": series.season_id, "series_id": series.series_id, "index": series.index,
-        "seed": series.seed, "seat0_bot": bots[0], "seat1_bot": bots[1],
+        "seed_commitment": series.seed_commitment, "seed_revealed": int(series.seed_revealed),
+        "seed": series.seed if series.seed_revealed else "",
+        "seed_nonce": series.seed_nonce, "seat0_bot": bots[0], "seat1_bot": bots[1],
         "winner": "" if winner is None else winner,
         "winner_bot": "" if winner is None else bots[winner],
         "hands_played": series.hands_played, "capped": int(series.capped),
@@ -126,11 +129,11 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
             for series in played:
                 full = client.stub.GetSeries(
                     arena_pb2.GetSeriesRequest(series_id=series.series_id))
-                log = json.loads(full.event_log_json)
+                log = json.loads(full.event_log_json or "null")
                 (target / "series" / f"{series.series_id}.json").write_text(json.dumps(
                     {"series": to_json(full.series), "profile": json.loads(full.profile_json),
                      "event_log": log}, indent=1) + "\n")
-                if out is not None:
+                if out is not None and log is not None:
                     decisions += _write_decisions(out, series, log)
     write_csv(target / "results.csv", RESULT_COLUMNS, [result_row(s) for s in played])
     write_csv(target / "standings.csv", STANDING_COLUMNS,

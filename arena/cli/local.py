@@ -33,6 +33,7 @@ from arena.cli.render import (
     fault_summary,
     plain_console,
     print_standings,
+    seed_text,
     shown,
     status_name,
 )
@@ -274,7 +275,7 @@ def run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
     created = shown(client.stub.CreateSeason(request, metadata=client.auth).season)
     if not as_json:
         console.print(f"season {created.id}: {len(created.bot_ids)} bots, "
-                      f"{created.series_total} series, seed {created.config.seed}, "
+                      f"{created.series_total} series, {seed_text(created.config.seed)}, "
                       f"sandbox {created.config.sandbox_backend}, "
                       f"concurrency {created.config.concurrency}")
     stream = unbatched(client.stub.WatchSeason(arena_pb2.WatchSeasonRequest(

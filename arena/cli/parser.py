@@ -49,6 +49,7 @@ from arena.cli.seasons import (
     cmd_season_start,
 )
 from arena.cli.submit import cmd_submit
+from arena.cli.verify_deal import cmd_series_verify
 from arena.core import arguments
 from arena.core.defaults import (
     DEFAULT_DB,
@@ -315,6 +316,13 @@ def _add_reads(commands: Any) -> None:
         dest="series_command", required=True, metavar="ACTION")
     series_show = _client_command(series, "show", "a series hand by hand", cmd_series_show)
     series_show.add_argument("series_id", type=arguments.series_id, metavar="ID")
+    series_verify = _client_command(
+        series, "verify", "check a played series' revealed seed against its commitment "
+        "and re-deal its event log from it", cmd_series_verify)
+    series_verify.add_argument("series_id", nargs="?", default=None, type=arguments.series_id,
+                               metavar="ID")
+    series_verify.add_argument("--file", type=Path, default=None, metavar="PATH",
+                               help="a series/ID.json of `arena export` (no server asked)")
     series_list = _latest_season_option(_client_command(
         series, "list", "a season's planned series and results", cmd_series_list))
     series_list.add_argument("--page-size", type=arguments.positive_int, default=100,

@@ -78,7 +78,9 @@ def cmd_series_show(args: argparse.Namespace, console: Console) -> int:
     series = response.series
     console.print(Text.assemble(
         (f"Series {series.series_id}", "bold"), f" (season {series.season_id}): seat 0 "
-        f"{series.seat0_bot}, seat 1 {series.seat1_bot}; seed {series.seed}"
+        f"{series.seat0_bot}, seat 1 {series.seat1_bot}; "
+        + (f"seed {series.seed} (nonce {series.seed_nonce}), " if series.seed_revealed
+           else "seed not revealed yet, ") + f"commitment {series.seed_commitment}"
         f"{', seats swapped' if series.swap_seats else ''}"))
     if not series.played:
         console.print("not played yet")

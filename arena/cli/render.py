@@ -278,3 +278,9 @@ class LiveSeasonView:
                         f"{started.seat1_bot}")
                 live.update(self._render())
         return self.standings
+
+
+def seed_text(seed: int) -> str:
+    """A season's seed as the terminal says it: a given seed is public (anyone can
+    compute the deals from it); 0 means the server deals from a secret."""
+    return f"seed {seed} (public)" if seed else "dealt from the server's secret"

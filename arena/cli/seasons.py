@@ -11,7 +11,14 @@ from rich.text import Text
 
 from arena.cli.client import connect
 from arena.cli.output import print_json, to_json
-from arena.cli.render import LIVE_TOP_ROWS, LiveSeasonView, print_standings, shown, status_name
+from arena.cli.render import (
+    LIVE_TOP_ROWS,
+    LiveSeasonView,
+    print_standings,
+    seed_text,
+    shown,
+    status_name,
+)
 from arena.cli.season_options import season_config_message
 from arena.cli.watching import ResilientWatch, say_retry
 
@@ -115,7 +122,7 @@ def cmd_season_show(args: argparse.Namespace, console: Console) -> int:
                   f"sandbox {config.sandbox_backend}, concurrency {config.concurrency}, "
                   f"limits startup {config.startup_seconds:g} s / decision "
                   f"{config.decision_seconds:g} s / reserve {config.reserve_seconds:g} s, "
-                  f"seed {config.seed}")
+                  f"{seed_text(config.seed)}")
     if season.series_voided:
         console.print(f"{season.series_voided} series voided for arena overload (the machine "
                       "did not run a bot; no bot was charged; played again)")

@@ -12,6 +12,7 @@ same type. An outcome holds the engine's own ``engine.SeriesResult``: its fields
 from __future__ import annotations
 
 import hashlib
+import secrets
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -23,8 +24,8 @@ from arena.core.manifest import BotManifest
 from engine.profiles import Profile
 from engine.series import Series, SeriesResult
 
-__all__ = ["BotRef", "SeriesOutcome", "SeriesSpec", "SeriesVerdict", "deal_of", "outcome_of",
-           "standing_result"]
+__all__ = ["BotRef", "SeriesOutcome", "SeriesSpec", "SeriesVerdict", "deal_of",
+           "opaque_series_id", "outcome_of", "standing_result"]
 
 
 class SeriesVerdict(StrEnum):
@@ -67,6 +68,13 @@ class BotRef:
         """Load ``folder/bot.toml`` (``ManifestError`` if invalid)."""
         manifest = BotManifest.load(folder)
         return cls(manifest.name, manifest.version, Path(folder), manifest)
+
+
+def opaque_series_id() -> str:
+    """The id a bot is told a series has (``HandshakeRequest.series_id``): drawn at
+    random for every series the arena plays, vetting included, so a bot can tell
+    neither which series it plays nor whether it is being vetted."""
+    return secrets.token_hex(8)
 
 
 @dataclass(frozen=True)

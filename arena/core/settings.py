@@ -151,8 +151,9 @@ SETTINGS: Final[tuple[Setting, ...]] = (
             "concurrency", metavar="N", default_text="CPU cores", low=1, high=256),
     Setting("max_hands", int, 200, "hand cap per series (docs/rules.md#hand-cap)", "--max-hands",
             "max_hands", metavar="N", low=1, high=10_000),
-    Setting("seed", int, 0, "seed of the series plan (the seeds of all series derive "
-            "from it)", "--seed", "seed", metavar="N", default_text="random", low=0,
+    Setting("seed", int, 0, "seed of the series plan, PUBLIC: anyone who knows it can "
+            "compute every deal (the default: dealt from a secret the server keeps)", "--seed",
+            "seed", metavar="N", default_text="secret", low=0,
             high=MAX_SEED),
     Setting("format", str, "round-robin", "tournament format: round-robin, gauntlet, swiss, "
             "knockout, sprt, king-of-the-hill or ladder (see docs/formats.md)", "--format",

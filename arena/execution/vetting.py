@@ -54,10 +54,11 @@ def vet_bot(
     bot: BotRef, sandbox_name: str, *, build_timeout_s: float | None = None,
     on_stage: StageSink = _ignore, on_line: LineSink = _ignore,
     sandbox: Sandbox | None = None, limits: TimeLimits | None = None,
+    opponent: BotRef | None = None,
 ) -> Vetting:
     """Build (for ``docker``; ``build_timeout_s`` None = the sandbox configuration's
     limit) and validate ``bot`` in a new sandbox of ``sandbox_name`` (or ``sandbox``,
-    kept open)."""
+    kept open) against ``opponent`` (None: the sample ``random`` bot)."""
     vetting = Vetting(passed=False)
     if sandbox_name == BUILT_SANDBOX:
         on_stage(VersionStatus.BUILDING)
@@ -67,7 +68,7 @@ def vet_bot(
     own = sandbox is None
     active = sandbox or sandbox_registry.create(sandbox_name)
     try:
-        result = validate_bot(bot, active, limits=limits, on_line=on_line)
+        result = validate_bot(bot, active, limits=limits, on_line=on_line, opponent=opponent)
     finally:
         close = getattr(active, "close", None)
         if own and callable(close):
@@ -75,7 +76,7 @@ def vet_bot(
     vetting.validation_log = result.log
     vetting.passed, vetting.reason = result.passed, result.reason
     fault = result.fault
-    vetting.arena_caused = (fault is not None and fault.seat != 0
+    vetting.arena_caused = (fault is not None and fault.seat != result.seat
                             and fault.other_seat_fault is None)
     return vetting
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.limits import TimeLimits
-from arena.core.series import BotRef, SeriesOutcome, SeriesSpec, outcome_of
+from arena.core.series import BotRef, SeriesOutcome, SeriesSpec, opaque_series_id, outcome_of
 from arena.match.connection import BotConnection
 from arena.match.fair_clock import meter_for
 from arena.match.loop import play_match
@@ -48,13 +48,14 @@ def run_series(
 ) -> SeriesOutcome:
     """Play ``spec`` between its two bots in ``sandbox``; see the module docstring."""
     started = clock()
+    told = opaque_series_id()  # what the bots hear: never the arena's id (vetting or not)
     series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
                     swap_seats=spec.swap_seats)
     running: list[RunningBot | None] = [None, None]
     clients: list[BotConnection | None] = [None, None]
     clean = [False, False]  # a seat whose bot may serve its version's next series
     try:
-        faults = start_both(spec, sandbox, running, clients, clock=clock)
+        faults = start_both(spec, sandbox, running, clients, clock=clock, told_id=told)
         faults = [None if fault is None else _complete(fault, running[seat])
                   for seat, fault in enumerate(faults)]
         if any(faults):
@@ -73,12 +74,13 @@ def run_series(
                   meter_for(sched_source_of(second_bot), clock))
         with ADMISSION.playing():  # background work now waits for idle cores
             outcome = play_match((first, second), series, spec.limits, on_event,
-                                 series_id=spec.series_id, meters=meters).outcome
+                                 series_id=told, meters=meters).outcome
         fault = outcome.fault
         clean = [fault is None or _seat(fault) != seat for seat in (0, 1)]
         if fault is not None:
             fault = _complete(fault, running[_seat(fault)])
-        return replace(outcome, fault=fault, wall_seconds=clock() - started)
+        return replace(outcome, series_id=spec.series_id, fault=fault,
+                       wall_seconds=clock() - started)
     finally:
         _hand_back(running, clients, clean)
 

@@ -59,6 +59,7 @@ def start_both(
     connect: Connector = connect_bot,
     meter: MeterFactory | None = None,
     admission: Admission = ADMISSION,
+    told_id: str | None = None,
 ) -> list[BotFault | None]:
     """Prepare both bots (uncharged), then start and handshake both concurrently.
 
@@ -67,6 +68,7 @@ def start_both(
     came up). Arena-side errors (``SandboxError``, ``ArenaOverload``) propagate once
     both seats are done. ``meter`` makes a seat's fair clock from its running bot (by
     default the kernel's figures for its threads, read only with the real clock).
+    ``told_id``: the series id the bots' Handshake says (default the spec's).
     """
     meter_of = meter or (lambda handle: meter_for(sched_source_of(handle), clock))
     faults: list[BotFault | None] = [None, None]
@@ -79,7 +81,8 @@ def start_both(
                             thread_name_prefix=f"startup-{spec.series_id}") as pool:
         futures = {
             seat: pool.submit(_bring_up, spec, sandbox, seat, bot, running, clients,
-                              connect, meter_of, admission)
+                              connect, meter_of, admission,
+                              spec.series_id if told_id is None else told_id)
             for seat, bot in enumerate(spec.bots) if faults[seat] is None
         }
         # Leaving the block waits for both threads, so ``running`` is complete even
@@ -103,19 +106,20 @@ def _bring_up(
     connect: Connector,
     meter_of: MeterFactory,
     admission: Admission,
+    told_id: str,
 ) -> BotFault | None:
     deal = spec.deal  # a bot kept between series is never dealt the same cards twice
     handle = reused_bot(sandbox, bot, series_id=spec.series_id, seat=seat, deal=deal)
     if handle is not None:  # kept from its last series: nothing starts, no slot
         running[seat] = handle
-        return _connect(spec, seat, bot, handle, clients, connect, meter_of)
+        return _connect(spec, seat, bot, handle, clients, connect, meter_of, told_id)
     with admission.slot():
         try:
             handle = sandbox.start(bot, series_id=spec.series_id, seat=seat, deal=deal)
         except BotFault as fault:
             return fault
         running[seat] = handle
-        return _connect(spec, seat, bot, handle, clients, connect, meter_of)
+        return _connect(spec, seat, bot, handle, clients, connect, meter_of, told_id)
 
 
 def _connect(
@@ -126,6 +130,7 @@ def _connect(
     clients: list[BotConnection | None],
     connect: Connector,
     meter_of: MeterFactory,
+    told_id: str,
 ) -> BotFault | None:
     """Socket, connection and the series' Handshake, on the seat's start-up clock."""
     window = meter_of(handle).window(spec.limits.startup_s)  # its process can run now
@@ -138,7 +143,7 @@ def _connect(
         clients[seat] = client
         info = _step(window, who, "answer the Handshake",
                      lambda timeout: client.handshake(max(_MIN_CALL_S, timeout),
-                                                      series_id=spec.series_id,
+                                                      series_id=told_id,
                                                       series_number=number))
     except BotFault as fault:
         return fault

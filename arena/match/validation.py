@@ -3,14 +3,21 @@
 
 ``validate_bot`` starts the bot once in the sandbox and checks that its handshake
 names the bot and version of its ``bot.toml``, then plays a short series
-(``VALIDATION_HANDS`` hands) against the sample ``random`` bot through
-``run_series``, the path every season series takes. A fault of the bot, or a
-handshake naming another bot or version, fails it; the log says what happened,
-hand by hand. Arena-side problems (``SandboxError``) propagate.
+(``VALIDATION_HANDS`` hands) through ``run_series``, the path every season series
+takes, against an opponent the caller draws (the server: one of the arena's
+active versions, ``arena.server.vetting``; else the sample ``random`` bot). A fault
+of the bot, or a handshake naming another bot or version, fails it; the log says
+what happened, hand by hand. Arena-side problems (``SandboxError``) propagate.
+
+Vetting looks like play: the series id a bot is told is drawn at random as for
+every series (``arena.core.series.opaque_series_id``), the seed is drawn at random
+as a season's deal seeds are (63 bits), and so is the seat, so a bot that behaves
+only when it recognises vetting cannot tell.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +25,7 @@ from typing import Any, Final
 
 from arena.core.faults import BotFault
 from arena.core.limits import TimeLimits
-from arena.core.series import BotRef, SeriesSpec
+from arena.core.series import BotRef, SeriesSpec, opaque_series_id
 from arena.core.text import neutralise
 from arena.match.connection import BotConnection, connect_running
 from arena.match.runner import run_series
@@ -27,8 +34,9 @@ from engine.profiles import get_profile
 
 REFERENCE_BOT_FOLDER: Final = Path(__file__).resolve().parents[2] / "sample_bots" / "random"
 VALIDATION_HANDS: Final = 2
-VALIDATION_SEED: Final = 20_061
 VALIDATION_SERIES_ID: Final = "validation"
+"""The arena's own name for a validation series (logs, sandbox labels); the bot is
+told an opaque id as in every series."""
 _MIN_CALL_S: Final = 0.5
 
 LineSink = Callable[[str], None]
@@ -42,6 +50,8 @@ class ValidationResult:
     reason: str = ""
     lines: list[str] = field(default_factory=list)
     fault: BotFault | None = None
+    seat: int = 0
+    """The seat the bot played."""
 
     @property
     def log(self) -> str:
@@ -56,11 +66,13 @@ def reference_bot() -> BotRef:
 def validate_bot(
     bot: BotRef, sandbox: Sandbox, *, limits: TimeLimits | None = None,
     hands: int = VALIDATION_HANDS, on_line: LineSink | None = None,
-    opponent: BotRef | None = None,
+    opponent: BotRef | None = None, seat: int | None = None, seed: int | None = None,
 ) -> ValidationResult:
-    """Validate ``bot`` in ``sandbox`` (see the module docstring)."""
+    """Validate ``bot`` in ``sandbox`` (see the module docstring); ``seat`` and
+    ``seed`` None: drawn at random."""
     limits = limits or TimeLimits()
-    result = ValidationResult(passed=False)
+    seat = secrets.randbelow(2) if seat is None else seat
+    result = ValidationResult(passed=False, seat=seat)
 
     def say(line: str) -> None:
         result.lines.append(line)
@@ -73,21 +85,24 @@ def validate_bot(
         say(f"rejected: {mismatch}")
         return result
     opponent = opponent or reference_bot()
-    spec = SeriesSpec(series_id=VALIDATION_SERIES_ID, seed=VALIDATION_SEED,
+    names = (bot.name, opponent.name) if seat == 0 else (opponent.name, bot.name)
+    spec = SeriesSpec(series_id=VALIDATION_SERIES_ID,
+                      seed=secrets.randbits(63) if seed is None else seed,
                       profile=get_profile("friendly"), max_hands=hands, swap_seats=False,
-                      bots=(bot, opponent), limits=limits)
-    say(f"series of {hands} hand(s) against {opponent.name} {opponent.version}")
-    outcome = run_series(spec, sandbox, lambda event: _on_event(event, bot, opponent, say))
+                      bots=(bot, opponent) if seat == 0 else (opponent, bot), limits=limits)
+    say(f"series of {hands} hand(s) against {opponent.name} {opponent.version}, "
+        f"{bot.name} in seat {seat}")
+    outcome = run_series(spec, sandbox, lambda event: _on_event(event, names, say))
     fault = outcome.fault
     if fault is None:
         say(f"passed: {outcome.hands_played} hand(s) played, points "
-            f"{outcome.points[0]}-{outcome.points[1]}")
+            f"{outcome.points[seat]}-{outcome.points[1 - seat]}")
         result.passed = True
         return result
-    whose = bot.name if fault.seat == 0 else f"the reference bot {opponent.name}"
+    whose = bot.name if fault.seat == seat else f"the opponent {opponent.name}"
     result.reason = f"{whose} faulted: {fault.kind}: {fault.message}"
-    if fault.seat != 0 and fault.other_seat_fault is None:
-        result.reason = f"the arena's reference bot failed, not yours: {result.reason}"
+    if fault.seat != seat and fault.other_seat_fault is None:
+        result.reason = f"the arena's opponent bot failed, not yours: {result.reason}"
     result.fault = fault
     say(f"rejected: {result.reason}")
     if fault.stderr_tail:
@@ -110,7 +125,8 @@ def _check_handshake(bot: BotRef, sandbox: Sandbox, limits: TimeLimits,
         running = sandbox.start(bot, series_id=f"{VALIDATION_SERIES_ID}-handshake", seat=0)
         running.wait_ready(limits.startup_s)
         client = connect_running(running, limits.startup_s)
-        info = client.handshake(max(_MIN_CALL_S, limits.startup_s))
+        info = client.handshake(max(_MIN_CALL_S, limits.startup_s),
+                                series_id=opaque_series_id())
     except BotFault:
         return None
     finally:
@@ -126,10 +142,9 @@ def _check_handshake(bot: BotRef, sandbox: Sandbox, limits: TimeLimits,
     return None
 
 
-def _on_event(event: dict[str, Any], bot: BotRef, opponent: BotRef, say: LineSink) -> None:
+def _on_event(event: dict[str, Any], names: tuple[str, str], say: LineSink) -> None:
     if event.get("type") != "hand_end":
         return
-    names = (bot.name, opponent.name)
     winner = event.get("winner")
     points = event.get("points", 0)
     kind = event.get("kind", "")

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
-from arena.season.formats import LadderGate, OpenEnded, format_for, format_name
+from arena.season.formats import LadderGate, OpenEnded, format_for, format_name, new_deal_key
 from arena.storage import Storage
 from arena.storage.ladder_gates import (
     PENDING,
@@ -77,10 +77,12 @@ def held_off(storage: Storage, ladder_id: int, config: SeasonConfig, gate: Ladde
 def _open(storage: Storage, ladder_id: int, config: SeasonConfig, gate: LadderGate,
           bot_id: str, predecessor: str) -> GateRecord:
     match = gate.match_config(config, bot_id)
-    first = gate.first_pair(bot_id, predecessor, match.seed)
+    deal_key = None if match.seed else new_deal_key()
+    first = gate.first_pair(bot_id, predecessor, deal_key or match.seed)
     return open_gate(storage, ladder_id, bot_id, predecessor, GateMatch(
         name=f"gate {bot_id} vs {predecessor} (ladder {ladder_id})", config=match.to_dict(),
-        profile=match.profile().to_dict(), plan=[p.as_row() for p in first]))
+        profile=match.profile().to_dict(), plan=[p.as_row() for p in first],
+        deal_key=deal_key))
 
 
 def _play(storage: Storage, gate: LadderGate, found: GateRecord,

@@ -27,7 +27,7 @@ from typing import Any, Final
 from arena.core.settings import SETTINGS_BY_NAME, ConfigError, SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.season.formats import FORMATS, Ratings, format_class, format_for
-from arena.season.formats.base import check_owned_settings, derive_round_seed
+from arena.season.formats.base import check_owned_settings, derive_round_seed, new_deal_key
 from arena.season.league_rules import LeagueRule, Move, moves, next_divisions, place
 from arena.season.manager import SeasonManager
 from arena.season.readings import SeasonReadings
@@ -115,10 +115,13 @@ def division_config(config: SeasonConfig, format_name: str, seed: int) -> Season
 def draft_season(league_name: str, plan: LeaguePlan, round_number: int, division: int,
                  bot_ids: Sequence[str], ratings: Ratings) -> SeasonDraft:
     """The season division ``division`` plays in round ``round_number``: the
-    league's settings, the division's format, a seed derived from the league's."""
+    league's settings, the division's format, a seed derived from the league's (a
+    league without one: a secret deal key of the season's own)."""
+    league_seed = plan.config.seed
     config = division_config(
         plan.config, plan.formats[division - 1],
-        derive_round_seed(plan.config.seed, f"league:{round_number}:{division}") or 1)
+        (derive_round_seed(league_seed, f"league:{round_number}:{division}") or 1)
+        if league_seed else 0)
     config, admitted = format_class(config.format).admit(config, list(bot_ids),
                                                          lambda reference: reference)
     if sorted(admitted) != sorted(bot_ids):
@@ -126,10 +129,13 @@ def draft_season(league_name: str, plan: LeaguePlan, round_number: int, division
                           "cannot be a division's format")
     season_format = format_for(config.format, config)
     ids = season_format.seeded(admitted, ratings)
+    deal_key = None if config.seed else new_deal_key()
     return SeasonDraft(
         name=f"{league_name}: round {round_number}, division {division}",
         config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=tuple(ids),
-        plan=tuple(pairing.as_row() for pairing in season_format.first_round(ids, config.seed)))
+        plan=tuple(pairing.as_row()
+                   for pairing in season_format.first_round(ids, deal_key or config.seed)),
+        deal_key=deal_key)
 
 
 def create_league(storage: Storage, name: str, plan: LeaguePlan, bot_ids: Sequence[str],

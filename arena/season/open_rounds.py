@@ -22,6 +22,7 @@ from arena.sandbox import registry as sandbox_registry
 from arena.season.formats import OpenEnded, Pairing
 from arena.season.ladder_gating import StartMatch, held_off
 from arena.storage import Storage
+from arena.storage.deal_keys import deal_key
 from arena.storage.ladder_rounds import (
     active_versions,
     add_ladder_round,
@@ -54,7 +55,8 @@ def plan_open_round(storage: Storage, season_id: int, season_format: OpenEnded,
                         start_match)
         candidates = [bot_id for bot_id in candidates if bot_id not in held]
     members = season_format.members(candidates, kept_versions(storage))
-    pairings = season_format.plan([*history, members], config.seed, results)
+    pairings = season_format.plan([*history, members],
+                                  deal_key(storage, season_id, config.seed), results)
     if not pairings:
         return pairings
     outside = {bot for p in pairings for bot in (p.seat0, p.seat1)} - set(members)

@@ -53,6 +53,7 @@ from arena.season.play_order import next_to_play
 from arena.season.standings_live import StandingsBoard
 from arena.season.verify import SERIES, OutcomeCheck, OutcomeMismatch, verify_outcome
 from arena.storage import PlannedSeries, Storage
+from arena.storage.deal_keys import deal_key
 from arena.storage.lifecycle import deactivate_if_streak
 from arena.storage.refusals import count_refused_outcome
 from arena.storage.vetting_records import vetted_code
@@ -68,8 +69,7 @@ MAX_PLAYS = 3
 """Plays of one series whose outcomes are refused before the season fails."""
 
 IDLE_WAIT_S: Final = 5.0
-"""How long an open-ended season (the ladder) with too few members to play waits
-before it looks for new ones (a cancel ends the wait at once)."""
+"""A ladder short of members waits this long before it looks again (a cancel ends it)."""
 
 
 class FormatError(RuntimeError):
@@ -107,6 +107,7 @@ class SeasonRunner:
         self.cancel = cancel or threading.Event()
         season = storage.get_season(season_id)
         self.config = SeasonConfig.from_dict(season.config)
+        self.deal_key = deal_key(storage, season_id, self.config.seed)  # never shown
         self.profile = Profile.from_dict(season.profile)
         self.profile_dict = self.profile.to_dict()
         self.bot_ids = season.bot_ids
@@ -177,7 +178,7 @@ class SeasonRunner:
                 self.cancel.wait(IDLE_WAIT_S)  # too few members: wait for bots to join
             return planned is not None
         results = self.storage.results_by_round(self.season_id)
-        pairings = self.format.next_round(self.bot_ids, self.config.seed, results)
+        pairings = self.format.next_round(self.bot_ids, self.deal_key, results)
         if pairings is None:
             return False
         round_number = len(results) + 1
@@ -208,7 +209,7 @@ class SeasonRunner:
             return self.format.over(len(rounds))
         try:
             results = self.storage.results_by_round(self.season_id)
-            return self.format.next_round(self.bot_ids, self.config.seed, results) is None
+            return self.format.next_round(self.bot_ids, self.deal_key, results) is None
         except Exception:  # a format that cannot plan has more to play, not less
             return False
 

@@ -115,13 +115,18 @@ def fault_message(fault: BotFault) -> arena_pb2.Fault:
 
 
 def series_message(
-    planned: PlannedSeries, result: SeriesRecord | None
+    planned: PlannedSeries, result: SeriesRecord | None, *, revealed: bool
 ) -> arena_pb2.SeriesSummary:
+    """``revealed``: whether its seed may be shown (``arena.storage.deal_keys``);
+    until then only its commitment is."""
     message = arena_pb2.SeriesSummary(
         series_id=planned.series_id, season_id=planned.season_id, index=planned.index,
-        seed=planned.seed, swap_seats=planned.swap_seats, seat0_bot=planned.seat0_bot,
+        swap_seats=planned.swap_seats, seat0_bot=planned.seat0_bot,
         seat1_bot=planned.seat1_bot, played=result is not None, winner=-1,
+        seed_commitment=planned.seed_commitment, seed_revealed=revealed,
     )
+    if revealed:
+        message.seed, message.seed_nonce = planned.seed, planned.seed_nonce
     if result is None:
         return message
     message.winner = -1 if result.winner is None else result.winner

@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, TypeVar
 
@@ -96,8 +95,6 @@ class LeaguesMixin:
                for reference in references]
         check_active(self.storage, ids)
         config = config_from_message(request.config)
-        if not request.config.seed:
-            config = config.with_changes(seed=secrets.randbelow(2**62) + 1)
         check_bots_fit_sandbox(config, (BotManifest.load(self.storage.get_bot(bot_id).folder)
                                         for bot_id in ids))
         rule = LeagueRule(request.divisions, request.promote, request.relegate)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
 from collections.abc import Callable, Iterator
 from typing import Final, TypeVar
 
@@ -23,7 +22,7 @@ from arena.core.settings import ConfigError
 from arena.core.status import IllegalTransitionError, SeasonStatus
 from arena.core.text import bounded, neutralise
 from arena.season.events import EventHub
-from arena.season.formats import format_for, format_name
+from arena.season.formats import format_for, format_name, new_deal_key
 from arena.season.leagues import LeagueError, LeagueKeeper
 from arena.season.manager import SeasonManager
 from arena.season.readings import SeasonReadings
@@ -47,6 +46,7 @@ from arena.server.vetting import VettingWorker
 from arena.server.watch import StandingsMessages, WatchMessages, WatchStream
 from arena.storage import ConflictError, NotFoundError, Storage
 from arena.storage.authors import AuthorError
+from arena.storage.deal_keys import is_sealed, sealed_series
 from arena.storage.lifecycle import LifecycleError, newest_active
 from arena.storage.submissions import NameTakenError, ReplaceRefusedError
 
@@ -204,16 +204,16 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin,
             lambda bot_id: BotManifest.load(self.storage.get_bot(bot_id).folder),
             max_bots=self.max_season_bots)
         check_active(self.storage, ids)
-        if not request.config.seed:
-            config = config.with_changes(seed=secrets.randbelow(2**62) + 1)
+        # Without a seed of its own, the season is dealt from a secret (its seed stays 0).
+        deal_key = None if config.seed else new_deal_key()
         stored_config = config.to_dict()
         season_format = format_for(format_name(stored_config), config)
         ids = season_format.seeded(ids, lambda bots: current_ratings(self.storage, bots))
-        first_round = season_format.first_round(ids, config.seed)
+        first_round = season_format.first_round(ids, deal_key or config.seed)
         season = self.storage.create_season(
             name=request.name.strip(), config=stored_config,
             profile=config.profile().to_dict(), bot_ids=ids,
-            plan=[pairing.as_row() for pairing in first_round],
+            plan=[pairing.as_row() for pairing in first_round], deal_key=deal_key,
         )
         season_created(season)
         if not request.hold:
@@ -329,8 +329,10 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin,
             size = request.page_size or None
             # One row more than the page: whether there is a next page.
             rows = self.storage.series_page(season_id, first, None if size is None else size + 1)
+            sealed = sealed_series(self.storage, season_id)
             response = arena_pb2.ListSeriesResponse(series=[
-                series_message(planned, result) for planned, result in rows[:size]])
+                series_message(planned, result, revealed=planned.series_id not in sealed)
+                for planned, result in rows[:size]])
             if size is not None and len(rows) > size:
                 response.next_page_token = pages.series_token(rows[size][0].index)
             return response
@@ -345,8 +347,10 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin,
                 raise _invalid("series_id is required, e.g. 3-17")
             planned = self.storage.get_planned(series_id)
             result = self.storage.get_result(series_id)
-            response = arena_pb2.GetSeriesResponse(series=series_message(planned, result))
-            if result is None:
+            revealed = not is_sealed(self.storage, series_id)
+            response = arena_pb2.GetSeriesResponse(
+                series=series_message(planned, result, revealed=revealed))
+            if result is None or not revealed:  # the log holds the seed and every deal
                 season = self.storage.get_season(planned.season_id)
                 response.profile_json = json.dumps(season.profile, sort_keys=True)
                 return response

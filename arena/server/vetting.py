@@ -22,17 +22,19 @@ vetted again when the next one starts.
 from __future__ import annotations
 
 import logging
+import random
 import threading
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from arena.core.manifest import content_hash
+from arena.core.manifest import ManifestError, content_hash
 from arena.core.series import BotRef
 from arena.core.status import VersionStatus
 from arena.execution.vetting import LineSink, StageSink, Vetting, vet_bot
+from arena.sandbox import registry as sandbox_registry
 from arena.server.vetting_queue import FairQueue
 from arena.storage import Storage
-from arena.storage.lifecycle import unfinished
+from arena.storage.lifecycle import newest_active, unfinished
 from arena.storage.vetting_records import (
     ARENA,
     AUTHOR,
@@ -249,7 +251,24 @@ class VettingWorker:
     def _vet_in_sandbox(self, bot: BotRef, on_stage: StageSink, on_line: LineSink
                         ) -> Vetting:
         return vet_bot(bot, self.sandbox_name, build_timeout_s=self.build_timeout_s,
-                       on_stage=on_stage, on_line=on_line)
+                       on_stage=on_stage, on_line=on_line, opponent=self.draw_opponent(bot))
+
+    def draw_opponent(self, bot: BotRef) -> BotRef | None:
+        """An opponent drawn as play draws them: one of the arena's active versions
+        of another bot that runs in this sandbox, at random (None when there is
+        none: the sample ``random`` bot plays)."""
+        backend = sandbox_registry.backend(self.sandbox_name)
+        candidates = [bot_id for bot_id in newest_active(self.storage)
+                      if bot_id.partition("@")[0] != bot.name]
+        random.SystemRandom().shuffle(candidates)
+        for bot_id in candidates:
+            try:
+                opponent = BotRef.from_folder(self.storage.get_bot(bot_id).folder)
+                backend.check_bot(opponent.manifest)
+            except ManifestError:
+                continue
+            return opponent
+        return None
 
     def _timer(self, delay_s: float, action: Callable[[], None]) -> None:
         timer = threading.Timer(delay_s, action)

@@ -27,6 +27,7 @@ from arena.server import pages
 from arena.server.convert import STATUS_TO_PROTO, series_message, standings_message
 from arena.server.statistics_convert import LosCells, add_statistics
 from arena.storage import SeasonRecord, Storage
+from arena.storage.deal_keys import is_sealed
 
 M = TypeVar("M", bound=Message)
 
@@ -172,7 +173,8 @@ class WatchMessages:
                     seat1_bot=planned.seat1_bot))
             result = event.result or self.storage.get_result(planned.series_id)
             return arena_pb2.SeriesEvent(finished=arena_pb2.SeriesFinished(
-                series=series_message(planned, result)))
+                series=series_message(planned, result,
+                                      revealed=not is_sealed(self.storage, planned.series_id))))
         return self._shared((event.kind, event.series_id), build)
 
     def standings(self, season_id: int, top: int, bots: tuple[str, ...], *,

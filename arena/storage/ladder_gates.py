@@ -74,6 +74,8 @@ class GateMatch:
     config: dict[str, Any]
     profile: dict[str, Any]
     plan: Sequence[tuple[int, bool, str, str]]
+    deal_key: int | None = None
+    """The secret its plan was dealt from (None: its configuration's public seed)."""
 
 
 def open_gate(storage: Storage, ladder_id: int, bot_id: str, predecessor: str,
@@ -87,7 +89,7 @@ def open_gate(storage: Storage, ladder_id: int, bot_id: str, predecessor: str,
         if row is None:
             match_id = insert_season(db, name=match.name, config=match.config,
                                      profile=match.profile, bot_ids=[bot_id, predecessor],
-                                     plan=match.plan)
+                                     plan=match.plan, deal_key=match.deal_key)
             db.execute("INSERT INTO ladder_gates (ladder_id, bot_id, predecessor, match_id, "
                        "status, opened_at) VALUES (?,?,?,?,?,?)",
                        (ladder_id, bot_id, predecessor, match_id, PENDING, utc_now()))

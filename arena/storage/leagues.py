@@ -60,6 +60,8 @@ class SeasonDraft:
     profile: dict[str, Any]
     bot_ids: tuple[str, ...]
     plan: tuple[tuple[int, bool, str, str], ...]
+    deal_key: int | None = None
+    """The secret its plan was dealt from (None: its configuration's public seed)."""
 
 
 @dataclass(frozen=True)
@@ -156,7 +158,7 @@ def _insert_seasons(db: sqlite3.Connection, league_id: int, round_number: int,
     for division, draft in enumerate(drafts, start=1):
         season_id = insert_season(db, name=draft.name, config=draft.config,
                                   profile=draft.profile, bot_ids=draft.bot_ids,
-                                  plan=draft.plan)
+                                  plan=draft.plan, deal_key=draft.deal_key)
         db.execute("INSERT INTO league_seasons VALUES (?,?,?,?)",
                    (league_id, round_number, division, season_id))
         ids.append(season_id)

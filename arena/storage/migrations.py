@@ -254,6 +254,16 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
         # RFC 3339 UTC; '' while the league plays on.
         "ALTER TABLE leagues ADD COLUMN cancelled_at TEXT NOT NULL DEFAULT ''",
     )),
+    Migration(14, "deal seeds committed before play: a nonce per series, a secret per season", (
+        # The nonce of each seed's public commitment (engine.commitment); series
+        # planned before get one now (their seeds derive from a public seed anyway).
+        "ALTER TABLE planned_series ADD COLUMN seed_nonce TEXT NOT NULL DEFAULT ''",
+        "UPDATE planned_series SET seed_nonce = lower(hex(randomblob(16)))",
+        # The secret deal key of a season created without a seed, hex
+        # (arena.storage.deal_keys); never shown.
+        "CREATE TABLE season_deal_keys (season_id INTEGER PRIMARY KEY REFERENCES seasons(id), "
+        "deal_key TEXT NOT NULL)",
+    )),
 )
 
 

@@ -14,6 +14,7 @@ import orjson
 from arena.core.faults import BotFault
 from arena.core.series import SeriesOutcome
 from arena.core.status import SeasonStatus
+from engine.commitment import seed_commitment
 from engine.series import SeriesResult
 
 
@@ -63,10 +64,18 @@ class PlannedSeries:
     seat0_bot: str
     seat1_bot: str
     round: int = 1
+    seed_nonce: str = ""
+    """The random nonce of the seed's commitment (``engine.commitment``): secret, like
+    the seed, until the series is revealed (``arena.storage.deal_keys``)."""
 
     @property
     def bots(self) -> tuple[str, str]:
         return (self.seat0_bot, self.seat1_bot)
+
+    @property
+    def seed_commitment(self) -> str:
+        """The public commitment to the seed, shown from the series' planning on."""
+        return seed_commitment(self.seed, self.seed_nonce) if self.seed_nonce else ""
 
 
 @dataclass(frozen=True)
@@ -127,6 +136,7 @@ def planned_from_row(row: sqlite3.Row) -> PlannedSeries:
         series_id=row["id"], season_id=int(row["season_id"]), index=int(row["idx"]),
         seed=int(row["seed"]), swap_seats=bool(row["swap_seats"]),
         seat0_bot=row["seat0_bot"], seat1_bot=row["seat1_bot"], round=int(row["round"]),
+        seed_nonce=row["seed_nonce"],
     )
 
 

@@ -14,4 +14,5 @@ RESULT_COLUMNS: Final = (
     "played_by, finished_at, stored_seq"
 )
 RESULT_COLUMNS_OF_R: Final = ", ".join(f"r.{c.strip()}" for c in RESULT_COLUMNS.split(","))
-PLANNED_COLUMNS: Final = "id, season_id, idx, seed, swap_seats, seat0_bot, seat1_bot, round"
+PLANNED_COLUMNS: Final = (
+    "id, season_id, idx, seed, swap_seats, seat0_bot, seat1_bot, round, seed_nonce")

@@ -14,6 +14,7 @@ from arena.core.status import SeasonStatus
 from arena.core.text import safe_text
 from arena.storage.records import utc_now
 from arena.storage.schema import PLANNED_COLUMNS
+from engine.commitment import new_nonce
 
 MAX_NAME_CHARS: Final = 200
 """A stored name (a season's, an author's) keeps this many characters."""
@@ -22,10 +23,13 @@ MAX_NAME_CHARS: Final = 200
 def insert_season(
     db: sqlite3.Connection, *, name: str, config: dict[str, Any], profile: dict[str, Any],
     bot_ids: Sequence[str], plan: Sequence[tuple[int, bool, str, str]],
+    deal_key: int | None = None,
 ) -> int:
     """Insert a season, its bots and its first round in the caller's transaction
     (``Storage.create_season``'s, or one that stores more with it: a league's round
-    of seasons, a ladder's gate match); its id."""
+    of seasons, a ladder's gate match); its id. ``deal_key``: the secret its deals
+    derive from (``arena.storage.deal_keys``); None for a season dealt from its
+    configuration's public seed."""
     now = utc_now()
     cursor = db.execute(
         "INSERT INTO seasons (name, config_json, profile_json, status, created_at, "
@@ -39,6 +43,8 @@ def insert_season(
         "INSERT INTO season_bots VALUES (?,?,?)",
         [(season_id, position, bot_id) for position, bot_id in enumerate(bot_ids)],
     )
+    if deal_key is not None:
+        store_deal_key(db, season_id, deal_key)
     insert_round(db, season_id, 1, 0, plan)
     return season_id
 
@@ -48,10 +54,16 @@ def insert_round(
     plan: Sequence[tuple[int, bool, str, str]],
 ) -> None:
     db.executemany(
-        f"INSERT INTO planned_series ({PLANNED_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
+        f"INSERT INTO planned_series ({PLANNED_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
         [
             (f"{season_id}-{index}", season_id, index, seed, int(swap), seat0, seat1,
-             round_number)
+             round_number, new_nonce())
             for index, (seed, swap, seat0, seat1) in enumerate(plan, start=first_index)
         ],
     )
+
+
+def store_deal_key(db: sqlite3.Connection, season_id: int, deal_key: int) -> None:
+    """Keep the secret a season's deals derive from (read by ``arena.storage.deal_keys``)."""
+    db.execute("INSERT INTO season_deal_keys (season_id, deal_key) VALUES (?,?)",
+               (season_id, format(deal_key, "x")))

@@ -167,12 +167,14 @@ class Storage:
         profile: dict[str, Any],
         bot_ids: Sequence[str],
         plan: Sequence[tuple[int, bool, str, str]],
+        deal_key: int | None = None,
     ) -> SeasonRecord:
         """Store a season, its bots and the first round of its plan ((seed,
-        swap_seats, seat0, seat1) per series, in order) in one transaction."""
+        swap_seats, seat0, seat1) per series, in order) in one transaction, with the
+        secret ``deal_key`` its plan was dealt from (``arena.storage.deal_keys``)."""
         with self.transaction() as db:
             season_id = insert_season(db, name=name, config=config, profile=profile,
-                                      bot_ids=bot_ids, plan=plan)
+                                      bot_ids=bot_ids, plan=plan, deal_key=deal_key)
         return self.get_season(season_id)
 
     def add_round(

@@ -31,6 +31,7 @@ from arena.match.live_moves import MoveBoard
 from arena.season.events import EventHub
 from arena.season.readings import SeasonReadings
 from arena.storage import NotFoundError, Storage
+from arena.storage.deal_keys import is_sealed
 from arena.web import views
 from arena.web.browse import SeasonLeaders
 from arena.web.browse_routes import BrowsePages
@@ -222,6 +223,10 @@ class Website:
     async def api_replay(self, request: Request) -> Response:
         series_id = request.path_params["series_id"]
         self.storage.get_planned(series_id)  # NotFoundError for an unknown id
+        if is_sealed(self.storage, series_id):  # its log holds the seed and every deal
+            return JSONResponse({"error": f"series {series_id} has no replay until it and "
+                                          "every series of its round between the same two "
+                                          "bots are played"}, 404)
         log, _profile = self.storage.result_log(series_id)
         try:
             view = replay_view(log)

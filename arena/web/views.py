@@ -18,6 +18,7 @@ from arena.core.status import SeasonStatus
 from arena.season.formats import format_name
 from arena.season.readings import SeasonReading, SeasonReadings
 from arena.storage import SeasonRecord, SeriesRecord, Storage
+from arena.storage.deal_keys import is_sealed
 from arena.storage.leagues import league_of_season
 from arena.web.browse import ladder_gates_of, versions_of
 from arena.web.hands import series_hands
@@ -222,16 +223,20 @@ def series_page(storage: Storage, series_id: str) -> dict[str, Any]:
     hands (no frames: those are at the replay route). Raises ``NotFoundError``."""
     planned = storage.get_planned(series_id)
     result = storage.get_result(series_id)
+    revealed = not is_sealed(storage, series_id)
     hands: list[dict[str, Any]] = []
     hands_error = None
-    if result is not None:
+    if result is not None and revealed:  # the log holds the seed and every deal
         try:
             hands = series_hands(storage.result_log(series_id)[0])
         except UNREPLAYABLE as error:
             hands_error = f"the stored log of series {series_id} cannot be replayed: {error}"
     return {
         "series_id": planned.series_id, "season_id": planned.season_id, "index": planned.index,
-        "round": planned.round, "seed": planned.seed, "swap_seats": planned.swap_seats,
+        "round": planned.round, "seed": planned.seed if revealed else None,
+        "seed_nonce": planned.seed_nonce if revealed else None,
+        "seed_commitment": planned.seed_commitment, "seed_revealed": revealed,
+        "swap_seats": planned.swap_seats,
         "bots": list(planned.bots), "played": result is not None,
         "result": None if result is None else result_summary(result),
         "game_scores": None if result is None else [list(g) for g in result.game_scores],

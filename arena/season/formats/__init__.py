@@ -44,6 +44,7 @@ from arena.season.formats.base import (
     circle_rounds,
     derive_seed,
     home_seat_first,
+    new_deal_key,
     rounds_of,
 )
 from arena.season.formats.gauntlet import Gauntlet
@@ -83,6 +84,7 @@ __all__ = [
     "format_name",
     "format_summary",
     "home_seat_first",
+    "new_deal_key",
     "plan_season",
     "reads_plan",
     "rounds_of",

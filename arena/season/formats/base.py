@@ -1,13 +1,15 @@
 """What every format shares: ``Pairing`` (one planned series), the ``Format``
 base class (everything the rest of the arena asks a format, with the answers of
 a format that needs nothing special), what a format adds to the standings
-(``FormatStandings``), deal seeds derived from the season seed, and the
+(``FormatStandings``), deal seeds derived from the season's deal key (its secret
+``new_deal_key``, or the seed it was given), and the
 duplicate-pair meeting of two bots (see ``round_robin`` for why duplicate pairs
 exchange the bots between the seats rather than set ``swap_seats``)."""
 
 from __future__ import annotations
 
 import hashlib
+import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Self
@@ -221,6 +223,15 @@ def home_seat_first(i: int, j: int, count: int) -> bool:
     seat counts stay within one of each other."""
     distance = (j - i) % count
     return 1 <= distance <= (count - 1) // 2 or 2 * distance == count
+
+
+DEAL_KEY_BITS: Final = 256
+
+
+def new_deal_key() -> int:
+    """A secret to derive a season's deal seeds from (``arena.storage.deal_keys``):
+    256 random bits, never 0 (0 is a configuration's "no seed")."""
+    return secrets.randbits(DEAL_KEY_BITS) | 1
 
 
 def derive_seed(season_seed: int, i: int, j: int, cycle: int) -> int:

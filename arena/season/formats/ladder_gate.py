@@ -71,13 +71,14 @@ class LadderGate:
     def match_config(self, ladder: SeasonConfig, bot_id: str) -> SeasonConfig:
         """The configuration of ``bot_id``'s gate match on a ladder played under
         ``ladder``: the ladder's rules, limits and sandbox, the gate's test, a seed
-        of its own derived from the ladder's."""
+        of its own derived from the ladder's (none for a ladder without one: the
+        match is dealt from a secret deal key of its own)."""
         own = {name: SETTINGS_BY_NAME[name].default
                for name in ("ladder_rounds", "ladder_meetings", "ladder_window", *GATE_SETTINGS)}
         return ladder.with_changes(
             **own, format=SPRT_GATE, sprt=self.match.spec.text(),
             max_pairs=self.match.max_pairs,
-            seed=derive_round_seed(ladder.seed, f"gate:{bot_id}") or 1)
+            seed=(derive_round_seed(ladder.seed, f"gate:{bot_id}") or 1) if ladder.seed else 0)
 
     def first_pair(self, bot_id: str, predecessor: str, seed: int) -> list[Pairing]:
         """The first duplicate pair of the match (the rest are planned as it plays)."""

@@ -54,8 +54,10 @@ def test_json_numbers_are_numbers_and_keys_come_in_declaration_order(
     assert [row["points_for"] for row in shown["standings"]["rows"]] == [0, 0]
     listed = cli_json(capsys, server, "series", "list")
     assert isinstance(listed, dict) and listed["next_page_token"] == ""
-    assert [(item["season_id"], item["seed"] > 0) for item in listed["series"]] == [
-        (1, True), (1, True)]
+    # Unplayed: only the commitment to each seed shows (64 hex digits), not the seed.
+    assert [(item["season_id"], item["seed"], item["seed_revealed"], item["seed_nonce"],
+             len(item["seed_commitment"])) for item in listed["series"]] == [
+        (1, 0, False, "", 64), (1, 0, False, "", 64)]
 
 
 def test_json_map_keys_are_sorted_and_nested_messages_ordered() -> None:

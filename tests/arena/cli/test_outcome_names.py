@@ -19,9 +19,9 @@ from arena.web.views import result_summary
 from engine.series import SeriesResult
 from tests.helpers.arena_helpers import result
 
-PLAN_ONLY = {"index", "played"}
-"""SeriesSummary fields of the plan, not of the outcome: its position, and whether
-a result is stored."""
+PLAN_ONLY = {"index", "played", "seed_commitment", "seed_revealed", "seed_nonce"}
+"""SeriesSummary fields of the plan, not of the outcome: its position, whether a
+result is stored, and the commitment to its seed (arena.storage.deal_keys)."""
 WEB_VIEWS = {"bots", "winner_bot", "verdicts", "fault_kind"}
 """What the website adds to the outcome for its pages (each a view of a field)."""
 
@@ -52,7 +52,7 @@ def test_every_proto_field_of_a_series_is_a_field_of_the_outcome() -> None:
 
 def test_proto_json_web_and_csv_carry_each_figure_under_its_name() -> None:
     planned, record = a_record()
-    message = series_message(planned, record)
+    message = series_message(planned, record, revealed=True)
     listed = to_json(message)  # as `arena series list --json` prints each series
     page = result_summary(record)
     for name in ("series_id", "winner", "games_won", "hands_won", "points", "hands_played",
@@ -72,7 +72,7 @@ def test_proto_json_web_and_csv_carry_each_figure_under_its_name() -> None:
 def test_both_seats_faults_travel_in_the_api() -> None:
     planned, _ = a_record()
     both = result("1-3", "a@1", "b@1", None, fault_seat=0, both_failed_to_start=True)
-    fault = series_message(planned, both).fault
+    fault = series_message(planned, both, revealed=True).fault
     assert (fault.kind, fault.seat) == ("startup", 0)
     assert (fault.other_seat_fault.kind, fault.other_seat_fault.seat) == ("startup", 1)
     assert not fault.other_seat_fault.HasField("other_seat_fault")
@@ -81,5 +81,5 @@ def test_both_seats_faults_travel_in_the_api() -> None:
 def test_a_draw_is_winner_minus_one_in_proto_and_none_elsewhere() -> None:
     planned, _ = a_record()
     drawn = result("1-3", "a@1", "b@1", None)
-    assert series_message(planned, drawn).winner == -1
+    assert series_message(planned, drawn, revealed=True).winner == -1
     assert result_summary(drawn)["winner"] is None and drawn.winner is None

@@ -8,6 +8,7 @@ gives. The same over Docker: tests/arena/sandbox/test_container_reuse_docker.py.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -77,14 +78,17 @@ def test_a_reused_bot_gets_a_handshake_per_series_and_forgets_its_opponent() -> 
         assert pool.bot_of("s2", 0) is probe and pool.bot_of("s3", 0) is probe
         assert pool.bot_of("s3", 1) is pool.bot_of("s1", 1)  # the random bot too
         starts = [line for line in probe.reports if line.startswith("start")]
+        # The bot is told an opaque id per series, never the arena's (s1, s2, s3).
+        told = [line.split()[1].removeprefix("series_id=") for line in starts]
+        assert all(re.fullmatch(r"[0-9a-f]{16}", t) for t in told) and len(set(told)) == 3
         assert [line.split(" forgot=")[0] for line in starts] == [
-            "start series_id=s1 series_number=1 handshakes=1",
-            "start series_id=s2 series_number=2 handshakes=2",
-            "start series_id=s3 series_number=3 handshakes=3"]
+            f"start series_id={told[0]} series_number=1 handshakes=1",
+            f"start series_id={told[1]} series_number=2 handshakes=2",
+            f"start series_id={told[2]} series_number=3 handshakes=3"]
         forgot = [int(line.rsplit("=", 1)[1]) for line in starts]
         assert forgot[0] == 0 and forgot[1] > 0 and forgot[2] > 0  # it had learnt something
         assert [line for line in probe.reports if line.startswith("first-decision")] == [
-            f"first-decision series_id=s{n} remembered=0" for n in (1, 2, 3)]
+            f"first-decision series_id={t} remembered=0" for t in told]
         assert pool.counters.reused == 4 and pool.counters.started == 2
     finally:
         pool.close()
@@ -126,9 +130,9 @@ def test_a_crash_ends_only_its_bot(tmp_path: Path) -> None:
         assert pool.bot_of("c2", 0) is not pool.bot_of("c1", 0)  # a fresh one
         assert pool.bot_of("c2", 1) is pool.bot_of("c1", 1)  # the other seat's kept
         probe = pool.bot_of("c2", 1)
-        assert [line.split(" handshakes")[0] for line in probe.reports
-                if line.startswith("start")] == [
-            "start series_id=c1 series_number=1", "start series_id=c2 series_number=2"]
+        assert [re.sub("series_id=[0-9a-f]{16} ", "", line.split(" handshakes")[0])
+                for line in probe.reports if line.startswith("start")] == [
+            "start series_number=1", "start series_number=2"]
         assert pool.counters.stopped == 2 and pool.counters.reused == 1
     finally:
         pool.close()
@@ -141,8 +145,8 @@ def test_one_series_per_bot_when_told_so() -> None:
             assert run_series(spec(PROBE, RANDOM, f"f{number}"), pool).fault is None
         assert pool.bot_of("f1", 0) is not pool.bot_of("f2", 0)
         for series_id in ("f1", "f2"):
-            assert pool.bot_of(series_id, 0).reports[0].startswith(
-                f"start series_id={series_id} series_number=1 handshakes=1")
+            assert re.match(r"start series_id=[0-9a-f]{16} series_number=1 handshakes=1",
+                            pool.bot_of(series_id, 0).reports[0])
         assert pool.counters.reused == 0 and pool.counters.retired_series == 4
     finally:
         pool.close()

@@ -16,6 +16,7 @@ from arena.core.settings import SeasonConfig
 from arena.season.formats import LADDER_FORMAT, format_for, format_name
 from arena.season.formats.ladder import Ladder
 from arena.storage import Storage
+from arena.storage.deal_keys import deal_key
 from arena.storage.ladder_rounds import members_by_round
 from tests.helpers.ports import free_port
 from tests.helpers.serve_process import (
@@ -71,11 +72,15 @@ def test_sigkill_mid_ladder_then_resume(tmp_path: Path, processes) -> None:
     # No series planned or played twice; every planned one played.
     assert len({p.series_id for p in planned}) == len(planned) == ROUNDS * 2
     assert sorted(r.series_id for rs in results for r in rs) == sorted(p.series_id for p in planned)
+    # Created without a seed: dealt from the season's secret key, which the arena
+    # keeps across the kill (config_back.seed stays 0, the public knows no seed).
+    key = deal_key(storage, season.id, config_back.seed)
+    assert config_back.seed == 0 and key != 0
     for number in range(1, ROUNDS + 1):
-        made = ladder.plan(history[:number], config_back.seed, results[:number - 1])
+        made = ladder.plan(history[:number], key, results[:number - 1])
         assert made is not None
         assert [p.as_row() for p in made] == [
             (p.seed, p.swap_seats, p.seat0_bot, p.seat1_bot) for p in planned
             if p.round == number]
-    assert ladder.plan([*history, history[-1]], config_back.seed, results) is None
+    assert ladder.plan([*history, history[-1]], key, results) is None
     storage.close()

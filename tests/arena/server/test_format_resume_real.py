@@ -17,6 +17,7 @@ from arena.cli.client import ArenaClient
 from arena.core.settings import SeasonConfig
 from arena.season.formats import format_for, format_name
 from arena.storage import Storage
+from arena.storage.deal_keys import deal_key
 from tests.helpers.ports import free_port
 from tests.helpers.serve_process import (
     register_active,
@@ -62,7 +63,7 @@ def test_sigkill_mid_format_season_then_resume(
     storage = Storage(db)
     stored = storage.get_season(season.id)
     season_format = format_for(format_name(stored.config), SeasonConfig.from_dict(stored.config))
-    seed = SeasonConfig.from_dict(stored.config).seed
+    seed = deal_key(storage, season.id, SeasonConfig.from_dict(stored.config).seed)
     planned = storage.planned_series(season.id)
     results = storage.results_by_round(season.id)
     rounds = max(p.round for p in planned)

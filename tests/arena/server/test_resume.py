@@ -18,6 +18,8 @@ from hollywood.arena.v1 import arena_pb2
 
 from arena.cli.client import ArenaClient
 from arena.season.formats import plan_season
+from arena.storage import Storage
+from arena.storage.deal_keys import deal_key
 from tests.helpers.ports import free_port
 from tests.helpers.serve_process import (
     register_active,
@@ -76,8 +78,11 @@ def test_sigkill_mid_season_then_resume(tmp_path: Path, processes) -> None:
     assert len(planned) == total
     assert sorted(stored) == sorted(planned)  # none lost, none twice
     assert len(bot_ids) == 3
-    assert plan == [p.as_row() for p in plan_season(bot_ids, config["series_per_pair"],
-                                                    config["seed"])]
+    storage = Storage(db)  # the season's secret deal key, as the operator reads it
+    key = deal_key(storage, 1, config["seed"])
+    storage.close()
+    assert config["seed"] == 0 and key != 0
+    assert plan == [p.as_row() for p in plan_season(bot_ids, config["series_per_pair"], key)]
 
 
 @pytest.mark.docker

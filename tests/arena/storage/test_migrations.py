@@ -20,6 +20,7 @@ from arena.core.series import SeriesOutcome, SeriesSpec, outcome_of
 from arena.season.formats import RoundRobin
 from arena.server.app import RunningServer, start_server
 from arena.storage import Storage, StorageError
+from arena.storage.deal_keys import deal_key
 from arena.storage.migrations import MIGRATIONS, Migration, migrate
 from engine.series import Series
 from tests.helpers.arena_helpers import REPO_ROOT, make_bot_folder
@@ -91,8 +92,9 @@ def test_the_fixture_is_a_release_1_database() -> None:
 
 def test_release_1_database_opens_migrated_with_the_same_plan(
         release_1: Path, server: RunningServer) -> None:
-    assert raw_version(release_1) == "13"  # vetted hashes (6), voided series (7), refusals (8),
-    # whole outcomes (9), the ladder (10), its gate (11), leagues (12), cancelled leagues (13)
+    assert raw_version(release_1) == "14"  # vetted hashes (6), voided series (7), refusals (8),
+    # whole outcomes (9), the ladder (10), its gate (11), leagues (12), cancelled leagues (13),
+    # committed deal seeds (14)
     storage = server.storage
     season = storage.get_season(1)
     assert season.bot_ids == RELEASE_1_BOTS and season.status == "finished"
@@ -109,6 +111,11 @@ def test_release_1_database_opens_migrated_with_the_same_plan(
         replayed = Series.replay(storage.result_log(stored.series_id)[0]).result
         assert replayed is not None and stored.result.game_winners == replayed.game_winners
     assert [r.result.game_winners[0] for r in storage.results(1)] == [0, 0] + [None] * 4
+    # Schema 14: each planned series got its own nonce; the release's season keeps
+    # its public seed (no deal key), so its plan is still the plan of seed 5.
+    nonces = [p.seed_nonce for p in planned]
+    assert len(set(nonces)) == 6 and all(len(n) == 32 and int(n, 16) >= 0 for n in nonces)
+    assert deal_key(storage, 1, 5) == 5
 
 
 def test_release_1_database_shows_the_standings_that_release_showed(
@@ -177,10 +184,10 @@ def test_migrating_twice_changes_nothing(release_1: Path) -> None:
     connection = sqlite3.connect(release_1, isolation_level=None)
     try:
         assert migrate(connection, release_1) == 1
-        assert migrate(connection, release_1) == 13
+        assert migrate(connection, release_1) == 14
     finally:
         connection.close()
-    assert raw_version(release_1) == "13"
+    assert raw_version(release_1) == "14"
 
 
 def test_release_1_logs_move_apart_compressed_and_read_back_unchanged(
@@ -234,6 +241,8 @@ def test_versions_vetted_before_the_vetted_hash_play_their_stored_code(tmp_path:
     raw.execute("DROP TABLE ladder_gates")  # migration 11's
     for column in ("game_winners_json", "played_by"):  # migration 9's
         raw.execute(f"ALTER TABLE series_results DROP COLUMN {column}")
+    raw.execute("ALTER TABLE planned_series DROP COLUMN seed_nonce")  # migration 14's
+    raw.execute("DROP TABLE season_deal_keys")
     rows = (("a@1", "active", ""), ("b@1", "rejected", "the arena could not vet it (x)"),
             ("c@1", "rejected", "c faulted: crash"), ("d@1", "received", ""))
     for seq, (bot_id, status, detail) in enumerate(rows, 1):
