@@ -24,7 +24,7 @@ from arena.cli.credentials import Credentials, find_credentials, stored_default_
 from arena.cli.output import CliError
 from arena.core.defaults import AUTH_METADATA_KEY, DEFAULT_SERVER
 from arena.core.settings import ConfigError
-from arena.core.tls import read_pem
+from arena.core.tls import read_certificates
 from arena.core.token_binding import CHALLENGE_BYTES, admin_token_proof, is_loopback
 from arena.core.upload_messages import upload_messages
 
@@ -55,7 +55,8 @@ class Transport:
     def channel(self, target: str) -> grpc.Channel:
         if not self.tls:
             return grpc.insecure_channel(target, options=CHANNEL_OPTIONS)
-        roots = None if self.ca_file is None else read_pem(self.ca_file, "CA certificate")
+        roots = (None if self.ca_file is None
+                 else read_certificates(self.ca_file, "CA certificate"))
         return grpc.secure_channel(target, grpc.ssl_channel_credentials(root_certificates=roots),
                                    options=CHANNEL_OPTIONS)
 
