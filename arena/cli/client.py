@@ -121,13 +121,17 @@ class ArenaClient:
         held_back = f"{credentials.source} was held back: the server at {self.target}"
         try:
             answer = self.stub.ProveAdminToken(
-                arena_pb2.ProveAdminTokenRequest(challenge=challenge), timeout=PROOF_TIMEOUT_S)
+                arena_pb2.ProveAdminTokenRequest(challenge=challenge, address=self.target),
+                timeout=PROOF_TIMEOUT_S)
         except grpc.RpcError as error:
             if error.code() == grpc.StatusCode.UNAVAILABLE:
                 raise  # "cannot reach the arena server at ..."
             raise CliError(f"{held_back} did not prove that it holds it ({error.code().name}: "
                            f"{error.details()}); {credentials.advice}") from None
-        if not hmac.compare_digest(answer.proof, admin_token_proof(credentials.token, challenge)):
+        # The proof names the address dialed here: one relayed from a server elsewhere
+        # names that server's address, and fails.
+        expected = admin_token_proof(credentials.token, self.target, challenge)
+        if not hmac.compare_digest(answer.proof, expected):
             raise CliError(f"{held_back} could not prove that it holds it (is another server "
                            f"answering at that address?); {credentials.advice}")
         self._proved = True

@@ -55,6 +55,7 @@ from arena.server.exclusive import (
     port_taken,
 )
 from arena.server.interceptors import DecodeRequestsInterceptor
+from arena.server.listening import reachable_addresses, resolve
 from arena.server.service import MUTATING_METHODS, SERVICE_NAME, ArenaService
 from arena.server.stream_limits import StreamLimitInterceptor, StreamSlots
 from arena.server.tokens import ensure_admin_token
@@ -247,8 +248,10 @@ def _start(
         if port and port_taken(host, port):
             raise ServerConflictError(port_in_use_message(address, port))
         raise RuntimeError(f"cannot listen on {address}")
-    served = ServerRecord(tuple(served_addresses(host, bound)), listening.tls is not None)
-    write_server_record(server_record_path_for(db_path), served)
+    # What the sockets take, not what was asked: see arena.server.listening.
+    addresses = served_addresses(host, bound, reachable_addresses(bound), resolve)
+    service.served = ServerRecord(tuple(addresses), listening.tls is not None)
+    write_server_record(server_record_path_for(db_path), service.served)
     web = None
     if http is not None:
         try:
