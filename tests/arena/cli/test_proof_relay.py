@@ -131,8 +131,9 @@ def real_on_ipv4(home: Path, port: int, impostor: object) -> Iterator[object]:
     yield from serve(home, "127.0.0.1", port)
 
 
+@pytest.mark.usefixtures("real_on_localhost")
 def test_a_server_records_only_the_addresses_it_listens_on(
-        port: int, impostor: tuple[RelayingImpostor, Recorder], real_on_localhost: object,
+        port: int, impostor: tuple[RelayingImpostor, Recorder],
         capsys: pytest.CaptureFixture[str]) -> None:
     relay, recorder = impostor
     # gRPC's resolver gives both loopbacks for localhost (whatever /etc/hosts says).
@@ -148,9 +149,10 @@ def test_a_server_records_only_the_addresses_it_listens_on(
     assert relay.relayed == []
 
 
+@pytest.mark.usefixtures("real_on_ipv4")
 def test_an_impostor_relaying_the_challenge_gets_no_token(
         home: Path, port: int, impostor: tuple[RelayingImpostor, Recorder],
-        real_on_ipv4: object, capsys: pytest.CaptureFixture[str]) -> None:
+        capsys: pytest.CaptureFixture[str]) -> None:
     relay, recorder = impostor
     assert read_server_record(RECORD) == ServerRecord((f"127.0.0.1:{port}",), tls=False)
     # The record a server that claimed [::1] wrote (what the old server did).
