@@ -63,3 +63,16 @@ def read_operator_file(path: Path, what: str, max_bytes: int) -> bytes:
         raise ConfigError(f"the {what} {path} is larger than {max_bytes} bytes: "
                           "it cannot be the file meant")
     return b"".join(chunks)
+
+
+def refuse_unless_regular(path: Path, what: str) -> None:
+    """``ConfigError`` when something other than a regular file is at ``path`` (a
+    database given as ``/dev/zero`` or a FIFO); nothing there is fine (it is made)."""
+    try:
+        mode = os.stat(path.expanduser()).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise ConfigError(f"cannot use the {what} {path}: {error.strerror or error}") from None
+    if not stat.S_ISREG(mode):
+        raise ConfigError(f"the {what} {path} is {kind_of(mode)}, not a regular file")

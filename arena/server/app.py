@@ -30,6 +30,7 @@ from arena.core.defaults import (
     DEFAULT_PORT,
     token_path_for,
 )
+from arena.core.operator_files import refuse_unless_regular
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.core.tls import TlsFiles
@@ -166,6 +167,7 @@ def start_server(
     ``ServerConflictError`` (a ``RuntimeError``) if another live server holds the
     database or the port."""
     db_path = Path(db_path)
+    refuse_unless_regular(db_path, "database")  # before its lock is made beside it
     if tls is not None:
         tls.read()  # a missing or bad file is named before anything starts
     database_lock = DatabaseLock(db_path)
@@ -209,10 +211,10 @@ def _start(
     board: MoveBoard,
 ) -> RunningServer:
     host, port, http = listening.host, listening.port, listening.http
+    token_path = token_path_for(db_path)
+    token = ensure_admin_token(token_path)  # before the database: an unusable file opens nothing
     storage = Storage(db_path)
     keep_build_logs_beside(db_path)
-    token_path = token_path_for(db_path)
-    token = ensure_admin_token(token_path)
     hub = LoggingHub(storage)  # the operator's log: one line per season event and fault
     manager = LoggingSeasonManager(storage, executors, hub)
     vetting = None if vetting_sandbox is None else VettingWorker(storage, vetting_sandbox)

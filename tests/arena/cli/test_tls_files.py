@@ -2,7 +2,8 @@
 device or a file that is no certificate as ``--tls-cert`` or ``--tls-key`` stops at
 once with an error naming the file and its problem (it used to hang on the FIFO,
 read /dev/zero until memory ran out, and call a garbage PEM "Failed to bind to
-address"); the client's ``--tls-ca`` and ``--token-file`` are read the same way."""
+address"); the client's ``--tls-ca`` and ``--token-file``, the server's database and
+admin token file are refused the same way."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 from arena.cli import main
 from arena.core.operator_files import read_operator_file
 from arena.core.settings import ConfigError
+from arena.server.app import start_server
 from tests.helpers.tls_helpers import Certificates, make_certificates
 
 START_BOUND_S = 120.0
@@ -103,3 +105,17 @@ def test_a_read_stops_at_its_bound(tmp_path: Path) -> None:
         read_operator_file(tmp_path, "test file", 10)
     with pytest.raises(ConfigError, match=r"cannot read the test file .*nope: No such file"):
         read_operator_file(tmp_path / "nope", "test file", 10)
+
+
+def test_a_database_or_admin_token_that_is_no_regular_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="the database /dev/zero is a character device, "
+                                          "not a regular file"):
+        start_server(Path("/dev/zero"), port=0, resume=False)
+    database = fifo(tmp_path)
+    with pytest.raises(ConfigError, match=f"the database {database} is a FIFO"):
+        start_server(database, port=0, resume=False)
+    token = tmp_path / "server" / "admin.token"
+    token.parent.mkdir()
+    os.mkfifo(token, 0o600)
+    with pytest.raises(ConfigError, match=f"the admin token file {token} is a FIFO"):
+        start_server(tmp_path / "server" / "arena.db", port=0, resume=False)
