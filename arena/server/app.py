@@ -56,7 +56,7 @@ from arena.server.exclusive import (
     port_taken,
 )
 from arena.server.interceptors import DecodeRequestsInterceptor
-from arena.server.listening import reachable_addresses, resolve
+from arena.server.listening import reachable_addresses, resolve, unbound
 from arena.server.service import MUTATING_METHODS, SERVICE_NAME, ArenaService
 from arena.server.stream_limits import StreamLimitInterceptor, StreamSlots
 from arena.server.tokens import ensure_admin_token
@@ -251,7 +251,12 @@ def _start(
             raise ServerConflictError(port_in_use_message(address, port))
         raise RuntimeError(f"cannot listen on {address}")
     # What the sockets take, not what was asked: see arena.server.listening.
-    addresses = served_addresses(host, bound, reachable_addresses(bound), resolve)
+    reachable = reachable_addresses(bound)
+    addresses = served_addresses(host, bound, reachable, resolve)
+    missed = unbound(host, reachable)
+    if missed:
+        log.warning("listening on %s only: %s could not be bound (held by another process?)",
+                    ", ".join(addresses) or "nothing found", ", ".join(map(str, missed)))
     service.served = ServerRecord(tuple(addresses), listening.tls is not None)
     write_server_record(server_record_path_for(db_path), service.served)
     web = None

@@ -18,6 +18,7 @@ import contextlib
 import ipaddress
 import os
 import socket
+from collections.abc import Collection
 from typing import Final
 
 from arena.core.token_binding import IpAddress
@@ -90,3 +91,15 @@ def resolve(name: str) -> frozenset[IpAddress]:
         with contextlib.suppress(ValueError):
             found.add(ipaddress.ip_address(str(sockaddr[0]).partition("%")[0]))
     return frozenset(found)
+
+
+def unbound(host: str, reachable: Collection[IpAddress]) -> list[IpAddress]:
+    """The addresses a named ``host`` resolves to that the server's sockets do not
+    take (gRPC binds what it can and only warns in its own log); none for an IP
+    address or a wildcard, which gRPC binds whole or not at all."""
+    bare = host.strip("[]").lower()
+    try:
+        ipaddress.ip_address(bare)
+    except ValueError:
+        return sorted(resolve(bare) - set(reachable), key=lambda a: (a.version, int(a)))
+    return []

@@ -31,7 +31,7 @@ from arena.core.token_binding import (
     server_record_path_for,
     write_server_record,
 )
-from arena.server.listening import reachable_addresses, resolve
+from arena.server.listening import reachable_addresses, resolve, unbound
 from tests.helpers.polling import wait_until
 from tests.helpers.ports import free_port
 
@@ -190,3 +190,10 @@ def test_the_addresses_a_grpc_listener_takes(host: str, expected: set[str]) -> N
         assert reachable_addresses(bound) == {ipaddress.ip_address(a) for a in expected}
     finally:
         server.stop(grace=None)
+
+
+def test_the_addresses_of_a_name_left_unbound_are_named() -> None:
+    loopbacks = [ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("::1")]
+    assert unbound("localhost", loopbacks[:1]) == loopbacks[1:]  # warned at start
+    assert unbound("localhost", loopbacks) == []
+    assert unbound("127.0.0.1", []) == [] and unbound("[::]", []) == []
