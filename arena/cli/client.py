@@ -24,7 +24,7 @@ from arena.cli.credentials import Credentials, find_credentials, stored_default_
 from arena.cli.output import CliError
 from arena.core.defaults import AUTH_METADATA_KEY, DEFAULT_SERVER
 from arena.core.settings import ConfigError
-from arena.core.tls import read_pem
+from arena.core.tls import read_certificates
 from arena.core.token_binding import CHALLENGE_BYTES, admin_token_proof, is_loopback
 from arena.core.upload_messages import upload_messages
 
@@ -55,7 +55,8 @@ class Transport:
     def channel(self, target: str) -> grpc.Channel:
         if not self.tls:
             return grpc.insecure_channel(target, options=CHANNEL_OPTIONS)
-        roots = None if self.ca_file is None else read_pem(self.ca_file, "CA certificate")
+        roots = (None if self.ca_file is None
+                 else read_certificates(self.ca_file, "CA certificate"))
         return grpc.secure_channel(target, grpc.ssl_channel_credentials(root_certificates=roots),
                                    options=CHANNEL_OPTIONS)
 
@@ -120,13 +121,17 @@ class ArenaClient:
         held_back = f"{credentials.source} was held back: the server at {self.target}"
         try:
             answer = self.stub.ProveAdminToken(
-                arena_pb2.ProveAdminTokenRequest(challenge=challenge), timeout=PROOF_TIMEOUT_S)
+                arena_pb2.ProveAdminTokenRequest(challenge=challenge, address=self.target),
+                timeout=PROOF_TIMEOUT_S)
         except grpc.RpcError as error:
             if error.code() == grpc.StatusCode.UNAVAILABLE:
                 raise  # "cannot reach the arena server at ..."
             raise CliError(f"{held_back} did not prove that it holds it ({error.code().name}: "
                            f"{error.details()}); {credentials.advice}") from None
-        if not hmac.compare_digest(answer.proof, admin_token_proof(credentials.token, challenge)):
+        # The proof names the address dialed here: one relayed from a server elsewhere
+        # names that server's address, and fails.
+        expected = admin_token_proof(credentials.token, self.target, challenge)
+        if not hmac.compare_digest(answer.proof, expected):
             raise CliError(f"{held_back} could not prove that it holds it (is another server "
                            f"answering at that address?); {credentials.advice}")
         self._proved = True

@@ -26,6 +26,8 @@ from typing import Final
 
 from arena.cli.output import CliError
 from arena.core.defaults import DEFAULT_DB, token_path_for
+from arena.core.operator_files import MAX_TOKEN_FILE_BYTES, read_operator_file
+from arena.core.settings import ConfigError
 from arena.core.token_binding import read_server_record, server_record_path_for
 
 TOKEN_ENV: Final = "ARENA_TOKEN"
@@ -33,6 +35,7 @@ CONFIG_DIR_NAME: Final = "hollywood-arena"
 CREDENTIALS_NAME: Final = "credentials"
 DEFAULT_SERVER_NAME: Final = "default-server"
 MAX_SERVER_CHARS: Final = 300
+MAX_CREDENTIALS_BYTES: Final = 1024 * 1024
 
 
 def credentials_path() -> Path:
@@ -90,8 +93,9 @@ def _local_admin_token(server: str, login: str) -> Credentials | None:
     must still prove that it holds it); held back, saying why, from any other."""
     local = token_path_for(DEFAULT_DB)
     try:
-        found = local.read_text().strip() if local.is_file() else ""
-    except OSError:
+        found = read_operator_file(local, "admin token file", MAX_TOKEN_FILE_BYTES).decode(
+            errors="replace").strip()
+    except ConfigError:  # missing, or not a file the server wrote
         found = ""
     if not found:
         return None
@@ -113,9 +117,10 @@ def _local_admin_token(server: str, login: str) -> Credentials | None:
 
 def _read_token_file(path: Path) -> str:
     try:
-        token = path.expanduser().read_text().strip()
-    except OSError as error:
-        raise CliError(f"cannot read the token file {path}: {error.strerror or error}") from None
+        token = read_operator_file(path, "token file", MAX_TOKEN_FILE_BYTES).decode(
+            errors="replace").strip()
+    except ConfigError as error:
+        raise CliError(str(error)) from None
     if not token:
         raise CliError(f"the token file {path} is empty")
     return token
@@ -135,8 +140,11 @@ def read_credentials(path: Path) -> dict[str, str]:
                        f"it holds tokens, so it is not used; run `chmod 600 {path}`")
     parser = configparser.ConfigParser(interpolation=None)
     try:
-        parser.read_string(path.read_text(), source=str(path))
-    except (OSError, configparser.Error) as error:
+        text = read_operator_file(path, "credentials file", MAX_CREDENTIALS_BYTES).decode()
+        parser.read_string(text, source=str(path))
+    except ConfigError as error:
+        raise CliError(str(error)) from None
+    except (UnicodeDecodeError, configparser.Error) as error:
         raise CliError(f"cannot read the credentials file {path}: {error}") from None
     return {section: parser[section].get("token", "").strip() for section in parser.sections()}
 
@@ -169,8 +177,9 @@ def stored_default_server() -> str | None:
     """The server ``arena login`` last made the default, or None (no file, an
     unreadable one, or one that holds no single HOST:PORT line)."""
     try:
-        text = default_server_path().read_text(errors="replace").strip()
-    except OSError:
+        text = read_operator_file(default_server_path(), "default server file",
+                                  MAX_SERVER_CHARS + 2).decode(errors="replace").strip()
+    except ConfigError:
         return None
     if not text or len(text) > MAX_SERVER_CHARS or any(c.isspace() for c in text):
         return None

@@ -2,9 +2,9 @@
 (or flooding the server with bogus ones) is slow for the guesser and costs the
 others nothing.
 
-Each client (``limited_client``: the peer's address without its port, and an IPv6
-address by its /64 network, which one host can hold whole) has a bucket of
-``burst`` failures that refills at ``per_second``. A client whose bucket is empty
+Each client (``arena.core.peers.client_of``: the peer's address without its
+port, an IPv6 address by its /64 network, which one host can hold whole) has a
+bucket of ``burst`` failures that refills at ``per_second``. A client whose bucket is empty
 is refused at once, before its token is looked at, with RESOURCE_EXHAUSTED saying
 when to retry; successful calls cost nothing. Guesses sent all at once are all
 checked (they pass the door before any has failed) but overdraw the bucket, so
@@ -14,7 +14,6 @@ tests need no sleeps.
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import threading
 import time
@@ -22,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-IPV6_NETWORK_BITS: Final = 64
 MAX_CLIENTS: Final = 10_000
 """Buckets kept at most; full (forgiven) buckets are dropped first."""
 
@@ -95,25 +93,6 @@ class FailedAuthLimiter:
                 del self._buckets[client]
         while len(self._buckets) >= MAX_CLIENTS:  # all still owing: forget the oldest
             del self._buckets[next(iter(self._buckets))]
-
-
-def limited_client(client: str) -> str:
-    """The key of ``client`` (``stream_limits.client_of`` a peer) in the limiter: an
-    IPv6 address stands for its /64 network (an IPv4 one mapped into IPv6 for
-    itself), anything else for itself."""
-    kind, _, text = client.partition(":")
-    if kind != "ipv6":
-        return client
-    try:
-        address = ipaddress.IPv6Address(text.strip("[]"))
-    except ValueError:
-        return client
-    if address.ipv4_mapped is not None:
-        return f"ipv4:{address.ipv4_mapped}"
-    if address.is_loopback:
-        return client
-    network = ipaddress.IPv6Network(f"{address}/{IPV6_NETWORK_BITS}", strict=False)
-    return f"ipv6:[{network}]"
 
 
 def retry_message(client: str, seconds: float) -> str:

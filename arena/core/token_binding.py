@@ -3,10 +3,18 @@ they belong). ``arena serve`` writes its admin token next to its database; any
 ``arena`` command run from that folder finds it. So that it never reaches another
 server, the server also records the addresses it serves on (``ServerRecord``, next
 to the database), and before a client sends the token it asks the server to prove
-that it holds it: an HMAC of a fresh random challenge keyed with the token
-(``admin_token_proof``), which only a holder of the token can compute and which
-reveals nothing of it. A client sends the local admin token only to a recorded
-address whose server passes the proof.
+that it holds it: an HMAC of the address the client dialed and a fresh random
+challenge, keyed with the token (``admin_token_proof``), which only a holder of the
+token can compute and which reveals nothing of it. A client sends the local admin
+token only to a recorded address whose server passes the proof.
+
+The record and the proof hold only addresses the server really listens on (issue
+43): ``served_addresses`` is computed from the server's own listening sockets,
+never from the host it was asked for (``--host localhost`` binds 127.0.0.1 alone
+when another process holds ``[::1]:PORT``), and the server proves its token only
+for an address of its record. Otherwise a server on an address the real one does
+not hold could relay a client's challenge to the real one, pass on its proof, and
+receive the token: the address inside the proof makes a relayed proof useless.
 
 Also here: what counts as a loopback address (a token never crosses the network in
 clear, ``arena.cli.client``)."""
@@ -19,25 +27,30 @@ import ipaddress
 import json
 import os
 import tempfile
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-PROOF_CONTEXT: Final = b"hollywood-arena: this server holds the admin token, v1\x00"
+PROOF_CONTEXT: Final = b"hollywood-arena: this server holds the admin token, v2\x00"
 """Keeps the proof's MAC apart from any other use of the token as a key."""
 CHALLENGE_BYTES: Final = 32
 MIN_CHALLENGE_BYTES: Final = 16
 MAX_CHALLENGE_BYTES: Final = 64
+MAX_ADDRESS_BYTES: Final = 300
 RECORD_SUFFIX: Final = ".server.json"
 _WILDCARD_HOSTS: Final = frozenset({"", "0.0.0.0", "::"})
-_LOOPBACK_NAMES: Final = ("localhost", "127.0.0.1", "::1")
 _TARGET_PREFIXES: Final = ("dns:///", "dns:", "ipv4:", "ipv6:")
 
 
-def admin_token_proof(token: str, challenge: bytes) -> bytes:
-    """HMAC-SHA256 of ``challenge`` keyed with ``token`` (the server computes it, the
-    client checks it)."""
-    return hmac.new(token.encode(), PROOF_CONTEXT + challenge, hashlib.sha256).digest()
+def admin_token_proof(token: str, address: str, challenge: bytes) -> bytes:
+    """HMAC-SHA256 of ``address`` (the one the client dialed, length-prefixed) and
+    ``challenge``, keyed with ``token`` (the server computes it, the client checks it)."""
+    named = address.encode()
+    if len(named) > MAX_ADDRESS_BYTES:
+        raise ValueError(f"an address is at most {MAX_ADDRESS_BYTES} bytes")
+    message = PROOF_CONTEXT + len(named).to_bytes(2, "big") + named + challenge
+    return hmac.new(token.encode(), message, hashlib.sha256).digest()
 
 
 def server_record_path_for(db_path: Path) -> Path:
@@ -85,15 +98,31 @@ def is_loopback(target: str) -> bool:
     return where is not None and is_loopback_host(where[0])
 
 
-def served_addresses(host: str, port: int) -> list[str]:
-    """The addresses clients on this machine may use for a server listening on
-    ``host:port``: the loopback names when it listens on loopback or on every
-    interface, and ``host`` itself."""
-    bare = host.strip("[]").lower()
-    names = list(_LOOPBACK_NAMES) if bare in _WILDCARD_HOSTS or is_loopback_host(bare) else []
-    if bare not in _WILDCARD_HOSTS and bare not in names:
-        names.append(bare)
-    return [f"[{name}]:{port}" if ":" in name else f"{name}:{port}" for name in names]
+IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def served_addresses(host: str, port: int, reachable: Collection[IpAddress],
+                     resolve: Callable[[str], frozenset[IpAddress]]) -> list[str]:
+    """The addresses clients on this machine may dial to reach a server on port
+    ``port`` that listens on ``reachable`` (the loopback and other addresses its
+    sockets take connections on): each of those addresses, and ``localhost`` and
+    ``host`` when every address they ``resolve`` to is one of them (a client that
+    dials a name may reach any of its addresses). Names first, then IPv4, IPv6."""
+    names = [name for name in dict.fromkeys(("localhost", host.strip("[]").lower()))
+             if _is_name(name) and (found := resolve(name)) and found <= set(reachable)]
+    ordered = sorted(reachable, key=lambda a: (a.version, int(a)))
+    texts = [*names, *(str(a) for a in ordered)]
+    return [f"[{text}]:{port}" if ":" in text else f"{text}:{port}" for text in texts]
+
+
+def _is_name(host: str) -> bool:
+    if host in _WILDCARD_HOSTS:
+        return False
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return True
+    return False
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from arena.core.settings import ConfigError
+from arena.core.tls import TlsFiles, read_certificates
 from arena.core.token_binding import is_loopback_host
 from arena.execution.cluster_certs import CA_CERT, DASK_ROLES, cert_file, key_file
 from arena.execution.cluster_peers import role_checked_security
@@ -51,14 +53,21 @@ class ClusterTLS:
             raise ClusterSecurityError(f"unknown cluster role {role!r}")
         tls = cls(role, directory / CA_CERT, directory / cert_file(role),
                   directory / key_file(role))
+        made_by = ("--cluster-certs needs a folder made by `arena cluster certs` (ca.pem "
+                   "and this machine's role certificate and key)")
         for path in (tls.ca, tls.cert, tls.key):
-            if not path.is_file():
-                raise ClusterSecurityError(
-                    f"{path} is missing: --cluster-certs needs a folder made by `arena "
-                    "cluster certs` (ca.pem and this machine's role certificate and key)")
+            if not path.exists():
+                raise ClusterSecurityError(f"{path} is missing: {made_by}")
         if stat.S_IMODE(tls.key.stat().st_mode) & 0o077:
             raise ClusterSecurityError(f"{tls.key} can be read by other users; "
                                        f"`chmod 600 {tls.key}` first")
+        # Read here, bounded, so that a FIFO or a device is named instead of hanging
+        # Dask's TLS set-up, and a damaged file is named instead of failing a handshake.
+        try:
+            read_certificates(tls.ca, "cluster CA certificate")
+            TlsFiles(tls.cert, tls.key).read()
+        except ConfigError as error:
+            raise ClusterSecurityError(f"{error}; {made_by}") from None
         return tls
 
     def security(self) -> Security:

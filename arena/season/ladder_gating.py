@@ -15,11 +15,17 @@ without a manager the runner plays it in place) at every round until it stops.
 A match that finished or failed is decided from its results as soon as it
 stops (``settle_match``, called by the season manager, or at the ladder's next
 round); a cancelled one is resumed. A version whose name was never on the ladder joins directly.
+
+One gate match per name (issue 43): once a newer version of a name has its gate,
+an older version's match that is still unfinished is stopped (``stop_match``: the
+manager's ``cancel``) and its gate decided ``superseded`` with the figures it had,
+so uploading versions in a row never leaves several matches playing for one name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
@@ -27,6 +33,7 @@ from arena.season.formats import LadderGate, OpenEnded, format_for, format_name,
 from arena.storage import Storage
 from arena.storage.ladder_gates import (
     PENDING,
+    SUPERSEDED,
     GateMatch,
     GateRecord,
     decide_gate,
@@ -37,6 +44,9 @@ from arena.storage.ladder_gates import (
 
 StartMatch = Callable[[int], None]
 """Starts (or resumes) the season of a gate match; a no-op if it is playing."""
+StopMatch = Callable[[int], None]
+"""Stops the season of a superseded gate match: no new series start, those in flight
+finish and are stored."""
 
 _PLAYABLE = (SeasonStatus.CREATED, SeasonStatus.RUNNING, SeasonStatus.CANCELLED)
 
@@ -52,9 +62,10 @@ def predecessors(history: Sequence[Sequence[str]]) -> dict[str, str]:
 
 def held_off(storage: Storage, ladder_id: int, config: SeasonConfig, gate: LadderGate,
              candidates: Sequence[str], history: Sequence[Sequence[str]],
-             start_match: StartMatch) -> set[str]:
+             matches: GateMatches) -> set[str]:
     """The versions of ``candidates`` (in registration order) that wait off the
-    ladder for their gate; opens, starts and decides the gate matches on the way."""
+    ladder for their gate; opens, starts, stops and decides the gate matches on the
+    way."""
     before = predecessors(history)
     order = {bot.id: index for index, bot in enumerate(storage.list_bots())}
     newer = [bot_id for bot_id in candidates
@@ -66,12 +77,54 @@ def held_off(storage: Storage, ladder_id: int, config: SeasonConfig, gate: Ladde
         if bot_id not in gates:
             gates[bot_id] = _open(storage, ladder_id, config, gate, bot_id,
                                   before[bot_id.partition("@")[0]])
+    for old_gate in superseded(gates.values(), order):
+        gates[old_gate.bot_id] = _supersede(storage, gate, old_gate, matches.stop)
     for bot_id in newer:
         found = gates.get(bot_id)
         if found is not None and found.verdict.status == PENDING:
-            gates[bot_id] = _play(storage, gate, found, start_match)
+            gates[bot_id] = _play(storage, gate, found, matches.start)
     return {bot_id for bot_id in newer
             if bot_id not in gates or not gate.admits(gates[bot_id])}
+
+
+@dataclass(frozen=True)
+class GateMatches:
+    """How the ladder's runner starts and stops the seasons of its gate matches."""
+
+    start: StartMatch
+    stop: StopMatch
+
+
+def superseded(gates: Iterable[GateRecord], order: Mapping[str, int]) -> list[GateRecord]:
+    """The pending gates of ``gates`` (one ladder's) whose name has a gate of a newer
+    version (by registration ``order``)."""
+    kept = list(gates)
+    newest: dict[str, GateRecord] = {}
+    for found in kept:
+        name = found.bot_id.partition("@")[0]
+        held = newest.get(name)
+        if held is None or order.get(found.bot_id, -1) > order.get(held.bot_id, -1):
+            newest[name] = found
+    return [found for found in kept if found.verdict.status == PENDING
+            and newest[found.bot_id.partition("@")[0]] is not found]
+
+
+def _supersede(storage: Storage, gate: LadderGate, found: GateRecord,
+               stop_match: StopMatch) -> GateRecord:
+    """Stop the unfinished match of a superseded gate and decide it ``superseded``
+    with its figures so far; a match that has stopped already keeps its verdict."""
+    decided = _decide(storage, gate, found)
+    if decided.verdict.status != PENDING:
+        return decided
+    match = storage.get_season(found.match_id)
+    if match.status in (SeasonStatus.CREATED, SeasonStatus.RUNNING):
+        stop_match(found.match_id)
+        # Stored at once too: a server stopped before the match's runner winds down
+        # must not resume it as one left RUNNING.
+        storage.set_season_status(found.match_id, SeasonStatus.CANCELLED)
+    figures = gate.verdict(match.bot_ids, storage.results_by_round(found.match_id))
+    decide_gate(storage, found.ladder_id, found.bot_id, replace(figures, status=SUPERSEDED))
+    return next(g for g in gates_of_ladder(storage, found.ladder_id) if g.bot_id == found.bot_id)
 
 
 def _open(storage: Storage, ladder_id: int, config: SeasonConfig, gate: LadderGate,

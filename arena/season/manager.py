@@ -12,7 +12,7 @@ from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.execution import ExecutorFactory
 from arena.season.events import EventHub, SeasonEvent
-from arena.season.ladder_gating import settle_match
+from arena.season.ladder_gating import GateMatches, settle_match
 from arena.season.runner import SeasonRunner
 from arena.season.standings_live import StandingsBoard
 from arena.storage import Storage
@@ -76,7 +76,7 @@ class SeasonManager:
             try:
                 status = SeasonRunner(self.storage, season_id, executor, hub=self.hub,
                                       cancel=cancel, board=self.board,
-                                      start_match=self.start).run()
+                                      gate_matches=GateMatches(self.start, self.cancel)).run()
                 settle_match(self.storage, season_id)  # a ladder's gate match: its verdict
             finally:
                 executor.close()

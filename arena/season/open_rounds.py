@@ -20,7 +20,7 @@ from arena.core.manifest import BotManifest, ManifestError
 from arena.core.settings import SeasonConfig
 from arena.sandbox import registry as sandbox_registry
 from arena.season.formats import OpenEnded, Pairing
-from arena.season.ladder_gating import StartMatch, held_off
+from arena.season.ladder_gating import GateMatches, held_off
 from arena.storage import Storage
 from arena.storage.deal_keys import deal_key
 from arena.storage.ladder_rounds import (
@@ -38,12 +38,12 @@ class OpenRoundError(RuntimeError):
 
 
 def plan_open_round(storage: Storage, season_id: int, season_format: OpenEnded,
-                    config: SeasonConfig, start_match: StartMatch) -> list[Pairing] | None:
+                    config: SeasonConfig, gate_matches: GateMatches) -> list[Pairing] | None:
     """Plan and store the next round: its pairings, [] when there are too few
     members to play now (nothing stored), None when the format is over. Only
     versions that can run in the season's sandbox are candidates, and, when the
     format has a gate, only those it admits (``arena.season.ladder_gating``: its
-    matches are started with ``start_match``)."""
+    matches are started and stopped with ``gate_matches``)."""
     history = members_by_round(storage, season_id)
     results = storage.results_by_round(season_id)
     if len(results) != len(history):
@@ -52,7 +52,7 @@ def plan_open_round(storage: Storage, season_id: int, season_format: OpenEnded,
     candidates = runnable(storage, active_versions(storage), config.sandbox)
     if season_format.gate is not None:
         held = held_off(storage, season_id, config, season_format.gate, candidates, history,
-                        start_match)
+                        gate_matches)
         candidates = [bot_id for bot_id in candidates if bot_id not in held]
     members = season_format.members(candidates, kept_versions(storage))
     pairings = season_format.plan([*history, members],

@@ -47,7 +47,7 @@ from arena.execution import ExcludesPlayers, Executor, PlaysElsewhere
 from arena.season.events import EventHub, SeasonEvent
 from arena.season.forfeits import RemoteForfeits, deactivated_forfeit
 from arena.season.formats import Format, OpenEnded, PlannedUpFront, format_for, format_name
-from arena.season.ladder_gating import StartMatch
+from arena.season.ladder_gating import GateMatches
 from arena.season.open_rounds import plan_open_round
 from arena.season.play_order import next_to_play
 from arena.season.standings_live import StandingsBoard
@@ -92,12 +92,12 @@ class SeasonRunner:
         season_format: Format | None = None,
         board: StandingsBoard | None = None,
         verify: OutcomeCheck = verify_outcome,
-        start_match: StartMatch | None = None,
+        gate_matches: GateMatches | None = None,
     ) -> None:
         self.storage = storage
-        self.start_match = start_match or self._play_in_place
-        """Starts a season an open-ended format's gate opens (the manager's
-        ``start``); without one the runner plays it in place, on its executor."""
+        self.gate_matches = gate_matches or GateMatches(self._play_in_place, lambda _: None)
+        """Starts and stops the seasons a gate opens (the manager's ``start``, ``cancel``);
+        without, each plays in place to its end: none is unfinished when stopped."""
         self.verify = verify
         """Checks each outcome before it is stored; only tests of the scheduling with
         made-up results pass another (``arena.season.verify`` is the real one)."""
@@ -173,7 +173,7 @@ class SeasonRunner:
             return False  # no next round: spare reading every result (40,000 at 200 bots)
         if isinstance(self.format, OpenEnded):
             planned = plan_open_round(self.storage, self.season_id, self.format,
-                                      self.config, self.start_match)
+                                      self.config, self.gate_matches)
             if planned == []:
                 self.cancel.wait(IDLE_WAIT_S)  # too few members: wait for bots to join
             return planned is not None

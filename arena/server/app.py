@@ -30,6 +30,7 @@ from arena.core.defaults import (
     DEFAULT_PORT,
     token_path_for,
 )
+from arena.core.operator_files import refuse_unless_regular
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.core.tls import TlsFiles
@@ -55,6 +56,7 @@ from arena.server.exclusive import (
     port_taken,
 )
 from arena.server.interceptors import DecodeRequestsInterceptor
+from arena.server.listening import reachable_addresses, resolve, unbound
 from arena.server.metrics import ArenaMetrics, LiveSources
 from arena.server.service import MUTATING_METHODS, SERVICE_NAME, ArenaService
 from arena.server.stream_limits import StreamLimitInterceptor, StreamSlots
@@ -173,6 +175,7 @@ def start_server(
     ``ServerConflictError`` (a ``RuntimeError``) if another live server holds the
     database or the port."""
     db_path = Path(db_path)
+    refuse_unless_regular(db_path, "database")  # before its lock is made beside it
     if tls is not None:
         tls.read()  # a missing or bad file is named before anything starts
     database_lock = DatabaseLock(db_path)
@@ -218,10 +221,10 @@ def _start(
     board: MoveBoard,
 ) -> RunningServer:
     host, port, http = listening.host, listening.port, listening.http
+    token_path = token_path_for(db_path)
+    token = ensure_admin_token(token_path)  # before the database: an unusable file opens nothing
     storage = Storage(db_path)
     keep_build_logs_beside(db_path)
-    token_path = token_path_for(db_path)
-    token = ensure_admin_token(token_path)
     hub = LoggingHub(storage)  # the operator's log: one line per season event and fault
     manager = LoggingSeasonManager(storage, executors, hub)
     vetting = None if vetting_sandbox is None else VettingWorker(storage, vetting_sandbox)
@@ -259,8 +262,15 @@ def _start(
         if port and port_taken(host, port):
             raise ServerConflictError(port_in_use_message(address, port))
         raise RuntimeError(f"cannot listen on {address}")
-    served = ServerRecord(tuple(served_addresses(host, bound)), listening.tls is not None)
-    write_server_record(server_record_path_for(db_path), served)
+    # What the sockets take, not what was asked: see arena.server.listening.
+    reachable = reachable_addresses(bound)
+    addresses = served_addresses(host, bound, reachable, resolve)
+    missed = unbound(host, reachable)
+    if missed:
+        log.warning("listening on %s only: %s could not be bound (held by another process?)",
+                    ", ".join(addresses) or "nothing found", ", ".join(map(str, missed)))
+    service.served = ServerRecord(tuple(addresses), listening.tls is not None)
+    write_server_record(server_record_path_for(db_path), service.served)
     web = None
     if http is not None:
         try:

@@ -13,11 +13,10 @@ import grpc
 from arena.core.auth_limit import (
     AuthLimits,
     FailedAuthLimiter,
-    limited_client,
     retry_message,
 )
 from arena.core.defaults import AUTH_METADATA_KEY
-from arena.server.stream_limits import client_of
+from arena.core.peers import client_of
 from arena.storage import Storage
 from arena.storage.authors import check_author_token, is_author_token
 from arena.storage.submissions import ADMIN_OWNER
@@ -61,7 +60,7 @@ class Authenticator:
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             context.abort(grpc.StatusCode.UNAUTHENTICATED, NO_TOKEN)
-        client = limited_client(client_of(context.peer()))
+        client = client_of(context.peer())
         wait = self.limiter.retry_after(client)
         if wait is not None:
             context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, retry_message(client, wait))

@@ -25,7 +25,7 @@ from google.protobuf.message import Message
 from hollywood.arena.v1 import arena_pb2
 
 from arena.core.text import first_forbidden, quote
-from arena.core.token_binding import MAX_CHALLENGE_BYTES
+from arena.core.token_binding import MAX_ADDRESS_BYTES, MAX_CHALLENGE_BYTES
 
 ARENA_PACKAGE: Final = arena_pb2.DESCRIPTOR.package
 MAX_ID: Final = 2**63 - 1
@@ -160,7 +160,8 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
     "hollywood.arena.v1.RevokeAuthorRequest": {"name": Text(32)},
     "hollywood.arena.v1.GetBotRequest": {"name": BOT_REFERENCE},
     "hollywood.arena.v1.ReactivateBotRequest": {"bot_id": BOT_REFERENCE},
-    "hollywood.arena.v1.ProveAdminTokenRequest": {"challenge": Blob(MAX_CHALLENGE_BYTES)},
+    "hollywood.arena.v1.ProveAdminTokenRequest": {"challenge": Blob(MAX_CHALLENGE_BYTES),
+                                                  "address": Text(MAX_ADDRESS_BYTES)},
     "hollywood.arena.v1.RevetBotRequest": {"bot_id": BOT_REFERENCE},
     "hollywood.arena.v1.WhoAmIRequest": {},
     "hollywood.arena.v1.KeepOnLadderRequest": {"bot_id": BOT_REFERENCE, "keep": Scalar()},

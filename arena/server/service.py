@@ -21,6 +21,7 @@ from arena.core.manifest import BotManifest, ManifestError
 from arena.core.settings import ConfigError
 from arena.core.status import IllegalTransitionError, SeasonStatus
 from arena.core.text import bounded, neutralise
+from arena.core.token_binding import ServerRecord
 from arena.season.events import EventHub
 from arena.season.formats import format_for, format_name, new_deal_key
 from arena.season.leagues import LeagueError, LeagueKeeper
@@ -101,6 +102,9 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin,
         self.hub = hub
         self.auth = Authenticator(storage, token)
         self.admin_token = token
+        self.served: ServerRecord | None = None
+        """The addresses the server listens on (``arena.server.app`` sets them once it
+        does): it proves its admin token for these only."""
         self.upload_limits = upload_limits or UploadLimits()
         self.upload_slots = UploadSlots(self.upload_limits)
         self.max_season_bots = max_season_bots
@@ -166,7 +170,8 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin,
         self, request: arena_pb2.ProveAdminTokenRequest, context: grpc.ServicerContext
     ) -> arena_pb2.ProveAdminTokenResponse:
         return self._call(context, lambda: arena_pb2.ProveAdminTokenResponse(
-            proof=prove_admin_token(self.admin_token, request.challenge)))
+            proof=prove_admin_token(self.admin_token, self.served, request.address,
+                                    request.challenge)))
 
     # -- bots
 

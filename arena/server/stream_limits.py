@@ -3,8 +3,9 @@
 In the synchronous gRPC server every open stream holds one thread of the pool until
 it ends, so enough watchers would leave no thread for unary calls (admin calls
 included). ``StreamLimitInterceptor`` refuses a stream beyond ``per_client`` from one
-client address or ``total`` overall with RESOURCE_EXHAUSTED, and the server's pool
-keeps ``total`` below its size, so unary calls are always served.
+client (``arena.core.peers.client_of``: an address, an IPv6 /64) or ``total``
+overall with RESOURCE_EXHAUSTED, and the server's pool keeps ``total`` below its
+size, so unary calls are always served.
 """
 
 from __future__ import annotations
@@ -16,18 +17,10 @@ from typing import Any, TypeVar
 
 import grpc
 
+from arena.core.peers import client_of
+
 RequestT = TypeVar("RequestT")
 ResponseT = TypeVar("ResponseT")
-
-
-def client_of(peer: str) -> str:
-    """The client part of a gRPC peer string: the address without its port
-    (``ipv4:127.0.0.1:5000`` -> ``ipv4:127.0.0.1``; ``ipv6:[::1]:5000`` ->
-    ``ipv6:[::1]``); a Unix-socket peer is one client."""
-    kind, _, rest = peer.partition(":")
-    if kind in ("ipv4", "ipv6") and ":" in rest:
-        return f"{kind}:{rest.rsplit(':', 1)[0]}"
-    return kind or peer
 
 
 class StreamSlots:

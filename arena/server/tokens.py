@@ -10,6 +10,8 @@ import stat
 from pathlib import Path
 from typing import Final
 
+from arena.core.operator_files import MAX_TOKEN_FILE_BYTES, read_operator_file
+
 log = logging.getLogger(__name__)
 
 
@@ -36,7 +38,8 @@ def _read_token(path: Path) -> str:
     if mode & 0o077:
         log.warning("%s was readable by others (mode %o); set to 0600", path, mode)
         path.chmod(0o600)
-    token = path.read_text().strip()
+    token = read_operator_file(path, "admin token file", MAX_TOKEN_FILE_BYTES).decode(
+        errors="replace").strip()
     if not token:
         raise RuntimeError(f"{path} is empty; delete it to create a new admin token")
     return token

@@ -22,14 +22,17 @@ from arena.storage.store import Storage
 
 PENDING: Final = "pending"
 """The status of a gate whose match is not decided yet."""
+SUPERSEDED: Final = "superseded"
+"""The status of a gate whose match was stopped unfinished: a newer version of its
+name has a gate on the same ladder (``arena.season.ladder_gating``)."""
 _COLUMNS: Final = ("ladder_id, bot_id, predecessor, match_id, status, pairs, elo, elo_low, "
                    "elo_high, llr, admitted_by, opened_at, decided_at")
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """The verdict of a gate's match: ``status`` (pending, accepted, rejected or
-    inconclusive) with the match's figures (pairs played, the Elo of the new version
+    """The verdict of a gate's match: ``status`` (pending, accepted, rejected,
+    inconclusive or superseded) with the match's figures (pairs played, the Elo of the new version
     over its predecessor with its 95 % interval, the test's LLR; zero while pending)."""
 
     status: str

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
+from arena.core.operator_files import refuse_unless_regular
 from arena.core.series import SeriesOutcome
 from arena.core.status import SeasonStatus
 from arena.core.text import safe_text, unknown_name
@@ -55,6 +56,7 @@ class Storage:
 
     def __init__(self, path: Path | str, *, bots_dir: Path | None = None) -> None:
         self.path = Path(path)
+        refuse_unless_regular(self.path, "database")  # SQLite would fail with "disk I/O error"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.bots_dir = bots_dir if bots_dir is not None else bots_dir_for(self.path)
         self._lock = threading.RLock()

@@ -26,7 +26,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.core.auth_limit import FailedAuthLimiter, limited_client, retry_message
+from arena.core.auth_limit import FailedAuthLimiter, retry_message
+from arena.core.peers import client_of
 from arena.web.sessions import SessionStore, Viewer, current_viewer
 
 MAX_FORM_BYTES: Final = 4096
@@ -210,7 +211,6 @@ def _client(request: Request) -> str:
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
-        return limited_client(host or "unknown")
-    kind = f"ipv{address.version}"
-    return limited_client(f"{kind}:[{host}]" if address.version == 6 else f"{kind}:{host}")
+        return client_of(host or "unknown")
+    return client_of(f"ipv6:[{host}]" if address.version == 6 else f"ipv4:{host}")
 

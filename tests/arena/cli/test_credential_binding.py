@@ -8,6 +8,7 @@ the impostor record the metadata of every call they receive."""
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.cli import main
 from arena.core.token_binding import (
+    IpAddress,
     ServerRecord,
     admin_token_proof,
     read_server_record,
@@ -150,11 +152,26 @@ def test_naming_the_token_file_sends_it_where_the_user_says(
     assert recorder.tokens_received() == [f"Bearer {server_a.token}"]
 
 
-def test_the_record_names_the_addresses_a_server_serves(tmp_path: Path) -> None:
-    assert served_addresses("localhost", 7) == ["localhost:7", "127.0.0.1:7", "[::1]:7"]
-    assert served_addresses("0.0.0.0", 7) == ["localhost:7", "127.0.0.1:7", "[::1]:7"]
-    assert served_addresses("10.1.2.3", 7) == ["10.1.2.3:7"]
-    assert served_addresses("Arena.Example", 7) == ["arena.example:7"]
+def resolver(table: dict[str, tuple[str, ...]]) -> Callable[[str], frozenset[IpAddress]]:
+    return lambda name: frozenset(ipaddress.ip_address(a) for a in table.get(name, ()))
+
+
+def test_the_record_names_the_addresses_a_server_listens_on(tmp_path: Path) -> None:
+    both = {ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("::1")}
+    ipv4 = {ipaddress.ip_address("127.0.0.1")}
+    hosts = resolver({"localhost": ("127.0.0.1", "::1"), "arena.example": ("10.1.2.3",),
+                      "two.example": ("10.1.2.3", "10.9.9.9")})
+    assert served_addresses("localhost", 7, both, hosts) == [
+        "localhost:7", "127.0.0.1:7", "[::1]:7"]
+    # [::1]:7 held by another process: neither it nor localhost (which may reach it).
+    assert served_addresses("localhost", 7, ipv4, hosts) == ["127.0.0.1:7"]
+    assert served_addresses("127.0.0.1", 7, ipv4, hosts) == ["127.0.0.1:7"]
+    assert served_addresses("0.0.0.0", 7, both, hosts) == ["localhost:7", "127.0.0.1:7", "[::1]:7"]
+    lan = {ipaddress.ip_address("10.1.2.3")}
+    assert served_addresses("10.1.2.3", 7, lan, hosts) == ["10.1.2.3:7"]
+    assert served_addresses("Arena.Example", 7, lan, hosts) == ["arena.example:7", "10.1.2.3:7"]
+    assert served_addresses("two.example", 7, lan, hosts) == ["10.1.2.3:7"]
+    assert served_addresses("localhost", 7, set(), hosts) == []
     record = ServerRecord(("localhost:7", "[::1]:7", "10.1.2.3:7"), tls=True)
     write_server_record(tmp_path / "r.json", record)
     assert read_server_record(tmp_path / "r.json") == record
@@ -165,27 +182,37 @@ def test_the_record_names_the_addresses_a_server_serves(tmp_path: Path) -> None:
     assert read_server_record(tmp_path / "bad.json") is None
 
 
-def test_the_proof_is_an_hmac_sha256_of_the_challenge() -> None:
+def test_the_proof_is_an_hmac_sha256_of_the_address_and_the_challenge() -> None:
     # RFC 2104 by hand: H((K ^ opad) || H((K ^ ipad) || message)), K padded to 64 bytes.
     key = b"admin_token".ljust(64, b"\0")
-    message = b"hollywood-arena: this server holds the admin token, v1\0" + b"c" * 32
+    message = (b"hollywood-arena: this server holds the admin token, v2\0" + b"\x00\x0f"
+               + b"127.0.0.1:50551" + b"c" * 32)
     inner = hashlib.sha256(bytes(k ^ 0x36 for k in key) + message).digest()
     expected = hashlib.sha256(bytes(k ^ 0x5C for k in key) + inner).digest()
-    assert admin_token_proof("admin_token", b"c" * 32) == expected
-    assert admin_token_proof("admin_token", b"d" * 32) != expected
+    assert admin_token_proof("admin_token", "127.0.0.1:50551", b"c" * 32) == expected
+    assert admin_token_proof("admin_token", "127.0.0.1:50551", b"d" * 32) != expected
+    assert admin_token_proof("admin_token", "[::1]:50551", b"c" * 32) != expected
 
 
 def test_the_server_proves_its_token_and_refuses_a_challenge_of_the_wrong_size(
         server_a: RunningServer) -> None:
-    with grpc.insecure_channel(server_a.address) as channel:
+    address = server_a.address
+    with grpc.insecure_channel(address) as channel:
         stub = arena_pb2_grpc.ArenaServiceStub(channel)
         challenge = bytes(range(32))
-        answer = stub.ProveAdminToken(arena_pb2.ProveAdminTokenRequest(challenge=challenge),
-                                      timeout=20)
-        assert answer.proof == admin_token_proof(server_a.token, challenge)
-        assert answer.proof != admin_token_proof("admin_another", challenge)
+        answer = stub.ProveAdminToken(
+            arena_pb2.ProveAdminTokenRequest(challenge=challenge, address=address), timeout=20)
+        assert answer.proof == admin_token_proof(server_a.token, address, challenge)
+        assert answer.proof != admin_token_proof("admin_another", address, challenge)
         for size in (0, 15, 65):
             with pytest.raises(grpc.RpcError) as refused:
-                stub.ProveAdminToken(arena_pb2.ProveAdminTokenRequest(challenge=b"x" * size),
-                                     timeout=20)
+                stub.ProveAdminToken(arena_pb2.ProveAdminTokenRequest(
+                    challenge=b"x" * size, address=address), timeout=20)
             assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        for elsewhere in ("", f"localhost:{server_a.port + 1}", "10.1.2.3:50551"):
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.ProveAdminToken(arena_pb2.ProveAdminTokenRequest(
+                    challenge=challenge, address=elsewhere), timeout=20)
+            assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert "proves its token only for an address it listens on" in (
+                refused.value.details())

@@ -18,7 +18,7 @@ from arena.core.settings import ConfigError, SeasonConfig
 from arena.execution import LocalExecutor, local_executor_factory
 from arena.season.events import EventHub
 from arena.season.formats import LADDER_FORMAT, OpenEnded, format_for
-from arena.season.ladder_gating import held_off, predecessors
+from arena.season.ladder_gating import GateMatches, held_off, predecessors
 from arena.season.manager import SeasonManager
 from arena.season.runner import SeasonRunner
 from arena.storage import NotFoundError, Storage
@@ -31,6 +31,9 @@ from tests.helpers.gate_helpers import (
     register_folder,
     sample_as,
 )
+
+NO_MATCHES = GateMatches(lambda match_id: None, lambda match_id: None)
+"""Gate matches neither started nor stopped (the test plays them itself, or not)."""
 
 
 def gated_ladder(tmp_path: Path, old: str, new: str, **settings: object
@@ -107,10 +110,10 @@ def test_an_undecided_match_is_inconclusive_and_the_owner_may_admit_it(
     history = members_by_round(storage, ladder_id)
     config = SeasonConfig.from_dict(storage.get_season(ladder_id).config)
     assert held_off(storage, ladder_id, config, ladder.gate, candidates, history,
-                    lambda match_id: None) == set()
+                    NO_MATCHES) == set()
     admit_to_ladder(storage, "player@2.0.0", False, "author ann")  # withdrawn: off again
     assert held_off(storage, ladder_id, config, ladder.gate, candidates, history,
-                    lambda match_id: None) == {"player@2.0.0"}
+                    NO_MATCHES) == {"player@2.0.0"}
     with pytest.raises(NotFoundError, match=r"rival@1\.0\.0 has no gate match"):
         admit_to_ladder(storage, "rival@1.0.0", True, "author ann")
 
@@ -135,8 +138,8 @@ def test_the_match_is_opened_once_across_a_stop_and_a_resume(tmp_path: Path) -> 
         started.append(match_id)
         cancel.set()
 
-    assert play(storage, ladder_id, run, cancel, start_match=stop_before_the_match) == (
-        "cancelled")
+    matches = GateMatches(stop_before_the_match, lambda match_id: None)
+    assert play(storage, ladder_id, run, cancel, gate_matches=matches) == "cancelled"
     [opened] = gates_of_ladder(storage, ladder_id)
     assert opened.verdict.status == "pending" and started == [opened.match_id]
     assert storage.get_season(opened.match_id).status == "created"
@@ -184,7 +187,7 @@ def test_a_server_killed_during_the_match_resumes_it_once(tmp_path: Path) -> Non
     ladder = format_for(LADDER_FORMAT, config)
     assert isinstance(ladder, OpenEnded) and ladder.gate is not None
     assert held_off(storage, ladder_id, config, ladder.gate, [*ids, newcomer], [ids],
-                    lambda match_id: None) == {newcomer}
+                    NO_MATCHES) == {newcomer}
     [opened] = gates_of_ladder(storage, ladder_id)
     for season_id in (ladder_id, opened.match_id):  # as the killed server left them
         storage.set_season_status(season_id, "running")

@@ -13,8 +13,9 @@ import pytest
 from hollywood.arena.v1 import arena_pb2
 
 from arena.cli.client import ArenaClient
+from arena.core.peers import client_of
 from arena.server.app import RunningServer, start_server
-from arena.server.stream_limits import StreamSlots, client_of
+from arena.server.stream_limits import StreamSlots
 from tests.helpers.arena_helpers import make_bot_folder, upload_folder
 from tests.helpers.fake_runner import run_fake_series
 
