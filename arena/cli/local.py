@@ -102,7 +102,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
                                max_season_bots=args.max_season_bots,
                                upload_limits=UploadLimits(
                                    idle_seconds=args.upload_idle_seconds),
-                               vetting_sandbox=args.vet_sandbox, tls=tls, board=board)
+                               vetting_sandbox=args.vet_sandbox, tls=tls, board=board,
+                               log_retention_days=args.log_retention_days)
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     if tls is None:

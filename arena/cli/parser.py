@@ -46,12 +46,14 @@ from arena.cli.seasons import (
     cmd_season_show,
     cmd_season_start,
 )
+from arena.cli.series_logs import cmd_series_download, cmd_series_logs
 from arena.cli.submit import cmd_submit
 from arena.core import arguments
 from arena.core.defaults import (
     DEFAULT_DB,
     DEFAULT_HOST,
     DEFAULT_HTTP,
+    DEFAULT_LOG_RETENTION_DAYS,
     DEFAULT_MAX_SEASON_BOTS,
     DEFAULT_PORT,
     DEFAULT_UPLOAD_IDLE_SECONDS,
@@ -156,6 +158,11 @@ def _add_serve(commands: Any) -> None:
     serve.add_argument("--max-season-bots", type=arguments.positive_int,
                        default=DEFAULT_MAX_SEASON_BOTS, metavar="N",
                        help=f"refuse seasons of more bots (default {DEFAULT_MAX_SEASON_BOTS})")
+    serve.add_argument("--log-retention-days", type=arguments.days,
+                       default=DEFAULT_LOG_RETENTION_DAYS, metavar="DAYS",
+                       help="keep each bot's logs of a series (stderr, decision times, debug "
+                            f"notes) this long (default {DEFAULT_LOG_RETENTION_DAYS:g}; 0: for "
+                            "ever)")
     serve.add_argument("--upload-idle-seconds", type=arguments.seconds,
                        default=DEFAULT_UPLOAD_IDLE_SECONDS, metavar="S",
                        help="end an upload that sends nothing for S seconds (default "
@@ -311,6 +318,23 @@ def _add_reads(commands: Any) -> None:
                              metavar="N", help="series per page (default 100)")
     series_list.add_argument("--page", default="", metavar="TOKEN",
                              help="the page a previous page named as next")
+    series_list.add_argument("--bot", default="", metavar="NAME",
+                             help="only the series this bot (NAME or NAME@VERSION) played")
+    series_logs = _client_command(
+        series, "logs", "your bot's stderr, decision times and debug notes in a series "
+        "(its owner's token, or the admin's)", cmd_series_logs)
+    series_logs.add_argument("series_id", type=arguments.series_id, metavar="ID")
+    series_logs.add_argument("--seat", type=int, choices=(0, 1), default=None,
+                             help="only this seat (default: every seat you own)")
+    series_download = _client_command(
+        series, "download", "one JSON file: the replay, your logs, debug notes and "
+        "timings", cmd_series_download)
+    series_download.add_argument("series_id", type=arguments.series_id, metavar="ID")
+    series_download.add_argument("--seat", type=int, choices=(0, 1), default=None,
+                                 help="only this seat's log (default: every seat you own)")
+    series_download.add_argument("-o", "--output", default="", metavar="FILE",
+                                 help="where to write it (default series-ID.json; - for "
+                                      "stdout)")
 
 
 def _add_images(commands: Any) -> None:

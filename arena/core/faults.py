@@ -89,6 +89,16 @@ class BotFault(Exception):
             data["rejected_action"] = self.rejected_action
         return data
 
+    def public_dict(self) -> dict[str, object]:
+        """``to_dict`` without the bot's stderr: what the arena says of the fault to
+        everyone (kind, message, seat, hand, decision). The stderr is the owner's
+        alone (``arena.core.seat_logs``)."""
+        data = self.to_dict()
+        del data["stderr_tail"]
+        if self.other_seat_fault is not None:
+            data["other_seat_fault"] = self.other_seat_fault.public_dict()
+        return data
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BotFault:
         """The fault ``to_dict`` wrote (as stored): ``ValueError`` for an unknown kind."""

@@ -61,6 +61,8 @@ from arena.sandbox.base import (
     in_process_target_of,
     memory_of,
     sched_source_of,
+    series_stderr_of,
+    stderr_mark_of,
 )
 from arena.sandbox.schedstat import SchedSource
 
@@ -115,15 +117,10 @@ class ReusePool:
     module docstring."""
 
     def __init__(
-        self,
-        inner: Sandbox,
-        *,
-        series_per_container: int = DEFAULT_SERIES_PER_CONTAINER,
-        memory_limit_bytes: int | None = None,
-        idle_s: float = DEFAULT_IDLE_S,
+        self, inner: Sandbox, *, series_per_container: int = DEFAULT_SERIES_PER_CONTAINER,
+        memory_limit_bytes: int | None = None, idle_s: float = DEFAULT_IDLE_S,
         settle_wait_s: float = DEFAULT_SETTLE_WAIT_S,
-        clock: Callable[[], float] = time.monotonic,
-        janitor: bool = True,
+        clock: Callable[[], float] = time.monotonic, janitor: bool = True,
     ) -> None:
         if series_per_container < 1:
             raise ValueError("a container serves at least 1 series")
@@ -325,9 +322,7 @@ class _Lease:
 
     def __init__(self, pool: ReusePool, key: ContainerKey, bot: RunningBot,
                  series_number: int) -> None:
-        self._pool = pool
-        self._key = key
-        self._bot = bot
+        self._pool, self._key, self._bot = pool, key, bot
         self.series_number = series_number
         """Which series of its container this is (1 for a fresh container)."""
         self._done = False
@@ -346,6 +341,12 @@ class _Lease:
 
     def sched_source(self) -> SchedSource:
         return sched_source_of(self._bot)
+
+    def stderr_mark(self) -> object:  # the lease knows the series, the bot its stderr
+        return stderr_mark_of(self._bot)
+
+    def series_stderr(self, mark: object, limit: int) -> tuple[bytes, int]:
+        return series_stderr_of(self._bot, mark, limit)
 
     def stderr_tail(self) -> str:
         return self._bot.stderr_tail()

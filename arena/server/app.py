@@ -26,6 +26,7 @@ from hollywood.arena.v1 import arena_pb2_grpc
 from arena.core.defaults import (
     DEFAULT_DB,
     DEFAULT_HOST,
+    DEFAULT_LOG_RETENTION_DAYS,
     DEFAULT_MAX_SEASON_BOTS,
     DEFAULT_PORT,
     token_path_for,
@@ -55,6 +56,7 @@ from arena.server.exclusive import (
     port_taken,
 )
 from arena.server.interceptors import DecodeRequestsInterceptor
+from arena.server.log_retention import LogRetention
 from arena.server.service import MUTATING_METHODS, SERVICE_NAME, ArenaService
 from arena.server.stream_limits import StreamLimitInterceptor, StreamSlots
 from arena.server.tokens import ensure_admin_token
@@ -119,8 +121,12 @@ class RunningServer:
     """The website, when started with ``http``."""
     vetting: VettingWorker | None = None
     """Builds and validates uploads (None: uploads are active at once)."""
+    retention: LogRetention | None = None
+    """Prunes old seat logs."""
 
     def stop(self, grace: float | None = 1.0) -> None:
+        if self.retention is not None:
+            self.retention.stop()
         if self.vetting is not None:
             self.vetting.stop()
         if self.web is not None:
@@ -146,6 +152,7 @@ def start_server(
     tls: TlsFiles | None = None,
     interceptors: Sequence[grpc.ServerInterceptor] = (),
     board: MoveBoard | None = None,
+    log_retention_days: float = DEFAULT_LOG_RETENTION_DAYS,
 ) -> RunningServer:
     """Open the database, start serving on ``host:port`` (port 0 = any free port),
     the website on ``http`` (host, port) if given, and resume interrupted seasons.
@@ -158,7 +165,8 @@ def start_server(
     TLS only. ``interceptors`` run before the server's own (e.g. a test's recorder).
     ``board`` (one of its own by default) gets the moves of the series in play for the
     website's live pages: the default runner feeds it, a cluster executor made with
-    the same board (``cluster_executor_factory(..., board=)``) too.
+    the same board (``cluster_executor_factory(..., board=)``) too. Each seat's log
+    of a series is kept ``log_retention_days`` (0: for ever; ``arena.server.log_retention``).
     The addresses served are recorded next to the database
     (``arena.core.token_binding``): the clients of this folder send the admin token
     only there. Raises ``RuntimeError`` if a port cannot be bound and
@@ -176,8 +184,11 @@ def start_server(
         board = board or MoveBoard()
         executors = executor_factory or local_executor_factory(
             runner_factory or functools.partial(sandbox_runner_factory, board=board))
-        return _start(db_path, database_lock, listening, executors, resume, max_season_bots,
-                      upload_limits, vetting_sandbox, board)
+        running = _start(db_path, database_lock, listening, executors, resume,
+                         max_season_bots, upload_limits, vetting_sandbox, board)
+        running.retention = LogRetention(running.storage, log_retention_days)
+        running.retention.start()
+        return running
     except BaseException:
         database_lock.release()
         raise

@@ -22,6 +22,7 @@ from typing import Final
 
 from arena.storage.logs import encode_json_text
 from arena.storage.records import StorageError
+from arena.storage.seat_logs import CREATE_INDEX, CREATE_TABLE, move_stderr_tails
 
 log = logging.getLogger(__name__)
 
@@ -253,6 +254,10 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     Migration(13, "a league cancelled as a whole", (
         # RFC 3339 UTC; '' while the league plays on.
         "ALTER TABLE leagues ADD COLUMN cancelled_at TEXT NOT NULL DEFAULT ''",
+    )),
+    Migration(14, "each seat's log of a series (stderr, decision times, debug notes), "
+              "the owner's alone; the results' stderr tails move there", (
+        CREATE_TABLE, CREATE_INDEX, move_stderr_tails,
     )),
 )
 

@@ -58,7 +58,9 @@ def result_summary(result: SeriesRecord) -> dict[str, Any]:
 
 
 def fault_rows(results: Sequence[SeriesRecord]) -> list[dict[str, Any]]:
-    """One row per forfeiting bot of each series (both when neither started)."""
+    """One row per forfeiting bot of each series (both when neither started): the
+    arena's words (kind, message, where, the seat's measured think time), never the
+    bot's (its stderr is its owner's: ``arena.server.owner_logs``)."""
     rows: list[dict[str, Any]] = []
     for result in results:
         if result.fault is None:
@@ -71,7 +73,8 @@ def fault_rows(results: Sequence[SeriesRecord]) -> list[dict[str, Any]]:
                 "series_id": result.series_id, "bot": result.bots[seat], "seat": seat,
                 "kind": str(fault.kind), "message": fault.message,
                 "hand_number": fault.hand_number, "decision_number": fault.decision_number,
-                "stderr_tail": fault.stderr_tail, "finished_at": result.finished_at,
+                "think_seconds": round(result.think_seconds[seat], 3),
+                "finished_at": result.finished_at,
             })
     return rows
 
