@@ -137,7 +137,7 @@ def outcome_lines(outcome: SeriesOutcome, mirror: Series, names: Sequence[str]) 
     if outcome.fault is not None:
         fault = outcome.fault
         who = names[fault.seat] if fault.seat in (0, 1) else "a bot"
-        lines.append(f"forfeit: {who}: {fault.kind}: {fault.message}")
+        lines.append(f"forfeit: {who}: {fault.kind}: {fault.full_message}")
         if fault.stderr_tail:
             lines.append(f"its stderr ended with:\n{fault.stderr_tail.rstrip()}")
     return lines

@@ -53,6 +53,9 @@ def _print_seat(console: Console, seat: arena_pb2.SeatLog) -> None:
         note = f"  {decision.debug}" if decision.debug else ""
         console.print(f"  hand {decision.hand_number:>3} #{decision.decision_number:<5} "
                       f"{decision.think_ms:9.3f} ms{note}", markup=False, highlight=False)
+    if seat.fault_words:
+        console.print(f"it forfeited, saying: {seat.fault_words}", markup=False,
+                      highlight=False)
     if seat.notes_dropped:
         console.print(f"  ({seat.notes_dropped} debug note(s) dropped past the series' "
                       "limit)", markup=False)

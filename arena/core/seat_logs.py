@@ -82,18 +82,20 @@ class SeatLog:
     decisions: tuple[DecisionLog, ...] = field(default_factory=tuple)
     notes_dropped: int = 0
     """Debug notes dropped past ``SERIES_NOTE_BYTES``."""
+    fault_words: str = ""
+    """When the seat forfeited: what the bot itself said of it (``BotFault.bot_words``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"seat": self.seat, "stderr": self.stderr, "stderr_bytes": self.stderr_bytes,
                 "decisions": [decision.to_dict() for decision in self.decisions],
-                "notes_dropped": self.notes_dropped}
+                "notes_dropped": self.notes_dropped, "fault_words": self.fault_words}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SeatLog:
         return cls(int(data["seat"]), str(data.get("stderr", "")),
                    int(data.get("stderr_bytes", 0)),
                    tuple(DecisionLog.from_dict(item) for item in data.get("decisions", ())),
-                   int(data.get("notes_dropped", 0)))
+                   int(data.get("notes_dropped", 0)), str(data.get("fault_words", "")))
 
 
 class DecisionRecorder:
@@ -118,6 +120,7 @@ class DecisionRecorder:
         self.decisions[seat].append(DecisionLog(hand_number, decision_number,
                                                 think_s * 1000.0, kept))
 
-    def seat_log(self, seat: int, stderr: str = "", stderr_bytes: int = 0) -> SeatLog:
+    def seat_log(self, seat: int, stderr: str = "", stderr_bytes: int = 0,
+                 fault_words: str = "") -> SeatLog:
         return SeatLog(seat, stderr, stderr_bytes, tuple(self.decisions[seat]),
-                       self.notes_dropped[seat])
+                       self.notes_dropped[seat], fault_words)

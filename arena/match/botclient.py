@@ -255,6 +255,6 @@ def fault_from_rpc_error(
         )
     if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
         return BotFault(FaultKind.CRASH, f"lost the connection during {method}: {details}")
-    return BotFault(
-        FaultKind.CRASH, f"the bot failed {method} with status {code.name}: {details}"
-    )
+    # The details are the bot's own words (its exception): kept apart for its owner.
+    return BotFault(FaultKind.CRASH, f"the bot failed {method} with status {code.name}",
+                    bot_words=details)

@@ -135,10 +135,10 @@ class DirectConnection:
             answered, value = self._wait("Handshake", self._worker.submit(
                 lambda: self._bot.on_series_start(start)), timeout, None)
         except BotFault as fault:
-            raise BotFault(FaultKind.STARTUP, fault.message) from None
+            raise BotFault(FaultKind.STARTUP, fault.message, bot_words=fault.bot_words) from None
         if not answered:
-            raise BotFault(FaultKind.CRASH, "the bot failed Handshake with status UNKNOWN: "
-                           f"bot error: {type(value).__name__}: {value}")
+            raise BotFault(FaultKind.CRASH, "the bot failed Handshake with status UNKNOWN",
+                           bot_words=f"bot error: {type(value).__name__}: {value}")
         return BotInfo(self._target.name, self._target.version, self._sdk_protocol_version,
                        self._target.author)
 
@@ -162,8 +162,8 @@ class DirectConnection:
         if not answered:
             if isinstance(value, BotFault):
                 raise value
-            raise BotFault(FaultKind.CRASH, "the bot failed Decide: "
-                           f"{type(value).__name__}: {value}")
+            raise BotFault(FaultKind.CRASH, "the bot failed Decide",
+                           bot_words=f"{type(value).__name__}: {value}")
         self.last_note = self._take_note()
         if isinstance(value, Action):  # one of the legal views, as given
             return value
@@ -223,8 +223,8 @@ class DirectConnection:
                   f"decision {request.decision_number}:", file=sys.stderr)
             traceback.print_exc(file=sys.stderr)
             # The message the SDK's server aborts the call with, as the client reports it.
-            raise BotFault(FaultKind.CRASH, "the bot failed Decide with status UNKNOWN: "
-                           f"bot error: {type(error).__name__}: {error}") from None
+            raise BotFault(FaultKind.CRASH, "the bot failed Decide with status UNKNOWN",
+                           bot_words=f"bot error: {type(error).__name__}: {error}") from None
         return proto
 
     def hand_ended(self, request: HandEnd | bot_pb2.HandEndedRequest, timeout: float) -> bool:

@@ -123,19 +123,24 @@ def _seat_logs(running: list[RunningBot | None], recorder: DecisionRecorder,
     for seat, bot in enumerate(running):
         raw, total = (b"", 0) if bot is None else series_stderr_of(
             bot, marks[seat], SERIES_STDERR_BYTES)
+        own = _fault_of(fault, seat)
         text = stderr_text(raw, total)
-        if not text and fault is not None:
-            text = _tail_of(fault, seat)
+        if not text and own is not None:
+            text = own.stderr_tail
             total = len(text.encode())
-        logs.append(recorder.seat_log(seat, text, total))
+        logs.append(recorder.seat_log(seat, text, total,
+                                      "" if own is None else own.bot_words))
     return logs[0], logs[1]
 
 
-def _tail_of(fault: BotFault, seat: int) -> str:
-    if fault.seat in (seat, None) and fault.stderr_tail:
-        return fault.stderr_tail
+def _fault_of(fault: BotFault | None, seat: int) -> BotFault | None:
+    """``seat``'s own fault in ``fault`` (the other seat's, when both failed to start)."""
+    if fault is None:
+        return None
+    if _seat(fault) == seat:
+        return fault
     other = fault.other_seat_fault
-    return other.stderr_tail if other is not None and other.seat == seat else ""
+    return other if other is not None and other.seat == seat else None
 
 
 def _hand_back(running: list[RunningBot | None], clients: list[BotConnection | None],
@@ -182,7 +187,7 @@ def _startup_forfeit(faults: list[BotFault | None]) -> BotFault:
         return first
     return BotFault(first.kind, f"{first.message} (seat 1 failed to start too: "
                     f"{other.kind}: {other.message})", seat=0, stderr_tail=first.stderr_tail,
-                    other_seat_fault=other)
+                    other_seat_fault=other, bot_words=first.bot_words)
 
 
 def _complete(fault: BotFault, bot: RunningBot | None) -> BotFault:
@@ -202,4 +207,4 @@ def _complete(fault: BotFault, bot: RunningBot | None) -> BotFault:
     return BotFault(kind, message, seat=fault.seat, hand_number=fault.hand_number,
                     decision_number=fault.decision_number,
                     stderr_tail=fault.stderr_tail or bot.stderr_tail(),
-                    rejected_action=fault.rejected_action)
+                    rejected_action=fault.rejected_action, bot_words=fault.bot_words)

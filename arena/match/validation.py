@@ -85,7 +85,7 @@ def validate_bot(
         result.passed = True
         return result
     whose = bot.name if fault.seat == 0 else f"the reference bot {opponent.name}"
-    result.reason = f"{whose} faulted: {fault.kind}: {fault.message}"
+    result.reason = f"{whose} faulted: {fault.kind}: {fault.full_message}"
     if fault.seat != 0 and fault.other_seat_fault is None:
         result.reason = f"the arena's reference bot failed, not yours: {result.reason}"
     result.fault = fault

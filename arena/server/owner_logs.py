@@ -84,7 +84,8 @@ class OwnerLogsMixin:
                 continue
             seat = response.seats.add(seat=log.seat, bot_id=seat_bots[log.seat],
                                       stderr=log.stderr, stderr_bytes=log.stderr_bytes,
-                                      notes_dropped=log.notes_dropped)
+                                      notes_dropped=log.notes_dropped,
+                                      fault_words=log.fault_words)
             for decision in log.decisions:
                 seat.decisions.add(hand_number=decision.hand_number,
                                    decision_number=decision.decision_number,

@@ -53,8 +53,10 @@ def encode_seat_logs(logs: Sequence[SeatLog], fault: BotFault | None = None
 
 
 def tail_logs(fault: dict[str, Any]) -> list[SeatLog]:
-    """The seat logs of a stored fault's stderr tails (each seat's, seat 0 first)."""
-    return [SeatLog(seat, tail, len(tail.encode())) for seat, tail in sorted(_tails(fault).items())]
+    """The seat logs of a fault's stderr tails and the bot's own words (each seat's,
+    seat 0 first)."""
+    return [SeatLog(seat, tail, len(tail.encode()), fault_words=words)
+            for seat, (tail, words) in sorted(_tails(fault).items())]
 
 
 def insert_seat_logs(db: sqlite3.Connection, series_id: str,
@@ -98,13 +100,13 @@ def move_stderr_tails(db: sqlite3.Connection) -> None:
                    (json.dumps(BotFault.from_dict(data).public_dict()), series_id))
 
 
-def _tails(data: dict[str, Any]) -> dict[int, str]:
-    tails: dict[int, str] = {}
+def _tails(data: dict[str, Any]) -> dict[int, tuple[str, str]]:
+    tails: dict[int, tuple[str, str]] = {}
     fault: dict[str, Any] | None = data
     while fault is not None:
-        tail = str(fault.get("stderr_tail") or "")
+        tail, words = str(fault.get("stderr_tail") or ""), str(fault.get("bot_words") or "")
         seat = fault.get("seat")
-        if tail and isinstance(seat, int) and seat in (0, 1):
-            tails.setdefault(seat, tail)
+        if (tail or words) and isinstance(seat, int) and seat in (0, 1):
+            tails.setdefault(seat, (tail, words))
         fault = fault.get("other_seat_fault")
     return tails
