@@ -78,8 +78,7 @@ class OwnerLogsMixin:
                 f"({seat_bots[0]} and {seat_bots[1]}): a bot's logs are its owner's alone")
         response = arena_pb2.GetSeriesLogsResponse(series_id=series_id,
                                                    readable_seats=readable)
-        for stored in read_seat_logs(self.storage, series_id):
-            log = stored.log
+        for log in read_seat_logs(self.storage, series_id):
             if log.seat not in readable:
                 continue
             seat = response.seats.add(seat=log.seat, bot_id=seat_bots[log.seat],

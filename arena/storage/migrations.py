@@ -22,7 +22,7 @@ from typing import Final
 
 from arena.storage.logs import encode_json_text
 from arena.storage.records import StorageError
-from arena.storage.seat_logs import CREATE_INDEX, CREATE_TABLE, move_stderr_tails
+from arena.storage.seat_log_rows import CREATE_INDEX, CREATE_TABLE, move_stderr_tails
 
 log = logging.getLogger(__name__)
 

@@ -43,7 +43,7 @@ from arena.storage.records import (
 )
 from arena.storage.schema import PLANNED_COLUMNS, RESULT_COLUMNS, RESULT_COLUMNS_OF_R
 from arena.storage.season_rows import MAX_NAME_CHARS, insert_round, insert_season
-from arena.storage.seat_logs import encode_seat_logs, insert_seat_logs
+from arena.storage.seat_log_rows import encode_seat_logs, insert_seat_logs
 
 # Free texts from bot authors, operators and exceptions are neutralised and bounded
 # before they are stored (arena.core.text).

@@ -63,7 +63,7 @@ class Arena:
 
 
 @pytest.fixture(scope="module")
-def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     root = tmp_path_factory.mktemp("owner-logs")
     server = start_server(root / "arena.db", port=0)
     channel = grpc.insecure_channel(server.address)
@@ -85,15 +85,15 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     server.stop(grace=None)
 
 
-def cli(capsys: pytest.CaptureFixture[str], arena: Arena, who: str, *argv: str) -> str:
-    code = main([*argv, "--server", arena.server.address, "--token", arena.tokens[who]])
+def cli(capsys: pytest.CaptureFixture[str], world: Arena, who: str, *argv: str) -> str:
+    code = main([*argv, "--server", world.server.address, "--token", world.tokens[who]])
     captured = capsys.readouterr()
     assert code == 0, captured.err
     return captured.out
 
 
-def series_of(arena: Arena) -> dict[str, arena_pb2.SeriesSummary]:
-    listed = arena.stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=arena.season_id))
+def series_of(world: Arena) -> dict[str, arena_pb2.SeriesSummary]:
+    listed = world.stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=world.season_id))
     return {item.series_id: item for item in listed.series}
 
 
@@ -102,19 +102,19 @@ def scribe_seat(item: arena_pb2.SeriesSummary) -> int:
 
 
 def test_the_owner_reads_stderr_notes_and_timings_of_a_lost_series(
-        arena: Arena, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    played = series_of(arena)
+        world: Arena, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    played = series_of(world)
     lost = [item for item in played.values()
             if item.played and item.winner != scribe_seat(item)]
     assert lost, [str(item) for item in played.values()]
-    series = played[f"{arena.season_id}-0"]  # played to its end (series 1 crashes)
+    series = played[f"{world.season_id}-0"]  # played to its end (series 1 crashes)
     assert not series.HasField("fault") and series.winner == 1 - scribe_seat(series)
     seat = scribe_seat(series)
-    shown = cli(capsys, arena, "alice", "series", "logs", series.series_id)
+    shown = cli(capsys, world, "alice", "series", "logs", series.series_id)
     assert f"seat {seat}: scribe@1.0.0" in shown
     assert f"{MARK} stderr at hand 1" in shown and f"{MARK} note: took the first of" in shown
     assert "greedy@1.0.0" not in shown  # alice owns one seat: she sees that one alone
-    data = json.loads(cli(capsys, arena, "alice", "series", "logs", series.series_id,
+    data = json.loads(cli(capsys, world, "alice", "series", "logs", series.series_id,
                           "--json"))
     [log] = data["seats"]
     assert log["seat"] == seat and data["readable_seats"] == [seat]
@@ -126,7 +126,7 @@ def test_the_owner_reads_stderr_notes_and_timings_of_a_lost_series(
     assert log["stderr_bytes"] == len(log["stderr"].encode())
     # The download: the replay and the owner's logs in one file.
     target = tmp_path / "series.json"
-    cli(capsys, arena, "alice", "series", "download", series.series_id, "-o", str(target))
+    cli(capsys, world, "alice", "series", "download", series.series_id, "-o", str(target))
     document = json.loads(target.read_text())
     assert document["event_log"][0]["type"] == "series_start"
     assert document["series"]["series_id"] == series.series_id
@@ -135,11 +135,11 @@ def test_the_owner_reads_stderr_notes_and_timings_of_a_lost_series(
 
 
 def test_a_crash_keeps_its_traceback_for_the_owner_and_its_kind_for_everyone(
-        arena: Arena, capsys: pytest.CaptureFixture[str]) -> None:
-    series = series_of(arena)[f"{arena.season_id}-1"]
+        world: Arena, capsys: pytest.CaptureFixture[str]) -> None:
+    series = series_of(world)[f"{world.season_id}-1"]
     assert series.HasField("fault") and series.fault.kind == "crash"
     assert (series.fault.hand_number, series.fault.seat) == (2, scribe_seat(series))
-    data = json.loads(cli(capsys, arena, "alice", "series", "logs", series.series_id,
+    data = json.loads(cli(capsys, world, "alice", "series", "logs", series.series_id,
                           "--json"))
     stderr = data["seats"][0]["stderr"]
     assert "RuntimeError: boom" in stderr and f"{MARK} stderr at hand 2" in stderr
@@ -147,44 +147,44 @@ def test_a_crash_keeps_its_traceback_for_the_owner_and_its_kind_for_everyone(
     assert data["seats"][0]["fault_words"] == "bot error: RuntimeError: boom"
     assert series.fault.message == "the bot failed Decide with status UNKNOWN"
     # The forfeit line names the opponent (issue 36) and the --bot filter keeps both.
-    listed = cli(capsys, arena, "bob", "series", "list", "--bot", "scribe",
-                 "--season", str(arena.season_id))
+    listed = cli(capsys, world, "bob", "series", "list", "--bot", "scribe",
+                 "--season", str(world.season_id))
     assert f"{series.series_id} scribe@1.0.0 forfeited to greedy@1.0.0 (crash:" in listed
     assert [line.split()[0] for line in listed.splitlines()
-            if line.startswith(f"{arena.season_id}-")] == [f"{arena.season_id}-0",
+            if line.startswith(f"{world.season_id}-")] == [f"{world.season_id}-0",
                                                            series.series_id]
 
 
-def test_another_author_and_an_anonymous_caller_get_no_logs(arena: Arena) -> None:
-    for series_id in series_of(arena):
+def test_another_author_and_an_anonymous_caller_get_no_logs(world: Arena) -> None:
+    for series_id in series_of(world):
         for metadata, code in (((), grpc.StatusCode.UNAUTHENTICATED),
-                               (arena.auth("carol"), grpc.StatusCode.PERMISSION_DENIED)):
+                               (world.auth("carol"), grpc.StatusCode.PERMISSION_DENIED)):
             with pytest.raises(grpc.RpcError) as refused:
-                arena.stub.GetSeriesLogs(arena_pb2.GetSeriesLogsRequest(series_id=series_id),
+                world.stub.GetSeriesLogs(arena_pb2.GetSeriesLogsRequest(series_id=series_id),
                                          metadata=metadata)
             assert refused.value.code() == code
-        scribe = scribe_seat(series_of(arena)[series_id])
+        scribe = scribe_seat(series_of(world)[series_id])
         with pytest.raises(grpc.RpcError) as refused:
-            arena.stub.GetSeriesLogs(arena_pb2.GetSeriesLogsRequest(
-                series_id=series_id, seat=scribe), metadata=arena.auth("bob"))
+            world.stub.GetSeriesLogs(arena_pb2.GetSeriesLogsRequest(
+                series_id=series_id, seat=scribe), metadata=world.auth("bob"))
         assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
         assert str(refused.value.details()) == (
             f"seat {scribe} of series {series_id} is played by scribe@1.0.0, which author "
             "bob does not own: a bot's logs are its owner's alone")
         # bob reads his own seat, and only it; the admin reads both.
-        own = arena.stub.GetSeriesLogs(arena_pb2.GetSeriesLogsRequest(series_id=series_id),
-                                       metadata=arena.auth("bob"))
+        own = world.stub.GetSeriesLogs(arena_pb2.GetSeriesLogsRequest(series_id=series_id),
+                                       metadata=world.auth("bob"))
         assert [seat.seat for seat in own.seats] == [1 - scribe]
         assert MARK not in str(own)
-        admin = (("authorization", f"Bearer {arena.server.token}"),)
-        both = arena.stub.GetSeriesLogs(arena_pb2.GetSeriesLogsRequest(series_id=series_id),
+        admin = (("authorization", f"Bearer {world.server.token}"),)
+        both = world.stub.GetSeriesLogs(arena_pb2.GetSeriesLogsRequest(series_id=series_id),
                                         metadata=admin)
         assert [seat.seat for seat in both.seats] == [0, 1] and MARK in str(both)
 
 
-def public_replies(arena: Arena, metadata: tuple[tuple[str, str], ...]) -> Iterator[str]:
+def public_replies(world: Arena, metadata: tuple[tuple[str, str], ...]) -> Iterator[str]:
     """Every public read of the API about this season, its series and its bots."""
-    stub, season_id = arena.stub, arena.season_id
+    stub, season_id = world.stub, world.season_id
     yield str(stub.ListBots(arena_pb2.ListBotsRequest(), metadata=metadata))
     for name in ("scribe", "greedy"):
         yield str(stub.GetBot(arena_pb2.GetBotRequest(name=name), metadata=metadata))
@@ -195,7 +195,7 @@ def public_replies(arena: Arena, metadata: tuple[tuple[str, str], ...]) -> Itera
                                 metadata=metadata))
     yield str(stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=season_id),
                               metadata=metadata))
-    for series_id in series_of(arena):
+    for series_id in series_of(world):
         yield str(stub.GetSeries(arena_pb2.GetSeriesRequest(series_id=series_id),
                                  metadata=metadata))
     watch = stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=season_id),
@@ -207,19 +207,19 @@ def public_replies(arena: Arena, metadata: tuple[tuple[str, str], ...]) -> Itera
 PARAM = re.compile(r"\{(\w+)(?::\w+)?\}")
 
 
-def test_no_public_rpc_page_or_json_twin_carries_the_bots_words(arena: Arena) -> None:
-    stored = [log for series_id in series_of(arena)
-              for log in read_seat_logs(arena.server.storage, series_id)]
-    assert any(MARK in stored_log.log.stderr for stored_log in stored)  # the marker is there
-    replies = [*public_replies(arena, ()), *public_replies(arena, arena.auth("bob")),
-               *public_replies(arena, arena.auth("carol"))]
+def test_no_public_rpc_page_or_json_twin_carries_the_bots_words(world: Arena) -> None:
+    stored = [log for series_id in series_of(world)
+              for log in read_seat_logs(world.server.storage, series_id)]
+    assert any(MARK in log.stderr for log in stored)  # the marker is there
+    replies = [*public_replies(world, ()), *public_replies(world, world.auth("bob")),
+               *public_replies(world, world.auth("carol"))]
     assert len(replies) > 10
     assert all(MARK not in reply and "RuntimeError: boom" not in reply for reply in replies)
-    storage = arena.server.storage
-    app = create_app(storage, arena.server.service.hub)
+    storage = world.server.storage
+    app = create_app(storage, world.server.service.hub)
     app.state.website.feed.close()
     app.state.website.live.close()
-    values = {"season_id": [str(arena.season_id)], "series_id": list(series_of(arena)),
+    values = {"season_id": [str(world.season_id)], "series_id": list(series_of(world)),
               "bot_id": ["scribe@1.0.0", "greedy@1.0.0"], "name": ["scribe", "greedy", "bob",
                                                                     "alice"]}
     fetched = 0

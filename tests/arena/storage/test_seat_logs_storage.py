@@ -34,7 +34,7 @@ def test_seat_logs_are_stored_apart_and_pruned_by_age(tmp_path: Path) -> None:
         planned = storage.get_planned(series_id)
         storage.store_result(planned, replace(made_up_outcome(series_id, winner=0),
                                               seat_logs=logs), {})
-    assert [stored.log for stored in read_seat_logs(storage, series[0])] == list(logs)
+    assert read_seat_logs(storage, series[0]) == list(logs)
     columns = [row[1] for row in storage.query("PRAGMA table_info(series_results)")]
     assert not any("stderr" in column or "debug" in column for column in columns)
     storage.query("UPDATE seat_logs SET stored_at='2026-01-01T00:00:00Z' WHERE series_id=?",
@@ -69,6 +69,6 @@ def test_migration_14_moves_the_results_stderr_tails_to_the_seat_logs(tmp_path: 
     assert stored is not None and stored.fault == replace(old, stderr_tail="")
     assert "secret" not in storage.query("SELECT fault_json FROM series_results")[0][0]
     [moved] = read_seat_logs(storage, series[0])
-    assert moved.log == SeatLog(1, "Traceback: secret plan", 22)
+    assert moved == SeatLog(1, "Traceback: secret plan", 22)
     assert storage.query("SELECT stored_at FROM seat_logs")[0][0] == "2026-03-01T10:00:00Z"
     storage.close()

@@ -120,8 +120,7 @@ def test_result_is_stored_whole_with_everything(tmp_path: Path) -> None:
     # The arena's words stay with the result; the bot's stderr goes to its seat's log.
     assert stored.fault == BotFault(FaultKind.TIMEOUT, "too slow", seat=1, hand_number=3,
                                     decision_number=7)
-    assert [stored_log.log for stored_log in read_seat_logs(storage, planned.series_id)] == [
-        SeatLog(1, "last words", 10)]
+    assert read_seat_logs(storage, planned.series_id) == [SeatLog(1, "last words", 10)]
     assert stored.forfeiting_seats == (1,)
     assert (stored.seed, stored.bots) == (42, (ids[0], ids[1]))
     log, profile = storage.result_log(planned.series_id)
@@ -176,8 +175,8 @@ def test_a_stored_outcome_reads_back_equal_with_its_typed_faults(tmp_path: Path)
         # All but the bot's stderr, which goes to the seat's log (its owner's alone).
         public = replace(outcome, fault=BotFault.from_dict(outcome.fault.public_dict()))
         assert replace(outcome_part(stored), log=log) == public
-    assert [(stored_log.log.seat, stored_log.log.stderr)
-            for stored_log in read_seat_logs(storage, first.series_id)] == [(0, "boom")]
+    assert [(log.seat, log.stderr)
+            for log in read_seat_logs(storage, first.series_id)] == [(0, "boom")]
     reloaded = storage.results(first.season_id)
     assert [r.forfeiting_seats for r in reloaded] == [(0, 1), (1,)]
 
