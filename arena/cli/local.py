@@ -104,7 +104,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
                                upload_limits=UploadLimits(
                                    idle_seconds=args.upload_idle_seconds),
                                vetting_sandbox=args.vet_sandbox, tls=tls, board=board,
-                               metrics=args.metrics)
+                                metrics=args.metrics,
+                               log_retention_days=args.log_retention_days)
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     if tls is None:

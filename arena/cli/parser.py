@@ -38,9 +38,9 @@ from arena.cli.local import (
     cmd_season_run,
     cmd_serve,
 )
-from arena.cli.play import PLAY_DEFAULTS, PLAY_HELPS, PLAY_SETTINGS, cmd_play
+from arena.cli.play import add_play_command
 from arena.cli.reads import cmd_series_list, cmd_series_show, cmd_standings, cmd_watch
-from arena.cli.season_options import add_season_options, add_setting_options
+from arena.cli.season_options import add_season_options
 from arena.cli.seasons import (
     cmd_season_cancel,
     cmd_season_create,
@@ -48,6 +48,7 @@ from arena.cli.seasons import (
     cmd_season_show,
     cmd_season_start,
 )
+from arena.cli.series_logs import cmd_series_download, cmd_series_logs
 from arena.cli.submit import cmd_submit
 from arena.cli.verify_deal import cmd_series_verify
 from arena.core import arguments
@@ -55,6 +56,7 @@ from arena.core.defaults import (
     DEFAULT_DB,
     DEFAULT_HOST,
     DEFAULT_HTTP,
+    DEFAULT_LOG_RETENTION_DAYS,
     DEFAULT_MAX_SEASON_BOTS,
     DEFAULT_PORT,
     DEFAULT_UPLOAD_IDLE_SECONDS,
@@ -131,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_images(commands)
     _add_demo(commands)
     _add_match(commands)
-    _add_play(commands)
+    add_play_command(commands)
     export = _client_command(commands, "export", "write a season's (or match's) results, "
                              "standings and event logs to a directory", cmd_export)
     _latest_season_option(export)
@@ -163,6 +165,11 @@ def _add_serve(commands: Any) -> None:
     serve.add_argument("--max-season-bots", type=arguments.positive_int,
                        default=DEFAULT_MAX_SEASON_BOTS, metavar="N",
                        help=f"refuse seasons of more bots (default {DEFAULT_MAX_SEASON_BOTS})")
+    serve.add_argument("--log-retention-days", type=arguments.days,
+                       default=DEFAULT_LOG_RETENTION_DAYS, metavar="DAYS",
+                       help="keep each bot's logs of a series (stderr, decision times, debug "
+                            f"notes) this long (default {DEFAULT_LOG_RETENTION_DAYS:g}; 0: for "
+                            "ever)")
     serve.add_argument("--upload-idle-seconds", type=arguments.seconds,
                        default=DEFAULT_UPLOAD_IDLE_SECONDS, metavar="S",
                        help="end an upload that sends nothing for S seconds (default "
@@ -329,6 +336,23 @@ def _add_reads(commands: Any) -> None:
                              metavar="N", help="series per page (default 100)")
     series_list.add_argument("--page", default="", metavar="TOKEN",
                              help="the page a previous page named as next")
+    series_list.add_argument("--bot", default="", metavar="NAME",
+                             help="only the series this bot (NAME or NAME@VERSION) played")
+    series_logs = _client_command(
+        series, "logs", "your bot's stderr, decision times and debug notes in a series "
+        "(its owner's token, or the admin's)", cmd_series_logs)
+    series_logs.add_argument("series_id", type=arguments.series_id, metavar="ID")
+    series_logs.add_argument("--seat", type=int, choices=(0, 1), default=None,
+                             help="only this seat (default: every seat you own)")
+    series_download = _client_command(
+        series, "download", "one JSON file: the replay, your logs, debug notes and "
+        "timings", cmd_series_download)
+    series_download.add_argument("series_id", type=arguments.series_id, metavar="ID")
+    series_download.add_argument("--seat", type=int, choices=(0, 1), default=None,
+                                 help="only this seat's log (default: every seat you own)")
+    series_download.add_argument("-o", "--output", default="", metavar="FILE",
+                                 help="where to write it (default series-ID.json; - for "
+                                      "stdout)")
 
 
 def _add_images(commands: Any) -> None:
@@ -350,24 +374,6 @@ def _add_match(commands: Any) -> None:
     _http_options(match, keep_serving=True)
     _json_option(match)
     match.set_defaults(handler=cmd_match)
-
-
-def _add_play(commands: Any) -> None:
-    play = commands.add_parser(
-        "play", help="two bots (folders, registered names or tcp:HOST:PORT) play series "
-        "on this machine, every hand printed as it is played (nothing is stored)")
-    for name, text in (("bot_a", "the first bot"), ("bot_b", "its opponent")):
-        play.add_argument(name, metavar=name[-1].upper(), help=f"{text}: a bot folder, a "
-                          "registered bot (name or name@version in --db), or tcp:HOST:PORT "
-                          "(a bot you started yourself with HOLLYWOOD_BOT_ADDRESS=HOST:PORT)")
-    play.add_argument("--series", type=arguments.positive_int, default=1, metavar="N",
-                      help="series to play, in duplicate pairs (default 1)")
-    play.add_argument("--show", action="store_true",
-                      help="print each hand's deal and every move too, not only how it ended")
-    add_setting_options(play, PLAY_SETTINGS, defaults=PLAY_DEFAULTS, helps=PLAY_HELPS)
-    play.add_argument("--db", type=Path, default=DEFAULT_DB,
-                      help="database holding registered bots (.arena/arena.db)")
-    play.set_defaults(handler=cmd_play)
 
 
 def _add_demo(commands: Any) -> None:

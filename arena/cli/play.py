@@ -22,7 +22,9 @@ from rich.console import Console
 
 from arena.cli.local import is_folder
 from arena.cli.output import CliError
-from arena.cli.season_options import setting_values
+from arena.cli.season_options import add_setting_options, setting_values
+from arena.core import arguments
+from arena.core.defaults import DEFAULT_DB
 from arena.core.limits import TimeLimits
 from arena.core.manifest import ManifestError
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
@@ -137,7 +139,7 @@ def outcome_lines(outcome: SeriesOutcome, mirror: Series, names: Sequence[str]) 
     if outcome.fault is not None:
         fault = outcome.fault
         who = names[fault.seat] if fault.seat in (0, 1) else "a bot"
-        lines.append(f"forfeit: {who}: {fault.kind}: {fault.message}")
+        lines.append(f"forfeit: {who}: {fault.kind}: {fault.full_message}")
         if fault.stderr_tail:
             lines.append(f"its stderr ended with:\n{fault.stderr_tail.rstrip()}")
     return lines
@@ -215,3 +217,22 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
                   f"of {len(specs)} series; {faults} forfeited by a fault",
                   markup=False, highlight=False, soft_wrap=True)
     return 1 if faults else 0
+
+
+def add_play_command(commands: Any) -> None:
+    """``arena play``: its arguments, wired to ``cmd_play``."""
+    play = commands.add_parser(
+        "play", help="two bots (folders, registered names or tcp:HOST:PORT) play series "
+        "on this machine, every hand printed as it is played (nothing is stored)")
+    for name, text in (("bot_a", "the first bot"), ("bot_b", "its opponent")):
+        play.add_argument(name, metavar=name[-1].upper(), help=f"{text}: a bot folder, a "
+                          "registered bot (name or name@version in --db), or tcp:HOST:PORT "
+                          "(a bot you started yourself with HOLLYWOOD_BOT_ADDRESS=HOST:PORT)")
+    play.add_argument("--series", type=arguments.positive_int, default=1, metavar="N",
+                      help="series to play, in duplicate pairs (default 1)")
+    play.add_argument("--show", action="store_true",
+                      help="print each hand's deal and every move too, not only how it ended")
+    add_setting_options(play, PLAY_SETTINGS, defaults=PLAY_DEFAULTS, helps=PLAY_HELPS)
+    play.add_argument("--db", type=Path, default=DEFAULT_DB,
+                      help="database holding registered bots (.arena/arena.db)")
+    play.set_defaults(handler=cmd_play)

@@ -99,15 +99,22 @@ def cmd_series_show(args: argparse.Namespace, console: Console) -> int:
                  if fault.hand_number else "before the first deal")
         console.print(f"fault: {fault.kind} by seat {fault.seat} {where}: {fault.message}",
                       markup=False)
-        if fault.stderr_tail:
-            console.print("stderr tail:\n" + fault.stderr_tail, markup=False)
+        console.print(f"the bot's stderr is its owner's: `arena series logs {series.series_id}`",
+                      markup=False, highlight=False)
     return 0
 
 
 def cmd_series_list(args: argparse.Namespace, console: Console) -> int:
+    bot = getattr(args, "bot", "")
     with connect(args) as client:
         response = client.stub.ListSeries(arena_pb2.ListSeriesRequest(
-            season_id=args.season, page_size=args.page_size, page_token=args.page))
+            season_id=args.season, page_size=0 if bot else args.page_size,
+            page_token="" if bot else args.page))
+    if bot:  # the whole season read, this bot's series kept: no further page
+        kept = [item for item in response.series
+                if _plays(item.seat0_bot, bot) or _plays(item.seat1_bot, bot)]
+        del response.series[:]
+        response.series.extend(kept)
     if args.json:  # the reply as it is: the series and, with more to come, the cursor
         print_json(to_json(response))
     else:
@@ -118,3 +125,8 @@ def cmd_series_list(args: argparse.Namespace, console: Console) -> int:
     if response.next_page_token:
         _next_page_hint(console, args, "series list", response.next_page_token)
     return 0
+
+
+def _plays(bot_id: str, wanted: str) -> bool:
+    """Whether version ``bot_id`` (name@version) is ``wanted`` (a name or name@version)."""
+    return bot_id == wanted or bot_id.partition("@")[0] == wanted

@@ -41,7 +41,7 @@ ORDERING_NOTE: Final = (
 )
 
 
-MULTILINE_FIELDS: Final = frozenset({"stderr_tail", "lines", "error"})
+MULTILINE_FIELDS: Final = frozenset({"stderr", "lines", "error"})
 """Text fields shown with their line breaks."""
 
 M = TypeVar("M", bound=Message)
@@ -183,9 +183,12 @@ def describe_series(series: arena_pb2.SeriesSummary) -> str:
     games_won = list(series.games_won) if len(series.games_won) == 2 else [0, 0]
     capped = ", hand cap" if series.capped else ""
     if series.HasField("fault"):
-        faulty = bots[series.fault.seat]
-        return (f"{series.series_id} {faulty} forfeited ({series.fault.kind}: "
-                f"{series.fault.message[:80]})")
+        fault = series.fault
+        seat = 1 if fault.seat == 1 else 0
+        what = (f"and {bots[1 - seat]} both forfeited" if fault.HasField("other_seat_fault")
+                else f"forfeited to {bots[1 - seat]}")
+        return (f"{series.series_id} {bots[seat]} {what} ({fault.kind}: "
+                f"{cut_at_word(fault.message, 80)})")
     if series.winner in (0, 1):
         seat = series.winner
         games = f"{games_won[seat]}-{games_won[1 - seat]}"
@@ -194,6 +197,15 @@ def describe_series(series: arena_pb2.SeriesSummary) -> str:
     games = f"{games_won[0]}-{games_won[1]}"
     return (f"{series.series_id} {bots[0]} drew {bots[1]} {games} "
             f"({series.hands_played} hands{capped})")
+
+
+def cut_at_word(text: str, limit: int) -> str:
+    """``text`` if it fits in ``limit`` characters, else its words that fit and
+    "...", never a word cut in half (a single longer word is cut)."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit + 1].rsplit(" ", 1)[0] if " " in text[:limit + 1] else text[:limit]
+    return head.rstrip(" ,;:") + " ..."
 
 
 def forfeit_line(series: arena_pb2.SeriesSummary) -> str:

@@ -41,6 +41,14 @@ def seconds(text: str) -> float:
     return value
 
 
+def days(text: str) -> float:
+    """A number of days, 0 or more (0: for ever, as a retention)."""
+    value = _number(text, float, "a number of days")
+    if not 0 <= value < 1e6:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"must be 0 or more (and below a million), got {text}")
+    return value
+
+
 def seed(text: str) -> int:
     """A random seed: a whole number that fits the database's signed 64 bits."""
     value = _number(text, int, "a whole number")

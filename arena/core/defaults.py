@@ -20,6 +20,9 @@ few ms; the limit keeps one request from planning unbounded work."""
 DEFAULT_UPLOAD_IDLE_SECONDS: Final = 30.0
 """An upload that sends nothing for this long is ended (``arena serve
 --upload-idle-seconds``)."""
+DEFAULT_LOG_RETENTION_DAYS: Final = 30.0
+"""How long a server keeps each seat's log of a series (its stderr, decision times,
+debug notes: ``arena serve --log-retention-days``; 0 keeps them for ever)."""
 TOKEN_FILE_NAME: Final = "admin.token"
 AUTH_METADATA_KEY: Final = "authorization"
 

@@ -54,6 +54,9 @@ class BotFault(Exception):
     rejected_action: dict[str, object] | None = None
     """ILLEGAL_ACTION only: the action the bot sent (``Action.to_dict()``, melds
     included), so the arena can check from the log that it really was illegal."""
+    bot_words: str = field(default="", repr=False)
+    """What the bot itself said of its failure (its gRPC status details, e.g. its
+    exception): its owner's alone, like its stderr; ``message`` is the arena's words."""
 
     def __post_init__(self) -> None:
         # Both texts come from the bot: neutralised and bounded before anyone
@@ -61,18 +64,25 @@ class BotFault(Exception):
         self.message = safe_text(self.message, MAX_FAULT_MESSAGE_CHARS)
         self.stderr_tail = safe_text(self.stderr_tail, MAX_STDERR_TAIL_CHARS,
                                      multiline=True, keep="tail")
-        super().__init__(f"{self.kind}: {self.message}")
+        self.bot_words = safe_text(self.bot_words, MAX_FAULT_MESSAGE_CHARS)
+        super().__init__(f"{self.kind}: {self.full_message}")
 
     def __str__(self) -> str:
         # The runner completes message and seat after raising, so format on demand.
-        return f"{self.kind}: {self.message}"
+        return f"{self.kind}: {self.full_message}"
+
+    @property
+    def full_message(self) -> str:
+        """The arena's message and the bot's own words (for its owner: a local
+        match, vetting, the owner's logs)."""
+        return f"{self.message}: {self.bot_words}" if self.bot_words else self.message
 
     def __reduce__(self) -> tuple[type[BotFault], tuple[object, ...]]:
         # An outcome with a fault comes back from a cluster worker pickled; an
         # exception pickles its ``args`` (one string here), not its fields.
         return (type(self), (self.kind, self.message, self.seat, self.hand_number,
                              self.decision_number, self.stderr_tail, self.other_seat_fault,
-                             self.rejected_action))
+                             self.rejected_action, self.bot_words))
 
     def to_dict(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -87,6 +97,19 @@ class BotFault(Exception):
         }
         if self.rejected_action is not None:
             data["rejected_action"] = self.rejected_action
+        if self.bot_words:
+            data["bot_words"] = self.bot_words
+        return data
+
+    def public_dict(self) -> dict[str, object]:
+        """``to_dict`` without the bot's stderr: what the arena says of the fault to
+        everyone (kind, message, seat, hand, decision). The stderr is the owner's
+        alone (``arena.core.seat_logs``)."""
+        data = self.to_dict()
+        del data["stderr_tail"]
+        data.pop("bot_words", None)
+        if self.other_seat_fault is not None:
+            data["other_seat_fault"] = self.other_seat_fault.public_dict()
         return data
 
     @classmethod
@@ -102,6 +125,7 @@ class BotFault(Exception):
             stderr_tail=str(data.get("stderr_tail", "")),
             other_seat_fault=None if other is None else cls.from_dict(other),
             rejected_action=None if rejected is None else dict(rejected),
+            bot_words=str(data.get("bot_words", "")),
         )
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from arena.core.faults import BotFault
 from arena.core.limits import TimeLimits
 from arena.core.manifest import BotManifest
+from arena.core.seat_logs import SeatLog
 from engine.profiles import Profile
 from engine.series import Series, SeriesResult
 
@@ -124,6 +125,10 @@ class SeriesOutcome:
     played_by: str = ""
     """Where it was played, as the executor (not the player) knows it: a cluster
     worker's address; empty for this process. Named when the outcome is refused."""
+    seat_logs: tuple[SeatLog, ...] = ()
+    """Each seat's stderr, decision times and debug notes, for its owner alone
+    (``arena.core.seat_logs``); stored apart, never with the result. Empty where
+    nothing was recorded (a series that never started keeps what the bots wrote)."""
 
     # The engine's fields, read through the result (one name each, the engine's).
     @property

@@ -63,6 +63,8 @@ class BotClient:
     def __init__(self, channel: grpc.Channel, target: str) -> None:
         self._channel = channel
         self._stub = bot_pb2_grpc.BotServiceStub(channel)
+        self.last_note = ""
+        """The debug note of the last ``Decide`` answered (``DecideResponse.debug``)."""
         self.target = target
 
     @classmethod
@@ -151,12 +153,15 @@ class BotClient:
         raises ``BotFault``.
         """
         message = request_message(request)
+        self.last_note = ""
         if window is None:
             reply = self._call("Decide", self._stub.Decide, message, timeout,
                                timeout_kind=FaultKind.TIMEOUT)
         else:
             reply = self._call_fairly("Decide", self._stub.Decide, message, window)
-        return protocol.action_from_reply(reply, legal_actions)
+        action = protocol.action_from_reply(reply, legal_actions)
+        self.last_note = reply.debug
+        return action
 
     def _call_fairly(self, method: str, call: Any, request: Message, window: Window) -> Any:
         """The call, waited for while ``window`` has charged time left: a starved bot's
@@ -250,6 +255,6 @@ def fault_from_rpc_error(
         )
     if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
         return BotFault(FaultKind.CRASH, f"lost the connection during {method}: {details}")
-    return BotFault(
-        FaultKind.CRASH, f"the bot failed {method} with status {code.name}: {details}"
-    )
+    # The details are the bot's own words (its exception): kept apart for its owner.
+    return BotFault(FaultKind.CRASH, f"the bot failed {method} with status {code.name}",
+                    bot_words=details)

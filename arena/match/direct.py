@@ -110,6 +110,8 @@ class DirectConnection:
         self._hooks = {hook for hook in ("on_hand_end", "on_series_end")
                        if getattr(type(self._bot), hook, None) is not getattr(base, hook)
                        or hook in getattr(self._bot, "__dict__", {})}
+        self.last_note = ""
+        """The debug note the bot attached to its last answered decision (``Bot.debug``)."""
         self.call_guard = CallGuard()
         """Watched by the match loop's supervisor: then ``decide`` calls the bot on
         the match's own thread (``arena.match.inline_calls``)."""
@@ -133,10 +135,10 @@ class DirectConnection:
             answered, value = self._wait("Handshake", self._worker.submit(
                 lambda: self._bot.on_series_start(start)), timeout, None)
         except BotFault as fault:
-            raise BotFault(FaultKind.STARTUP, fault.message) from None
+            raise BotFault(FaultKind.STARTUP, fault.message, bot_words=fault.bot_words) from None
         if not answered:
-            raise BotFault(FaultKind.CRASH, "the bot failed Handshake with status UNKNOWN: "
-                           f"bot error: {type(value).__name__}: {value}")
+            raise BotFault(FaultKind.CRASH, "the bot failed Handshake with status UNKNOWN",
+                           bot_words=f"bot error: {type(value).__name__}: {value}")
         return BotInfo(self._target.name, self._target.version, self._sdk_protocol_version,
                        self._target.author)
 
@@ -148,6 +150,8 @@ class DirectConnection:
         window: Window | None = None,
     ) -> Action:
         """As ``BotClient.decide``: the bot's action from ``legal_actions``."""
+        self.last_note = ""
+        self._take_note()  # a note left by a decision that raised is not this one's
         guard = self.call_guard
         if guard.watched:
             answered, value = guard.call("Decide", lambda: self._answer(request),
@@ -158,8 +162,9 @@ class DirectConnection:
         if not answered:
             if isinstance(value, BotFault):
                 raise value
-            raise BotFault(FaultKind.CRASH, "the bot failed Decide: "
-                           f"{type(value).__name__}: {value}")
+            raise BotFault(FaultKind.CRASH, "the bot failed Decide",
+                           bot_words=f"{type(value).__name__}: {value}")
+        self.last_note = self._take_note()
         if isinstance(value, Action):  # one of the legal views, as given
             return value
         reply = bot_pb2.DecideResponse(action=value)
@@ -170,6 +175,11 @@ class DirectConnection:
                 f"(Received message larger than max ({reply.ByteSize()} vs. "
                 f"{MAX_REPLY_BYTES}))")
         return protocol.action_from_reply(reply, legal_actions)
+
+    def _take_note(self) -> str:
+        take = getattr(self._bot, "take_debug_note", None)
+        note = take() if callable(take) else ""
+        return note if isinstance(note, str) else ""
 
     def _answer(self, request: Decision | bot_pb2.DecideRequest) -> _Reply:
         """The bot's answer, called on this thread, as the worker would give it."""
@@ -213,8 +223,8 @@ class DirectConnection:
                   f"decision {request.decision_number}:", file=sys.stderr)
             traceback.print_exc(file=sys.stderr)
             # The message the SDK's server aborts the call with, as the client reports it.
-            raise BotFault(FaultKind.CRASH, "the bot failed Decide with status UNKNOWN: "
-                           f"bot error: {type(error).__name__}: {error}") from None
+            raise BotFault(FaultKind.CRASH, "the bot failed Decide with status UNKNOWN",
+                           bot_words=f"bot error: {type(error).__name__}: {error}") from None
         return proto
 
     def hand_ended(self, request: HandEnd | bot_pb2.HandEndedRequest, timeout: float) -> bool:

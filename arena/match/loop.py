@@ -35,6 +35,7 @@ from typing import Any
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.limits import TimeLimits
+from arena.core.seat_logs import DecisionRecorder
 from arena.core.series import SeriesOutcome, outcome_of
 from arena.match import protocol
 from arena.match.connection import BotConnection
@@ -58,6 +59,8 @@ class PlayedMatch:
     decisions: int
     reserve_left: tuple[float, float]
     """Each seat's series reserve at the end (never below 0)."""
+    recorder: DecisionRecorder
+    """Each seat's decisions: the time charged and the bot's debug note."""
 
 
 def play_match(
@@ -69,13 +72,15 @@ def play_match(
     series_id: str = "series",
     clock: Callable[[], float] = time.monotonic,
     meters: tuple[Meter, Meter] | None = None,
+    recorder: DecisionRecorder | None = None,
 ) -> PlayedMatch:
     """Play ``series`` to its end or to the first fault.
 
     ``clients[seat]`` plays ``seat``. ``on_event`` receives every engine event (as
     returned by ``series.apply``) and, on a forfeit, a ``{"type": "fault", ...}`` event.
     ``clock`` measures think time and so drives deadlines and reserves; tests pass a
-    fake one to make timing exact.
+    fake one to make timing exact. Each decision's charged time and debug note go
+    to ``recorder`` (a new one if not given; ``PlayedMatch.recorder``).
 
     When a seat's bot is called on the match's own thread (its connection has a
     ``call_guard``: ``arena.match.inline_calls``), the loop runs on a thread of its
@@ -83,6 +88,8 @@ def play_match(
     does not return.
     """
     match = _Match(clients, series, limits, on_event, series_id, clock, meters)
+    if recorder is not None:  # the runner's: it adds each seat's stderr
+        match.recorder = recorder
     guards = tuple(guard for client in clients
                    if (guard := getattr(client, "call_guard", None)) is not None)
     if not guards:
@@ -120,13 +127,14 @@ class _Match:
         self.decisions = 0
         self.hands_played = 0
         self.pending: _Pending | None = None
+        self.recorder = DecisionRecorder()
 
     def finish(self, winner: int | None, fault: BotFault | None) -> PlayedMatch:
         think, reserve = self.think, self.reserve
         outcome = outcome_of(self.series_id, self.series, winner, fault, (think[0], think[1]),
                              self.clock() - self.started)
         return PlayedMatch(outcome, self.decisions,
-                           (max(0.0, reserve[0]), max(0.0, reserve[1])))
+                           (max(0.0, reserve[0]), max(0.0, reserve[1])), self.recorder)
 
     def run(self) -> PlayedMatch:
         series, limits, clients = self.series, self.limits, self.clients
@@ -178,7 +186,7 @@ class _Match:
         except BotFault:
             self._charge(pending)
             raise
-        elapsed = self._charge(pending)
+        elapsed = self._charge(pending, note_of(client))
         if self.reserve[seat] < 0:  # answered, but after the cut-off (scheduling jitter)
             figures = "" if window is None else f" ({window.usage().figures()})"
             raise BotFault(FaultKind.TIMEOUT, f"answered after {elapsed:.3f} s; "
@@ -186,11 +194,13 @@ class _Match:
                            f"{figures}")
         return action
 
-    def _charge(self, pending: _Pending) -> float:
-        """Past the deadline the reserve pays: then only the bot's own time."""
+    def _charge(self, pending: _Pending, note: str = "") -> float:
+        """Past the deadline the reserve pays: then only the bot's own time. The
+        time (and the bot's debug note) is recorded for the seat's owner."""
         window, seat = pending.window, pending.seat
         elapsed = (self.clock() - pending.begun if window is None
                    else window.charged_s(exact_above=self.limits.decision_s))
+        self.recorder.record(seat, pending.hand_number, self.decisions, elapsed, note)
         self.think[seat] += elapsed
         self.reserve[seat] -= max(0.0, elapsed - self.limits.decision_s)
         return elapsed
@@ -203,7 +213,7 @@ class _Match:
         fault.seat, fault.hand_number, fault.decision_number = (
             seat, pending.hand_number, self.decisions)
         if self.on_event is not None:
-            self.on_event({"type": "fault", **fault.to_dict()})
+            self.on_event({"type": "fault", **fault.public_dict()})
         _notify_series_end(self.clients, self.series, self.series_id, self.limits,
                            self.hands_played, fault)
         return self.finish(1 - seat, fault)
@@ -217,6 +227,13 @@ class _Match:
         if not isinstance(verdict, BotFault):
             raise verdict  # the machine starved the bot: the series is void
         return self.forfeit(verdict)
+
+
+def note_of(client: BotConnection) -> str:
+    """The debug note ``client``'s bot sent with its last answer ("" if none, or a
+    connection that carries none)."""
+    note = getattr(client, "last_note", "")
+    return note if isinstance(note, str) else ""
 
 
 def _notify_series_end(

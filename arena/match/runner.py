@@ -24,13 +24,23 @@ from typing import Any
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.limits import TimeLimits
+from arena.core.seat_logs import SERIES_STDERR_BYTES, DecisionRecorder, SeatLog, stderr_text
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec, opaque_series_id, outcome_of
 from arena.match.connection import BotConnection
 from arena.match.fair_clock import meter_for
 from arena.match.loop import play_match
 from arena.match.startup import Clock, start_both
 from arena.sandbox.admission import ADMISSION
-from arena.sandbox.base import RunningBot, Sandbox, SandboxError, release_of, sched_source_of
+from arena.sandbox.base import (
+    RunningBot,
+    Sandbox,
+    SandboxError,
+    release_of,
+    sched_source_of,
+    series_number_of,
+    series_stderr_of,
+    stderr_mark_of,
+)
 from engine.series import Series
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -46,43 +56,92 @@ def run_series(
     spec: SeriesSpec, sandbox: Sandbox, on_event: EventSink | None = None,
     *, clock: Clock = time.monotonic,
 ) -> SeriesOutcome:
-    """Play ``spec`` between its two bots in ``sandbox``; see the module docstring."""
+    """Play ``spec`` between its two bots in ``sandbox``; see the module docstring.
+    The outcome carries each seat's log (stderr, decision times, debug notes: its
+    ``seat_logs``), read before a bot is stopped or handed back."""
+    running: list[RunningBot | None] = [None, None]
+    clients: list[BotConnection | None] = [None, None]
+    clean = [False, False]  # a seat whose bot may serve its version's next series
+    recorder = DecisionRecorder()
+    marks: list[object] = [None, None]  # where each bot's stderr stood as the series began
+    try:
+        outcome = _play(spec, sandbox, on_event, clock, running, clients, clean, recorder,
+                        marks)
+        return replace(outcome, seat_logs=_seat_logs(running, recorder, marks,
+                                                     outcome.fault))
+    finally:
+        _hand_back(running, clients, clean)
+
+
+def _play(spec: SeriesSpec, sandbox: Sandbox, on_event: EventSink | None, clock: Clock,
+          running: list[RunningBot | None], clients: list[BotConnection | None],
+          clean: list[bool], recorder: DecisionRecorder, marks: list[object]
+          ) -> SeriesOutcome:
+    """The series, its bots started into ``running`` and ``clients``, ``clean`` set
+    for each seat whose bot may serve again, its decisions into ``recorder``, where
+    each bot's stderr stood into ``marks``."""
     started = clock()
     told = opaque_series_id()  # what the bots hear: never the arena's id (vetting or not)
     series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
                     swap_seats=spec.swap_seats)
-    running: list[RunningBot | None] = [None, None]
-    clients: list[BotConnection | None] = [None, None]
-    clean = [False, False]  # a seat whose bot may serve its version's next series
-    try:
-        faults = start_both(spec, sandbox, running, clients, clock=clock, told_id=told)
-        faults = [None if fault is None else _complete(fault, running[seat])
-                  for seat, fault in enumerate(faults)]
-        if any(faults):
-            clean = [fault is None for fault in faults]
-            forfeit = _startup_forfeit(faults)
-            if on_event is not None:
-                on_event({"type": "fault", **forfeit.to_dict()})
-            winner = None if all(faults) else 1 - _seat(forfeit)
-            return outcome_of(spec.series_id, series, winner, forfeit, (0.0, 0.0),
-                              clock() - started)
-        first, second = clients
-        assert first is not None and second is not None
-        first_bot, second_bot = running
-        assert first_bot is not None and second_bot is not None
-        meters = (meter_for(sched_source_of(first_bot), clock),
-                  meter_for(sched_source_of(second_bot), clock))
-        with ADMISSION.playing():  # background work now waits for idle cores
-            outcome = play_match((first, second), series, spec.limits, on_event,
-                                 series_id=told, meters=meters).outcome
-        fault = outcome.fault
-        clean = [fault is None or _seat(fault) != seat for seat in (0, 1)]
-        if fault is not None:
-            fault = _complete(fault, running[_seat(fault)])
-        return replace(outcome, series_id=spec.series_id, fault=fault,
-                       wall_seconds=clock() - started)
-    finally:
-        _hand_back(running, clients, clean)
+    faults = start_both(spec, sandbox, running, clients, clock=clock, told_id=told)
+    # A fresh bot's stderr is the series' from its start; a reused one's from here.
+    marks[:] = [stderr_mark_of(bot) if bot is not None and series_number_of(bot) > 1
+                else None for bot in running]
+    faults = [None if fault is None else _complete(fault, running[seat])
+              for seat, fault in enumerate(faults)]
+    if any(faults):
+        clean[:] = [fault is None for fault in faults]
+        forfeit = _startup_forfeit(faults)
+        if on_event is not None:
+            on_event({"type": "fault", **forfeit.public_dict()})
+        winner = None if all(faults) else 1 - _seat(forfeit)
+        return outcome_of(spec.series_id, series, winner, forfeit, (0.0, 0.0),
+                          clock() - started)
+    first, second = clients
+    assert first is not None and second is not None
+    first_bot, second_bot = running
+    assert first_bot is not None and second_bot is not None
+    meters = (meter_for(sched_source_of(first_bot), clock),
+              meter_for(sched_source_of(second_bot), clock))
+    with ADMISSION.playing():  # background work now waits for idle cores
+        outcome = play_match((first, second), series, spec.limits, on_event,
+                             series_id=told, meters=meters, recorder=recorder).outcome
+    fault = outcome.fault
+    clean[:] = [fault is None or _seat(fault) != seat for seat in (0, 1)]
+    if fault is not None:
+        fault = _complete(fault, running[_seat(fault)])
+    return replace(outcome, series_id=spec.series_id, fault=fault,
+                   wall_seconds=clock() - started)
+
+
+def _seat_logs(running: list[RunningBot | None], recorder: DecisionRecorder,
+               marks: list[object], fault: BotFault | None) -> tuple[SeatLog, SeatLog]:
+    """Each seat's log: what its bot wrote to stderr during the series (since its
+    mark; a fresh bot's from its start), and its decisions. A bot whose sandbox
+    keeps no stderr leaves the fault's tail, if it has one."""
+    logs = []
+    for seat, bot in enumerate(running):
+        raw, total = (b"", 0) if bot is None else series_stderr_of(
+            bot, marks[seat], SERIES_STDERR_BYTES)
+        own = _fault_of(fault, seat)
+        text = stderr_text(raw, total)
+        if not text and own is not None:
+            text = own.stderr_tail
+            total = len(text.encode())
+        logs.append(recorder.seat_log(seat, text, total,
+                                      "" if own is None else own.bot_words))
+    return logs[0], logs[1]
+
+
+def _fault_of(fault: BotFault | None, seat: int) -> BotFault | None:
+    """``seat``'s own fault in ``fault`` (the other seat's, when both failed to start)."""
+    if fault is None:
+        return None
+    if _seat(fault) == seat:
+        return fault
+    other = fault.other_seat_fault
+    return other if other is not None and other.seat == seat else None
 
 
 def _hand_back(running: list[RunningBot | None], clients: list[BotConnection | None],
@@ -129,7 +188,7 @@ def _startup_forfeit(faults: list[BotFault | None]) -> BotFault:
         return first
     return BotFault(first.kind, f"{first.message} (seat 1 failed to start too: "
                     f"{other.kind}: {other.message})", seat=0, stderr_tail=first.stderr_tail,
-                    other_seat_fault=other)
+                    other_seat_fault=other, bot_words=first.bot_words)
 
 
 def _complete(fault: BotFault, bot: RunningBot | None) -> BotFault:
@@ -149,4 +208,4 @@ def _complete(fault: BotFault, bot: RunningBot | None) -> BotFault:
     return BotFault(kind, message, seat=fault.seat, hand_number=fault.hand_number,
                     decision_number=fault.decision_number,
                     stderr_tail=fault.stderr_tail or bot.stderr_tail(),
-                    rejected_action=fault.rejected_action)
+                    rejected_action=fault.rejected_action, bot_words=fault.bot_words)

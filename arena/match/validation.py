@@ -100,7 +100,7 @@ def validate_bot(
         result.passed = True
         return result
     whose = bot.name if fault.seat == seat else f"the opponent {opponent.name}"
-    result.reason = f"{whose} faulted: {fault.kind}: {fault.message}"
+    result.reason = f"{whose} faulted: {fault.kind}: {fault.full_message}"
     if fault.seat != seat and fault.other_seat_fault is None:
         result.reason = f"the arena's opponent bot failed, not yours: {result.reason}"
     result.fault = fault

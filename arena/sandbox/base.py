@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 __all__ = ["BOT_NAME_ENV", "BOT_VERSION_ENV", "InProcessTarget", "RunningBot", "Sandbox",
            "SandboxError", "bot_alive", "check_socket", "cpu_seconds_of", "identity_environment",
            "in_process_target_of", "memory_of", "pid_alive", "release_of",
-           "reused_bot", "sched_source_of", "series_number_of", "wait_for_socket"]
+           "reused_bot", "sched_source_of", "series_number_of", "series_stderr_of",
+           "stderr_mark_of", "wait_for_socket"]
 
 BOT_NAME_ENV = "HOLLYWOOD_BOT_NAME"
 BOT_VERSION_ENV = "HOLLYWOOD_BOT_VERSION"
@@ -95,6 +96,28 @@ def series_number_of(bot: RunningBot) -> int:
     """Which series of its process ``bot`` is about to play (1 unless reused)."""
     number = getattr(bot, "series_number", 1)
     return number if isinstance(number, int) and number >= 1 else 1
+
+
+def stderr_mark_of(bot: RunningBot) -> object:
+    """Where ``bot``'s stderr stands now (``RunningBot.stderr_mark``: a byte offset, a
+    time), so that ``series_stderr_of`` reads what came after; None for a bot whose
+    sandbox keeps no stderr of its own."""
+    method = getattr(bot, "stderr_mark", None)
+    return method() if callable(method) else None
+
+
+def series_stderr_of(bot: RunningBot, mark: object, limit: int) -> tuple[bytes, int]:
+    """What ``bot`` wrote to stderr since ``mark`` (None: since it started): at most
+    the last ``limit`` bytes of it, and how many bytes it wrote in all. Nothing for a
+    bot whose sandbox keeps no stderr of its own (in process, a TCP bot)."""
+    method = getattr(bot, "series_stderr", None)
+    if not callable(method):
+        return b"", 0
+    found = method(mark, limit)
+    if (isinstance(found, tuple) and len(found) == 2 and isinstance(found[0], bytes)
+            and isinstance(found[1], int)):
+        return found[0], found[1]
+    return b"", 0
 
 
 def cpu_seconds_of(bot: RunningBot) -> float | None:

@@ -29,6 +29,7 @@ import requests.exceptions
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import ManifestError, content_hash
+from arena.sandbox import container_logs
 from arena.sandbox.admission import ADMISSION, Admission
 from arena.sandbox.base import SandboxError, identity_environment, wait_for_socket
 from arena.sandbox.base_image import BASE_IMAGE_TAG, BaseImageError
@@ -100,16 +101,10 @@ class DockerSandbox:
                    "no capabilities, memory/CPU/pids/file limits")
 
     def __init__(
-        self,
-        client: Any | None = None,
-        config: SandboxConfig = DEFAULT_CONFIG,
-        *,
-        base_image: str = BASE_IMAGE_TAG,
-        prepare_base: bool = True,
-        remove_leftovers: bool = True,
-        instance_id: str | None = None,
-        builds: BuildMemory = BUILDS,
-        admission: Admission = ADMISSION,
+        self, client: Any | None = None, config: SandboxConfig = DEFAULT_CONFIG, *,
+        base_image: str = BASE_IMAGE_TAG, prepare_base: bool = True,
+        remove_leftovers: bool = True, instance_id: str | None = None,
+        builds: BuildMemory = BUILDS, admission: Admission = ADMISSION,
     ) -> None:
         self.client = client or docker_client()
         self.config = config
@@ -298,8 +293,7 @@ class DockerBot:
                         status_every_s=_STATUS_EVERY_S, poll_s=_POLL_S, seal=self._place.seal)
 
     def _fault_unless_alive(self) -> BotFault | None:
-        """Docker's verdict once the bot is gone; until then its liveness from the host's
-        ``/proc`` (``alive``): an inspection each status check cost Docker's CPU at every start."""
+        """Docker's verdict once gone; until then ``alive`` (an inspection each check cost)."""
         return None if self.alive() else self.fault_if_dead()
 
     def sched_source(self) -> SchedSource:
@@ -342,13 +336,15 @@ class DockerBot:
             return self._final_tail
         return self._read_tail()
 
+    def stderr_mark(self) -> float:
+        return container_logs.stderr_mark()
+
+    def series_stderr(self, mark: object, limit: int) -> tuple[bytes, int]:
+        return container_logs.series_stderr(self._container, mark, limit)
+
     def _read_tail(self) -> str:
-        limit = self._sandbox.config.stderr_tail_bytes
-        try:
-            raw = self._container.logs(stdout=False, stderr=True, tail=200)
-        except docker.errors.DockerException as error:
-            return f"(stderr unavailable: {error})"
-        return bytes(raw[-limit:]).decode("utf-8", errors="replace")
+        return container_logs.stderr_tail(self._container,
+                                          self._sandbox.config.stderr_tail_bytes)
 
     def _state(self) -> dict[str, Any] | None:
         if self._final_state is not None:

@@ -7,7 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from arena.core.faults import BotFault
-from arena.sandbox.base import InProcessTarget, RunningBot, in_process_target_of, sched_source_of
+from arena.sandbox.base import (
+    InProcessTarget,
+    RunningBot,
+    in_process_target_of,
+    sched_source_of,
+    series_stderr_of,
+    stderr_mark_of,
+)
 from arena.sandbox.schedstat import SchedSource
 
 HandBack = Callable[[RunningBot, int, frozenset[str]], None]
@@ -44,6 +51,12 @@ class Lease:
 
     def sched_source(self) -> SchedSource:
         return sched_source_of(self._bot)
+
+    def stderr_mark(self) -> object:  # the lease knows the series, the bot its stderr
+        return stderr_mark_of(self._bot)
+
+    def series_stderr(self, mark: object, limit: int) -> tuple[bytes, int]:
+        return series_stderr_of(self._bot, mark, limit)
 
     def stderr_tail(self) -> str:
         return self._bot.stderr_tail()

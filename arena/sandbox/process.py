@@ -172,6 +172,26 @@ class ProcessBot:
         except OSError:
             return ""
 
+    def stderr_mark(self) -> int:
+        """The size of the bot's stderr so far (``arena.sandbox.base.stderr_mark_of``)."""
+        try:
+            return (self.work / "stderr.log").stat().st_size
+        except OSError:
+            return 0
+
+    def series_stderr(self, mark: object, limit: int) -> tuple[bytes, int]:
+        """The end (``limit`` bytes) of what the bot wrote after byte ``mark``, and how
+        much it wrote since then (``arena.sandbox.base.series_stderr_of``)."""
+        start = mark if isinstance(mark, int) else 0
+        try:
+            with (self.work / "stderr.log").open("rb") as file:
+                end = file.seek(0, os.SEEK_END)
+                total = max(0, end - start)
+                file.seek(end - min(total, limit))
+                return file.read(min(total, limit)), total
+        except OSError:
+            return b"", 0
+
     def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
         """As for every sandbox, plus: a bot whose stderr shows a ``MemoryError`` hit
         its address-space limit (OUT_OF_MEMORY) even if the process lingers on."""

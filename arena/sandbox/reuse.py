@@ -117,15 +117,10 @@ class ReusePool:
     module docstring."""
 
     def __init__(
-        self,
-        inner: Sandbox,
-        *,
-        series_per_container: int = DEFAULT_SERIES_PER_CONTAINER,
-        memory_limit_bytes: int | None = None,
-        idle_s: float = DEFAULT_IDLE_S,
+        self, inner: Sandbox, *, series_per_container: int = DEFAULT_SERIES_PER_CONTAINER,
+        memory_limit_bytes: int | None = None, idle_s: float = DEFAULT_IDLE_S,
         settle_wait_s: float = DEFAULT_SETTLE_WAIT_S,
-        clock: Callable[[], float] = time.monotonic,
-        janitor: bool = True,
+        clock: Callable[[], float] = time.monotonic, janitor: bool = True,
     ) -> None:
         if series_per_container < 1:
             raise ValueError("a container serves at least 1 series")

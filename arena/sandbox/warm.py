@@ -39,6 +39,8 @@ from arena.sandbox.base import (
     in_process_target_of,
     memory_of,
     sched_source_of,
+    series_stderr_of,
+    stderr_mark_of,
 )
 from arena.sandbox.schedstat import SchedSource
 
@@ -282,6 +284,12 @@ class _PooledBot:
 
     def sched_source(self) -> SchedSource:
         return sched_source_of(self._bot)
+
+    def stderr_mark(self) -> object:
+        return stderr_mark_of(self._bot)
+
+    def series_stderr(self, mark: object, limit: int) -> tuple[bytes, int]:
+        return series_stderr_of(self._bot, mark, limit)
 
     def stderr_tail(self) -> str:
         self._stopped()

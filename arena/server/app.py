@@ -26,6 +26,7 @@ from hollywood.arena.v1 import arena_pb2_grpc
 from arena.core.defaults import (
     DEFAULT_DB,
     DEFAULT_HOST,
+    DEFAULT_LOG_RETENTION_DAYS,
     DEFAULT_MAX_SEASON_BOTS,
     DEFAULT_PORT,
     token_path_for,
@@ -57,6 +58,7 @@ from arena.server.exclusive import (
 )
 from arena.server.interceptors import DecodeRequestsInterceptor
 from arena.server.listening import reachable_addresses, resolve, unbound
+from arena.server.log_retention import LogRetention
 from arena.server.metrics import ArenaMetrics, LiveSources
 from arena.server.service import MUTATING_METHODS, SERVICE_NAME, ArenaService
 from arena.server.stream_limits import StreamLimitInterceptor, StreamSlots
@@ -126,7 +128,12 @@ class RunningServer:
     """The operator's metrics (served on ``metrics_port`` when started with ``metrics``)."""
     metrics_port: int = 0
 
+    retention: LogRetention | None = None
+    """Prunes old seat logs."""
+
     def stop(self, grace: float | None = 1.0) -> None:
+        if self.retention is not None:
+            self.retention.stop()
         if self.metrics is not None:
             self.metrics.stop()
         if self.vetting is not None:
@@ -155,6 +162,7 @@ def start_server(
     interceptors: Sequence[grpc.ServerInterceptor] = (),
     board: MoveBoard | None = None,
     metrics: tuple[str, int] | None = None,
+    log_retention_days: float = DEFAULT_LOG_RETENTION_DAYS,
 ) -> RunningServer:
     """Open the database, start serving on ``host:port`` (port 0 = any free port),
     the website on ``http`` (host, port) if given, and resume interrupted seasons.
@@ -169,6 +177,8 @@ def start_server(
     website's live pages: the default runner feeds it, a cluster executor made with
     the same board (``cluster_executor_factory(..., board=)``) too. With ``metrics``
     (host, port) the operator's metrics are served there (``arena.server.metrics``).
+    Each seat's log of a series is kept ``log_retention_days`` (0: for ever;
+    ``arena.server.log_retention``).
     The addresses served are recorded next to the database
     (``arena.core.token_binding``): the clients of this folder send the admin token
     only there. Raises ``RuntimeError`` if a port cannot be bound and
@@ -188,8 +198,11 @@ def start_server(
         board = board or MoveBoard()
         executors = executor_factory or local_executor_factory(
             runner_factory or functools.partial(sandbox_runner_factory, board=board))
-        return _start(db_path, database_lock, listening, executors, resume, max_season_bots,
-                      upload_limits, vetting_sandbox, board)
+        running = _start(db_path, database_lock, listening, executors, resume,
+                         max_season_bots, upload_limits, vetting_sandbox, board)
+        running.retention = LogRetention(running.storage, log_retention_days)
+        running.retention.start()
+        return running
     except BaseException:
         database_lock.release()
         raise

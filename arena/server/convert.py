@@ -107,7 +107,6 @@ def fault_message(fault: BotFault) -> arena_pb2.Fault:
     message = arena_pb2.Fault(
         kind=str(fault.kind), message=fault.message, seat=fault.seat or 0,
         hand_number=fault.hand_number or 0, decision_number=fault.decision_number or 0,
-        stderr_tail=fault.stderr_tail,
     )
     if fault.other_seat_fault is not None:
         message.other_seat_fault.CopyFrom(fault_message(fault.other_seat_fault))

@@ -153,6 +153,7 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
         "page_token": PAGE_TOKEN,
     },
     "hollywood.arena.v1.GetSeriesRequest": {"series_id": Text(64)},
+    "hollywood.arena.v1.GetSeriesLogsRequest": {"series_id": Text(64), "seat": Scalar()},
     "hollywood.arena.v1.SubmitBotRequest": {"header": Nested(), "chunk": Blob(1024 * 1024)},
     "hollywood.arena.v1.SubmitBotHeader": {"compression": Text(16), "replace": Scalar()},
     "hollywood.arena.v1.AddAuthorRequest": {"name": Text(32)},

@@ -39,6 +39,7 @@ from arena.server.convert import (
 from arena.server.event_log import season_created
 from arena.server.leagues import LeaguesMixin
 from arena.server.lifecycle import LifecycleMixin, RequestError, check_active
+from arena.server.owner_logs import LogRequestError, NotOwnerError, OwnerLogsMixin
 from arena.server.proof import prove_admin_token
 from arena.server.story import series_story
 from arena.server.uploads import UploadLimits, UploadRefused, UploadSlots
@@ -84,10 +85,11 @@ def _invalid(message: str) -> _Abort:
     return _Abort(grpc.StatusCode.INVALID_ARGUMENT, message)
 
 
-class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin,
+class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
                    arena_pb2_grpc.ArenaServiceServicer):
     """The ``ArenaService`` implementation (uploads and authors in ``AccountsMixin``,
-    a bot's lifecycle in ``LifecycleMixin``, leagues in ``LeaguesMixin``)."""
+    a bot's lifecycle in ``LifecycleMixin``, leagues in ``LeaguesMixin``, the owner's
+    series logs in ``OwnerLogsMixin``)."""
 
     def __init__(
         self, storage: Storage, manager: SeasonManager, hub: EventHub, token: str,
@@ -137,12 +139,13 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin,
             code, message = refused.code, refused.message
         except ConflictError as error:
             code, message = grpc.StatusCode.ALREADY_EXISTS, str(error)
-        except NameTakenError as error:
+        except (NameTakenError, NotOwnerError) as error:
             code, message = grpc.StatusCode.PERMISSION_DENIED, str(error)
         except (ReplaceRefusedError, LifecycleError, IllegalTransitionError,
                 LeagueError) as error:
             code, message = grpc.StatusCode.FAILED_PRECONDITION, str(error)
-        except (RequestError, ConfigError, ManifestError, AuthorError, pages.PageError) as error:
+        except (RequestError, LogRequestError, ConfigError, ManifestError, AuthorError,
+                pages.PageError) as error:
             code, message = grpc.StatusCode.INVALID_ARGUMENT, str(error)
         except Exception as error:  # a bug or e.g. a locked database: say so, keep serving
             # An abort raised by a nested call, or by the interceptor decoding a

@@ -77,11 +77,28 @@ def encode_log(events: list[dict[str, Any]]) -> EncodedLog:
     return _encode_json(raw)
 
 
+def encode_document(document: dict[str, Any]) -> EncodedLog:
+    """Compact JSON of one document (a seat's log: ``arena.storage.seat_logs``),
+    compressed as an event log is."""
+    return _encode_json(orjson.dumps(document))
+
+
+def decode_document(codec: str, data: bytes) -> dict[str, Any]:
+    """The document ``encode_document`` stored."""
+    _check_codec(codec)
+    document: dict[str, Any] = orjson.loads(zstandard.ZstdDecompressor().decompress(data))
+    return document
+
+
+def _check_codec(codec: str) -> None:
+    if codec != ZSTD_JSON:
+        raise StorageError(f"log stored with unknown codec {codec!r}: written by a "
+                           "newer arena release?")
+
+
 def decode_log(codec: str, data: bytes) -> list[dict[str, Any]]:
     """The events of a stored log; ``StorageError`` for a codec this arena does not know."""
-    if codec != ZSTD_JSON:
-        raise StorageError(f"event log stored with unknown codec {codec!r}: written by a "
-                           "newer arena release?")
+    _check_codec(codec)
     raw = zstandard.ZstdDecompressor().decompress(data)
     try:
         events: list[dict[str, Any]] = orjson.loads(raw)

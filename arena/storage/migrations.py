@@ -22,6 +22,7 @@ from typing import Final
 
 from arena.storage.logs import encode_json_text
 from arena.storage.records import StorageError
+from arena.storage.seat_log_rows import CREATE_INDEX, CREATE_TABLE, move_stderr_tails
 
 log = logging.getLogger(__name__)
 
@@ -263,6 +264,10 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
         # (arena.storage.deal_keys); never shown.
         "CREATE TABLE season_deal_keys (season_id INTEGER PRIMARY KEY REFERENCES seasons(id), "
         "deal_key TEXT NOT NULL)",
+    )),
+    Migration(15, "each seat's log of a series (stderr, decision times, debug notes), "
+              "the owner's alone; the results' stderr tails move there", (
+        CREATE_TABLE, CREATE_INDEX, move_stderr_tails,
     )),
 )
 

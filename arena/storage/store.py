@@ -44,6 +44,7 @@ from arena.storage.records import (
 )
 from arena.storage.schema import PLANNED_COLUMNS, RESULT_COLUMNS, RESULT_COLUMNS_OF_R
 from arena.storage.season_rows import MAX_NAME_CHARS, insert_round, insert_season
+from arena.storage.seat_log_rows import encode_seat_logs, insert_seat_logs
 
 # Free texts from bot authors, operators and exceptions are neutralised and bounded
 # before they are stored (arena.core.text).
@@ -287,8 +288,10 @@ class Storage:
         self, planned: PlannedSeries, outcome: SeriesOutcome, profile: dict[str, Any]
     ) -> SeriesRecord | None:
         """Store one played series in ONE transaction (narrow result row numbered next in
-        storage order, compressed log) and return it as stored; None if it already has one."""
+        storage order, compressed log, each seat's log apart) and return it as stored;
+        None if it already has one."""
         encoded = encode_log(outcome.log)  # outside the lock: the slow part
+        seat_logs = encode_seat_logs(outcome.seat_logs, outcome.fault)
         now = utc_now()
         with self.transaction() as db:
             cursor = db.execute(
@@ -302,6 +305,7 @@ class Storage:
             db.execute("INSERT INTO series_logs VALUES (?,?,?,?,?)",
                        (planned.series_id, encoded.codec, encoded.raw_bytes, json.dumps(profile),
                         encoded.data))
+            insert_seat_logs(db, planned.series_id, seat_logs, now)
             db.execute("UPDATE seasons SET updated_at=? WHERE id=?", (now, planned.season_id))
         return result_from_row(stored[0])
 
@@ -358,7 +362,7 @@ class Storage:
     def count_rows(self) -> dict[str, int]:
         """Rows per table (tests use it to prove a failed call changed nothing)."""
         tables = ("bots", "seasons", "season_bots", "planned_series", "series_results",
-                  "series_logs")
+                  "series_logs", "seat_logs")
         return {table: int(self.query(f"SELECT COUNT(*) FROM {table}")[0][0])
                 for table in tables}
 

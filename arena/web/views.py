@@ -61,7 +61,8 @@ def result_summary(result: SeriesRecord) -> dict[str, Any]:
 
 def fault_rows(results: Sequence[SeriesRecord]) -> list[dict[str, Any]]:
     """One row per forfeiting bot of each series (both when neither started): the
-    arena's words only; the bot's stderr is its owner's (``arena.web.owner``)."""
+    arena's words (kind, message, where, the seat's measured think time), never the
+    bot's (its stderr is its owner's: ``arena.web.owner``)."""
     rows: list[dict[str, Any]] = []
     for result in results:
         for seat, fault in seat_faults(result).items():
@@ -69,6 +70,7 @@ def fault_rows(results: Sequence[SeriesRecord]) -> list[dict[str, Any]]:
                 "series_id": result.series_id, "bot": result.bots[seat], "seat": seat,
                 "kind": str(fault.kind), "message": fault.message,
                 "hand_number": fault.hand_number, "decision_number": fault.decision_number,
+                "think_seconds": round(result.think_seconds[seat], 3),
                 "finished_at": result.finished_at,
             })
     return rows

@@ -26,6 +26,9 @@ class GreedyBot(hs.Bot):
             and observation.can(ActionKind.DRAW_DISCARD)
             and observation.deadwood_with(top) < observation.deadwood()
         ):
+            # A debug note: shown to this bot's owner alone, beside the move
+            # (docs/bot-guide.md, "Debug notes").
+            self.debug(f"take {top}: it lowers my deadwood")
             return hs.Action.draw_discard()
         if observation.can(ActionKind.PASS):
             return hs.Action.pass_()
@@ -35,8 +38,9 @@ class GreedyBot(hs.Bot):
         knocks = observation.actions_of(ActionKind.KNOCK)
         if knocks:
             return min(knocks, key=lambda action: self._after_discard(observation, action.card))
-        _, best = observation.best_discards()
+        deadwood, best = observation.best_discards()
         card = max(best, key=lambda c: (c.value, c.index))
+        self.debug(f"discard {card}: deadwood {deadwood} after it")
         return hs.Action.discard(card)
 
     @staticmethod

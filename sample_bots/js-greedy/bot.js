@@ -111,7 +111,10 @@ function serviceImplementation(grpc, decide, identity) {
         callback({ code: grpc.status.UNKNOWN, details: `bot error: ${error.message || error}` });
         return;
       }
-      callback(null, { action });
+      // A debug note: shown to this bot's owner alone, beside the move (at most 256
+      // bytes are kept; docs/bot-guide.md, "Debug notes").
+      const debug = `greedy: ${action.kind} ${action.card}`.trim();
+      callback(null, { action, debug });
     },
     HandEnded(call, callback) {
       callback(null, {});

@@ -16,7 +16,11 @@ class RandomBot(hs.Bot):
         self._random = random.Random(seed)
 
     def decide(self, observation: hs.Observation) -> hs.Action:
-        return self._random.choice(observation.legal_actions)
+        legal = observation.legal_actions
+        # A debug note: shown to this bot's owner alone, beside the move
+        # (docs/bot-guide.md, "Debug notes").
+        self.debug(f"random pick of {len(legal)}")
+        return self._random.choice(legal)
 
 
 def seed_from_environment() -> int | None:

@@ -262,8 +262,11 @@ class SharkBot(hs.Bot):
     def decide(self, observation: hs.Observation) -> hs.Action:
         try:
             action = self._decide(observation)
-        except Exception:  # a strategy bug must not forfeit the series: say so, play on
+        except Exception as error:  # a strategy bug must not forfeit the series: say so, play on
             traceback.print_exc(file=sys.stderr)
+            # A debug note: shown to this bot's owner alone, beside the move
+            # (docs/bot-guide.md, "Debug notes").
+            self.debug(f"fallback after {type(error).__name__}: first legal action")
             action = observation.legal_actions[0]
         if action not in observation.legal_actions:
             print(f"shark: {action} is not legal here; playing the first legal action",

@@ -39,6 +39,14 @@ def play_pair(sandbox: Sandbox, folder: Path, tag: str) -> list[SeriesOutcome]:
     return outcomes
 
 
+def check_notes(outcomes: list[SeriesOutcome], compiled_seats: tuple[int, ...] = (0, 1)) -> None:
+    """The compiled bot (seat 0 of the first outcome, 1 of the second, as ``play_pair``
+    seats it) sent a debug note naming its move at every decision (issue 36)."""
+    for outcome, seat in zip(outcomes, compiled_seats, strict=True):
+        decisions = outcome.seat_logs[seat].decisions
+        assert decisions and all(d.debug.startswith("greedy: ACTION_KIND_") for d in decisions)
+
+
 def check_clean(outcomes: list[SeriesOutcome]) -> None:
     """No fault, at least a hand each, and every log replays through the engine to the
     same number of hands."""

@@ -12,6 +12,7 @@ from starlette.testclient import TestClient
 
 from arena.storage import Storage
 from arena.storage.authors import add_author
+from arena.storage.seat_logs import read_seat_logs
 from tests.helpers.browse_helpers import set_owner, set_status
 from tests.helpers.web_helpers import create_season, forfeiting, play, register
 
@@ -51,10 +52,11 @@ class OwnedArena:
                        "WHERE bot_id=?", (BUILD_LOG, VALIDATION_LOG, "sha256:abc", self.faulty))
 
     def stored_stderr(self) -> str:
-        """The stderr tail as stored with the result (read apart from the website)."""
-        result = self.storage.get_result(self.series_id)
-        assert result is not None and result.fault is not None
-        return result.fault.stderr_tail
+        """The faulty seat's stderr as stored in its seat log (read apart from the
+        website)."""
+        [log] = read_seat_logs(self.storage, self.series_id)
+        assert log.seat == 1
+        return log.stderr
 
 
 def sign_in_form(client: TestClient, path: str = "/signin") -> str:

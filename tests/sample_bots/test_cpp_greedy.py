@@ -22,7 +22,13 @@ from arena.match.botclient import BotClient
 from arena.sandbox.process import ProcessSandbox
 from tests.arena.sandbox.test_bot_identity_env import handshake_of_process
 from tests.helpers.bot_processes import LocalBot, run_bot
-from tests.helpers.compiled_bots import LIMITS, build_sample_bot, check_clean, play_pair
+from tests.helpers.compiled_bots import (
+    LIMITS,
+    build_sample_bot,
+    check_clean,
+    check_notes,
+    play_pair,
+)
 from tests.helpers.polling import wait_until
 from tests.helpers.ports import accepts, free_port
 from tests.helpers.sandboxes import REPO_ROOT, SAMPLE_BOTS, arena_leftovers
@@ -99,7 +105,9 @@ def test_the_handshake_says_what_the_arena_gives_it(cpp_greedy: Path, tmp_path: 
 
 
 def test_plays_greedy_in_the_process_sandbox(cpp_greedy: Path) -> None:
-    check_clean(play_pair(ProcessSandbox(), cpp_greedy, "cpp-process"))
+    outcomes = play_pair(ProcessSandbox(), cpp_greedy, "cpp-process")
+    check_clean(outcomes)
+    check_notes(outcomes)
     assert arena_leftovers() == []
 
 

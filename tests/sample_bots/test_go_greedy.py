@@ -26,7 +26,13 @@ from arena.core.series import BotRef
 from arena.match.botclient import BotClient
 from arena.sandbox.process import ProcessSandbox
 from arena.server.app import RunningServer, start_server
-from tests.helpers.compiled_bots import LIMITS, build_sample_bot, check_clean, play_pair
+from tests.helpers.compiled_bots import (
+    LIMITS,
+    build_sample_bot,
+    check_clean,
+    check_notes,
+    play_pair,
+)
 from tests.helpers.polling import wait_until
 from tests.helpers.sandboxes import REPO_ROOT, SAMPLE_BOTS, arena_leftovers
 
@@ -94,7 +100,9 @@ def test_the_process_sandbox_gives_it_bot_tomls_name_and_version(go_greedy: Path
 
 
 def test_plays_greedy_in_the_process_sandbox(go_greedy: Path) -> None:
-    check_clean(play_pair(ProcessSandbox(), go_greedy, "go-process"))
+    outcomes = play_pair(ProcessSandbox(), go_greedy, "go-process")
+    check_clean(outcomes)
+    check_notes(outcomes)
     assert arena_leftovers() == []
 
 

@@ -289,6 +289,13 @@ def test_a_registered_copy_plays_in_the_process_sandbox(tmp_path: Path) -> None:
     assert outcome.hands_played >= 1 and outcome.think_seconds[0] > 0
     assert Series.replay(outcome.log).result is not None
     assert arena_leftovers() == []
+    # Both show the debug channel (issue 36): js-greedy names each move, the Python
+    # greedy bot explains its discards.
+    js_notes = [d.debug for d in outcome.seat_logs[0].decisions]
+    assert js_notes and all(note.startswith("greedy: ACTION_KIND_") for note in js_notes)
+    python_notes = [d.debug for d in outcome.seat_logs[1].decisions if d.debug]
+    assert python_notes and all(note.startswith(("discard ", "take ")) for note in python_notes)
+    assert any(" after it" in note for note in python_notes)
 
 
 @pytest.mark.docker

@@ -186,6 +186,10 @@ class GreedyBot final : public botv1::BotService::Service {
                                         : DrawAction(*request, hand);
       response->mutable_action()->set_kind(chosen.kind());
       response->mutable_action()->set_card(chosen.card());
+      // A debug note: shown to this bot's owner alone, beside the move (at most 256
+      // bytes are kept; docs/bot-guide.md, "Debug notes").
+      response->set_debug(std::string("greedy: ") + botv1::ActionKind_Name(chosen.kind()) +
+                          (chosen.card().empty() ? "" : " " + chosen.card()));
       return grpc::Status::OK;
     } catch (const std::exception& error) {
       // A failed call forfeits the series; say why on stderr, whose tail the arena keeps.

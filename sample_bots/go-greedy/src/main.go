@@ -65,7 +65,11 @@ func (b *greedyBot) Decide(_ context.Context, request *botv1.DecideRequest) (*bo
 		log.Printf("decide failed at hand %d, decision %d: %v", request.GetHandNumber(), request.GetDecisionNumber(), err)
 		return nil, status.Errorf(codes.Unknown, "bot error: %v", err)
 	}
-	return &botv1.DecideResponse{Action: &botv1.Action{Kind: action.GetKind(), Card: action.GetCard()}}, nil
+	// A debug note: shown to this bot's owner alone, beside the move (at most 256
+	// bytes are kept; docs/bot-guide.md, "Debug notes").
+	note := "greedy: " + action.GetKind().String() + " " + action.GetCard()
+	return &botv1.DecideResponse{Action: &botv1.Action{Kind: action.GetKind(), Card: action.GetCard()},
+		Debug: note}, nil
 }
 
 func (b *greedyBot) HandEnded(context.Context, *botv1.HandEndedRequest) (*botv1.HandEndedResponse, error) {

@@ -189,7 +189,11 @@ def test_a_bot_error_status_is_a_crash_with_its_details(socket_dir: str) -> None
 
     fault = fault_of(socket_dir, fail)
     assert fault.kind is FaultKind.CRASH
-    assert fault.message == "the bot failed Decide with status UNKNOWN: bot error: KeyError: 'x'"
+    # The arena's words for everyone, the bot's own for its owner (issue 36).
+    assert fault.message == "the bot failed Decide with status UNKNOWN"
+    assert fault.bot_words == "bot error: KeyError: 'x'"
+    assert fault.full_message == ("the bot failed Decide with status UNKNOWN: "
+                                  "bot error: KeyError: 'x'")
 
 
 def test_a_vanished_bot_is_a_crash(socket_dir: str) -> None:

@@ -93,9 +93,9 @@ def _wrong_protocol(fault: BotFault) -> None:
 
 def _nasty_text(fault: BotFault) -> None:
     # Stored and shown neutralised, and bounded (arena.core.text).
-    assert "bot error: RuntimeError: [/][bold red]x \\x1b[2J" in fault.message
-    assert len(fault.message) <= MAX_FAULT_MESSAGE_CHARS + 40
-    assert fault.message.endswith(" characters cut]")
+    assert "bot error: RuntimeError: [/][bold red]x \\x1b[2J" in fault.bot_words
+    assert len(fault.bot_words) <= MAX_FAULT_MESSAGE_CHARS + 40
+    assert fault.bot_words.endswith(" characters cut]")
     assert "NASTY stderr [/][bold red]x \\x1b[2J\\x1b]0;owned\\x07 \\u202eevil" in (
         fault.stderr_tail)
     for text in (fault.message, fault.stderr_tail):

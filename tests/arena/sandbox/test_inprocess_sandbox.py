@@ -75,7 +75,11 @@ def test_a_bot_whose_decide_raises_forfeits_with_a_crash(tmp_path: Path) -> None
                          InProcessSandbox())
     assert outcome.fault is not None
     assert outcome.fault.kind is FaultKind.CRASH and outcome.fault.seat == 0
-    assert "ValueError: no idea" in outcome.fault.message
+    # The arena's words in public; what the bot said, in its owner's seat log only.
+    assert outcome.fault.message == "the bot failed Decide with status UNKNOWN"
+    assert "ValueError: no idea" in outcome.fault.bot_words
+    assert "ValueError: no idea" in outcome.seat_logs[0].fault_words
+    assert outcome.seat_logs[1].fault_words == ""
     assert outcome.winner == 1
 
 

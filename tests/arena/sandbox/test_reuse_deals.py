@@ -20,6 +20,7 @@ import pytest
 from arena.core.faults import BotFault
 from arena.core.limits import TimeLimits
 from arena.core.series import BotRef, SeriesSpec, deal_of
+from arena.match import runner as runner_module
 from arena.match.runner import run_series
 from arena.sandbox.base import release_of, series_number_of
 from arena.sandbox.inprocess import InProcessBot, InProcessSandbox
@@ -247,12 +248,21 @@ def named_exactly(specs: list[SeriesSpec], probes: list[Any]) -> int:
     return right
 
 
-def test_one_object_playing_both_halves_names_its_opponents_cards() -> None:
+def told_the_arenas_ids(monkeypatch: pytest.MonkeyPatch, specs: list[SeriesSpec]) -> None:
+    """Bots hear an opaque id per series; here they hear the arena's own, in the
+    order the specs are played, so that a probe's reports name the series."""
+    ids = iter([spec.series_id for spec in specs])
+    monkeypatch.setattr(runner_module, "opaque_series_id", lambda: next(ids))
+
+
+def test_one_object_playing_both_halves_names_its_opponents_cards(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """What the probe does with a kept bot that plays both halves (the rule off):
     in the second half it names the opponent's 10 dealt cards of every hand the
     first half dealt it too."""
     sandbox = Making(one_object=True)
     specs = pair(101, "p")
+    told_the_arenas_ids(monkeypatch, specs)
     assert all(run_series(spec, sandbox).fault is None for spec in specs)
     assert len(sandbox.probes) == 1
     hands = [{hand for series, hand, *_ in guesses(sandbox.probes[0]) if series == half}
@@ -260,10 +270,12 @@ def test_one_object_playing_both_halves_names_its_opponents_cards() -> None:
     assert named_exactly(specs, sandbox.probes) == len(hands[0] & hands[1]) >= 1
 
 
-def test_under_the_reuse_pool_the_mirrored_half_gets_a_fresh_bot() -> None:
+def test_under_the_reuse_pool_the_mirrored_half_gets_a_fresh_bot(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     sandbox = Making()
     pool = ReusePool(sandbox, series_per_container=10, janitor=False)
     specs = pair(101, "p") + pair(202, "q")
+    told_the_arenas_ids(monkeypatch, specs)
     try:
         for spec, kept in zip(specs, (2, 4, 4, 4), strict=True):
             assert run_series(spec, pool).fault is None

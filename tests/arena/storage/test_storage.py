@@ -12,8 +12,10 @@ import pytest
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import content_hash, iter_bot_files
+from arena.core.seat_logs import SeatLog
 from arena.core.series import SeriesOutcome
 from arena.storage import ConflictError, NotFoundError, Storage, StorageError
+from arena.storage.seat_logs import read_seat_logs
 from engine.series import SeriesResult
 from tests.helpers.arena_helpers import fault, made_up_outcome, make_bot_folder
 
@@ -35,7 +37,7 @@ def test_fresh_database_uses_wal_and_records_schema_version(tmp_path: Path) -> N
     Storage(tmp_path / "a.db").close()
     raw = sqlite3.connect(tmp_path / "a.db")
     assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "14"
+    assert raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "15"
     columns = [row[1] for row in raw.execute("PRAGMA table_info(planned_series)")]
     assert columns == ["id", "season_id", "idx", "seed", "swap_seats", "seat0_bot",
                        "seat1_bot", "round", "seed_nonce"]
@@ -51,7 +53,7 @@ def test_newer_schema_is_refused_saying_what_to_do(tmp_path: Path) -> None:
         Storage(tmp_path / "a.db")
     message = str(refused.value)
     assert str(tmp_path / "a.db") in message
-    assert "schema version 99 is newer than this arena's version 14" in message
+    assert "schema version 99 is newer than this arena's version 15" in message
     assert "written by a newer arena release" in message and "another --db" in message
     raw = sqlite3.connect(tmp_path / "a.db")
     assert raw.execute("SELECT value FROM meta").fetchone()[0] == "99"  # left alone
@@ -115,8 +117,10 @@ def test_result_is_stored_whole_with_everything(tmp_path: Path) -> None:
     assert stored is not None
     assert returned == stored and stored.stored_seq == 1  # the caller needs no re-read
     assert (stored.winner, stored.games_won, stored.points) == (0, (2, 1), (250, 90))
+    # The arena's words stay with the result; the bot's stderr goes to its seat's log.
     assert stored.fault == BotFault(FaultKind.TIMEOUT, "too slow", seat=1, hand_number=3,
-                                    decision_number=7, stderr_tail="last words")
+                                    decision_number=7)
+    assert read_seat_logs(storage, planned.series_id) == [SeatLog(1, "last words", 10)]
     assert stored.forfeiting_seats == (1,)
     assert (stored.seed, stored.bots) == (42, (ids[0], ids[1]))
     log, profile = storage.result_log(planned.series_id)
@@ -142,7 +146,8 @@ def outcome_part(outcome: SeriesOutcome) -> SeriesOutcome:
 def test_a_stored_outcome_reads_back_equal_with_its_typed_faults(tmp_path: Path) -> None:
     """Everything an outcome holds comes back as it went in: the engine's result
     (who won each game included), both seats' faults as ``BotFault``s (an illegal
-    action's rejected action too), the timings, the player, and the log apart."""
+    action's rejected action too), the timings, the player, and the log apart;
+    the bot's stderr tail apart too, in the seat's log."""
     storage = Storage(tmp_path / "a.db")
     ids = [register(storage, make_bot_folder(tmp_path, n), n)[0].id for n in ("a", "b")]
     first, second, *_ = storage.planned_series(season(storage, ids))
@@ -166,7 +171,12 @@ def test_a_stored_outcome_reads_back_equal_with_its_typed_faults(tmp_path: Path)
         stored = storage.get_result(planned.series_id)
         assert stored is not None and isinstance(stored.fault, BotFault)
         log, _ = storage.result_log(planned.series_id)
-        assert replace(outcome_part(stored), log=log) == outcome
+        assert outcome.fault is not None
+        # All but the bot's stderr, which goes to the seat's log (its owner's alone).
+        public = replace(outcome, fault=BotFault.from_dict(outcome.fault.public_dict()))
+        assert replace(outcome_part(stored), log=log) == public
+    assert [(log.seat, log.stderr)
+            for log in read_seat_logs(storage, first.series_id)] == [(0, "boom")]
     reloaded = storage.results(first.season_id)
     assert [r.forfeiting_seats for r in reloaded] == [(0, 1), (1,)]
 

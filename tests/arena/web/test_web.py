@@ -88,6 +88,7 @@ def test_every_page_escapes_what_bots_and_authors_wrote(site: Site) -> None:
     assert "evil\\x1b[31mred\\x1b[0m@1.0.0" in season  # terminal escapes shown, not sent
     assert "decision took 3.2 s &lt;b&gt;late&lt;/b&gt;" in season  # the fault's message
     assert "onerror=alert(2)" not in season  # the stderr tail is its owner's alone
+    assert "Traceback:" not in season
     assert "&lt;b&gt;league&lt;/b&gt;" in season
     bot = site.get(bot_path(site.ids[1]))
     assert "&lt;i&gt;ann&lt;/i&gt;" in bot and "desc \\x1b[1mbold" in bot
@@ -170,6 +171,8 @@ def test_season_api_numbers(site: Site) -> None:
     assert page["faults"] == [{
         "series_id": forfeited.series_id, "bot": forfeited.seat1_bot, "seat": 1, "kind": "timeout",
         "message": "decision took 3.2 s <b>late</b>", "hand_number": 1, "decision_number": 4,
+        # The arena's words and measured time; the bot's stderr is its owner's alone.
+        "think_seconds": 0.0,
         "finished_at": page["faults"][0]["finished_at"]}]
     latest = {r["series_id"]: r for r in page["latest"]}[forfeited.series_id]
     assert latest["winner_bot"] == forfeited.seat0_bot and latest["fault_kind"] == "timeout"

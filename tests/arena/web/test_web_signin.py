@@ -14,12 +14,16 @@ import pytest
 from starlette.testclient import TestClient
 
 from arena.core.auth_limit import AuthLimits, FailedAuthLimiter
+from arena.core.seat_logs import DecisionLog, SeatLog
 from arena.season.events import EventHub
 from arena.storage.authors import add_author, revoke_author
+from arena.storage.logs import encode_document
+from arena.storage.seat_log_rows import insert_seat_logs
 from arena.web import sessions as sessions_module
 from arena.web.app import create_app
 from arena.web.owner import OwnerViews, owner_series_view
 from arena.web.sessions import SESSION_SECONDS, SessionStore, Viewer
+from engine.actions import Action
 from tests.helpers.signin_helpers import (
     BUILD_LOG,
     OWNER_ONLY,
@@ -92,7 +96,9 @@ def test_the_owner_sees_its_bots_stderr_and_vetting_logs(owned: OwnedArena) -> N
     assert seat == {"seat": 1, "bot": owned.faulty, "played": True,
                     "fault": {"kind": "timeout", "message": "decision took 3.2 s <b>late</b>",
                               "hand_number": 1, "decision_number": 4},
-                    "stderr_tail": owned.stored_stderr()}
+                    "stderr": owned.stored_stderr(),
+                    "stderr_bytes": len(owned.stored_stderr().encode()),
+                    "fault_words": "", "notes_dropped": 0, "decisions": []}
     assert owned.stored_stderr().startswith("Traceback: <img src=x onerror=alert(2)>")
 
     bot = client.get(bot_path(owned.faulty)).text
@@ -101,7 +107,7 @@ def test_the_owner_sees_its_bots_stderr_and_vetting_logs(owned: OwnedArena) -> N
     view = client.get("/api" + bot_path(owned.faulty)).json()["owner_view"]
     assert (view["build_log"], view["validation_log"], view["image_id"]) == (
         BUILD_LOG, VALIDATION_LOG, "sha256:abc")
-    assert [(f["series_id"], f["seat"], f["kind"], f["stderr_tail"]) for f in view["forfeits"]
+    assert [(f["series_id"], f["seat"], f["kind"], f["stderr"]) for f in view["forfeits"]
             ] == [(owned.series_id, 1, "timeout", owned.stored_stderr())]
     # The owner's other pages: the opponent's bot page has no owner view.
     assert client.get("/api" + bot_path(owned.bots[owned.other_owner])).json()[
@@ -123,7 +129,7 @@ def test_anonymous_visitors_and_other_authors_see_no_owner_data(owned: OwnedAren
     assert_no_owner_data(other, owned)
     # Its own seat's pane, with nothing kept (its bot did not forfeit).
     [seat] = other.get(f"/api/series/{owned.series_id}").json()["owner_seats"]
-    assert (seat["seat"], seat["bot"], seat["stderr_tail"], seat["fault"]) == (
+    assert (seat["seat"], seat["bot"], seat["stderr"], seat["fault"]) == (
         0, owned.bots[owned.other_owner], "", None)
 
 
@@ -131,7 +137,7 @@ def test_the_admin_sees_every_seat(owned: OwnedArena) -> None:
     client = client_of(owned)
     assert sign_in(client, ADMIN_TOKEN).status_code == 303
     seats = client.get(f"/api/series/{owned.series_id}").json()["owner_seats"]
-    assert [(s["seat"], s["stderr_tail"]) for s in seats] == [
+    assert [(s["seat"], s["stderr"]) for s in seats] == [
         (0, ""), (1, owned.stored_stderr())]
     assert "the admin" in client.get("/").text
     # Without the server's admin token, the admin cannot sign in here.
@@ -299,3 +305,34 @@ def test_the_oldest_session_is_forgotten_past_the_cap(
     store = SessionStore(owned.storage, ADMIN_TOKEN, Clock())
     opened = [store.sign_in(ADMIN_TOKEN).session_id for _ in range(3)]
     assert [store.viewer(session) is not None for session in opened] == [False, True, True]
+
+
+def test_the_owner_sees_each_decisions_time_and_debug_note_beside_its_move(
+        tmp_path: Path) -> None:
+    owned = OwnedArena(tmp_path, tmp_path / "notes.db")
+    events, _ = owned.storage.result_log(owned.series_id)
+    taken = [entry["action"] for entry in events if entry.get("type") == "action"]
+    # Seat 1's decisions 2 and 4 of hand 1 as a seat log records them: the fourth
+    # timed out (the series' forfeit), so no move was made.
+    assert len(taken) == 3
+    log = SeatLog(1, "Traceback: x", 12, (DecisionLog(1, 2, 12.5, "kept <the> 7"),
+                                          DecisionLog(1, 4, 3200.0, "")))
+    with owned.storage.transaction() as db:
+        insert_seat_logs(db, owned.series_id, [(1, encode_document(log.to_dict()))],
+                         "2026-12-07T10:00:00Z")
+    client = client_of(owned)
+    sign_in(client, owned.tokens[owned.faulty_owner])
+    [seat] = client.get(f"/api/series/{owned.series_id}").json()["owner_seats"]
+    assert seat["decisions"] == [
+        {"hand_number": 1, "decision_number": 2, "think_ms": 12.5, "debug": "kept <the> 7",
+         "move": str(Action.from_dict(taken[1]))},
+        {"hand_number": 1, "decision_number": 4, "think_ms": 3200.0, "debug": "",
+         "move": ""}]
+    page = client.get(f"/series/{owned.series_id}").text
+    assert (f'<tr data-decision="2"><td>1</td><td>2</td><td>{Action.from_dict(taken[1])}'
+            '</td><td>12.5 ms</td><td class="debug-note">kept &lt;the&gt; 7</td></tr>') in page
+    # The opponent's owner and anonymous visitors see no note.
+    assert "kept &lt;the&gt; 7" not in client_of(owned).get(f"/series/{owned.series_id}").text
+    other = client_of(owned)
+    sign_in(other, owned.tokens[owned.other_owner])
+    assert "kept" not in other.get(f"/api/series/{owned.series_id}").text

@@ -23,6 +23,23 @@ class Bot:
     name: str = ""
     version: str = ""
     author: str = ""
+    _debug_note: str = ""
+
+    def debug(self, text: str) -> None:
+        """Attach a short note to the move being decided (call it inside
+        :meth:`decide`): why this move. It travels with the answer
+        (``DecideResponse.debug``) and is shown to you alone, beside that move, by
+        ``arena series logs`` and ``arena series download``; never to the opponent or
+        the public. Several calls in one decision are joined by `` | ``. The arena
+        keeps at most 256 bytes a decision and 64 KiB a series (docs/bot-guide.md,
+        "Debug notes")."""
+        text = str(text)
+        self._debug_note = f"{self._debug_note} | {text}" if self._debug_note else text
+
+    def take_debug_note(self) -> str:
+        """The note of the decision just made, cleared (the SDK's server sends it)."""
+        note, self._debug_note = self._debug_note, ""
+        return note
 
     def on_series_start(self, start: SeriesStart) -> None:
         """Called at every Handshake, before the series' first decision: forget what

@@ -24,6 +24,9 @@ from .views import Action, Observation, SeriesStart
 PROTOCOL_VERSION = 1
 """The protocol version this SDK speaks (``hollywood.bot.v1.PROTOCOL_VERSION_1``)."""
 
+NOTE_BYTES = 256
+"""The most of one decision's debug note (``Bot.debug``) the arena keeps."""
+
 SOCKET_ENV = "HOLLYWOOD_BOT_SOCKET"
 ADDRESS_ENV = "HOLLYWOOD_BOT_ADDRESS"
 NAME_ENV = "HOLLYWOOD_BOT_NAME"
@@ -109,10 +112,15 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         try:
             observation = Observation.from_proto(request)
             with self._lock:
+                self._bot.take_debug_note()  # a failed decision's note is not this one's
                 action = self._bot.decide(observation)
+                note = self._bot.take_debug_note()
             if not isinstance(action, Action):
                 raise TypeError(f"decide() must return an Action, got {type(action).__name__}")
-            return bot_pb2.DecideResponse(action=action.to_proto())
+            # The arena keeps 256 bytes of a note; no use sending more.
+            debug = note.encode("utf-8", errors="replace")[:NOTE_BYTES].decode(
+                "utf-8", errors="ignore")
+            return bot_pb2.DecideResponse(action=action.to_proto(), debug=debug)
         except Exception as error:
             print(
                 f"hollywood_sdk: decide failed at hand {request.hand_number}, "
