@@ -38,6 +38,7 @@ from arena.cli.local import (
 )
 from arena.cli.play import PLAY_DEFAULTS, PLAY_HELPS, PLAY_SETTINGS, cmd_play
 from arena.cli.reads import cmd_series_list, cmd_series_show, cmd_standings, cmd_watch
+from arena.cli.replay import cmd_replay, seat_folder
 from arena.cli.season_options import add_season_options, add_setting_options
 from arena.cli.seasons import (
     cmd_season_cancel,
@@ -129,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_demo(commands)
     _add_match(commands)
     _add_play(commands)
+    _add_replay(commands)
     export = _client_command(commands, "export", "write a season's (or match's) results, "
                              "standings and event logs to a directory", cmd_export)
     _latest_season_option(export)
@@ -350,6 +352,26 @@ def _add_play(commands: Any) -> None:
     play.add_argument("--db", type=Path, default=DEFAULT_DB,
                       help="database holding registered bots (.arena/arena.db)")
     play.set_defaults(handler=cmd_play)
+
+
+def _add_replay(commands: Any) -> None:
+    replay = _client_command(
+        commands, "replay", "play a stored series again on this machine (same deal, seats "
+        "and limits): seats given a bot play it, the others their stored moves; reports "
+        "the first move that differs from the stored one", cmd_replay)
+    replay.add_argument("series", metavar="ID",
+                        help="the series id (like 3-17), or a series/ID.json `arena export` "
+                             "wrote")
+    replay.add_argument("--bot", action="append", type=seat_folder, default=[],
+                        metavar="SEAT=BOT", help="play seat 0 or 1 with this bot (a folder, "
+                        "a registered bot of --db, or tcp:HOST:PORT); repeatable; a seat "
+                        "without one plays its stored moves")
+    replay.add_argument("--db", type=Path, default=None,
+                        help="read the stored series from this database instead of the server")
+    replay.add_argument("--sandbox", default=DEFAULT_SANDBOX,
+                        help=f"how the given bots run (default {DEFAULT_SANDBOX})")
+    replay.add_argument("--show", action="store_true",
+                        help="print each hand's deal and every move too")
 
 
 def _add_demo(commands: Any) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 from arena.core.faults import BotFault, FaultKind
 from arena.core.limits import TimeLimits
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec, outcome_of
-from arena.match.connection import BotConnection
+from arena.match.connection import BotConnection, Connector, connect_bot
 from arena.match.fair_clock import meter_for
 from arena.match.loop import play_match
 from arena.match.startup import Clock, start_both
@@ -44,9 +44,11 @@ __all__ = ["BotRef", "SandboxError", "SeriesOutcome", "SeriesSpec", "TimeLimits"
 
 def run_series(
     spec: SeriesSpec, sandbox: Sandbox, on_event: EventSink | None = None,
-    *, clock: Clock = time.monotonic,
+    *, clock: Clock = time.monotonic, connect: Connector = connect_bot,
 ) -> SeriesOutcome:
-    """Play ``spec`` between its two bots in ``sandbox``; see the module docstring."""
+    """Play ``spec`` between its two bots in ``sandbox``; see the module docstring.
+    ``connect`` dials a bot's gRPC target (``arena.match.replay`` answers some
+    targets from a stored series instead)."""
     started = clock()
     series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
                     swap_seats=spec.swap_seats)
@@ -54,7 +56,7 @@ def run_series(
     clients: list[BotConnection | None] = [None, None]
     clean = [False, False]  # a seat whose bot may serve its version's next series
     try:
-        faults = start_both(spec, sandbox, running, clients, clock=clock)
+        faults = start_both(spec, sandbox, running, clients, clock=clock, connect=connect)
         faults = [None if fault is None else _complete(fault, running[seat])
                   for seat, fault in enumerate(faults)]
         if any(faults):
