@@ -16,6 +16,7 @@ from typing import Any
 
 from arena.cli.authors import cmd_authors_add, cmd_authors_list, cmd_authors_revoke, cmd_login
 from arena.cli.bots import cmd_bots_list, cmd_bots_register
+from arena.cli.challenges import add_challenge_commands
 from arena.cli.cluster import add_cluster_commands, add_tls_options
 from arena.cli.commands import Handler
 from arena.cli.export import cmd_export
@@ -125,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_season(commands)
     add_ladder_commands(commands, _client_command)
     add_league_commands(commands, _client_command)
+    add_challenge_commands(commands, _client_command)
     _add_reads(commands)
     _add_images(commands)
     _add_demo(commands)

@@ -22,6 +22,7 @@ from arena.core.manifest import BotManifest, ManifestError
 from arena.core.settings import ConfigError
 from arena.core.status import IllegalTransitionError, SeasonStatus
 from arena.core.text import bounded, neutralise
+from arena.season.challenge_queue import ChallengeQueue, ChallengeRules
 from arena.season.events import EventHub
 from arena.season.formats import format_for, format_name
 from arena.season.leagues import LeagueError, LeagueKeeper
@@ -32,6 +33,7 @@ from arena.season.standings_live import StandingsBoard
 from arena.server import pages
 from arena.server.accounts import AccountsMixin, bots_with_states
 from arena.server.auth import Authenticator
+from arena.server.challenges import ChallengesMixin
 from arena.server.convert import (
     season_message,
     series_message,
@@ -59,7 +61,7 @@ MUTATING_METHODS: Final = frozenset(
     for name in ("CreateSeason", "StartSeason", "CancelSeason", "SubmitBot", "AddAuthor",
                  "ListAuthors", "RevokeAuthor", "ReactivateBot", "RevetBot", "KeepOnLadder",
                  "AdmitToLadder", "CreateLeague", "NextLeagueRound",
-                 "CancelLeague"))
+                 "CancelLeague", "CreateChallenge"))
 
 Response = TypeVar("Response")
 
@@ -83,10 +85,11 @@ def _invalid(message: str) -> _Abort:
     return _Abort(grpc.StatusCode.INVALID_ARGUMENT, message)
 
 
-class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin,
+class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, ChallengesMixin,
                    arena_pb2_grpc.ArenaServiceServicer):
     """The ``ArenaService`` implementation (uploads and authors in ``AccountsMixin``,
-    a bot's lifecycle in ``LifecycleMixin``, leagues in ``LeaguesMixin``)."""
+    a bot's lifecycle in ``LifecycleMixin``, leagues in ``LeaguesMixin``, challenges
+    in ``ChallengesMixin``)."""
 
     def __init__(
         self, storage: Storage, manager: SeasonManager, hub: EventHub, token: str,
@@ -111,6 +114,9 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin,
         self.leagues = leagues if leagues is not None else LeagueKeeper(
             storage, manager, self.readings)
         self.watch_messages = WatchMessages(storage, self.board, self.messages)
+        # Challenges play in the sandbox uploads are vetted in (untrusted code).
+        self.challenges = ChallengeQueue(storage, manager, ChallengeRules(
+            sandbox=vetting.sandbox_name if vetting is not None else ""))
 
     # -- plumbing
 

@@ -254,6 +254,19 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
         # RFC 3339 UTC; '' while the league plays on.
         "ALTER TABLE leagues ADD COLUMN cancelled_at TEXT NOT NULL DEFAULT ''",
     )),
+    Migration(14, "challenges: an author's unrated season of two bots", (
+        # author: who asked ('' = the admin); challenger and opponent: bot ids;
+        # created_at: RFC 3339 UTC, what the hourly quota counts by.
+        """CREATE TABLE challenges (
+    season_id INTEGER PRIMARY KEY REFERENCES seasons(id),
+    author TEXT NOT NULL,
+    challenger TEXT NOT NULL,
+    opponent TEXT NOT NULL,
+    series INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+)""",
+        "CREATE INDEX challenges_by_author ON challenges (author, created_at)",
+    )),
 )
 
 
