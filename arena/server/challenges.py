@@ -23,7 +23,7 @@ import grpc
 from hollywood.arena.v1 import arena_pb2
 
 from arena.core.manifest import BotManifest
-from arena.core.settings import DEFAULT_SANDBOX, SeasonConfig
+from arena.core.settings import DEFAULT_SANDBOX, SETTINGS_BY_NAME, SeasonConfig
 from arena.season.challenge_queue import ChallengeQueue
 from arena.season.formats import DEFAULT_FORMAT, format_for
 from arena.server.auth import Authenticator, Caller
@@ -43,6 +43,10 @@ from arena.storage.lifecycle import newest_active
 
 Response = TypeVar("Response")
 DEFAULT_CHALLENGE_SERIES = 2
+# A challenge never deactivates a version (its fault streak limit is the highest
+# allowed, above any challenge's length): another author's challenge must not be a
+# way to have a rival deactivated, and the arena's own seasons judge that.
+_NEVER_DEACTIVATE = int(SETTINGS_BY_NAME["deactivate_after"].high or 10_000)
 
 
 def challenge_message(storage: Storage, challenge: ChallengeRecord) -> arena_pb2.Challenge:
@@ -115,7 +119,8 @@ class ChallengesMixin:
         check_active(self.storage, ids)
         config = SeasonConfig.build(
             format=DEFAULT_FORMAT, series_per_pair=series, concurrency=1,
-            sandbox=rules.sandbox or DEFAULT_SANDBOX, seed=secrets.randbelow(2**62) + 1)
+            sandbox=rules.sandbox or DEFAULT_SANDBOX, seed=secrets.randbelow(2**62) + 1,
+            deactivate_after=_NEVER_DEACTIVATE)
         check_bots_fit_sandbox(config, (BotManifest.load(self.storage.get_bot(bot_id).folder)
                                         for bot_id in ids))
         plan = [pairing.as_row()

@@ -49,7 +49,7 @@ def test_the_policy_answers_a_legal_action_for_every_phase(ruby_bot: Path) -> No
 $LOAD_PATH.unshift('gen'); $LOAD_PATH.unshift('.')
 require 'hollywood/bot/v1/bot_pb'; require 'policy'
 A = Hollywood::Bot::V1::Action
-def pick(*actions) = Highcard.choose(actions.map { |kind, card| A.new(kind: kind, card: card.to_s) })
+def pick(*actions) = Highcard.choose(actions.map { |k, c| A.new(kind: k, card: c.to_s) })
 p pick([:ACTION_KIND_DRAW_DISCARD], [:ACTION_KIND_PASS]).kind
 p pick([:ACTION_KIND_DRAW_DISCARD], [:ACTION_KIND_DRAW_STOCK]).kind
 c = pick([:ACTION_KIND_DISCARD, '7c'], [:ACTION_KIND_DISCARD, 'Kd'], [:ACTION_KIND_DISCARD, 'As'])

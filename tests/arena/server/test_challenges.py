@@ -21,6 +21,7 @@ from starlette.testclient import TestClient
 
 from arena.cli.client import ArenaClient
 from arena.cli.submit import upload
+from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.season.challenge_queue import ChallengeQueue, ChallengeRules
 from arena.season.events import EventHub
@@ -123,6 +124,9 @@ def test_the_quota_refuses_past_it_and_says_when_the_next_fits(
 
     first = challenge(20)
     assert (first.series, first.status) == (20, arena_pb2.SEASON_STATUS_CREATED)
+    # One series at a time, and no fault streak in a challenge deactivates anyone.
+    config = SeasonConfig.from_dict(server.storage.get_season(first.season_id).config)
+    assert (config.concurrency, config.deactivate_after) == (1, 10_000)
     now += timedelta(minutes=10)
     challenge(20)  # 40 in the hour: the quota
     with pytest.raises(grpc.RpcError) as refused:
@@ -165,7 +169,6 @@ class _Manager:
 
 
 def test_challenges_wait_for_ranked_play_and_play_a_few_at_once(tmp_path: Path) -> None:
-    from arena.core.settings import SeasonConfig
     from arena.storage.challenges import create_challenge
     from engine.profiles import FRIENDLY
 
