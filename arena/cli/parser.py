@@ -18,6 +18,7 @@ from typing import Any
 from arena.cli.authors import cmd_authors_add, cmd_authors_list, cmd_authors_revoke, cmd_login
 from arena.cli.backup import add_backup_commands
 from arena.cli.bots import cmd_bots_list, cmd_bots_register
+from arena.cli.challenges import add_challenge_commands
 from arena.cli.cluster import add_cluster_commands, add_tls_options
 from arena.cli.commands import Handler
 from arena.cli.export import cmd_export
@@ -40,6 +41,7 @@ from arena.cli.local import (
 )
 from arena.cli.play import add_play_command
 from arena.cli.reads import cmd_series_list, cmd_series_show, cmd_standings, cmd_watch
+from arena.cli.replay import add_replay_command
 from arena.cli.season_options import add_season_options
 from arena.cli.seasons import (
     cmd_season_cancel,
@@ -129,11 +131,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_season(commands)
     add_ladder_commands(commands, _client_command)
     add_league_commands(commands, _client_command)
+    add_challenge_commands(commands, _client_command)
     _add_reads(commands)
     _add_images(commands)
     _add_demo(commands)
     _add_match(commands)
     add_play_command(commands)
+    add_replay_command(commands, _client_command)
     export = _client_command(commands, "export", "write a season's (or match's) results, "
                              "standings and event logs to a directory", cmd_export)
     _latest_season_option(export)

@@ -43,6 +43,11 @@ _CHANNEL_OPTIONS: Final = (
     ("grpc.max_reconnect_backoff_ms", 500),
 )
 _SOCKET_POLL_S: Final = 0.01
+_BUSY_BACKOFF_S: Final = 0.002
+"""The first wait before a ``Decide`` the bot's server refused as busy is sent again
+(doubled on each refusal, up to ``_BUSY_BACKOFF_MAX_S``)."""
+_BUSY_BACKOFF_MAX_S: Final = 0.05
+_MIN_CALL_S: Final = 0.001
 
 Reply = TypeVar("Reply", bound=Message)
 
@@ -155,18 +160,38 @@ class BotClient:
         message = request_message(request)
         self.last_note = ""
         if window is None:
-            reply = self._call("Decide", self._stub.Decide, message, timeout,
-                               timeout_kind=FaultKind.TIMEOUT)
+            reply = self._decide_within(message, timeout)
         else:
             reply = self._call_fairly("Decide", self._stub.Decide, message, window)
         action = protocol.action_from_reply(reply, legal_actions)
         self.last_note = reply.debug
         return action
 
+    def _decide_within(self, message: bot_pb2.DecideRequest, timeout: float) -> Any:
+        """``Decide`` with ``timeout`` by the wall clock, sent again while the bot's
+        server refuses it as busy (``is_busy``) and the decision has time left."""
+        give_up_at = time.monotonic() + timeout
+        refusals = 0
+        while True:
+            left = give_up_at - time.monotonic()
+            try:
+                return self._stub.Decide(message, timeout=max(left, _MIN_CALL_S))
+            except grpc.RpcError as error:
+                if not is_busy(error):
+                    raise fault_from_rpc_error("Decide", error, timeout,
+                                               FaultKind.TIMEOUT) from None
+                refusals += 1
+                pause = _busy_pause(refusals)
+                if time.monotonic() + pause >= give_up_at:
+                    raise busy_fault(error, timeout, refusals) from None
+                time.sleep(pause)
+
     def _call_fairly(self, method: str, call: Any, request: Message, window: Window) -> Any:
         """The call, waited for while ``window`` has charged time left: a starved bot's
-        deadline stretches (up to the window's wall cap), a hanging one's does not."""
+        deadline stretches (up to the window's wall cap), a hanging one's does not.
+        A call the bot's server refuses as busy is sent again while time is left."""
         future = call.future(request, timeout=window.cap_s)
+        refusals = 0
         try:
             while True:
                 wait_s = window.remaining()
@@ -181,8 +206,16 @@ class BotClient:
                             and error.code() is grpc.StatusCode.DEADLINE_EXCEEDED):
                         raise window.verdict(FaultKind.TIMEOUT,
                                              f"no answer to {method}") from None
-                    raise fault_from_rpc_error(method, error, window.limit_s,
-                                               FaultKind.TIMEOUT) from None
+                    if not is_busy(error):
+                        raise fault_from_rpc_error(method, error, window.limit_s,
+                                                   FaultKind.TIMEOUT) from None
+                    refusals += 1
+                    pause = _busy_pause(refusals)
+                    cap_left = window.cap_s - window.wall_s() - pause
+                    if window.remaining() <= pause or cap_left <= 0.0:
+                        raise busy_fault(error, window.limit_s, refusals) from None
+                    time.sleep(pause)
+                    future = call.future(request, timeout=cap_left)
         finally:
             future.cancel()  # a no-op once it is done
 
@@ -230,6 +263,29 @@ class BotClient:
             return call(request, timeout=timeout)
         except grpc.RpcError as error:
             raise fault_from_rpc_error(method, error, timeout, timeout_kind) from None
+
+
+def is_busy(error: grpc.RpcError) -> bool:
+    """Whether the bot's gRPC server refused the call as busy (RESOURCE_EXHAUSTED,
+    e.g. grpc-ruby's "No free threads" when its thread pool is taken): it did not run
+    the call, so sending it again is safe. A reply over the size limit is
+    RESOURCE_EXHAUSTED too (on the arena's side), and is no such refusal."""
+    if not isinstance(error, grpc.Call) or error.code() is not grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return False
+    return "larger than max" not in (error.details() or "")
+
+
+def _busy_pause(refusals: int) -> float:
+    return float(min(_BUSY_BACKOFF_S * 2 ** (refusals - 1), _BUSY_BACKOFF_MAX_S))
+
+
+def busy_fault(error: grpc.RpcError, timeout: float, refusals: int) -> BotFault:
+    """The TIMEOUT of a decision whose every attempt the bot's server refused as busy."""
+    details = (error.details() if isinstance(error, grpc.Call) else None) or ""
+    return BotFault(FaultKind.TIMEOUT, f"no answer to Decide within {timeout:.3f} s: the "
+                    f"bot's gRPC server refused it as busy {refusals} time(s) "
+                    f"(RESOURCE_EXHAUSTED: {details}); give its server more threads "
+                    "(docs/bot-guide.md)")
 
 
 def fault_from_rpc_error(

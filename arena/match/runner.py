@@ -26,7 +26,7 @@ from arena.core.faults import BotFault, FaultKind
 from arena.core.limits import TimeLimits
 from arena.core.seat_logs import SERIES_STDERR_BYTES, DecisionRecorder, SeatLog, stderr_text
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec, opaque_series_id, outcome_of
-from arena.match.connection import BotConnection
+from arena.match.connection import BotConnection, Connector, connect_bot
 from arena.match.fair_clock import meter_for
 from arena.match.loop import play_match
 from arena.match.startup import Clock, start_both
@@ -54,19 +54,21 @@ __all__ = ["BotRef", "SandboxError", "SeriesOutcome", "SeriesSpec", "TimeLimits"
 
 def run_series(
     spec: SeriesSpec, sandbox: Sandbox, on_event: EventSink | None = None,
-    *, clock: Clock = time.monotonic,
+    *, clock: Clock = time.monotonic, connect: Connector = connect_bot,
 ) -> SeriesOutcome:
     """Play ``spec`` between its two bots in ``sandbox``; see the module docstring.
     The outcome carries each seat's log (stderr, decision times, debug notes: its
-    ``seat_logs``), read before a bot is stopped or handed back."""
+    ``seat_logs``), read before a bot is stopped or handed back. ``connect`` dials a
+    bot's gRPC target (``arena.match.replay`` answers some targets from a stored
+    series instead)."""
     running: list[RunningBot | None] = [None, None]
     clients: list[BotConnection | None] = [None, None]
     clean = [False, False]  # a seat whose bot may serve its version's next series
     recorder = DecisionRecorder()
     marks: list[object] = [None, None]  # where each bot's stderr stood as the series began
     try:
-        outcome = _play(spec, sandbox, on_event, clock, running, clients, clean, recorder,
-                        marks)
+        outcome = _play(spec, sandbox, on_event, clock, connect, running, clients, clean,
+                        recorder, marks)
         return replace(outcome, seat_logs=_seat_logs(running, recorder, marks,
                                                      outcome.fault))
     finally:
@@ -74,6 +76,7 @@ def run_series(
 
 
 def _play(spec: SeriesSpec, sandbox: Sandbox, on_event: EventSink | None, clock: Clock,
+          connect: Connector,
           running: list[RunningBot | None], clients: list[BotConnection | None],
           clean: list[bool], recorder: DecisionRecorder, marks: list[object]
           ) -> SeriesOutcome:
@@ -84,7 +87,8 @@ def _play(spec: SeriesSpec, sandbox: Sandbox, on_event: EventSink | None, clock:
     told = opaque_series_id()  # what the bots hear: never the arena's id (vetting or not)
     series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
                     swap_seats=spec.swap_seats)
-    faults = start_both(spec, sandbox, running, clients, clock=clock, told_id=told)
+    faults = start_both(spec, sandbox, running, clients, clock=clock, told_id=told,
+                        connect=connect)
     # A fresh bot's stderr is the series' from its start; a reused one's from here.
     marks[:] = [stderr_mark_of(bot) if bot is not None and series_number_of(bot) > 1
                 else None for bot in running]

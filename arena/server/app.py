@@ -319,6 +319,7 @@ def _start(
         moved = service.leagues.catch_up()
         if moved:
             log.info("league(s) %s moved to their next round", ", ".join(map(str, moved)))
+        service.challenges.pump()  # challenges that waited for their turn
     return RunningServer(server, f"{host}:{bound}", bound, storage, manager, service,
                          token, token_path, database_lock, web, vetting, metrics, metrics_port)
 

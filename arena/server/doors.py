@@ -182,6 +182,9 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
     "hollywood.arena.v1.ListLeaguesRequest": {},
     "hollywood.arena.v1.NextLeagueRoundRequest": {"league_id": Id()},
     "hollywood.arena.v1.CancelLeagueRequest": {"league_id": Id()},
+    "hollywood.arena.v1.CreateChallengeRequest": {
+        "challenger": BOT_REFERENCE, "opponent": BOT_REFERENCE, "series": Scalar()},
+    "hollywood.arena.v1.ListChallengesRequest": {"bot": BOT_REFERENCE},
 }
 
 # A field with no entry in RULES still gets the strictest reading of its type.

@@ -22,6 +22,7 @@ from arena.core.settings import ConfigError
 from arena.core.status import IllegalTransitionError, SeasonStatus
 from arena.core.text import bounded, neutralise
 from arena.core.token_binding import ServerRecord
+from arena.season.challenge_queue import ChallengeQueue, ChallengeRules
 from arena.season.events import EventHub
 from arena.season.formats import format_for, format_name, new_deal_key
 from arena.season.leagues import LeagueError, LeagueKeeper
@@ -32,6 +33,7 @@ from arena.season.standings_live import StandingsBoard
 from arena.server import pages
 from arena.server.accounts import AccountsMixin, bots_with_states
 from arena.server.auth import Authenticator
+from arena.server.challenges import ChallengesMixin
 from arena.server.convert import (
     season_message,
     series_message,
@@ -61,7 +63,7 @@ MUTATING_METHODS: Final = frozenset(
     for name in ("CreateSeason", "StartSeason", "CancelSeason", "SubmitBot", "AddAuthor",
                  "ListAuthors", "RevokeAuthor", "ReactivateBot", "RevetBot", "KeepOnLadder",
                  "AdmitToLadder", "CreateLeague", "NextLeagueRound",
-                 "CancelLeague"))
+                 "CancelLeague", "CreateChallenge"))
 
 Response = TypeVar("Response")
 
@@ -86,10 +88,10 @@ def _invalid(message: str) -> _Abort:
 
 
 class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
-                   arena_pb2_grpc.ArenaServiceServicer):
+                   ChallengesMixin, arena_pb2_grpc.ArenaServiceServicer):
     """The ``ArenaService`` implementation (uploads and authors in ``AccountsMixin``,
     a bot's lifecycle in ``LifecycleMixin``, leagues in ``LeaguesMixin``, the owner's
-    series logs in ``OwnerLogsMixin``)."""
+    series logs in ``OwnerLogsMixin``, challenges in ``ChallengesMixin``)."""
 
     def __init__(
         self, storage: Storage, manager: SeasonManager, hub: EventHub, token: str,
@@ -117,6 +119,9 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
         self.leagues = leagues if leagues is not None else LeagueKeeper(
             storage, manager, self.readings)
         self.watch_messages = WatchMessages(storage, self.board, self.messages)
+        # Challenges play in the sandbox uploads are vetted in (untrusted code).
+        self.challenges = ChallengeQueue(storage, manager, ChallengeRules(
+            sandbox=vetting.sandbox_name if vetting is not None else ""))
 
     # -- plumbing
 

@@ -269,6 +269,19 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
               "the owner's alone; the results' stderr tails move there", (
         CREATE_TABLE, CREATE_INDEX, move_stderr_tails,
     )),
+    Migration(16, "challenges: an author's unrated season of two bots", (
+        # author: who asked ('' = the admin); challenger and opponent: bot ids;
+        # created_at: RFC 3339 UTC, what the hourly quota counts by.
+        """CREATE TABLE challenges (
+    season_id INTEGER PRIMARY KEY REFERENCES seasons(id),
+    author TEXT NOT NULL,
+    challenger TEXT NOT NULL,
+    opponent TEXT NOT NULL,
+    series INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+)""",
+        "CREATE INDEX challenges_by_author ON challenges (author, created_at)",
+    )),
 )
 
 

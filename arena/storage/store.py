@@ -50,6 +50,8 @@ from arena.storage.seat_log_rows import encode_seat_logs, insert_seat_logs
 # before they are stored (arena.core.text).
 MAX_DESCRIPTION_CHARS: Final = 2000
 MAX_ERROR_CHARS: Final = 4000
+# A challenge's season is read by its id only: it is in no list, rating or ladder.
+_NOT_CHALLENGE: Final = "id NOT IN (SELECT season_id FROM challenges)"
 
 
 class Storage:
@@ -204,13 +206,15 @@ class Storage:
         return self._season(rows[0])
 
     def latest_season_id(self) -> int:
-        rows = self.query("SELECT MAX(id) FROM seasons")
+        rows = self.query(f"SELECT MAX(id) FROM seasons WHERE {_NOT_CHALLENGE}")
         if rows[0][0] is None:
             raise NotFoundError("no season yet (create one with `arena season create`)")
         return int(rows[0][0])
 
     def list_seasons(self) -> list[SeasonRecord]:
-        return [self._season(row) for row in self.query("SELECT * FROM seasons ORDER BY id DESC")]
+        """Every season but challenges' (``arena.storage.challenges``), newest first."""
+        return [self._season(row) for row in self.query(
+            f"SELECT * FROM seasons WHERE {_NOT_CHALLENGE} ORDER BY id DESC")]
 
     def seasons_with_status(self, status: SeasonStatus) -> list[int]:
         return [int(row[0]) for row in

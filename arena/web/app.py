@@ -35,6 +35,7 @@ from arena.storage.deal_keys import is_sealed
 from arena.web import views
 from arena.web.browse import SeasonLeaders
 from arena.web.browse_routes import BrowsePages
+from arena.web.challenge_pages import ChallengePages
 from arena.web.chart import RatingPoint, rating_svg
 from arena.web.league_pages import LeaguePages
 from arena.web.live import season_feed
@@ -288,6 +289,7 @@ def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | 
                json=site.seasons_with_rows, api="/api/seasons"),
         *BrowsePages(storage, site.html).routes(),
         *LeaguePages(storage, site.readings, site.html).routes(),
+        *ChallengePages(storage, site.html).routes(),
         *twins("/seasons/{season_id:arena_id}",
                lambda request: site.season_view(request.path_params["season_id"]),
                site.season_html, json=lambda view: view[0]),
