@@ -243,7 +243,8 @@ def _log_likelihood(counts: _Counts, theta: FloatArray, draw_log: float | None) 
 def _gradient(counts: _Counts, theta: FloatArray, draw_log: float | None) -> FloatArray:
     _, sinh2, cosh2, nu = _pair_terms(theta, draw_log)
     z = cosh2 + nu
-    strengths = 0.5 * ((counts.won - counts.won.T) - counts.played * sinh2 / z).sum(axis=1)
+    strengths: FloatArray = 0.5 * ((counts.won - counts.won.T)
+                                   - counts.played * sinh2 / z).sum(axis=1)
     strengths += _PRIOR_SERIES * (0.5 - _prior_probabilities(theta))
     if draw_log is None:
         return strengths
