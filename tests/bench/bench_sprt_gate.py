@@ -12,7 +12,7 @@ series, a tenth drawn, the test read after every pair as the gate does):
 3. the same two without the pair limit (the SPRT the bounds are computed for), and
    how often the gate decides at all within its limit.
 
-Options: --runs N (1000, at the gate's limit), --unlimited-runs N (200), --seed N (1).
+Options: --runs N (1000, at the gate's limit), --unlimited-runs N (500), --seed N (1).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def line(rates: GateRates, seconds: float) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=1000)
-    parser.add_argument("--unlimited-runs", type=int, default=200)
+    parser.add_argument("--unlimited-runs", type=int, default=500)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     spec, max_pairs = default_gate()
