@@ -12,8 +12,11 @@ from rich.text import Text
 
 from arena.core.progress_text import progress_line
 
-TIED_NOTE = ("Elo = Bradley-Terry over all series with its 95 % interval; "
-             "'tied' = not significantly ahead of the next row (95 %).")
+TIED_NOTE = ("Elo = Bradley-Terry over all series with its 95 % interval (a draw model, and "
+             "a prior of one virtual drawn series against a fixed opponent at 0, as in "
+             "BayesElo: see docs/formats.md); 'tied' = neither this row nor the next is "
+             "significantly stronger (95 %); 'behind' = the next row is significantly "
+             "stronger (95 %).")
 
 
 def elo_cell(row: arena_pb2.StandingRow) -> str:
@@ -22,7 +25,7 @@ def elo_cell(row: arena_pb2.StandingRow) -> str:
 
 
 def tied_cell(row: arena_pb2.StandingRow) -> str:
-    return "tied" if row.tied_with_next else ""
+    return "tied" if row.tied_with_next else "behind" if row.behind_next else ""
 
 
 def los_table(standings: arena_pb2.Standings) -> Table:

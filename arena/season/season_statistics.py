@@ -5,9 +5,12 @@ format); what the season's format adds (``Format.standings``: its columns, its
 order, a note, and typed values such as a bracket or the state of a test); and
 the pace, over the series the format expects (``Format.expected_count``).
 
-The row order is the one of ``standings.py`` unless the format gives its own. A
-row is *tied with the next* when the Bradley-Terry fit does not put it ahead of
-the next row at 95 % (likelihood of superiority below 0.975).
+The row order is the one of ``standings.py`` unless the format gives its own, and
+that order need not be the fit's (series points count opponents' strength only
+through the fit): each row is compared with the next one both ways. A row is
+*tied with the next* when neither's likelihood of superiority over the other
+reaches 0.975, and *behind the next* when the next row's does: the row below is
+significantly stronger. A row significantly ahead of the next has no mark.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ class SeasonStatistics:
     order: list[str]
     rating: BradleyTerryFit
     tied_with_next: dict[str, bool]
+    behind_next: dict[str, bool] = field(default_factory=dict)
     columns: list[ExtraColumn] = field(default_factory=list)
     order_note: str = ""
     sections: list[Section] = field(default_factory=list)
@@ -99,8 +103,18 @@ def season_statistics(season: SeasonRecord, planned: Sequence[PlannedSeries],
         pace.extend(results)
     stats.progress = pace.progress(len(results), season.series_total, expected,
                                    running=season.status is SeasonStatus.RUNNING)
-    stats.tied_with_next = {
-        bot: index + 1 < len(stats.order)
-        and not rating.significantly_ahead(bot, stats.order[index + 1])
-        for index, bot in enumerate(stats.order)}
+    stats.tied_with_next, stats.behind_next = next_row_marks(rating, stats.order)
     return stats
+
+
+def next_row_marks(rating: BradleyTerryFit, order: Sequence[str]
+                   ) -> tuple[dict[str, bool], dict[str, bool]]:
+    """Per row of ``order``: tied with the next (neither significantly stronger) and
+    behind the next (the next significantly stronger); the last row has neither."""
+    tied: dict[str, bool] = {}
+    behind: dict[str, bool] = {}
+    for bot, following in zip(order, [*order[1:], None], strict=True):
+        behind[bot] = following is not None and rating.significantly_ahead(following, bot)
+        tied[bot] = (following is not None and not behind[bot]
+                     and not rating.significantly_ahead(bot, following))
+    return tied, behind

@@ -1,5 +1,5 @@
 """What the season page's tables add to the standings: the Bradley-Terry Elo of
-each row with its 95 % interval and the ``tied`` mark, as the terminal prints them
+each row with its 95 % interval and the ``tied`` or ``behind`` mark, as the terminal prints them
 (``arena.cli.render_statistics``), read from the one fit the server keeps
 (``arena.season.season_statistics.SeasonStatistics``), never fitted again here."""
 
@@ -12,8 +12,9 @@ from arena.season.season_statistics import SeasonStatistics
 
 def elo_rows(statistics: SeasonStatistics) -> dict[str, dict[str, Any]]:
     """Per bot: ``elo``, ``low`` and ``high`` (whole Elo, the 95 % interval) and
-    ``tied_with_next``: not significantly ahead of the next row (95 %), in the
-    order every screen shows."""
+    ``tied_with_next`` (neither this row nor the next significantly stronger, 95 %)
+    and ``behind_next`` (the next row significantly stronger), in the order every
+    screen shows."""
     rating = statistics.rating
     rows: dict[str, dict[str, Any]] = {}
     for bot in statistics.order:
@@ -21,5 +22,6 @@ def elo_rows(statistics: SeasonStatistics) -> dict[str, dict[str, Any]]:
         rows[bot] = {
             "elo": round(rating.elo[rating.index(bot)]), "low": round(low), "high": round(high),
             "tied_with_next": statistics.tied_with_next.get(bot, False),
+            "behind_next": statistics.behind_next.get(bot, False),
         }
     return rows

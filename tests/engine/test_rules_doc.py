@@ -214,6 +214,9 @@ def test_settlement_examples(example: Example) -> None:
         assert settlement.defender_deadwood == int(example.get("defender deadwood"))
         laid_off = {card for layoff in settlement.layoffs for card in layoff.cards}
         assert laid_off == card_set(example.get("laid off"))
+        if example.has("laid off onto"):  # the meld the engine chose among equal ones
+            assert [set(layoff.meld) for layoff in settlement.layoffs] == [
+                card_set(example.get("laid off onto"))]
 
 
 SHEET_WIN = re.compile(r"^(\w+) wins (\d+)$")

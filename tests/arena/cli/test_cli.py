@@ -375,7 +375,10 @@ def test_standings_caption_states_the_whole_ordering_rule() -> None:
                        "series played to their end), SPts = series points, "
                        "Rating = OpenSkill μ±σ. "
                        f"Ordered by {rule}. Elo = Bradley-Terry over all series with its "
-                       "95 % interval; 'tied' = not significantly ahead of the next row (95 %).")
+                       "95 % interval (a draw model, and a prior of one virtual drawn series "
+                       "against a fixed opponent at 0, as in BayesElo: see docs/formats.md); "
+                       "'tied' = neither this row nor the next is significantly stronger "
+                       "(95 %); 'behind' = the next row is significantly stronger (95 %).")
     assert compute_standings(["a@1"], []).to_dict()["ordering_rule"] == rule
 
 

@@ -1,11 +1,13 @@
 """The Bradley-Terry Elo intervals are those of the Elo shown: centred on the field.
 
 The expected half-widths come from an independent fit written here in plain Python:
-the same likelihood (a drawn series half a win each, one virtual draw per bot
-against a fixed reference of strength 0) maximised by gradient ascent, its
-information matrix by finite differences of the log-likelihood, inverted by
-Gauss-Jordan, and the variance of the centred strength θi - mean(θ) as e' C e
-with e the unit vector of i minus 1/n."""
+the same likelihood (Davidson's draw model: with x = (θi - θj) / 2, a win, a loss
+and a draw have probabilities proportional to e^x, e^-x and ν, ν fitted too when
+there are draws; one virtual draw per bot against a fixed reference of strength 0,
+half a win and half a loss of the plain logistic model) maximised by gradient
+ascent, its information matrix by finite differences of the log-likelihood,
+inverted by Gauss-Jordan, its strengths' block taken, and the variance of the
+centred strength θi - mean(θ) as e' C e with e the unit vector of i minus 1/n."""
 
 from __future__ import annotations
 
@@ -19,12 +21,24 @@ Z95 = 1.959963984540054
 
 
 def log_likelihood(theta: list[float], results: list[tuple[int, int, float]]) -> float:
+    """``theta``: the strengths, then ln ν when a pair's result is a draw; ``j`` = -1
+    is the prior's reference."""
     total = 0.0
     for i, j, score in results:
-        difference = theta[i] - (theta[j] if j >= 0 else 0.0)
-        total += score * -math.log1p(math.exp(-difference))
-        total += (1 - score) * -math.log1p(math.exp(difference))
+        if j < 0:
+            total += score * -math.log1p(math.exp(-theta[i]))
+            total += (1 - score) * -math.log1p(math.exp(theta[i]))
+            continue
+        x = (theta[i] - theta[j]) / 2
+        nu = math.exp(theta[-1]) if has_draws(results) else 0.0
+        z = math.exp(x) + math.exp(-x) + nu
+        numerator = math.exp(x) if score == 1 else math.exp(-x) if score == 0 else nu
+        total += math.log(numerator / z)
     return total
+
+
+def has_draws(results: list[tuple[int, int, float]]) -> bool:
+    return any(j >= 0 and score == 0.5 for _, j, score in results)
 
 
 def independent_fit(size: int, results: list[tuple[int, int, float]]) -> list[float]:
@@ -77,7 +91,7 @@ def inverse(matrix: list[list[float]]) -> list[list[float]]:
 
 def centred_half_widths(size: int, results: list[tuple[int, int, float]]) -> list[float]:
     with_prior = results + [(i, -1, 0.5) for i in range(size)]
-    theta = independent_fit(size, with_prior)
+    theta = independent_fit(size + has_draws(results), with_prior)
     covariance = inverse(information(theta, with_prior))
     widths = []
     for i in range(size):
@@ -140,7 +154,7 @@ def test_tied_marks_are_unchanged_by_centring() -> None:
     index = {bot: i for i, bot in enumerate(BOTS)}
     pairs = [(index[a], index[b], s) for a, b, s in SERIES]
     with_prior = pairs + [(i, -1, 0.5) for i in range(len(BOTS))]
-    theta = independent_fit(len(BOTS), with_prior)
+    theta = independent_fit(len(BOTS) + has_draws(pairs), with_prior)
     covariance = inverse(information(theta, with_prior))
     for a in BOTS:
         for b in BOTS:

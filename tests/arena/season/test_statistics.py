@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -163,6 +164,59 @@ def test_bradley_terry_two_bots_by_hand() -> None:
     assert rating.elo[0] == pytest.approx(-rating.elo[1])
     drawn = fit(["a", "b"], [PairResult("a", "b", 0.5)])
     assert drawn.elo == (0.0, 0.0) and drawn.los("a", "b") == pytest.approx(0.5)
+
+
+def two_bot_elo_apart(won: int, played: int) -> float:
+    """The Elo difference of a pair where one bot won ``won`` of ``played`` series,
+    worked by hand: θb = -θa = -t by symmetry, and the prior's half win makes
+    won + 0.5 = played s(2t) + s(t), solved here by bisection."""
+    def sigmoid(x: float) -> float:
+        return 1 / (1 + math.exp(-x))
+
+    lo, hi = 0.0, 10.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if played * sigmoid(2 * mid) + sigmoid(mid) < won + 0.5 else (lo, mid)
+    return 2 * lo * 400 / math.log(10)
+
+
+@pytest.mark.parametrize(("won", "played", "shown"), [(3, 4, 164.8), (30, 40, 187.8)])
+def test_the_prior_shrinks_small_samples_by_the_amounts_the_docs_state(
+        won: int, played: int, shown: float) -> None:
+    """docs/formats.md (standings with error bars): 3 of 4 puts two bots 164.8 Elo
+    apart, 30 of 40 187.8, where the plain maximum-likelihood estimate is
+    400 log10 3 = 190.8 for both."""
+    rating = fit(["a", "b"], [PairResult("a", "b", 1.0)] * won
+                 + [PairResult("b", "a", 1.0)] * (played - won))
+    assert rating.elo[0] - rating.elo[1] == pytest.approx(two_bot_elo_apart(won, played),
+                                                          rel=1e-6)
+    assert round(rating.elo[0] - rating.elo[1], 1) == shown
+    assert round(400 * math.log10(won / (played - won)), 1) == 190.8
+    text = (Path(__file__).resolve().parents[3] / "docs" / "formats.md").read_text()
+    assert f"**{shown}**" in text or f"are {shown} and 190.8" in text
+    assert "is **190.8**" in text
+
+
+def test_draws_are_fitted_as_draws() -> None:
+    """Davidson's model by hand: two bots 7-7 with 6 draws stay equal (θ = 0), and
+    the draw factor solves d = n ν / (2 + ν): ν = 2 d / (n - d) = 12 / 14. With no
+    decisive series at all, the data say nothing about the strengths."""
+    rating = fit(["a", "b"], [PairResult("a", "b", 1.0)] * 7 + [PairResult("a", "b", 0.0)] * 7
+                 + [PairResult("b", "a", 0.5)] * 6)
+    assert rating.elo == pytest.approx((0.0, 0.0), abs=1e-9)
+    assert rating.draw_factor == pytest.approx(12 / 14, rel=1e-9)
+    decisive = fit(["a", "b"], [PairResult("a", "b", 1.0)] * 7 + [PairResult("a", "b", 0.0)] * 7)
+    assert decisive.draw_factor == 0.0
+    # Between equal bots a draw says nothing about which is stronger: the information
+    # on θa - θb at x = 0 is n / (2 (2 + ν)) = (decisive series) / 4, so the 6 draws
+    # leave the error of the 14 decisive series alone. Half a win each counted them
+    # as 6 more coin flips: the error of 20 decisive series, narrower.
+    twenty = fit(["a", "b"], [PairResult("a", "b", 1.0)] * 10 + [PairResult("a", "b", 0.0)] * 10)
+    assert rating.elo_error == pytest.approx(decisive.elo_error, rel=1e-9)
+    assert twenty.elo_error[0] < rating.elo_error[0]
+    drawn = fit(["a", "b"], [PairResult("a", "b", 0.5)] * 5)
+    prior_only = fit(["a", "b"], [])
+    assert drawn.elo_error == pytest.approx(prior_only.elo_error)
 
 
 def blas_threads() -> set[int]:

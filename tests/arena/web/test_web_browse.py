@@ -152,9 +152,12 @@ def test_elo_with_its_interval_and_tied_marks_as_the_terminal_prints_them(
     for index, bot in enumerate(order):
         low, high = rating.interval(bot)
         elo = rating.elo[rating.index(bot)]
-        tied = index + 1 < len(order) and not rating.significantly_ahead(bot, order[index + 1])
+        following = order[index + 1] if index + 1 < len(order) else None
+        behind = following is not None and rating.significantly_ahead(following, bot)
+        tied = (following is not None and not behind
+                and not rating.significantly_ahead(bot, following))
         assert page["elo"][bot] == {"elo": round(elo), "low": round(low), "high": round(high),
-                                    "tied_with_next": tied}
+                                    "tied_with_next": tied, "behind_next": behind}
         # The terminal's cell, e.g. +12 [-3,+27].
         terminal = elo_cell(arena_pb2.StandingRow(bt_elo=elo, bt_elo_low=low, bt_elo_high=high))
         shown = str(bot).replace("<", "&lt;").replace(">", "&gt;")
@@ -162,6 +165,7 @@ def test_elo_with_its_interval_and_tied_marks_as_the_terminal_prints_them(
         assert row is not None, bot
         assert f'<td class="num elo">{terminal}</td>' in row.group(1)
         assert ('<td class="tied">tied</td>' in row.group(1)) == tied
+        assert ('<td class="tied">behind</td>' in row.group(1)) == behind
 
 
 def test_live_badge_only_on_a_season_that_may_still_change(site: Site) -> None:
