@@ -28,9 +28,9 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from engine import DEFAULT_MAX_HANDS, FRIENDLY, Observation, Profile, Series
-from hollywood_env.actions import ACTION_COUNT, action_at, action_index
-from hollywood_env.encoding import FEATURE_COUNT, SCORE_CEILING, encode_observation
-from hollywood_env.scoring import Episode, rewards_since
+from hollywood_env.actions import ACTION_COUNT, action_at, index_of_legal
+from hollywood_env.encoding import FEATURE_COUNT, SCORE_CEILING, encode_seat
+from hollywood_env.scoring import Episode, rewards_after
 
 AGENTS: Final = ("player_0", "player_1")
 MAX_SEED: Final = 2**63 - 1
@@ -49,8 +49,7 @@ def action_mask(series: Series, seat: int) -> npt.NDArray[np.int8]:
     """1 for each action ``seat`` may take now (all 0 when it is not its turn)."""
     mask = np.zeros(ACTION_COUNT, dtype=np.int8)
     if series.current_player == seat:
-        for action in series.legal_actions():
-            mask[action_index(action)] = 1
+        mask[[index_of_legal(action) for action in series.legal_actions()]] = 1
     return mask
 
 
@@ -104,7 +103,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = AGENTS.index(agent)
-        return {"observation": encode_observation(self.series.observation(seat)),
+        return {"observation": encode_seat(self.series, seat),
                 "action_mask": action_mask(self.series, seat)}
 
     def engine_observation(self, agent: str) -> Observation:
@@ -118,10 +117,10 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
             return
         if action is None:
             raise ValueError(f"{agent} must act: None is only for an agent that is done")
-        hands_before = len(self.series.hand_results)
+        acted_in = self.series.hand
         self.series.apply(action_at(action))
         self._cumulative_rewards[agent] = 0.0
-        (reward_0, reward_1), over = rewards_since(self.series, hands_before, self.episode)
+        (reward_0, reward_1), over = rewards_after(self.series, acted_in, self.episode)
         self.rewards = {AGENTS[0]: reward_0, AGENTS[1]: reward_1}
         if over:
             self.terminations = dict.fromkeys(AGENTS, True)

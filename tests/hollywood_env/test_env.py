@@ -12,7 +12,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
-from engine import CLASSIC, FRIENDLY, Action, Card, IllegalActionError, Series
+from engine import CLASSIC, FRIENDLY, Action, Card, IllegalActionError, Profile, Series
 from hollywood_env import (
     ACTION_COUNT,
     FEATURE_COUNT,
@@ -24,6 +24,7 @@ from hollywood_env import (
     random_policy,
     raw_env,
 )
+from hollywood_env.encoding import encode_seat
 from hollywood_env.gym_env import SingleSeatEnv
 from hollywood_env.stored import StoredSeriesError, for_stored_series, stored_moves
 
@@ -170,3 +171,26 @@ def test_a_stored_series_replays_to_the_same_result(tmp_path: Path) -> None:
     assert environment.series.log == played.log
     with pytest.raises(StoredSeriesError, match="does not start with its series_start"):
         for_stored_series({"event_log": played.log[1:]})
+
+
+@pytest.mark.parametrize("profile", [FRIENDLY, CLASSIC])
+def test_the_environments_fast_encoding_is_the_observations_at_every_step(
+        profile: Profile) -> None:
+    # encode_seat reads the hand and the sheet directly; it must show exactly what
+    # the seat's engine Observation holds, for both seats, at every step of whole series
+    steps = 0
+    for seed in range(4):
+        series = Series(seed, profile, max_hands=12, swap_seats=bool(seed % 2))
+        pick = random_policy(seed)
+        while True:
+            for seat in (0, 1):
+                assert np.array_equal(encode_seat(series, seat),
+                                      encode_observation(series.observation(seat)))
+            seat_to_act = series.current_player
+            if seat_to_act is None:
+                break
+            view = series.observation(seat_to_act)
+            legal = series.legal_actions()
+            series.apply(greedy_policy(view, legal) if seed % 2 else pick(view, legal))
+            steps += 1
+    assert steps > 200
