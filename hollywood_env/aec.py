@@ -25,11 +25,10 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
-from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from engine import DEFAULT_MAX_HANDS, FRIENDLY, Observation, Profile, Series
 from hollywood_env.actions import ACTION_COUNT, action_at, index_of_legal
-from hollywood_env.encoding import FEATURE_COUNT, SCORE_CEILING, encode_seat
+from hollywood_env.encoding import FEATURE_COUNT, SCORE_CEILING, SeatEncoder
 from hollywood_env.scoring import Episode, rewards_after
 
 AGENTS: Final = ("player_0", "player_1")
@@ -76,6 +75,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         self.observation_spaces = {agent: observation_space() for agent in AGENTS}
         self.action_spaces = {agent: spaces.Discrete(ACTION_COUNT) for agent in AGENTS}
         self._rng = np.random.default_rng()
+        self._encode = SeatEncoder()
         self.series = Series(0, profile, max_hands=max_hands)
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -103,7 +103,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = AGENTS.index(agent)
-        return {"observation": encode_seat(self.series, seat),
+        return {"observation": self._encode(self.series, seat),
                 "action_mask": action_mask(self.series, seat)}
 
     def engine_observation(self, agent: str) -> Observation:
@@ -145,14 +145,3 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
     def _select_current(self) -> None:
         seat = self.series.current_player
         self.agent_selection = AGENTS[0 if seat is None else seat]
-
-
-
-def env(**kwargs: Any) -> Any:
-    """The environment with PettingZoo's usual wrappers for a board game: an illegal
-    action ends the episode with reward -1 for the agent that took it, an action
-    outside the space is an error, and the API's order is enforced."""
-    wrapped = raw_env(**kwargs)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)

@@ -18,7 +18,7 @@ from gymnasium import spaces
 from engine import DEFAULT_MAX_HANDS, FRIENDLY, Observation, Profile, Series
 from hollywood_env.actions import ACTION_COUNT, action_at
 from hollywood_env.aec import MAX_SEED, action_mask, observation_space
-from hollywood_env.encoding import encode_seat
+from hollywood_env.encoding import SeatEncoder
 from hollywood_env.policies import Policy, random_policy
 from hollywood_env.scoring import Episode, rewards_after
 
@@ -45,6 +45,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.observation_space = observation_space()
         self.action_space = spaces.Discrete(ACTION_COUNT)
         self.series = Series(0, profile, max_hands=max_hands)
+        self._encode = SeatEncoder()
         self._over = True
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -99,7 +100,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
         return reward, self.series.is_over
 
     def _observe(self) -> dict[str, Any]:
-        return {"observation": encode_seat(self.series, self.seat),
+        return {"observation": self._encode(self.series, self.seat),
                 "action_mask": action_mask(self.series, self.seat)}
 
     def _info(self) -> dict[str, Any]:

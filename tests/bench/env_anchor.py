@@ -28,7 +28,7 @@ def pettingzoo_stepper(seed: int) -> Callable[[], None]:
 
     environment: Any = gin_rummy_v4.env()
     environment.reset(seed=seed)
-    rng = np.random.default_rng(seed)
+    rng = random.Random(seed)
     episodes = [seed]
 
     def step() -> None:
@@ -40,8 +40,7 @@ def pettingzoo_stepper(seed: int) -> Callable[[], None]:
                     episodes[0] += 1
                     environment.reset(seed=episodes[0])
                 continue
-            legal = np.flatnonzero(observation["action_mask"])
-            environment.step(int(rng.choice(legal)))
+            environment.step(rng.choice(np.flatnonzero(observation["action_mask"]).tolist()))
             return
 
     return step
