@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from figures import Figure, parse
 
 HERE = Path(__file__).resolve().parent
-ANCHORED: tuple[str, ...] = ("deadwood", "inprocess", "protocol", "season", "sandbox")
+ANCHORED: tuple[str, ...] = ("deadwood", "env", "inprocess", "protocol", "season",
+                             "sandbox")
 """The benchmarks whose figures have anchors or targets (issue 29), in run order:
 the short, Docker-free ones first."""
 NEEDS_DOCKER: frozenset[str] = frozenset({"season", "sandbox", "cluster", "vetting_fairness",
