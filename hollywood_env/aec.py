@@ -27,7 +27,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
 from engine import DEFAULT_MAX_HANDS, FRIENDLY, Observation, Profile, Series
-from hollywood_env.actions import ACTION_COUNT, action_at, index_of_legal
+from hollywood_env.actions import ACTION_COUNT, action_at, indexes_of
 from hollywood_env.encoding import FEATURE_COUNT, SCORE_CEILING, SeatEncoder
 from hollywood_env.scoring import Episode, rewards_after
 
@@ -44,11 +44,13 @@ def observation_space() -> spaces.Dict:
     })
 
 
-def action_mask(series: Series, seat: int) -> npt.NDArray[np.int8]:
-    """1 for each action ``seat`` may take now (all 0 when it is not its turn)."""
+def action_mask(series: Series, seat: int, legal: list[int] | None = None
+                ) -> npt.NDArray[np.int8]:
+    """1 for each action ``seat`` may take now (all 0 when it is not its turn);
+    ``legal``: the indexes of the legal actions, when already known."""
     mask = np.zeros(ACTION_COUNT, dtype=np.int8)
     if series.current_player == seat:
-        mask[[index_of_legal(action) for action in series.legal_actions()]] = 1
+        mask[indexes_of(series.legal_actions()) if legal is None else legal] = 1
     return mask
 
 
@@ -76,6 +78,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         self.action_spaces = {agent: spaces.Discrete(ACTION_COUNT) for agent in AGENTS}
         self._rng = np.random.default_rng()
         self._encode = SeatEncoder()
+        self._legal: tuple[Series, int, list[int]] | None = None
         self.series = Series(0, profile, max_hands=max_hands)
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -104,7 +107,16 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
     def observe(self, agent: str) -> dict[str, Any]:
         seat = AGENTS.index(agent)
         return {"observation": self._encode(self.series, seat),
-                "action_mask": action_mask(self.series, seat)}
+                "action_mask": action_mask(self.series, seat, self.legal_indexes())}
+
+    def legal_indexes(self) -> list[int]:
+        """The indexes of the legal actions now (kept while the series stands still:
+        ``observe`` and a checked ``step`` of one decision ask for them both)."""
+        series, moves = self.series, len(self.series.log)
+        kept = self._legal
+        if kept is None or kept[0] is not series or kept[1] != moves:
+            kept = self._legal = (series, moves, indexes_of(series.legal_actions()))
+        return kept[2]
 
     def engine_observation(self, agent: str) -> Observation:
         """What ``agent``'s seat sees now, as the engine (and a bot) sees it."""

@@ -23,7 +23,7 @@ from typing import Any, Final
 import numpy as np
 from pettingzoo.utils.env_logger import EnvLogger  # type: ignore[import-untyped]
 
-from hollywood_env.actions import ACTION_COUNT, action_at
+from hollywood_env.actions import ACTION_COUNT
 from hollywood_env.aec import raw_env
 
 ILLEGAL_REWARD: Final = -1.0
@@ -84,7 +84,7 @@ class CheckedEnv(raw_env):
             self._was_dead_step(action)
             return
         assert action is not None
-        if action_at(int(action)) not in self.series.legal_actions():
+        if int(action) not in self.legal_indexes():
             self._end_for_illegal_action(agent)
             return
         super().step(action)

@@ -109,21 +109,18 @@ class SeatEncoder:
         blocks = (mine | pile_bits << 52 | (pile[-1].bit if pile else 0) << 104
                   | their_known << 156 | (taken.bit if taken is not None else 0) << 208
                   | (banned.bit if banned is not None else 0) << 260)
-        out = np.empty(FEATURE_COUNT, dtype=np.float32)
-        out[:312] = np.unpackbits(np.frombuffer(blocks.to_bytes(39, "little"), np.uint8),
-                                  bitorder="little")
-        out[312:318] = 0.0
-        out[312 + PHASES.index(hand.phase)] = 1.0
-        out[316] = hand.stock_size / MAX_STOCK
-        out[317] = theirs.bit_count() / 11
-        out[319] = float(own_turn)
         kept = self._sheet_rows.get(seat)
         if (kept is None or kept[0] is not series or kept[1] is not hand
                 or kept[2] != hand.is_over):
             kept = (series, hand, hand.is_over, _sheet_features(series, seat))
             self._sheet_rows[seat] = kept
-        out[318] = float(hand.dealer == seat)
-        out[320:] = kept[3]
+        turn = [0.0, 0.0, 0.0, 0.0, hand.stock_size / MAX_STOCK, theirs.bit_count() / 11,
+                float(hand.dealer == seat), float(own_turn)]
+        turn[PHASES.index(hand.phase)] = 1.0
+        out: npt.NDArray[np.float32] = np.concatenate((
+            np.unpackbits(np.frombuffer(blocks.to_bytes(39, "little"), np.uint8),
+                          bitorder="little"),
+            turn, kept[3]), dtype=np.float32)
         return out
 
 
