@@ -145,7 +145,7 @@ $(PETTINGZOO_VENV)/.installed:
 
 lint: setup
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy --strict engine arena hollywood_env sample_bots/sdk/python/hollywood_sdk
+	$(VENV)/bin/mypy --strict engine arena hollywood_env examples sample_bots/sdk/python/hollywood_sdk
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/vulture
 	$(PY) -m arena.codegen --check

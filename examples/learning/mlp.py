@@ -136,7 +136,8 @@ def train(network: Network, features: Floats, masks: npt.NDArray[np.int8],
                 v += (1 - beta2) * grad * grad
                 m_hat = m / (1 - beta1 ** steps)
                 v_hat = v / (1 - beta2 ** steps)
-                param -= (rate * m_hat / (np.sqrt(v_hat) + 1e-8)).astype(np.float32)
+                np.subtract(param, rate * m_hat / (np.sqrt(v_hat) + 1e-8), out=param,
+                            casting="same_kind")
         losses.append(total / len(targets))
     return losses
 
