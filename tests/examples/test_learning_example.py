@@ -1,8 +1,8 @@
 """The learning environment's worked example (examples/learning): a network trained by
 imitation of greedy at reduced size learns greedy's decisions and beats random on fixed
 seeds; the SDK bot computes the environment's features and the network's choices
-exactly; it plays a series in the arena's in-process sandbox; the exported decisions
-are a source of demonstrations."""
+exactly; it plays series in the arena's in-process and process sandboxes; the exported
+decisions are a source of demonstrations."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from arena.core.series import BotRef, SeriesSpec
 from arena.match.protocol import decide_request, profile_to_proto
 from arena.match.runner import run_series
 from arena.sandbox.inprocess import InProcessSandbox
+from arena.sandbox.process import ProcessSandbox
 from engine import FRIENDLY, Action, Series
 from examples.learning.data import (
     DecisionsFileError,
@@ -31,6 +32,7 @@ from examples.learning.mlp import Network, NetworkPolicy, WeightsError, train
 from examples.learning.train import EVALUATION_SEED, agreement, main, match
 from hollywood_env import action_index, encode_observation, greedy_policy, random_policy
 from tests.helpers.arena_helpers import REPO_ROOT
+from tests.helpers.sandboxes import arena_leftovers
 
 BOT_FOLDER = REPO_ROOT / "examples" / "learning" / "learned_bot"
 
@@ -106,6 +108,22 @@ def test_the_trained_bot_plays_in_the_arenas_in_process_sandbox(
         assert result is not None and result.winner == outcome.winner
         wins += outcome.winner == 0
     assert wins >= 3  # random's own choices are unseeded; the policy wins ~100 %
+
+
+def test_the_trained_bot_plays_as_its_own_process(trained: Network, tmp_path: Path) -> None:
+    # the process sandbox runs bot.toml's command, as a submitted bot is run
+    folder = tmp_path / "learned"
+    shutil.copytree(BOT_FOLDER, folder, ignore=shutil.ignore_patterns("weights.json"))
+    trained.save(folder / "weights.json")
+    spec = SeriesSpec(series_id="learned-process", seed=77, profile=FRIENDLY, max_hands=20,
+                      swap_seats=False, bots=(BotRef.from_folder(folder), BotRef.from_folder(
+                          REPO_ROOT / "sample_bots" / "random")),
+                      limits=TimeLimits(startup_s=20.0, decision_s=1.0, reserve_s=5.0))
+    outcome = run_series(spec, ProcessSandbox())
+    assert outcome.fault is None and outcome.hands_played >= 1
+    result = Series.replay(outcome.log).result
+    assert result is not None and result.winner == outcome.winner
+    assert arena_leftovers() == []
 
 
 def test_the_bot_without_weights_says_how_to_make_them(tmp_path: Path) -> None:
