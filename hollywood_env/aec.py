@@ -44,13 +44,11 @@ def observation_space() -> spaces.Dict:
     })
 
 
-def action_mask(series: Series, seat: int, legal: list[int] | None = None
-                ) -> npt.NDArray[np.int8]:
-    """1 for each action ``seat`` may take now (all 0 when it is not its turn);
-    ``legal``: the indexes of the legal actions, when already known."""
+def action_mask(series: Series, seat: int) -> npt.NDArray[np.int8]:
+    """1 for each action ``seat`` may take now (all 0 when it is not its turn)."""
     mask = np.zeros(ACTION_COUNT, dtype=np.int8)
     if series.current_player == seat:
-        mask[indexes_of(series.legal_actions()) if legal is None else legal] = 1
+        mask[indexes_of(series.legal_actions())] = 1
     return mask
 
 
@@ -78,7 +76,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         self.action_spaces = {agent: spaces.Discrete(ACTION_COUNT) for agent in AGENTS}
         self._rng = np.random.default_rng()
         self._encode = SeatEncoder()
-        self._legal: tuple[Series, int, list[int]] | None = None
+        self._legal: tuple[Series, int, list[int], npt.NDArray[np.int8]] | None = None
         self.series = Series(0, profile, max_hands=max_hands)
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -106,17 +104,28 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = AGENTS.index(agent)
-        return {"observation": self._encode(self.series, seat),
-                "action_mask": action_mask(self.series, seat, self.legal_indexes())}
+        series = self.series
+        if series.current_player == seat:
+            mask = self._kept_legal()[3].copy()
+        else:
+            mask = np.zeros(ACTION_COUNT, dtype=np.int8)
+        return {"observation": self._encode(series, seat), "action_mask": mask}
 
     def legal_indexes(self) -> list[int]:
-        """The indexes of the legal actions now (kept while the series stands still:
-        ``observe`` and a checked ``step`` of one decision ask for them both)."""
+        """The indexes of the legal actions now."""
+        return self._kept_legal()[2]
+
+    def _kept_legal(self) -> tuple[Series, int, list[int], npt.NDArray[np.int8]]:
+        # kept while the series stands still: observe and a checked step of one
+        # decision both need them
         series, moves = self.series, len(self.series.log)
         kept = self._legal
         if kept is None or kept[0] is not series or kept[1] != moves:
-            kept = self._legal = (series, moves, indexes_of(series.legal_actions()))
-        return kept[2]
+            indexes = indexes_of(series.legal_actions())
+            mask = np.zeros(ACTION_COUNT, dtype=np.int8)
+            mask[indexes] = 1
+            kept = self._legal = (series, moves, indexes, mask)
+        return kept
 
     def engine_observation(self, agent: str) -> Observation:
         """What ``agent``'s seat sees now, as the engine (and a bot) sees it."""
@@ -129,16 +138,20 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
             return
         if action is None:
             raise ValueError(f"{agent} must act: None is only for an agent that is done")
-        acted_in = self.series.hand
-        self.series.apply(action_at(action))
-        self._cumulative_rewards[agent] = 0.0
-        (reward_0, reward_1), over = rewards_after(self.series, acted_in, self.episode)
+        series = self.series
+        acted_in = series.hand
+        series.apply(action_at(action))
+        (reward_0, reward_1), over = rewards_after(series, acted_in, self.episode)
         self.rewards = {AGENTS[0]: reward_0, AGENTS[1]: reward_1}
+        cumulative = self._cumulative_rewards
+        cumulative[agent] = 0.0
+        cumulative[AGENTS[0]] += reward_0  # PettingZoo's _accumulate_rewards, inline
+        cumulative[AGENTS[1]] += reward_1
         if over:
             self.terminations = dict.fromkeys(AGENTS, True)
         else:
-            self._select_current()
-        self._accumulate_rewards()
+            seat = series.current_player
+            self.agent_selection = AGENTS[0 if seat is None else seat]
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":

@@ -34,6 +34,8 @@ _SET_BY_RESET: Final = frozenset({"rewards", "terminations", "truncations", "inf
 def in_action_space(action: object) -> bool:
     """What ``gymnasium.spaces.Discrete(107).contains`` accepts: an integer (a numpy
     integer or a 0-dimensional integer array too) from 0 to 106."""
+    if type(action) is int:
+        return 0 <= action < ACTION_COUNT
     if isinstance(action, np.ndarray):
         if action.shape != () or not np.issubdtype(action.dtype, np.integer):
             return False
