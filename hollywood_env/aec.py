@@ -56,6 +56,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
     """The environment without PettingZoo's checking wrappers (``env()`` adds them):
     an illegal action raises ``engine.IllegalActionError`` naming why."""
 
+    agent_selection: str  # set by reset()
     metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo reads it off the class)
         "render_modes": ["ansi"], "name": "hollywood_gin_v0", "is_parallelizable": False,
     }
