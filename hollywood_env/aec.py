@@ -53,7 +53,7 @@ def action_mask(series: Series, seat: int) -> npt.NDArray[np.int8]:
 
 
 class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrapped env
-    """The environment without PettingZoo's checking wrappers (``env()`` adds them):
+    """The environment without the checks ``env()`` makes (``hollywood_env.checked``):
     an illegal action raises ``engine.IllegalActionError`` naming why."""
 
     agent_selection: str  # set by reset()
