@@ -123,24 +123,32 @@ bench: setup docker-engine bench-venv
 bench-anchors: setup docker-engine bench-venv
 	$(PY) tests/bench/summary.py
 
-# The benchmarks' anchors in their own environment, never the project's .venv:
-# OpenSpiel's C++ gin rummy (open-spiel from PyPI) for bench_deadwood.py. A machine
-# where it cannot install still runs `make bench`: that benchmark then prints the
-# engine's rows alone.
+# The benchmarks' anchors in their own environments, never the project's .venv:
+# OpenSpiel's C++ gin rummy (open-spiel from PyPI) for bench_deadwood.py and
+# bench_env.py, and PettingZoo's gin_rummy_v4 (pettingzoo[classic] 1.24, the last
+# release with it, and RLCard) for bench_env.py. A machine where one cannot install
+# still runs `make bench`: those benchmarks then name the missing anchor and print
+# the project's rows alone.
 BENCH_VENV := .bench-venv
-bench-venv: $(BENCH_VENV)/.installed
+PETTINGZOO_VENV := .bench-venv-pettingzoo
+bench-venv: $(BENCH_VENV)/.installed $(PETTINGZOO_VENV)/.installed
 
 $(BENCH_VENV)/.installed:
 	$(PYTHON) -m venv $(BENCH_VENV)
 	if $(BENCH_VENV)/bin/python -m pip install --quiet 'open-spiel>=2.0.2,<2.1'; then touch $@; \
-	else echo "open-spiel did not install: bench_deadwood.py runs without its anchor"; fi
+	else echo "open-spiel did not install: bench_deadwood.py and bench_env.py run without it"; fi
+
+$(PETTINGZOO_VENV)/.installed:
+	$(PYTHON) -m venv $(PETTINGZOO_VENV)
+	if $(PETTINGZOO_VENV)/bin/python -m pip install --quiet 'pettingzoo[classic]>=1.24,<1.25'; \
+	then touch $@; else echo "pettingzoo[classic] did not install: bench_env.py runs without it"; fi
 
 lint: setup
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy --strict engine arena hollywood_env sample_bots/sdk/python/hollywood_sdk
+	$(VENV)/bin/mypy --strict engine arena hollywood_env examples sample_bots/sdk/python/hollywood_sdk
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/vulture
 	$(PY) -m arena.codegen --check
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) $(LOCK_VENV) proto/gen .mypy_cache .ruff_cache .pytest_cache mutants $(JS_BOT)/node_modules
+	rm -rf $(VENV) $(BENCH_VENV) $(PETTINGZOO_VENV) $(LOCK_VENV) proto/gen .mypy_cache .ruff_cache .pytest_cache mutants $(JS_BOT)/node_modules

@@ -7,7 +7,8 @@ series the arena stored. The engine imports nothing of this package.
 """
 
 from hollywood_env.actions import ACTION_COUNT, action_at, action_index
-from hollywood_env.aec import env, raw_env
+from hollywood_env.aec import raw_env
+from hollywood_env.checked import env
 from hollywood_env.encoding import FEATURE_COUNT, encode_observation
 from hollywood_env.policies import Policy, greedy_policy, random_policy
 

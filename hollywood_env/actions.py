@@ -14,6 +14,7 @@ index                 move
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 from engine import ALL_CARDS, Action, ActionKind
@@ -43,6 +44,18 @@ def action_index(action: Action) -> int:
     assert action.card is not None
     base = DISCARD_BASE if action.kind is ActionKind.DISCARD else KNOCK_BASE
     return base + action.card.index
+
+
+_CARD_BASE: Final = {ActionKind.DISCARD: DISCARD_BASE, ActionKind.KNOCK: KNOCK_BASE}
+_FIXED: Final = {ActionKind.DRAW_STOCK: DRAW_STOCK_INDEX,
+                 ActionKind.DRAW_DISCARD: DRAW_DISCARD_INDEX, ActionKind.PASS: PASS_INDEX}
+
+
+def indexes_of(actions: Iterable[Action]) -> list[int]:
+    """``action_index`` of each action, with one look-up each: the environments map
+    the engine's legal actions at every step."""
+    return [_CARD_BASE[action.kind] + action.card.index if action.card is not None
+            else _FIXED[action.kind] for action in actions]
 
 
 def action_at(index: int) -> Action:

@@ -25,12 +25,11 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
-from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from engine import DEFAULT_MAX_HANDS, FRIENDLY, Observation, Profile, Series
-from hollywood_env.actions import ACTION_COUNT, action_at, action_index
-from hollywood_env.encoding import FEATURE_COUNT, SCORE_CEILING, encode_observation
-from hollywood_env.scoring import Episode, rewards_since
+from hollywood_env.actions import ACTION_COUNT, action_at, indexes_of
+from hollywood_env.encoding import FEATURE_COUNT, SCORE_CEILING, SeatEncoder
+from hollywood_env.scoring import Episode, rewards_after
 
 AGENTS: Final = ("player_0", "player_1")
 MAX_SEED: Final = 2**63 - 1
@@ -49,15 +48,15 @@ def action_mask(series: Series, seat: int) -> npt.NDArray[np.int8]:
     """1 for each action ``seat`` may take now (all 0 when it is not its turn)."""
     mask = np.zeros(ACTION_COUNT, dtype=np.int8)
     if series.current_player == seat:
-        for action in series.legal_actions():
-            mask[action_index(action)] = 1
+        mask[indexes_of(series.legal_actions())] = 1
     return mask
 
 
 class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrapped env
-    """The environment without PettingZoo's checking wrappers (``env()`` adds them):
+    """The environment without the checks ``env()`` makes (``hollywood_env.checked``):
     an illegal action raises ``engine.IllegalActionError`` naming why."""
 
+    agent_selection: str  # set by reset()
     metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo reads it off the class)
         "render_modes": ["ansi"], "name": "hollywood_gin_v0", "is_parallelizable": False,
     }
@@ -77,6 +76,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         self.observation_spaces = {agent: observation_space() for agent in AGENTS}
         self.action_spaces = {agent: spaces.Discrete(ACTION_COUNT) for agent in AGENTS}
         self._rng = np.random.default_rng()
+        self._encode = SeatEncoder()
+        self._legal: tuple[Series, int, list[int], npt.NDArray[np.int8]] | None = None
         self.series = Series(0, profile, max_hands=max_hands)
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -104,8 +105,28 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = AGENTS.index(agent)
-        return {"observation": encode_observation(self.series.observation(seat)),
-                "action_mask": action_mask(self.series, seat)}
+        series = self.series
+        if series.current_player == seat:
+            mask = self._kept_legal()[3].copy()
+        else:
+            mask = np.zeros(ACTION_COUNT, dtype=np.int8)
+        return {"observation": self._encode(series, seat), "action_mask": mask}
+
+    def legal_indexes(self) -> list[int]:
+        """The indexes of the legal actions now."""
+        return self._kept_legal()[2]
+
+    def _kept_legal(self) -> tuple[Series, int, list[int], npt.NDArray[np.int8]]:
+        # kept while the series stands still: observe and a checked step of one
+        # decision both need them
+        series, moves = self.series, len(self.series.log)
+        kept = self._legal
+        if kept is None or kept[0] is not series or kept[1] != moves:
+            indexes = indexes_of(series.legal_actions())
+            mask = np.zeros(ACTION_COUNT, dtype=np.int8)
+            mask[indexes] = 1
+            kept = self._legal = (series, moves, indexes, mask)
+        return kept
 
     def engine_observation(self, agent: str) -> Observation:
         """What ``agent``'s seat sees now, as the engine (and a bot) sees it."""
@@ -118,16 +139,20 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
             return
         if action is None:
             raise ValueError(f"{agent} must act: None is only for an agent that is done")
-        hands_before = len(self.series.hand_results)
-        self.series.apply(action_at(action))
-        self._cumulative_rewards[agent] = 0.0
-        (reward_0, reward_1), over = rewards_since(self.series, hands_before, self.episode)
+        series = self.series
+        acted_in = series.hand
+        series.apply(action_at(action))
+        (reward_0, reward_1), over = rewards_after(series, acted_in, self.episode)
         self.rewards = {AGENTS[0]: reward_0, AGENTS[1]: reward_1}
+        cumulative = self._cumulative_rewards
+        cumulative[agent] = 0.0
+        cumulative[AGENTS[0]] += reward_0  # PettingZoo's _accumulate_rewards, inline
+        cumulative[AGENTS[1]] += reward_1
         if over:
             self.terminations = dict.fromkeys(AGENTS, True)
         else:
-            self._select_current()
-        self._accumulate_rewards()
+            seat = series.current_player
+            self.agent_selection = AGENTS[0 if seat is None else seat]
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
@@ -146,14 +171,3 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
     def _select_current(self) -> None:
         seat = self.series.current_player
         self.agent_selection = AGENTS[0 if seat is None else seat]
-
-
-
-def env(**kwargs: Any) -> Any:
-    """The environment with PettingZoo's usual wrappers for a board game: an illegal
-    action ends the episode with reward -1 for the agent that took it, an action
-    outside the space is an error, and the API's order is enforced."""
-    wrapped = raw_env(**kwargs)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)

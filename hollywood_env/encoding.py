@@ -31,7 +31,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from engine import Observation, Phase
+from engine import Observation, Phase, Series
 
 FEATURE_COUNT: Final = 341
 PHASES: Final = (Phase.UPCARD_OFFER, Phase.DRAW, Phase.DISCARD, Phase.OVER)
@@ -74,3 +74,67 @@ def encode_observation(observation: Observation) -> npt.NDArray[np.float32]:
     out[339] = observation.hands_won[me] / cap
     out[340] = observation.hands_won[them] / cap
     return out
+
+
+def encode_seat(series: Series, seat: int) -> npt.NDArray[np.float32]:
+    """``encode_observation(series.observation(seat))``, read straight from the hand
+    and the score sheet: the environments' own path (``SeatEncoder``), since building
+    the engine's whole ``Observation`` at every step was most of a step's time. It
+    reads what that observation holds and nothing more; a test compares the two at
+    every step of whole series."""
+    return SeatEncoder()(series, seat)
+
+
+class SeatEncoder:
+    """``encode_seat`` that keeps each seat's score-sheet features (offsets 318 and
+    320-340: the dealer, the hand number and the sheet, which change only when a hand
+    ends or a new one starts) while the hand goes on."""
+
+    def __init__(self) -> None:
+        self._sheet_rows: dict[int, tuple[Series, object, bool, npt.NDArray[np.float32]]] = {}
+
+    def __call__(self, series: Series, seat: int) -> npt.NDArray[np.float32]:
+        hand = series.hand
+        them = 1 - seat
+        mine, _ = hand.masks(seat)
+        theirs, their_known = hand.masks(them)
+        pile = hand.discard_pile
+        pile_bits = 0
+        for card in pile:
+            pile_bits |= card.bit
+        own_turn = hand.current_player == seat
+        taken = hand.taken_card if own_turn else None
+        banned = hand.banned_discard if own_turn else None
+        # the six card blocks as one 312-bit number, expanded to bits at once
+        blocks = (mine | pile_bits << 52 | (pile[-1].bit if pile else 0) << 104
+                  | their_known << 156 | (taken.bit if taken is not None else 0) << 208
+                  | (banned.bit if banned is not None else 0) << 260)
+        kept = self._sheet_rows.get(seat)
+        if (kept is None or kept[0] is not series or kept[1] is not hand
+                or kept[2] != hand.is_over):
+            kept = (series, hand, hand.is_over, _sheet_features(series, seat))
+            self._sheet_rows[seat] = kept
+        turn = [0.0, 0.0, 0.0, 0.0, hand.stock_size / MAX_STOCK, theirs.bit_count() / 11,
+                float(hand.dealer == seat), float(own_turn)]
+        turn[PHASES.index(hand.phase)] = 1.0
+        out: npt.NDArray[np.float32] = np.concatenate((
+            np.unpackbits(np.frombuffer(blocks.to_bytes(39, "little"), np.uint8),
+                          bitorder="little"),
+            turn, kept[3]), dtype=np.float32)
+        return out
+
+
+def _sheet_features(series: Series, seat: int) -> npt.NDArray[np.float32]:
+    """Offsets 320-340 of the table."""
+    them = 1 - seat
+    cap = series.max_hands
+    sheet = series.sheet
+    target = series.profile.game_target
+    winners = [sheet.game_winner(game) for game in range(3)]
+    scores = [min(score / target, SCORE_CEILING)
+              for player in (seat, them) for score in sheet.scores(player)]
+    opened = [float(flag) for player in (seat, them) for flag in sheet.opened(player)]
+    won = [float(winner == player) for player in (seat, them) for winner in winners]
+    return np.array([series.hand.hand_number / cap, *scores, *opened, *won,
+                     sheet.hands_won(seat) / cap, sheet.hands_won(them) / cap],
+                    dtype=np.float32)

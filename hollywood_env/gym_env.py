@@ -18,9 +18,9 @@ from gymnasium import spaces
 from engine import DEFAULT_MAX_HANDS, FRIENDLY, Observation, Profile, Series
 from hollywood_env.actions import ACTION_COUNT, action_at
 from hollywood_env.aec import MAX_SEED, action_mask, observation_space
-from hollywood_env.encoding import encode_observation
+from hollywood_env.encoding import SeatEncoder
 from hollywood_env.policies import Policy, random_policy
-from hollywood_env.scoring import Episode, rewards_since
+from hollywood_env.scoring import Episode, rewards_after
 
 ILLEGAL_REWARD = -1.0
 
@@ -45,6 +45,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.observation_space = observation_space()
         self.action_space = spaces.Discrete(ACTION_COUNT)
         self.series = Series(0, profile, max_hands=max_hands)
+        self._encode = SeatEncoder()
         self._over = True
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -71,9 +72,9 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
             self._over = True
             return self._observe(), ILLEGAL_REWARD, True, False, {
                 **self._info(), "illegal_action": index}
-        hands_before = len(self.series.hand_results)
+        acted_in = self.series.hand
         self.series.apply(action_at(index))
-        rewards, over = rewards_since(self.series, hands_before, self.episode)
+        rewards, over = rewards_after(self.series, acted_in, self.episode)
         reward = rewards[self.seat]
         if not over:
             later, over = self._opponent_moves()
@@ -89,17 +90,17 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
         reward = 0.0
         other = 1 - self.seat
         while self.series.current_player == other:
-            hands_before = len(self.series.hand_results)
+            acted_in = self.series.hand
             view = self.series.observation(other)
             self.series.apply(self.opponent(view, self.series.legal_actions()))
-            rewards, over = rewards_since(self.series, hands_before, self.episode)
+            rewards, over = rewards_after(self.series, acted_in, self.episode)
             reward += rewards[self.seat]
             if over:
                 return reward, True
         return reward, self.series.is_over
 
     def _observe(self) -> dict[str, Any]:
-        return {"observation": encode_observation(self.series.observation(self.seat)),
+        return {"observation": self._encode(self.series, self.seat),
                 "action_mask": action_mask(self.series, self.seat)}
 
     def _info(self) -> dict[str, Any]:

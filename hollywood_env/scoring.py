@@ -5,27 +5,26 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from engine import Series
+from engine import Hand, Series
 
 Episode = Literal["series", "hand"]
 POINTS_SCALE: Final = 100.0
 SERIES_WIN_REWARD: Final = 1.0
 
 
-def rewards_since(series: Series, hands_before: int, episode: Episode
+def rewards_after(series: Series, acted_in: Hand, episode: Episode
                   ) -> tuple[tuple[float, float], bool]:
-    """Each seat's reward for the hands ended since ``hands_before`` were over (and the
-    series' end), and whether the episode is over."""
+    """Each seat's reward for a move made in the hand ``acted_in`` (the series' hand
+    before the move: a move ends at most that hand) and whether the episode is over."""
     rewards = [0.0, 0.0]
-    ended = series.hand_results[hands_before:]
-    for result in ended:
-        if result.winner is not None:
-            rewards[result.winner] += result.points / POINTS_SCALE
-            rewards[1 - result.winner] -= result.points / POINTS_SCALE
+    result = acted_in.result
+    if result is not None and result.winner is not None:
+        rewards[result.winner] += result.points / POINTS_SCALE
+        rewards[1 - result.winner] -= result.points / POINTS_SCALE
     if series.is_over and episode == "series" and series.result is not None:
         winner = series.result.winner
         if winner is not None:
             rewards[winner] += SERIES_WIN_REWARD
             rewards[1 - winner] -= SERIES_WIN_REWARD
-    over = series.is_over or (episode == "hand" and bool(ended))
+    over = series.is_over or (episode == "hand" and result is not None)
     return (rewards[0], rewards[1]), over

@@ -12,7 +12,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
-from engine import CLASSIC, FRIENDLY, Action, Card, IllegalActionError, Series
+from engine import CLASSIC, FRIENDLY, Action, Card, IllegalActionError, Profile, Series
 from hollywood_env import (
     ACTION_COUNT,
     FEATURE_COUNT,
@@ -24,6 +24,7 @@ from hollywood_env import (
     random_policy,
     raw_env,
 )
+from hollywood_env.encoding import SeatEncoder, encode_seat
 from hollywood_env.gym_env import SingleSeatEnv
 from hollywood_env.stored import StoredSeriesError, for_stored_series, stored_moves
 
@@ -170,3 +171,56 @@ def test_a_stored_series_replays_to_the_same_result(tmp_path: Path) -> None:
     assert environment.series.log == played.log
     with pytest.raises(StoredSeriesError, match="does not start with its series_start"):
         for_stored_series({"event_log": played.log[1:]})
+
+
+@pytest.mark.parametrize("profile", [FRIENDLY, CLASSIC])
+def test_the_environments_fast_encoding_is_the_observations_at_every_step(
+        profile: Profile) -> None:
+    # encode_seat reads the hand and the sheet directly, and an environment's encoder
+    # keeps the sheet's features while a hand goes on: both must show exactly what the
+    # seat's engine Observation holds, for both seats, at every step of whole series
+    steps = 0
+    encoder = SeatEncoder()
+    for seed in range(4):
+        series = Series(seed, profile, max_hands=12, swap_seats=bool(seed % 2))
+        pick = random_policy(seed)
+        while True:
+            for seat in (0, 1):
+                expected = encode_observation(series.observation(seat))
+                assert np.array_equal(encode_seat(series, seat), expected)
+                assert np.array_equal(encoder(series, seat), expected)
+            seat_to_act = series.current_player
+            if seat_to_act is None:
+                break
+            view = series.observation(seat_to_act)
+            legal = series.legal_actions()
+            series.apply(greedy_policy(view, legal) if seed % 2 else pick(view, legal))
+            steps += 1
+    assert steps > 200
+
+
+def test_env_checks_as_pettingzoos_board_game_wrappers_do() -> None:
+    checked = env()
+    with pytest.raises(AttributeError, match="agent_selection cannot be accessed before reset"):
+        _ = checked.agent_selection
+    with pytest.raises(AssertionError, match=r"reset\(\) needs to be called before step"):
+        checked.step(0)
+    with pytest.raises(AssertionError, match=r"reset\(\) needs to be called before observe"):
+        checked.observe("player_0")
+    checked.reset(seed=3)
+    with pytest.raises(AssertionError, match="not in action space"):
+        checked.step(ACTION_COUNT)
+    with pytest.raises(AssertionError, match="not in action space"):
+        checked.step(None)
+    actor = checked.agent_selection
+    other = "player_1" if actor == "player_0" else "player_0"
+    illegal = int(np.flatnonzero(checked.observe(actor)["action_mask"] == 0)[0])
+    checked.step(np.int64(illegal))
+    assert all(checked.terminations.values()) and all(checked.truncations.values())
+    assert (checked.rewards[actor], checked.rewards[other]) == (-1.0, 0.0)
+    assert checked.series.log[-1]["type"] == "hand_start"  # the move was not applied
+    for _ in range(2):
+        _, _, terminated, _, _ = checked.last()
+        assert terminated
+        checked.step(None)
+    assert checked.agents == []

@@ -17,7 +17,7 @@ def _run(*command: str | Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_engine_arena_and_sdk_are_mypy_strict_clean() -> None:
-    done = _run(str(BIN / "mypy"), "--strict", "engine", "arena", "hollywood_env",
+    done = _run(str(BIN / "mypy"), "--strict", "engine", "arena", "hollywood_env", "examples",
                 "sample_bots/sdk/python/hollywood_sdk")
     assert done.returncode == 0, done.stdout + done.stderr
 

@@ -1,0 +1,1 @@
+"""Worked examples that stand on the project's packages (docs/learning.md)."""
