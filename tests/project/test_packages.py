@@ -1,6 +1,7 @@
 """`pip install .` gives a working `arena` command: into a fresh venv holding nothing but
-requirements/runtime.lock (hashes checked), with the generated stubs inside the
-arena's own package, run from a folder outside the checkout."""
+requirements/runtime.lock (hashes checked), with the generated stubs and the
+reference bot of vetting inside the arena's own package, run from a folder outside
+the checkout."""
 
 from __future__ import annotations
 
@@ -52,3 +53,9 @@ def test_pip_install_dot_from_the_runtime_lock_gives_the_arena_command(tmp_path:
     places = where.stdout.split()
     assert len(places) == 4
     assert all(Path(place).is_relative_to(env_dir) for place in places), places
+    # Vetting plays every new bot against the sample random bot: the wheel carries it.
+    reference = _run([python, "-c", "from arena.match.validation import REFERENCE_BOT_FOLDER as f;"
+                      "print(f); print(sorted(p.name for p in f.iterdir()))"], tmp_path)
+    folder, files = reference.stdout.splitlines()
+    assert Path(folder).is_relative_to(env_dir)
+    assert files == str(["Dockerfile", "bot.toml", "random_bot.py"])
