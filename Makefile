@@ -11,7 +11,7 @@ STUBS_STAMP := proto/gen/.generated
 JS_BOT := sample_bots/js-greedy
 NODE_STAMP := $(JS_BOT)/node_modules/.installed
 
-.PHONY: setup lock lock-tool lock-upgrade stubs wheel sdk image node-modules browser docker-engine cpp-bot go-bot run test test-fast fuzz bench bench-anchors bench-venv mutation lint clean
+.PHONY: setup lock lock-tool lock-upgrade stubs wheel sdk image compose node-modules browser docker-engine cpp-bot go-bot run test test-fast fuzz bench bench-anchors bench-venv mutation lint clean
 
 setup: $(STAMP) $(STUBS_STAMP) $(NODE_STAMP) browser
 
@@ -91,6 +91,10 @@ browser:
 docker-engine:
 	bash arena/scripts/ensure-docker.sh
 
+# docker-compose for deploy/compose.yaml and its test (Debian's package; root: apt-get).
+compose:
+	bash arena/scripts/ensure-compose.sh
+
 # The compiled sample bot (sample_bots/cpp-greedy): Debian's C++ gRPC toolchain (root:
 # apt-get), then its build (bin/ + lib/, git-ignored; nothing is rebuilt while the binary
 # is newer than its sources). Not part of `setup`: `make test` builds it before pytest
@@ -113,7 +117,7 @@ ARGS ?=
 run: setup docker-engine
 	$(VENV)/bin/arena demo $(ARGS)
 
-test: setup docker-engine cpp-bot go-bot
+test: setup docker-engine compose cpp-bot go-bot
 	$(PY) -m pytest -q
 
 test-fast: setup go-bot

@@ -39,7 +39,7 @@ ANCHORED: tuple[str, ...] = ("deadwood", "inprocess", "protocol", "season", "san
 """The benchmarks whose figures have anchors or targets (issue 29), in run order:
 the short, Docker-free ones first."""
 NEEDS_DOCKER: frozenset[str] = frozenset({"season", "sandbox", "cluster", "vetting_fairness",
-                                          "shark_strength"})
+                                          "shark_strength", "deploy"})
 
 
 SEASON_SHARE_TARGET = 15.0
