@@ -16,7 +16,10 @@ CONTEXT=build/deploy
 "$PY" -m arena.sandbox.images prepare-base
 rm -rf "$CONTEXT"
 mkdir -p "$CONTEXT/site" "$CONTEXT/data" "$CONTEXT/wheels"
-make --no-print-directory wheel sdk DIST="$CONTEXT/wheels"
+# -o: the venv and the stubs are taken as they are (`make image` refreshed them first);
+# never remade from under a test run that calls this script.
+make --no-print-directory -o .venv/.installed -o proto/gen/.generated wheel sdk \
+    DIST="$CONTEXT/wheels"
 "$PY" -m pip install --quiet --no-deps --require-hashes --only-binary=:all: \
     --target "$CONTEXT/site" -r requirements/runtime.lock
 "$PY" -m pip install --quiet --no-deps --target "$CONTEXT/site" "$CONTEXT"/wheels/*.whl
