@@ -64,13 +64,25 @@ def _bots_playing_on(deployed: Deployment, service: str) -> bool:
     return any(f"-m {bot}_bot" in listing for bot in BOTS)
 
 
-def test_each_service_has_its_own_address_and_none_runs_as_root(deployed: Deployment) -> None:
+def test_each_service_has_its_own_address_and_none_runs_as_root_or_holds_the_ca_key(
+        deployed: Deployment) -> None:
     addresses = deployed.addresses()
     assert len(set(addresses.values())) == len(addresses) == 4, addresses
     assert all(address and not address.startswith("127.") for address in addresses.values())
     for service in addresses:
         uid = deployed.exec(service, "python3", "-c", "import os; print(os.getuid())")
         assert uid.strip() == "10002", service
+    # The database lives on the project's named volume; the certificates are mounted
+    # read-only, the CA's key nowhere.
+    listed = deployed.inspect("server")["Mounts"]
+    assert isinstance(listed, list)
+    mounts = {mount["Destination"]: mount for mount in listed}
+    assert mounts["/var/lib/arena"]["Type"] == "volume"
+    assert mounts["/var/lib/arena"]["Name"] == f"{deployed.project}_arena-data"
+    tls = sorted(path for path in mounts if path.startswith("/run/arena-cluster/"))
+    assert tls == sorted(f"/run/arena-cluster/{name}.pem" for name in (
+        "ca", "client", "client-key", "server", "server-key"))
+    assert not any(mounts[path]["RW"] for path in tls)
 
 
 @pytest.mark.usefixtures("cli")
