@@ -11,7 +11,7 @@ STUBS_STAMP := proto/gen/.generated
 JS_BOT := sample_bots/js-greedy
 NODE_STAMP := $(JS_BOT)/node_modules/.installed
 
-.PHONY: setup lock lock-tool lock-upgrade stubs node-modules browser docker-engine cpp-bot go-bot run test test-fast fuzz bench bench-anchors bench-venv mutation lint clean
+.PHONY: setup lock lock-tool lock-upgrade stubs wheel sdk image compose node-modules browser docker-engine cpp-bot go-bot run test test-fast fuzz bench bench-anchors bench-venv mutation lint clean
 
 setup: $(STAMP) $(STUBS_STAMP) $(NODE_STAMP) browser
 
@@ -54,6 +54,28 @@ stubs $(STUBS_STAMP): $(STAMP) $(PROTO_FILES)
 	$(PY) -m arena.codegen --link-venv
 	touch $(STUBS_STAMP)
 
+# Wheels to install elsewhere (docs/deploy.md), built from this checkout with the locked
+# setuptools, nothing fetched: the arena's (its generated stubs included) and the bot
+# SDK's, hollywood-sdk. The SDK's pyproject sits beside its modules; its wheel is built
+# from a staged copy that adds the generated stubs, which stay out of git.
+DIST := dist
+SDK_BUILD := build/sdk
+wheel: $(STUBS_STAMP)
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w $(DIST) .
+
+sdk: $(STUBS_STAMP)
+	rm -rf $(SDK_BUILD)
+	mkdir -p $(SDK_BUILD) $(DIST)
+	cp sample_bots/sdk/python/pyproject.toml $(SDK_BUILD)/
+	cp -r sample_bots/sdk/python/hollywood_sdk proto/gen/python/hollywood $(SDK_BUILD)/
+	find $(SDK_BUILD) -name __pycache__ -prune -exec rm -rf {} +
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w $(DIST) $(SDK_BUILD)
+
+# The arena server's image (deploy/Dockerfile, docs/deploy.md): built on the local base
+# image from wheels prepared here, for this machine's Python; no registry is needed.
+image: setup docker-engine
+	bash deploy/build-image.sh
+
 # The JavaScript sample bot runs as a host process in the tests: it needs node and its
 # node modules (git-ignored; reinstalled when package.json or package-lock.json change).
 node-modules $(NODE_STAMP): $(JS_BOT)/package.json $(JS_BOT)/package-lock.json
@@ -68,6 +90,10 @@ browser:
 # Installs and starts a Docker engine when the machine has none (needs root on Debian).
 docker-engine:
 	bash arena/scripts/ensure-docker.sh
+
+# docker-compose for deploy/compose.yaml and its test (Debian's package; root: apt-get).
+compose:
+	bash arena/scripts/ensure-compose.sh
 
 # The compiled sample bot (sample_bots/cpp-greedy): Debian's C++ gRPC toolchain (root:
 # apt-get), then its build (bin/ + lib/, git-ignored; nothing is rebuilt while the binary
@@ -91,7 +117,7 @@ ARGS ?=
 run: setup docker-engine
 	$(VENV)/bin/arena demo $(ARGS)
 
-test: setup docker-engine cpp-bot go-bot
+test: setup docker-engine compose cpp-bot go-bot
 	$(PY) -m pytest -q
 
 test-fast: setup go-bot

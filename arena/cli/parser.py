@@ -6,7 +6,7 @@ create | start | cancel | show | list`` in ``arena.cli.seasons``; ``standings``,
 ``watch`` and ``series`` in ``arena.cli.reads``; ``serve``, ``season run``,
 ``demo`` and ``images`` in ``arena.cli.local``; ``play`` in ``arena.cli.play``;
 ``worker`` and ``cluster`` in ``arena.cli.cluster``; ``league`` in ``arena.cli.leagues``;
-``backup`` and ``restore`` in ``arena.cli.backup``.
+``backup`` and ``restore`` in ``arena.cli.backup``; ``health`` in ``arena.cli.health``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from arena.cli.challenges import add_challenge_commands
 from arena.cli.cluster import add_cluster_commands, add_tls_options
 from arena.cli.commands import Handler
 from arena.cli.export import cmd_export
+from arena.cli.health import add_health_command
 from arena.cli.ladder import add_ladder_commands
 from arena.cli.leagues import add_league_commands
 from arena.cli.lifecycle import (
@@ -148,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "the legal actions, the action taken and the outcome")
     add_cluster_commands(commands)
     add_backup_commands(commands)
+    add_health_command(commands)
     return parser
 
 

@@ -19,7 +19,7 @@ import tarfile
 import tempfile
 import threading
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from arena.core.manifest import content_hash, iter_bot_files
 
@@ -100,17 +100,33 @@ def unpack(bundle: BotBundle, cache_root: Path) -> Path:
 
 
 def _extract(archive: bytes, into: Path) -> None:
+    # Each regular file's bytes are written here, not by tar.extract: its "data" filter
+    # (which refuses absolute paths, '..' and links) came with Python 3.11.4, and a
+    # worker's image may have an older 3.11 (Debian's 3.11.2).
     try:
         with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
             for member in tar.getmembers():
                 if not member.isfile():
                     raise BundleError(f"bundle entry {member.name!r} is not a regular file")
-                # The "data" filter refuses absolute paths, '..' and links.
-                tar.extract(member, into, filter="data")
-                target = into / member.name
+                target = _inside(into, member.name)
+                source = tar.extractfile(member)
+                if source is None:
+                    raise BundleError(f"bundle entry {member.name!r} has no content")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with source, target.open("xb") as copy:
+                    shutil.copyfileobj(source, copy)
                 target.chmod(stat.S_IMODE(member.mode) | stat.S_IRUSR)
     except (tarfile.TarError, OSError, EOFError) as error:
         raise BundleError(f"bundle cannot be unpacked: {error}") from error
+
+
+def _inside(into: Path, name: str) -> Path:
+    """Where the entry ``name`` goes under ``into``; ``BundleError`` for an absolute
+    path or one that climbs out with '..'."""
+    relative = PurePosixPath(name)
+    if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+        raise BundleError(f"bundle cannot be unpacked: entry {name!r} leaves its folder")
+    return into.joinpath(*relative.parts)
 
 
 def _is_hex_digest(text: str) -> bool:

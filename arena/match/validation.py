@@ -32,7 +32,9 @@ from arena.match.runner import run_series
 from arena.sandbox.base import RunningBot, Sandbox
 from engine.profiles import get_profile
 
-REFERENCE_BOT_FOLDER: Final = Path(__file__).resolve().parents[2] / "sample_bots" / "random"
+REFERENCE_BOT_FOLDER: Final = (Path(__file__).parent / "reference_bot").resolve()
+"""The sample ``random`` bot: a link to ``sample_bots/random`` in a checkout, a copy of
+its files in the arena's wheel (package data), so an installed arena vets too."""
 VALIDATION_HANDS: Final = 2
 VALIDATION_SERIES_ID: Final = "validation"
 """The arena's own name for a validation series (logs, sandbox labels); the bot is

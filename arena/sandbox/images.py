@@ -50,12 +50,12 @@ from arena.sandbox.build_guard import BUILDS, BuildMemory, LogTail, remove_build
 from arena.sandbox.build_logs import DEFAULT_LOG_DIR, build_log_dir, keep_build_logs_beside
 from arena.sandbox.config import DEFAULT_CONFIG, MIB, SandboxConfig
 from arena.sandbox.dockerfile_check import DockerfileRefused, check_dockerfile, with_build_label
+from arena.sandbox.sdk_package import install_sdk
 
 log = logging.getLogger(__name__)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STUBS_PACKAGE = REPO_ROOT / "proto" / "gen" / "python" / "hollywood"
-SDK_PACKAGE = REPO_ROOT / "sample_bots" / "sdk" / "python" / "hollywood_sdk"
 PROTO_SOURCES = REPO_ROOT / "proto" / "hollywood"
 STAGED_DIR = ".hollywood"
 DEFAULT_BUILD_TIMEOUT_S = DEFAULT_CONFIG.build_timeout_s
@@ -115,8 +115,8 @@ def prepare_base(client: Any | None = None, *, force: bool = False) -> BaseImage
 
 def stage_build_context(folder: Path, destination: Path) -> None:
     """Copy the bot's files to ``destination`` and add ``.hollywood/python`` (the
-    generated ``hollywood`` stubs and ``hollywood_sdk``, compiled: ``STAGED_BYTECODE``)
-    and ``.hollywood/proto``.
+    generated ``hollywood`` stubs and the installed ``hollywood-sdk``,
+    ``arena.sandbox.sdk_package``, compiled: ``STAGED_BYTECODE``) and ``.hollywood/proto``.
 
     Raises ``ImageBuildError`` when the stubs were never generated."""
     if not (STUBS_PACKAGE / "bot" / "v1" / "bot_pb2.py").is_file():
@@ -133,8 +133,7 @@ def stage_build_context(folder: Path, destination: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     python_dir = destination / STAGED_DIR / "python"
     shutil.copytree(STUBS_PACKAGE, python_dir / "hollywood", ignore=ignore)
-    if SDK_PACKAGE.is_dir():
-        shutil.copytree(SDK_PACKAGE, python_dir / "hollywood_sdk", ignore=ignore)
+    install_sdk(python_dir)  # as its wheel would install it: hollywood-sdk's dist-info too
     compileall.compile_dir(python_dir, quiet=2, workers=1,
                            invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
     shutil.copytree(

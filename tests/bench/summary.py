@@ -41,7 +41,7 @@ ANCHORED: tuple[str, ...] = ("deadwood", "env", "inprocess", "protocol", "sprt_g
 error rates, issue 44; the learning environment's speed, issue 39), in run order:
 the short, Docker-free ones first."""
 NEEDS_DOCKER: frozenset[str] = frozenset({"season", "sandbox", "cluster", "vetting_fairness",
-                                          "shark_strength"})
+                                          "shark_strength", "deploy"})
 
 
 SEASON_SHARE_TARGET = 15.0

@@ -61,6 +61,29 @@ def test_a_bundle_reaching_outside_its_folder_is_refused(tmp_path: Path) -> None
         unpack(BotBundle("../../etc", buffer.getvalue()), tmp_path / "cache")
 
 
+def _archive(*entries: str) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name in entries:
+            info = tarfile.TarInfo(name)
+            info.size = 2
+            archive.addfile(info, io.BytesIO(b"hi"))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(("entries", "why"), [
+    (("/tmp/absolute.txt",), "entry '/tmp/absolute.txt' leaves its folder"),
+    (("sub/../../up.txt",), "entry 'sub/../../up.txt' leaves its folder"),
+    (("twice.txt", "twice.txt"), "File exists"),
+])
+def test_an_entry_outside_its_folder_or_written_twice_is_refused(
+        tmp_path: Path, entries: tuple[str, ...], why: str) -> None:
+    with pytest.raises(BundleError, match=f"cannot be unpacked: .*{why}"):
+        unpack(BotBundle("1" * 64, _archive(*entries)), tmp_path / "cache")
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == []  # nothing kept
+    assert not (tmp_path / "up.txt").exists()
+
+
 def test_a_series_task_key_is_its_id_and_a_fingerprint_of_the_play(tmp_path: Path) -> None:
     first = make_bot_folder(tmp_path / "v1", "solo", code="a = 1\n")
     second = make_bot_folder(tmp_path / "v2", "solo", code="a = 2\n")
