@@ -3,7 +3,8 @@ real server vetting in the process sandbox (each bot its own process), a bot tha
 raises at hand 4 is rejected, its reason in the arena's words (kind, hand and
 decision) and its own words and stderr in its owner's validation log only, while a
 good bot passes after a whole series; a series that outlasts the budget is
-stopped there and judged on the hands played (a clock the test drives)."""
+stopped there and judged on the hands played (a clock the test drives); an
+opponent's fault is the arena's, and its words never reach this author's log."""
 
 from __future__ import annotations
 
@@ -132,3 +133,16 @@ def test_a_series_that_outlasts_the_budget_is_stopped_and_judged_on_its_hands(
                      r"without a fault", result.log), result.log
     unbounded = validate_bot(random_bot, inprocess, seed=11, seat=0)
     assert unbounded.passed and "budget" not in unbounded.lines[-1], unbounded.log
+
+
+def test_an_opponent_that_fails_is_the_arenas_and_its_words_are_not_shown(
+        inprocess: Sandbox, tmp_path: Path) -> None:
+    random_bot = BotRef.from_folder(REPO_ROOT / "sample_bots" / "random")
+    late = BotRef.from_folder(late_bot(tmp_path))
+    result = validate_bot(random_bot, inprocess, opponent=late, seat=0, seed=11)
+    assert not result.passed and result.fault is not None
+    assert result.fault.bot_words  # the opponent did say something...
+    assert re.match(rf"the arena's opponent bot failed, not yours: the opponent late faulted "
+                    rf"at hand {HAND}, decision \d+: ", result.reason), result.reason
+    assert "late-bot" not in result.log  # ...which is its owner's, not this author's
+    assert "your bot said" not in result.log
