@@ -9,7 +9,9 @@ the validation log kept).
   (its result is dropped, its validation cut short) and the new code is vetted on
   its own. An ``active`` version records the hash it was vetted with.
 * **Fair between authors.** ``slots`` versions at once (2 by default), round robin
-  by author, one version of an author at a time (``FairQueue``).
+  by author, one version of an author at a time (``FairQueue``); a validation plays
+  a whole series within the vetting time budget
+  (``arena.match.validation.VETTING_BUDGET_S``), so no version holds a slot for long.
 * **The arena's failures are not the author's.** A rejection caused by the arena
   (its reference bot faulted, Docker failed) is marked so and vetted again after
   ``retry_delays_s`` (each try in turn, through the injectable ``schedule``), and at

@@ -47,13 +47,14 @@ def test_an_uploads_build_log_is_written_beside_the_database(
         tmp_path: Path, elsewhere: Path, docker_vetting_server: RunningServer) -> None:
     server = docker_vetting_server
     folder = tmp_path / "my-bot"
-    shutil.copytree(SAMPLE_BOTS / "random", folder,
+    shutil.copytree(SAMPLE_BOTS / "greedy", folder,
                     ignore=shutil.ignore_patterns("__pycache__"))
-    # New content, so the image is built now (not reused from an earlier test).
+    # New content, so the image is built now (not reused from an earlier test); greedy
+    # ends its vetting series in a few hands (two random bots may play to the budget).
     (folder / "marker.txt").write_text(f"{tmp_path}\n")
     with ArenaClient(server.address, server.token) as client:
         bot_id = upload(client, folder).bot.id
         wait_all_active(client, [bot_id])
-    logs = sorted((tmp_path / "data" / "build-logs").glob("random-*.log"))
+    logs = sorted((tmp_path / "data" / "build-logs").glob("greedy-*.log"))
     assert logs and all(log.read_text().strip() for log in logs)
     assert not (elsewhere / ".arena").exists()

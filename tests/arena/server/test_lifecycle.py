@@ -7,6 +7,7 @@ its remaining series without being started, ``bots reactivate``,
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -25,22 +26,27 @@ from tests.helpers import lifecycle_helpers
 from tests.helpers.arena_helpers import REPO_ROOT
 from tests.helpers.polling import wait_until
 
-RANDOM_BOT = REPO_ROOT / "sample_bots" / "random"
 CRASHING_CODE = ("import sys\n\n\nclass RandomBot:\n    def __init__(self) -> None:\n"
                  "        raise RuntimeError('boom: no strategy yet')\n\n\n"
                  "if __name__ == '__main__':\n"
                  "    sys.stderr.write('boom: no strategy yet\\n')\n    sys.exit(3)\n")
 
 
-def bot_folder(root: Path, name: str, *, crash: bool = False) -> Path:
-    """The sample random bot renamed ``name`` (its class crashing if ``crash``)."""
+def bot_folder(root: Path, name: str, *, crash: bool = False, sample: str = "random") -> Path:
+    """The sample bot ``sample`` renamed ``name`` (the random one's class crashing if
+    ``crash``). Vetting plays a whole series: the greedy one ends it in a few hands,
+    two random ones may play to the hand cap (40 s in the process sandbox)."""
     folder = root / name
-    shutil.copytree(RANDOM_BOT, folder)
-    toml = (folder / "bot.toml").read_text().replace('name = "random"', f'name = "{name}"')
+    shutil.copytree(REPO_ROOT / "sample_bots" / sample, folder)
+    toml = (folder / "bot.toml").read_text().replace(f'name = "{sample}"', f'name = "{name}"')
     (folder / "bot.toml").write_text(toml)
     if crash:
         (folder / "random_bot.py").write_text(CRASHING_CODE)
     return folder
+
+
+def greedy(root: Path, name: str) -> Path:
+    return bot_folder(root, name, sample="greedy")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -62,7 +68,7 @@ def test_uploads_are_vetted_a_good_bot_plays_a_crashing_one_is_rejected(
         tmp_path: Path) -> None:
     server = ("--server", vetting_server.address, "--token", vetting_server.token)
     for name in ("alpha", "beta"):
-        code, out, _ = run(capsys, "submit", str(bot_folder(tmp_path, name)), *server)
+        code, out, _ = run(capsys, "submit", str(greedy(tmp_path, name)), *server)
         assert code == 0, out
         assert f"{name}@1.0.0: validating" in out
         assert f"{name}@1.0.0: active" in out
@@ -70,19 +76,20 @@ def test_uploads_are_vetted_a_good_bot_plays_a_crashing_one_is_rejected(
     code, out, _ = run(capsys, "submit", str(bot_folder(tmp_path, "gamma", crash=True)),
                        *server)
     assert code == 1
-    assert "gamma@1.0.0 rejected: gamma faulted:" in out
+    assert "gamma@1.0.0 rejected: gamma faulted before the first deal:" in out, out
     assert "boom: no strategy yet" in out  # the stderr tail, in the validation log tail
 
     code, out, _ = run(capsys, "bots", "show", "gamma", *server)
     assert code == 0
-    assert "gamma@1.0.0  rejected: gamma faulted:" in out
+    assert "gamma@1.0.0  rejected: gamma faulted before the first deal:" in out
     code, out, _ = run(capsys, "bots", "logs", "gamma@1.0.0", "--validation", *server)
     assert code == 0
     assert "handshake" not in out  # it never answered one
     assert "boom: no strategy yet" in out
     code, out, _ = run(capsys, "bots", "logs", "alpha@1.0.0", "--validation", *server)
     assert "handshake: alpha 1.0.0 (protocol 1)" in out
-    assert "hand 1:" in out and "hand 2:" in out and "passed: 2 hand(s) played" in out
+    assert "hand 1:" in out and "hand 2:" in out and "hand 3:" in out  # a whole series
+    assert re.search(r"passed: (\d+ hand\(s\) played|the vetting budget)", out), out
 
     code, _, err = run(capsys, "season", "create", "--bots", "alpha", "gamma",
                        "--sandbox", "process", *server)
@@ -106,7 +113,7 @@ def test_a_version_left_unvetted_by_a_stopped_server_is_vetted_by_the_next(
         tmp_path: Path) -> None:
     first = start_server(tmp_path / "arena.db", port=0, resume=False)  # vets nothing
     client = ArenaClient(first.address, first.token)
-    client.submit(pack(bot_folder(tmp_path, "delta")))
+    client.submit(pack(greedy(tmp_path, "delta")))
     client.close()
     first.stop(grace=None)
     with sqlite3.connect(tmp_path / "arena.db") as db:  # as a crash mid-validation leaves it
@@ -138,7 +145,7 @@ def test_a_version_that_keeps_faulting_is_deactivated_and_forfeits_without_start
     server = ("--server", running.address, "--token", running.token)
     try:
         client = ArenaClient(running.address, running.token)
-        for folder in (bot_folder(tmp_path, "steady"), bot_folder(tmp_path, "shaky", crash=True)):
+        for folder in (greedy(tmp_path, "steady"), bot_folder(tmp_path, "shaky", crash=True)):
             client.submit(pack(folder))
         code, _, err = run(capsys, "season", "create", "--bots", "steady", "shaky",
                            "--sandbox", "counting", "--series-per-pair", "8",
@@ -194,7 +201,7 @@ def test_a_version_that_keeps_faulting_is_deactivated_and_forfeits_without_start
 
 def test_check_runs_the_servers_validation_locally(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "check", str(bot_folder(tmp_path, "eps")), "--sandbox", "process")
+    code, out, _ = run(capsys, "check", str(greedy(tmp_path, "eps")), "--sandbox", "process")
     assert code == 0, out
     assert "validating eps 1.0.0 (process sandbox)" in out
     assert "hand 1:" in out and "hand 2:" in out
@@ -202,7 +209,7 @@ def test_check_runs_the_servers_validation_locally(
     code, out, _ = run(capsys, "check", str(bot_folder(tmp_path, "zeta", crash=True)),
                        "--sandbox", "process")
     assert code == 1
-    assert "zeta 1.0.0 would be rejected: zeta faulted:" in out
+    assert "zeta 1.0.0 would be rejected: zeta faulted before the first deal:" in out
     assert "boom: no strategy yet" in out
     stale = bot_folder(tmp_path, "eta")  # bot.toml bumped, the code still says 0.9.0
     code_path = stale / "random_bot.py"
@@ -237,7 +244,7 @@ def test_docker_a_bot_that_fails_to_build_is_rejected_with_its_build_log(
         assert "broken@1.0.0 rejected: the image did not build" in out
         code, out, _ = run(capsys, "bots", "logs", "broken@1.0.0", "--build", *server)
         assert "compiling-the-strategy" in out
-        code, out, _ = run(capsys, "submit", str(bot_folder(tmp_path, "sound")), *server)
+        code, out, _ = run(capsys, "submit", str(greedy(tmp_path, "sound")), *server)
         assert code == 0 and "sound@1.0.0: active" in out
         code, out, _ = run(capsys, "bots", "show", "sound", *server)
         assert "image sha256:" in out
@@ -250,7 +257,7 @@ def test_a_bare_name_in_a_season_is_the_newest_active_version(
         tmp_path: Path) -> None:
     server = ("--server", vetting_server.address, "--token", vetting_server.token)
     for name in ("alpha", "beta"):
-        assert run(capsys, "submit", str(bot_folder(tmp_path, name)), *server)[0] == 0
+        assert run(capsys, "submit", str(greedy(tmp_path, name)), *server)[0] == 0
     newer = bot_folder(tmp_path / "v2", "alpha", crash=True)
     toml = (newer / "bot.toml").read_text().replace('version = "1.0.0"', 'version = "2.0.0"')
     (newer / "bot.toml").write_text(toml)
