@@ -50,7 +50,8 @@ def wait_vetted(client: ArenaClient, bot_id: str, *,
     ``on_status(status, detail)`` at each change; returns its last state."""
     seen = ""
     while True:
-        [version] = client.stub.GetBot(arena_pb2.GetBotRequest(name=bot_id)).versions
+        [version] = client.stub.GetBot(arena_pb2.GetBotRequest(name=bot_id),
+                                       metadata=_token_if_any(client)).versions
         status = status_of(version.bot)
         if status != seen and on_status is not None:
             on_status(status, version.status_detail)
@@ -78,9 +79,23 @@ def wait_all_active(client: ArenaClient, bot_ids: list[str]) -> None:
             raise CliError(rejection_text(version), code=1)
 
 
-def _get(client: ArenaClient, name: str) -> list[arena_pb2.BotVersion]:
+def _token_if_any(client: ArenaClient) -> tuple[tuple[str, str], ...]:
+    """The token's metadata when this server may have it, else none: anyone may read
+    a bot, and only its owner (or the admin) gets its build and validation logs."""
     try:
-        return list(client.stub.GetBot(arena_pb2.GetBotRequest(name=name)).versions)
+        return client.auth
+    except CliError:
+        return ()
+
+
+def _get(client: ArenaClient, name: str, *, logs: bool = False
+         ) -> list[arena_pb2.BotVersion]:
+    """``name``'s versions; with ``logs``, asked with the token (a server refuses a
+    wrong one, and says why the token was not sent)."""
+    metadata = client.auth if logs else _token_if_any(client)
+    try:
+        return list(client.stub.GetBot(arena_pb2.GetBotRequest(name=name),
+                                       metadata=metadata).versions)
     except grpc.RpcError as error:
         if error.code() == grpc.StatusCode.NOT_FOUND:
             raise CliError(str(error.details()), code=1) from None
@@ -145,12 +160,17 @@ def cmd_bots_logs(args: argparse.Namespace, console: Console) -> int:
         raise CliError(f"{args.bot_id}: name a version, NAME@VERSION (see `arena bots show "
                        f"{args.bot_id}`)")
     with connect(args) as client:
-        [version] = _get(client, args.bot_id)
+        if not client.auth:
+            raise CliError(f"{args.bot_id}: a version's build and validation logs are its "
+                           "owner's (and the admin's): give your token (--token, "
+                           "--token-file or arena login)")
+        [version] = _get(client, args.bot_id, logs=True)
     text = version.validation_log if args.validation else version.build_log
     if not text:
         which = "validation" if args.validation else "build"
         none = ("it is built by the Docker sandbox only" if not args.validation
                 else "it has not been validated (yet)")
+        none += "; or it is not yours: a version's logs are its owner's and the admin's"
         console.print(f"{version.bot.id} has no {which} log: {none}", soft_wrap=True)
         return 0
     print(neutralise(text, multiline=True))

@@ -77,6 +77,13 @@ class Authenticator:
         context.abort(grpc.StatusCode.UNAUTHENTICATED, problem)
         raise AssertionError("unreachable: context.abort raises")
 
+    def optional_caller(self, context: grpc.ServicerContext) -> Caller | None:
+        """The caller of a call that anyone may make, when it carries a token (None
+        without one); a token that does not check out aborts as in ``caller``."""
+        if not any(key == AUTH_METADATA_KEY for key, _ in context.invocation_metadata()):
+            return None
+        return self.caller(context)
+
     def check(self, context: grpc.ServicerContext) -> None:
         """Abort unless the call carries a valid token (any role)."""
         self.caller(context)

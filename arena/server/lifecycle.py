@@ -71,9 +71,13 @@ class LifecycleMixin:
 
     def GetBot(self, request: arena_pb2.GetBotRequest, context: grpc.ServicerContext
                ) -> arena_pb2.GetBotResponse:
-        return self._call(context, lambda: self._get_bot(request.name.strip()))
+        return self._call(context, lambda: self._get_bot(
+            request.name.strip(), self.auth.optional_caller(context)))
 
-    def _get_bot(self, name: str) -> arena_pb2.GetBotResponse:
+    def _get_bot(self, name: str, caller: Caller | None) -> arena_pb2.GetBotResponse:
+        """Every version of ``name`` (or the one named); a version's build and
+        validation logs only to its owner and the admin (they hold what the bot
+        wrote), empty for anyone else."""
         if not name:
             raise RequestError("name is required: a bot name or name@version")
         if "@" in name:
@@ -88,10 +92,11 @@ class LifecycleMixin:
         response = arena_pb2.GetBotResponse()
         for bot in bots_with_states(self.storage, records):
             life = version_life(self.storage, bot.id)
+            owns = caller is not None and (caller.is_admin or caller.author == life.owner)
             version = response.versions.add(
                 bot=bot, status_detail=life.detail, status_changed_at=life.changed_at,
-                image_id=life.image_id, build_log=life.build_log,
-                validation_log=life.validation_log,
+                image_id=life.image_id, build_log=life.build_log if owns else "",
+                validation_log=life.validation_log if owns else "",
                 rejection_cause=rejection_cause(self.storage, bot.id))
             if bot.id in rows:
                 row = rows[bot.id]

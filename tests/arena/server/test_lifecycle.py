@@ -15,7 +15,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from hollywood.arena.v1 import arena_pb2
+from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.cli import main
 from arena.cli.client import ArenaClient
@@ -272,3 +272,44 @@ def test_a_bare_name_in_a_season_is_the_newest_active_version(
     code, _, err = run(capsys, "season", "create", "--bots", "alpha@2.0.0", "beta", "--hold",
                        "--sandbox", "process", *server)
     assert code != 0 and "bot alpha@2.0.0 is rejected" in err
+
+
+def test_a_versions_logs_go_to_its_owner_and_the_admin_alone(
+        vetting_server: RunningServer, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    with ArenaClient(vetting_server.address, vetting_server.token) as admin:
+        tokens = {name: admin.stub.AddAuthor(arena_pb2.AddAuthorRequest(name=name),
+                                             metadata=admin.auth).token
+                  for name in ("ann", "bob")}
+    code, out, _ = run(capsys, "submit", str(greedy(tmp_path, "annbot")),
+                       "--server", vetting_server.address, "--token", tokens["ann"])
+    assert code == 0, out
+    channel = grpc.insecure_channel(vetting_server.address)
+    stub = arena_pb2_grpc.ArenaServiceStub(channel)
+
+    def read(token: str | None) -> arena_pb2.BotVersion:
+        metadata = () if token is None else (("authorization", f"Bearer {token}"),)
+        [version] = stub.GetBot(arena_pb2.GetBotRequest(name="annbot@1.0.0"),
+                                metadata=metadata).versions
+        return version
+
+    try:
+        for reader in (tokens["ann"], vetting_server.token):
+            version = read(reader)
+            assert "handshake: annbot 1.0.0" in version.validation_log
+        for reader in (None, tokens["bob"]):
+            version = read(reader)
+            assert (version.validation_log, version.build_log) == ("", "")
+            assert version.bot.status == "active"  # the rest of the version is public
+        with pytest.raises(grpc.RpcError) as refused:
+            read(tokens["bob"][:-3] + "xyz")
+        assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    finally:
+        channel.close()
+    code, out, _ = run(capsys, "bots", "logs", "annbot@1.0.0", "--validation",
+                       "--server", vetting_server.address, "--token", tokens["bob"])
+    assert code == 0 and "handshake" not in out  # bob's token reads nothing of ann's
+    assert "or it is not yours: a version's logs are its owner's and the admin's" in out
+    code, out, _ = run(capsys, "bots", "logs", "annbot@1.0.0", "--validation",
+                       "--server", vetting_server.address, "--token", tokens["ann"])
+    assert code == 0 and "handshake: annbot 1.0.0" in out

@@ -76,7 +76,9 @@ def server(tmp_path: Path, vetter: GatedVetter) -> Iterator[RunningServer]:
 
 
 def status_of(client: ArenaClient, bot_id: str) -> arena_pb2.BotVersion:
-    [version] = client.stub.GetBot(arena_pb2.GetBotRequest(name=bot_id)).versions
+    """``bot_id`` as the client's token sees it (its logs for the owner or the admin)."""
+    [version] = client.stub.GetBot(arena_pb2.GetBotRequest(name=bot_id),
+                                   metadata=client.auth).versions
     return version
 
 
