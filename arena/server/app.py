@@ -62,6 +62,7 @@ from arena.server.tokens import ensure_admin_token
 from arena.server.uploads import UploadLimits
 from arena.server.vetting import VettingWorker
 from arena.storage import Storage
+from arena.web.play_games import PlaySettings
 from arena.web.serve import WebServer, start_web
 
 log = logging.getLogger(__name__)
@@ -153,6 +154,7 @@ def start_server(
     interceptors: Sequence[grpc.ServerInterceptor] = (),
     board: MoveBoard | None = None,
     metrics: tuple[str, int] | None = None,
+    play: PlaySettings | None = None,
 ) -> RunningServer:
     """Open the database, start serving on ``host:port`` (port 0 = any free port),
     the website on ``http`` (host, port) if given, and resume interrupted seasons.
@@ -167,6 +169,7 @@ def start_server(
     website's live pages: the default runner feeds it, a cluster executor made with
     the same board (``cluster_executor_factory(..., board=)``) too. With ``metrics``
     (host, port) the operator's metrics are served there (``arena.server.metrics``).
+    ``play`` says who may play the bots on the website and how many at once.
     The addresses served are recorded next to the database
     (``arena.core.token_binding``): the clients of this folder send the admin token
     only there. Raises ``RuntimeError`` if a port cannot be bound and
@@ -181,7 +184,7 @@ def start_server(
         slots = StreamSlots(total=total_streams,
                             per_client=min(max_streams_per_client, total_streams))
         listening = _Listening(host, port, max_workers, slots, http, tls, tuple(interceptors),
-                               metrics)
+                               metrics, play or PlaySettings())
         board = board or MoveBoard()
         executors = executor_factory or local_executor_factory(
             runner_factory or functools.partial(sandbox_runner_factory, board=board))
@@ -204,6 +207,7 @@ class _Listening:
     tls: TlsFiles | None
     interceptors: tuple[grpc.ServerInterceptor, ...]
     metrics: tuple[str, int] | None
+    play: PlaySettings
 
 
 def _start(
@@ -266,7 +270,7 @@ def _start(
         try:
             web = start_web(db_path, hub, *http, tls=listening.tls, board=board,
                             readings=readings, admin_token=token,
-                            limiter=service.auth.limiter)
+                            limiter=service.auth.limiter, play=listening.play)
         except RuntimeError:
             storage.close()
             raise

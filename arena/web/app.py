@@ -2,8 +2,9 @@
 ``/api/``, the live season stream (Server-Sent Events), static files, and the
 headers that keep it safe (a Content-Security-Policy without inline scripts). Every
 route is GET but signing in and out (``arena.web.signin``), which changes nothing
-stored: nothing in the arena can be changed over HTTP. A signed-in owner also sees
-its bots' owner panes (``arena.web.owner``)."""
+stored, and playing a bot yourself (``arena.web.play_pages``), which stores only the
+person's own unrated game: nothing else in the arena can be changed over HTTP. A
+signed-in owner also sees its bots' owner panes (``arena.web.owner``)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,8 @@ from arena.web.live import season_feed
 from arena.web.live_pages import LivePages
 from arena.web.owner import OwnerViews
 from arena.web.params import BadParameter, query_id
+from arena.web.play_games import HumanGames, PlaySettings
+from arena.web.play_pages import PlayPages
 from arena.web.replay import UNREPLAYABLE, replay_view
 from arena.web.rules_page import RulesMissingError, rules_html
 from arena.web.sessions import SessionStore
@@ -268,17 +271,21 @@ class SecureStarlette(Starlette):
 def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | None = None,
                board: MoveBoard | None = None, readings: SeasonReadings | None = None, *,
                sessions: SessionStore | None = None, limiter: FailedAuthLimiter | None = None,
-               owner_views: OwnerViews | None = None) -> Starlette:
+               owner_views: OwnerViews | None = None,
+               play: HumanGames | None = None) -> Starlette:
     """The website over ``storage`` (best a connection of its own) and ``hub``, showing
     the standings of ``readings`` (the server's; without, its own) and the series in
     play on ``board``; authors sign in to ``sessions`` (without: authors only, no
     admin), failed sign-ins counted by ``limiter`` (the server's API shares it), and
-    see the owner panes ``owner_views`` fill."""
+    see the owner panes ``owner_views`` fill; people play the bots in ``play``
+    (without: the default ``PlaySettings``, signed-in authors only)."""
     site = Website(storage, hub, board, readings, owner_views)
     sessions = sessions or SessionStore(storage)
     sign_in = SignInPages(sessions, limiter or FailedAuthLimiter(AuthLimits()), site.html)
+    games = play or HumanGames(storage, PlaySettings())
     routes = [
         *sign_in.routes(),
+        *PlayPages(games, site.html).routes(),
         *twins("/", lambda request: site.seasons_page(), site.seasons_html,
                json=site.seasons_with_rows, api="/api/seasons"),
         *BrowsePages(storage, site.html).routes(),

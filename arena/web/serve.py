@@ -25,6 +25,7 @@ from arena.season.events import EventHub
 from arena.season.readings import SeasonReadings
 from arena.storage import Storage
 from arena.web.app import Website, create_app
+from arena.web.play_games import HumanGames, PlaySettings
 from arena.web.sessions import SessionStore
 
 START_TIMEOUT: Final = 10.0
@@ -107,14 +108,17 @@ def start_web(db_path: Path, hub: EventHub, host: str = DEFAULT_HTTP_HOST,
               port: int = DEFAULT_HTTP_PORT, *, tls: TlsFiles | None = None,
               board: MoveBoard | None = None, readings: SeasonReadings | None = None,
               admin_token: str | None = None,
-              limiter: FailedAuthLimiter | None = None) -> WebServer:
+              limiter: FailedAuthLimiter | None = None,
+              play: PlaySettings | None = None) -> WebServer:
     """The website over the database at ``db_path``, started (HTTPS with ``tls``),
     showing the standings of ``readings`` (the server's; without, its own) and the
     series in play on ``board``; authors (and, with ``admin_token``, the admin) sign
-    in, failed sign-ins counted by ``limiter`` (the API's)."""
+    in, failed sign-ins counted by ``limiter`` (the API's); people play the bots as
+    ``play`` allows (default ``PlaySettings``: signed-in authors only)."""
     storage = Storage(db_path)
     app = create_app(storage, hub, lifespan=_remember_loop, board=board, readings=readings,
-                     sessions=SessionStore(storage, admin_token), limiter=limiter)
+                     sessions=SessionStore(storage, admin_token), limiter=limiter,
+                     play=HumanGames(storage, play or PlaySettings()))
     server = WebServer(app, host, port, storage, tls)
     server.start()
     return server

@@ -91,8 +91,9 @@ def test_the_fixture_is_a_release_1_database() -> None:
 
 def test_release_1_database_opens_migrated_with_the_same_plan(
         release_1: Path, server: RunningServer) -> None:
-    assert raw_version(release_1) == "13"  # vetted hashes (6), voided series (7), refusals (8),
-    # whole outcomes (9), the ladder (10), its gate (11), leagues (12), cancelled leagues (13)
+    assert raw_version(release_1) == "14"  # vetted hashes (6), voided series (7), refusals (8),
+    # whole outcomes (9), the ladder (10), its gate (11), leagues (12), cancelled leagues (13),
+    # human games (14)
     storage = server.storage
     season = storage.get_season(1)
     assert season.bot_ids == RELEASE_1_BOTS and season.status == "finished"
@@ -177,10 +178,10 @@ def test_migrating_twice_changes_nothing(release_1: Path) -> None:
     connection = sqlite3.connect(release_1, isolation_level=None)
     try:
         assert migrate(connection, release_1) == 1
-        assert migrate(connection, release_1) == 13
+        assert migrate(connection, release_1) == 14
     finally:
         connection.close()
-    assert raw_version(release_1) == "13"
+    assert raw_version(release_1) == "14"
 
 
 def test_release_1_logs_move_apart_compressed_and_read_back_unchanged(
@@ -232,6 +233,7 @@ def test_versions_vetted_before_the_vetted_hash_play_their_stored_code(tmp_path:
     for table in ("league_moves", "league_seasons", "leagues"):  # migration 12's
         raw.execute(f"DROP TABLE {table}")
     raw.execute("DROP TABLE ladder_gates")  # migration 11's
+    raw.execute("DROP TABLE human_games")  # migration 14's
     for column in ("game_winners_json", "played_by"):  # migration 9's
         raw.execute(f"ALTER TABLE series_results DROP COLUMN {column}")
     rows = (("a@1", "active", ""), ("b@1", "rejected", "the arena could not vet it (x)"),
