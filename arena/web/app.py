@@ -36,6 +36,7 @@ from arena.web import views
 from arena.web.browse import SeasonLeaders
 from arena.web.browse_routes import BrowsePages
 from arena.web.chart import RatingPoint, rating_svg
+from arena.web.front import front_page
 from arena.web.league_pages import LeaguePages
 from arena.web.live import season_feed
 from arena.web.live_pages import LivePages
@@ -48,6 +49,8 @@ from arena.web.rules_page import RulesMissingError, rules_html
 from arena.web.sessions import SessionStore
 from arena.web.signin import SignedIn, SignInPages, signed_in
 from arena.web.times import when
+from arena.web.tv import TvPace
+from arena.web.tv_pages import TvPages
 from arena.web.twins import get, twins
 
 HERE: Final = Path(__file__).resolve().parent
@@ -115,7 +118,8 @@ class Website:
 
     def __init__(self, storage: Storage, hub: EventHub, board: MoveBoard | None = None,
                  readings: SeasonReadings | None = None,
-                 owner_views: OwnerViews | None = None) -> None:
+                 owner_views: OwnerViews | None = None, tv_pace: TvPace | None = None
+                 ) -> None:
         self.storage = storage
         self.owner_views = owner_views or OwnerViews()
         self.readings = readings if readings is not None else SeasonReadings(storage)
@@ -123,6 +127,8 @@ class Website:
         self.feed = season_feed(hub, self.season_snapshot)
         self.leaders = SeasonLeaders()
         self.live = LivePages(storage, board or MoveBoard(), self.templates)
+        self.tv = TvPages(storage, self.live.board, self.readings, self.live, self.html,
+                          tv_pace or TvPace())
         self._season_cache: dict[int, tuple[tuple[Any, ...], dict[str, Any],
                                             dict[str, Markup]]] = {}
         self._cache_lock = threading.Lock()
@@ -183,11 +189,15 @@ class Website:
         return page
 
     def seasons_with_rows(self, page: dict[str, Any]) -> dict[str, Any]:
-        return {**page, "now_playing": self.live.rows(None)}
+        return {**page, "now_playing": self.live.rows(None),
+                "front": front_page(self.storage, self.readings), "tv": self.tv.tv_page()}
 
     def seasons_html(self, page: dict[str, Any]) -> Response:
+        """The front page: what this is, Arena TV, the current season's top, the
+        latest results, the leagues, now playing and every other season."""
         return self.html("seasons.html", **page, now_playing=self.live.now_playing(None),
-                         now_playing_season="")
+                         now_playing_season="", tv=self.tv.tv_page(),
+                         front=front_page(self.storage, self.readings))
 
     def season_html(self, view: tuple[dict[str, Any], dict[str, Markup]]) -> Response:
         page, sections = view
@@ -272,20 +282,22 @@ def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | 
                board: MoveBoard | None = None, readings: SeasonReadings | None = None, *,
                sessions: SessionStore | None = None, limiter: FailedAuthLimiter | None = None,
                owner_views: OwnerViews | None = None,
-               play: HumanGames | None = None) -> Starlette:
+               play: HumanGames | None = None, tv_pace: TvPace | None = None) -> Starlette:
     """The website over ``storage`` (best a connection of its own) and ``hub``, showing
     the standings of ``readings`` (the server's; without, its own) and the series in
     play on ``board``; authors sign in to ``sessions`` (without: authors only, no
     admin), failed sign-ins counted by ``limiter`` (the server's API shares it), and
     see the owner panes ``owner_views`` fill; people play the bots in ``play``
-    (without: the default ``PlaySettings``, signed-in authors only)."""
-    site = Website(storage, hub, board, readings, owner_views)
+    (without: the default ``PlaySettings``, signed-in authors only); Arena TV
+    broadcasts at ``tv_pace`` (default ``TvPace``)."""
+    site = Website(storage, hub, board, readings, owner_views, tv_pace)
     sessions = sessions or SessionStore(storage)
     sign_in = SignInPages(sessions, limiter or FailedAuthLimiter(AuthLimits()), site.html)
     games = play or HumanGames(storage, PlaySettings())
     routes = [
         *sign_in.routes(),
         *PlayPages(games, site.html).routes(),
+        *site.tv.routes(),
         *twins("/", lambda request: site.seasons_page(), site.seasons_html,
                json=site.seasons_with_rows, api="/api/seasons"),
         *BrowsePages(storage, site.html).routes(),

@@ -42,6 +42,7 @@ def site(tmp_path: Path) -> Iterator[tuple[TestClient, int, Storage]]:
     app = create_app(storage, EventHub())
     app.state.website.feed.close()
     app.state.website.live.close()
+    app.state.website.tv.close()
     with TestClient(app) as client:
         yield client, league.id, storage
     storage.close()
