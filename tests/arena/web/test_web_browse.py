@@ -107,6 +107,21 @@ def test_bot_pages_show_every_versions_status_and_the_reason(site: Site) -> None
     assert "playing" not in crashy and ">idle<" not in crashy
 
 
+def test_a_bot_by_its_name_shows_all_its_versions_at_its_newest_active(site: Site) -> None:
+    # alpha: 1.0.0 active, 2.0.0 rejected -> the page of alpha@1.0.0, both versions listed.
+    html = site.get("/bots/alpha")
+    assert ('id="bot-by-name">The bot alpha with all its versions, shown at alpha@1.0.0'
+            in html)
+    assert '<h1 id="bot-name">alpha <small>1.0.0</small></h1>' in html
+    rows = re.findall(r'<tr data-bot="([^"]+)"', html.split('<table id="versions">')[1])
+    assert rows == ["alpha@1.0.0", "alpha@2.0.0"]
+    twin = site.client.get("/api/bots/alpha").json()
+    assert twin["bot"]["id"] == "alpha@1.0.0" and twin["by_name"] is True
+    assert [v["id"] for v in twin["versions"]] == ["alpha@1.0.0", "alpha@2.0.0"]
+    assert "bot-by-name" not in site.get("/bots/" + quoted(site.alpha))
+    assert "unknown bot &#39;nobody-at-all&#39;" in site.get("/bots/nobody-at-all", 404)
+
+
 def test_seasons_list_names_the_winner_and_every_table_has_a_legend(site: Site) -> None:
     seasons = {s["id"]: s for s in site.client.get("/api/seasons").json()["seasons"]}
     table = site.client.get(f"/api/seasons/{site.season_id}").json()["standings"]
