@@ -103,9 +103,9 @@ class PlayPages:
         if game is None:
             return self._finished(game_id)
         shown = await run_in_threadpool(_wait_for_turn, game)
-        if shown.over:  # stored in a moment: its page is the stored game's
-            await run_in_threadpool(game.done.wait, TURN_WAIT_S)
-            return self._finished(game_id)
+        if shown.over and await run_in_threadpool(game.done.wait, TURN_WAIT_S):
+            return self._finished(game_id)  # stored: its page is the stored game's
+        # Over but not stored yet (a loaded machine): this page says so and refreshes.
         return self.html("play_game.html", game=game, shown=shown,
                          table=_table(shown), hands=shown.hands)
 

@@ -158,12 +158,12 @@ class _Showing:
         base = hand_starts(frames).get(int(frames[-1]["hand"]), 0)
         return ("program", json.dumps({
             **_about(self.frames), "at": base, "frames": frames[base:],
-            "state": "broken" if self.frames.broken else "live", "note": self.frames.broken,
+            "state": "broken" if self.frames.broken else "on-air", "note": self.frames.broken,
             "next": None if queued is None else _about(queued)}))
 
     def frame_message(self, frame: dict[str, Any]) -> Message:
         return ("frames", json.dumps({"at": self.shown - 1, "frames": [frame],
-                                      "state": "live"}))
+                                      "state": "on-air"}))
 
 
 def _about(frames: SeriesFrames) -> dict[str, Any]:

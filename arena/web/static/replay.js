@@ -253,7 +253,7 @@
     const badge = $("live-state");
     const words = { waiting: "waiting for the first move", live: "live",
       ended: "played: storing the result…", broken: "live view stopped",
-      shown: "shown to its end" };
+      shown: "shown to its end", "on-air": "on air" };
     badge.textContent = words[state] || state;
     badge.className = "live-state " + state;
     root.dataset.liveState = state;

@@ -47,6 +47,10 @@ def test_an_author_plays_a_whole_hand_and_the_game_is_stored_unrated(tmp_path: P
             page = response.text
             moves += 1
             assert moves < 200
+        for _ in range(100):  # a loaded machine may still be storing it
+            if 'id="storing"' not in page:
+                break
+            page = client.get(path).text
         assert 'id="game-result"' in page, page[:800]
         assert "Hand 1:" in page and "Unrated" in page
         stored = get_human_game(site.storage, game_id)

@@ -62,6 +62,19 @@ def buttons(driver: WebDriver) -> list[str]:
             driver.find_elements(By.CSS_SELECTOR, "#actions .action-button")]
 
 
+def submitted(driver: WebDriver, click: str, *args: object) -> None:
+    """Run the script ``click`` (it submits a form) and wait for the next page: a
+    page that is still the old one a moment later would hand out stale buttons."""
+    driver.execute_script("window.oldPage = true;")
+    driver.execute_script(click, *args)
+    wait_for(lambda: driver.execute_script(
+        "return window.oldPage === undefined && document.readyState === 'complete'"),
+        "the next page")
+
+
+LAST_ACTION = "Array.from(document.querySelectorAll('#actions .action-button')).pop().click();"
+
+
 def my_turn_or_over(driver: WebDriver) -> bool:
     return bool(driver.find_elements(By.CSS_SELECTOR, "#actions .action-button")
                 or driver.find_elements(By.ID, "game-result"))
@@ -83,7 +96,8 @@ def test_a_guest_plays_a_hand_against_greedy_by_clicking(browser: WebDriver,  # 
 
     # The only table is taken: a second game is refused, saying why.
     browser.get(f"{site.base}/play")
-    browser.find_element(By.CSS_SELECTOR, f'button[data-bot="{site.greedy}"]').click()
+    submitted(browser, "document.querySelector(arguments[0]).click();",
+              f'button[data-bot="{site.greedy}"]')
     wait_for(lambda: browser.find_elements(By.ID, "play-problem"), "the refusal")
     assert ("all 1 tables are taken: at most 1 games against the bots are played at once"
             in text(browser, "play-problem"))
@@ -94,8 +108,8 @@ def test_a_guest_plays_a_hand_against_greedy_by_clicking(browser: WebDriver,  # 
     legal = buttons(browser)
     forged = next(f"discard {card}" for card in ("2c", "3c", "4c", "5c")
                   if f"discard {card}" not in legal)
-    browser.execute_script("const b = document.querySelector('#actions .action-button');"
-                           "b.value = arguments[0]; b.click();", forged)
+    submitted(browser, "const b = document.querySelector('#actions .action-button');"
+                       "b.value = arguments[0]; b.click();", forged)
     wait_for(lambda: "is not legal here" in browser.page_source, "the refusal")
     browser.get(f"{site.base}{game_path}")
     wait_for(lambda: buttons(browser) == legal, "the same turn, still the person's")
@@ -114,7 +128,7 @@ def test_a_guest_plays_a_hand_against_greedy_by_clicking(browser: WebDriver,  # 
                 DOCS_IMAGES.mkdir(parents=True, exist_ok=True)
                 browser.save_screenshot(str(DOCS_IMAGES / "human-game.png"))
             screenshot_taken = True
-        browser.find_elements(By.CSS_SELECTOR, "#actions .action-button")[-1].click()
+        submitted(browser, LAST_ACTION)
     assert browser.find_elements(By.ID, "game-result")
     # The settlement: both hands face up (or the dead hand said) and the score sheet.
     settlement = browser.find_element(By.CSS_SELECTOR, ".settlement-box")
