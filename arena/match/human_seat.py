@@ -153,8 +153,10 @@ class HumanSeat:
             if action not in self._legal:
                 raise RefusedAction(f"'{action}' is not legal here; legal: "
                                     f"{describe_actions(self._legal)}")
-            self._chosen = action
-            self._lock.notify_all()
+            # Taken: no longer the person's turn, so a page drawn now shows no stale
+            # buttons (the next decision brings the next legal actions).
+            self._chosen, self._legal = action, ()
+            self._changed()
         return action
 
     def shown(self, after: int = -1, wait_s: float = 0.0) -> tuple[int, SeatView]:

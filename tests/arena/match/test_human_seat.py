@@ -34,3 +34,34 @@ def test_a_person_who_never_acts_forfeits_by_timeout() -> None:
         assert str(refused) == "it is not your turn"
     else:
         raise AssertionError("an action after the end was taken")
+
+
+def test_an_action_taken_ends_the_turn_at_once() -> None:
+    """Between the person's action and the next decision no legal action is shown:
+    a page drawn then offers no button the engine would refuse."""
+    import threading
+
+    from arena.match.decision import Decision
+    from arena.match.protocol import profile_to_proto
+    from engine.series import Series
+
+    series = Series(5, FRIENDLY)
+    seat = series.current_player
+    assert seat is not None
+    legal = series.legal_actions()
+    person = HumanSeat("ann", idle_s=60.0)
+    request = Decision(series, seat, legal, profile_to_proto(FRIENDLY, 1), series_id="s",
+                       decision_number=1, deadline_s=1.0, reserve_s=0.0)
+    chosen: list[object] = []
+    decider = threading.Thread(target=lambda: chosen.append(person.decide(request, legal, 1.0)))
+    decider.start()
+    changes, shown = person.shown()
+    for _ in range(1000):
+        if shown.my_turn:
+            break
+        changes, shown = person.shown(changes, 1.0)
+    assert shown.legal == tuple(legal)
+    person.submit(str(legal[0]))
+    assert person.shown()[1].legal == ()  # at once, whether or not decide has returned
+    decider.join()
+    assert chosen == [legal[0]]

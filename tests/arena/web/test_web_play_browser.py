@@ -118,7 +118,11 @@ def test_a_guest_plays_a_hand_against_greedy_by_clicking(browser: WebDriver,  # 
     # when allowed, else a discard or a draw).
     screenshot_taken = False
     for _ in range(300):
-        wait_for(lambda: my_turn_or_over(browser), "the person's turn or the result")
+        try:
+            wait_for(lambda: my_turn_or_over(browser), "the person's turn or the result")
+        except AssertionError as error:  # say what the page showed instead
+            main = browser.execute_script("return document.body.innerText")
+            raise AssertionError(f"{error}; the page showed: {str(main)[:600]}") from None
         if browser.find_elements(By.ID, "game-result"):
             break
         if not screenshot_taken and len(browser.find_elements(
