@@ -247,7 +247,14 @@ class LiveSeasonView:
         self.forfeits: list[arena_pb2.SeriesSummary] = []
 
     def _render(self) -> RenderableType:
-        parts: list[RenderableType] = [self.progress]
+        standings = self.standings
+        # A format with no number of series to reach (a ladder without rounds, an
+        # SPRT match) expects none: its series played and their rate, never a bar.
+        no_count = standings is not None and not standings.series_expected
+        parts: list[RenderableType] = [Text(
+            f"{standings.series_done} series played, {standings.series_per_minute:.1f} "
+            f"series/min ({self.status})") if standings is not None and no_count
+            else self.progress]
         if self.standings is not None:
             parts.append(standings_table(self.standings))
             parts.extend(statistics_parts(self.standings))

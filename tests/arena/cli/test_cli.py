@@ -456,3 +456,25 @@ def test_the_standings_and_crosstable_fit_80_columns() -> None:
     for header in ("W-D-L =", "F =", "SPts =", "Games =", "Hands =", "Pts± =", "Rating =",
                    "Elo =", "'tied' ="):
         assert header in caption
+
+
+def _followed(expected: int) -> str:
+    from rich.console import Console
+
+    from arena.cli.render import LiveSeasonView
+
+    standings = arena_pb2.Standings(season_id=1, series_done=7, series_total=8,
+                                    series_expected=expected, series_per_minute=12.5)
+    console = Console(width=80, record=True)
+    LiveSeasonView(console).follow(iter([arena_pb2.WatchSeasonResponse(
+        standings=standings, status=arena_pb2.SEASON_STATUS_RUNNING, series_total=8,
+        series_done=7)]))
+    return console.export_text()
+
+
+def test_the_live_view_shows_no_bar_for_a_season_without_a_count() -> None:
+    # A ladder without rounds, an SPRT match: no series count to reach.
+    endless = _followed(0).splitlines()[0]
+    assert endless.strip() == "7 series played, 12.5 series/min (running)"
+    counted = _followed(8).splitlines()[0]
+    assert "7/8" in counted and "━" in counted and "series played" not in counted
