@@ -179,7 +179,7 @@ class Ladder(OpenEnded):
             api[bot] = {"provisional": provisional,
                         "window_elo": window.elo[window.index(bot)] if played[bot] else 0.0}
         return FormatStandings(
-            # The table's own "rating" (OpenSkill μ ± σ) and "Elo [95 %]" (over every
+            # The table's own "rating" (OpenSkill μ ± σ) and "Elo (95 %)" (over every
             # series) keep their names: these two are the ladder's, named apart.
             columns=[ExtraColumn(f"Elo (last {self.window})", elo,
                                  f"Bradley-Terry Elo over the ladder's last {self.window} "

@@ -78,7 +78,7 @@ def test_a_league_page_marks_the_moves(site: tuple[TestClient, int, Storage]) ->
     assert [row["decided_by"] for row in first[1]["rows"]] == [
         "series points 4 v 2", "", ""]
     assert '<td class="decided-by">series points 2 v 0</td>' in html
-    assert "Decided by: what put a moving bot on its side of the line" in html
+    assert "<dt>decided by</dt><dd>what put a moving bot on its side of the line" in html
     assert (data["divisions"], data["promote"], data["relegate"]) == (2, 1, 1)
 
 

@@ -134,7 +134,7 @@ def test_seasons_list_names_the_winner_and_every_table_has_a_legend(site: Site) 
     for legend in ("standings-legend", "crosstable-legend", "latest-legend", "faults-legend"):
         assert f'id="{legend}"' in season, legend
     for term in ("<dt>pts</dt>", "<dt>F</dt>", "<dt>points ±</dt>", "<dt>rating</dt>",
-                 "<dt>Elo [95 %]</dt>", "<dt>tied</dt>"):
+                 "<dt>Elo (95 %)</dt>", "<dt>tied</dt>"):
         assert term in season, term
 
 
@@ -169,13 +169,14 @@ def test_elo_with_its_interval_and_tied_marks_as_the_terminal_prints_them(
         elo = rating.elo[rating.index(bot)]
         tied = index + 1 < len(order) and not rating.significantly_ahead(bot, order[index + 1])
         assert page["elo"][bot] == {"elo": round(elo), "low": round(low), "high": round(high),
-                                    "tied_with_next": tied}
-        # The terminal's cell, e.g. +12 [-3,+27].
+                                    "half": round((high - low) / 2), "tied_with_next": tied}
+        # The terminal's cell, e.g. +12±15, the interval's ends in its tooltip.
         terminal = elo_cell(arena_pb2.StandingRow(bt_elo=elo, bt_elo_low=low, bt_elo_high=high))
         shown = str(bot).replace("<", "&lt;").replace(">", "&gt;")
         row = re.search(rf'<tr data-bot="{re.escape(shown)}">(.*?)</tr>', html, re.S)
         assert row is not None, bot
-        assert f'<td class="num elo">{terminal}</td>' in row.group(1)
+        assert (f'<td class="num elo"><span title="95 % interval {round(low):+d} to '
+                f'{round(high):+d}">{terminal}</span></td>') in row.group(1)
         assert ('<td class="tied">tied</td>' in row.group(1)) == tied
 
 
