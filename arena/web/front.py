@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from arena.core.status import SeasonStatus
+from arena.season.formats import LADDER_FORMAT, format_name
 from arena.season.readings import SeasonReadings
 from arena.storage import NotFoundError, Storage
 from arena.storage.leagues import league_seasons, list_leagues
@@ -49,5 +50,7 @@ def front_page(storage: Storage, readings: SeasonReadings) -> dict[str, Any]:
         grouped.update(division["id"] for division in divisions)
         leagues.append({"id": league.id, "name": league.name,
                         "cancelled": bool(league.cancelled_at), "seasons": divisions})
-    return {"current": None if current is None else season_summary(current), "top": top,
+    return {"current": None if current is None else season_summary(current),
+            "current_is_ladder": current is not None
+            and format_name(current.config) == LADDER_FORMAT, "top": top,
             "latest": latest, "leagues": leagues, "league_seasons": sorted(grouped)}
