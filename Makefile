@@ -11,7 +11,7 @@ STUBS_STAMP := proto/gen/.generated
 JS_BOT := sample_bots/js-greedy
 NODE_STAMP := $(JS_BOT)/node_modules/.installed
 
-.PHONY: setup lock lock-tool lock-upgrade stubs wheel sdk image compose node-modules browser docker-engine cpp-bot go-bot run test test-fast fuzz bench bench-anchors bench-venv mutation lint clean
+.PHONY: setup lock lock-tool lock-upgrade stubs wheel sdk image compose node-modules browser docker-engine cpp-bot go-bot run test test-fast fuzz bench bench-anchors bench-venv mutation lint clean screenshots
 
 setup: $(STAMP) $(STUBS_STAMP) $(NODE_STAMP) browser
 
@@ -135,6 +135,11 @@ mutation: setup
 	HOLLYWOOD_HYPOTHESIS_PROFILE=mutation nice -n 10 $(VENV)/bin/mutmut run --max-children $(MUTATION_CHILDREN) $(MUTANTS)
 	@echo "== surviving mutants (inspect one with: $(VENV)/bin/mutmut show NAME)"
 	@$(VENV)/bin/mutmut results
+
+# The README's screenshots of Arena TV, the front page and a human game, taken in
+# Chromium by their browser tests into docs/images/ (generated: not committed).
+screenshots: setup
+	HOLLYWOOD_DOCS_SCREENSHOTS=1 $(PY) -m pytest -q tests/arena/web/test_web_tv_browser.py tests/arena/web/test_web_play_browser.py
 
 # The fuzz suites of both protocols with many more examples than `make test` runs.
 fuzz: setup

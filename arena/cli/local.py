@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from arena.execution import ExecutorFactory
     from arena.match.live_moves import MoveBoard
     from arena.server.validation import BotFolder
+    from arena.web.play_games import PlaySettings
 
 REPO_ROOT: Final = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS: Final = REPO_ROOT / "sample_bots"
@@ -80,6 +81,14 @@ def http_of(args: argparse.Namespace) -> tuple[str, int] | None:
     return args.http or (DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT)
 
 
+def play_of(args: argparse.Namespace) -> PlaySettings:
+    """Who may play the bots on the website and how many at once (``--guest-play``,
+    ``--human-games``)."""
+    from arena.web.play_games import PlaySettings
+
+    return PlaySettings(guest_play=args.guest_play, max_games=args.human_games)
+
+
 def wait_for_interrupt() -> None:
     """Block until Ctrl-C or SIGTERM."""
     stop = threading.Event()
@@ -104,8 +113,9 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
                                upload_limits=UploadLimits(
                                    idle_seconds=args.upload_idle_seconds),
                                vetting_sandbox=args.vet_sandbox, tls=tls, board=board,
-                                metrics=args.metrics,
-                               log_retention_days=args.log_retention_days)
+                               metrics=args.metrics,
+                               log_retention_days=args.log_retention_days,
+                               play=play_of(args))
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     if tls is None:
@@ -182,7 +192,8 @@ def embedded(db: Path, args: argparse.Namespace, console: Console) -> Iterator[A
         # No vetting: the folders are this machine's own, registered by its admin to
         # play now (a crashing bot's forfeits included); `arena check` vets one.
         running = start_server(db, host="localhost", port=0, resume=False, http=http_of(args),
-                               executor_factory=cluster_factory(args, board), board=board)
+                               executor_factory=cluster_factory(args, board), board=board,
+                               play=play_of(args))
     except RuntimeError as error:
         raise CliError(str(error), code=1) from None
     if getattr(args, "json", False):  # stdout carries the JSON answer alone

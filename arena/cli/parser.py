@@ -197,6 +197,11 @@ def _http_options(parser: argparse.ArgumentParser, *, keep_serving: bool) -> Non
                        metavar="HOST:PORT",
                        help=f"serve the read-only website here (default {DEFAULT_HTTP})")
     where.add_argument("--no-http", action="store_true", help="do not serve the website")
+    parser.add_argument("--guest-play", action="store_true",
+                        help="let guests play the bots on the website's /play, not only "
+                        "signed-in authors (games against people are never rated)")
+    parser.add_argument("--human-games", type=arguments.positive_int, default=4, metavar="N",
+                        help="at most N games of people against bots at once (default 4)")
     if keep_serving:
         parser.add_argument("--keep-serving", action="store_true",
                             help="after the season, keep serving until Ctrl-C")

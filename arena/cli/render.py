@@ -36,8 +36,10 @@ LIVE_TOP_ROWS: Final = 20
 CROSSTABLE_MAX_BOTS: Final = 16
 """Above this many bots the crosstable is too wide for a terminal (``--json`` has it)."""
 ORDERING_NOTE: Final = (
-    "Fft = forfeits (each also an L; games, hands and points count the series played to "
-    f"their end), SPts = series points, Rating = OpenSkill μ±σ. Ordered by {ORDERING_RULE}."
+    "W-D-L = series won-drawn-lost, F = forfeits (each also an L; Games, Hands and Pts± "
+    "count the series played to their end), SPts = series points, Games = games won-lost, "
+    "Hands = hands won, Pts± = points for minus against, Rating = OpenSkill μ±σ. "
+    f"Ordered by {ORDERING_RULE}."
 )
 
 
@@ -116,12 +118,13 @@ def standings_table(standings: arena_pb2.Standings, title: str | None = None) ->
         box=box.SIMPLE_HEAVY,
         pad_edge=False,
         collapse_padding=True,
+        padding=(0, 0),  # one space between columns, no edges: the table fits 80 columns
+        show_edge=False,
     )
     table.add_column("#", justify="right", min_width=2, no_wrap=True)
     table.add_column("Bot", style="bold", no_wrap=True)
-    for header in ("Pld", "W-D-L", "Fft", "SPts", "Games", "Hands"):
+    for header in ("W-D-L", "F", "SPts", "Games", "Hands", "Pts±"):
         table.add_column(header, justify="right", no_wrap=True)
-    table.add_column("Pts +/-", justify="right", no_wrap=True)
     table.add_column("Rating", justify="right", no_wrap=True)
     table.add_column("Elo (95 %)", justify="right", no_wrap=True)
     table.add_column("", no_wrap=True)
@@ -130,10 +133,10 @@ def standings_table(standings: arena_pb2.Standings, title: str | None = None) ->
     for row in standings.rows:
         extra = list(row.extra_cells)
         table.add_row(
-            str(row.rank), row.bot_id, str(row.series_played),
+            str(row.rank), row.bot_id,
             f"{row.series_won}-{row.series_drawn}-{row.series_lost}", str(row.series_forfeited),
             f"{row.series_points:g}", f"{row.games_won}-{row.games_lost}", str(row.hands_won),
-            f"{row.points_for}/{row.points_against}",
+            f"{row.points_for - row.points_against:+d}",
             f"{row.rating_mu:.1f}±{row.rating_sigma:.1f}", elo_cell(row), tied_cell(row),
             *extra,
         )
@@ -157,11 +160,14 @@ def crosstable(standings: arena_pb2.Standings) -> Table:
     standings = shown(standings)
     bots = [row.bot_id for row in standings.rows]
     cells = {(cell.bot_id, cell.opponent_id): cell for cell in standings.crosstable}
-    table = Table(title="Head to head (row vs column: W-D-L, F = of them forfeited)")
+    # Columns numbered as the rows: a name per column would not fit 80 columns.
+    table = Table(title="Head to head", caption="Row bot vs column bot (columns numbered as "
+                  "the rows): W-D-L = series won-drawn-lost, F = of them forfeited.",
+                  caption_justify="left")
     table.add_column("")
-    for bot in bots:
-        table.add_column(bot, justify="center")
-    for bot in bots:
+    for number in range(1, len(bots) + 1):
+        table.add_column(str(number), justify="center")
+    for number, bot in enumerate(bots, start=1):
         values = []
         for opponent in bots:
             cell = cells.get((bot, opponent))
@@ -172,7 +178,7 @@ def crosstable(standings: arena_pb2.Standings) -> Table:
             else:
                 forfeits = f" F{cell.forfeited}" if cell.forfeited else ""
                 values.append(f"{cell.won}-{cell.drawn}-{cell.lost}{forfeits}")
-        table.add_row(bot, *values)
+        table.add_row(f"{number} {bot}", *values)
     return table
 
 
@@ -253,7 +259,14 @@ class LiveSeasonView:
         self.forfeits: list[arena_pb2.SeriesSummary] = []
 
     def _render(self) -> RenderableType:
-        parts: list[RenderableType] = [self.progress]
+        standings = self.standings
+        # A format with no number of series to reach (a ladder without rounds, an
+        # SPRT match) expects none: its series played and their rate, never a bar.
+        no_count = standings is not None and not standings.series_expected
+        parts: list[RenderableType] = [Text(
+            f"{standings.series_done} series played, {standings.series_per_minute:.1f} "
+            f"series/min ({self.status})") if standings is not None and no_count
+            else self.progress]
         if self.standings is not None:
             parts.append(standings_table(self.standings))
             parts.extend(statistics_parts(self.standings))

@@ -20,8 +20,10 @@ TIED_NOTE = ("Elo = Bradley-Terry over all series with its 95 % interval (a draw
 
 
 def elo_cell(row: arena_pb2.StandingRow) -> str:
-    elo, low, high = (round(value) for value in (row.bt_elo, row.bt_elo_low, row.bt_elo_high))
-    return f"{elo:+d} [{low:+d},{high:+d}]"  # whole numbers: no "-0"
+    """``+51±62``: the interval is symmetric (elo ± 1.96 standard errors), so its
+    half-width says it in 8 characters where ``[low,high]`` took 12 (80 columns)."""
+    elo, half = round(row.bt_elo), round((row.bt_elo_high - row.bt_elo_low) / 2)
+    return f"{elo:+d}±{half:d}"  # whole numbers: no "-0"
 
 
 def tied_cell(row: arena_pb2.StandingRow) -> str:

@@ -5,14 +5,14 @@ with the moves stored at the end of the round (▲ promoted, ▼ relegated). The
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Final
 
 from arena.core.status import SeasonStatus
 from arena.season.formats import format_summary
 from arena.season.league_rules import PROMOTED, RELEGATED, Move
 from arena.season.leagues import LeaguePlan
-from arena.season.readings import SeasonReadings
+from arena.season.readings import SeasonReading, SeasonReadings
 from arena.storage import Storage
 from arena.storage.leagues import LeagueRecord, get_league, league_moves, league_seasons
 
@@ -27,6 +27,9 @@ class DivisionRow:
     """The division it plays next; 0 while not decided."""
     mark: str
     """▲ promoted, ▼ relegated, "" stayed or not decided."""
+    decided_by: str = ""
+    """For a promoted or relegated row: what put it on its side of the line, against
+    the bot just across it ("series points 4 v 3"); "" otherwise."""
 
     @property
     def movement(self) -> str:
@@ -68,6 +71,7 @@ class LeagueTables:
                            "series_played": row.series_played,
                            "series_points": row.series_points,
                            "movement": row.movement, "mark": row.mark,
+                           "decided_by": row.decided_by,
                            "next_division": row.next_division} for row in table.rows]}
                 for table in league_round.divisions]} for league_round in self.rounds],
         }
@@ -103,6 +107,52 @@ def league_tables(storage: Storage, readings: SeasonReadings, league_id: int) ->
         rounds.setdefault(season.round, []).append(DivisionTable(
             division=season.division, season_id=season.season_id,
             format=format_summary(reading.season.config), status=reading.season.status,
-            rows=tuple(rows)))
+            rows=tuple(_with_deciders(rows, reading))))
     return LeagueTables(league, LeaguePlan.of(league), tuple(
         LeagueRound(number, tuple(tables)) for number, tables in sorted(rounds.items())))
+
+
+_KEYS: Final = ("series points", "rating ordinal (μ − 3σ)", "games won − lost",
+                "points for − against", "bot id")
+"""The names of ``StandingRow.sort_key``'s parts, in its order (``ORDERING_RULE``)."""
+PROMOTED_LINE: Final = 0
+RELEGATED_LINE: Final = 1
+
+
+def _with_deciders(rows: list[DivisionRow], reading: SeasonReading) -> list[DivisionRow]:
+    """``rows`` with each promoted or relegated row's ``decided_by``: the first
+    criterion of the table's order that separates the last bot moving up from the
+    first staying (or the last staying from the first moving down)."""
+    promoted = [index for index, row in enumerate(rows) if row.mark == PROMOTED]
+    relegated = [index for index, row in enumerate(rows) if row.mark == RELEGATED]
+    lines: dict[int, str] = {}
+    if promoted and promoted[-1] + 1 < len(rows):
+        above, below = rows[promoted[-1]], rows[promoted[-1] + 1]
+        lines[PROMOTED_LINE] = _decider(reading, above.bot_id, below.bot_id)
+    if relegated and relegated[0] > 0:
+        above, below = rows[relegated[0] - 1], rows[relegated[0]]
+        lines[RELEGATED_LINE] = _decider(reading, above.bot_id, below.bot_id)
+    return [replace(row, decided_by=lines.get(
+        PROMOTED_LINE if row.mark == PROMOTED else RELEGATED_LINE, ""))
+            if row.mark in (PROMOTED, RELEGATED) else row for row in rows]
+
+
+
+def _decider(reading: SeasonReading, above: str, below: str) -> str:
+    """What ranks ``above`` before ``below`` in the season's table: the format's
+    own order (a Swiss score, a knockout's rounds) when it has one, else the first
+    part of the standings' order that differs, with both values."""
+    first, second = reading.standings.row(above), reading.standings.row(below)
+    by_standings = sorted((first, second), key=lambda row: row.sort_key())[0] is first
+    if reading.statistics.order_note or not by_standings:
+        return f"the format's order: {reading.statistics.order_note or 'its own'}"
+    for name, one, other in zip(_KEYS, first.sort_key(), second.sort_key(), strict=True):
+        if one != other:
+            if isinstance(one, int | float) and isinstance(other, int | float):
+                return f"{name} {_shown(-one)} v {_shown(-other)}"
+            return f"{name} ({above} before {below}): every other criterion tied"
+    return "tied on everything"
+
+
+def _shown(value: float) -> str:
+    return f"{value:g}" if float(value).is_integer() else f"{value:.2f}"

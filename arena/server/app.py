@@ -66,6 +66,7 @@ from arena.server.tokens import ensure_admin_token
 from arena.server.uploads import UploadLimits
 from arena.server.vetting import VettingWorker
 from arena.storage import Storage
+from arena.web.play_games import PlaySettings
 from arena.web.serve import WebServer, start_web
 
 log = logging.getLogger(__name__)
@@ -163,6 +164,7 @@ def start_server(
     board: MoveBoard | None = None,
     metrics: tuple[str, int] | None = None,
     log_retention_days: float = DEFAULT_LOG_RETENTION_DAYS,
+    play: PlaySettings | None = None,
 ) -> RunningServer:
     """Open the database, start serving on ``host:port`` (port 0 = any free port),
     the website on ``http`` (host, port) if given, and resume interrupted seasons.
@@ -179,6 +181,7 @@ def start_server(
     (host, port) the operator's metrics are served there (``arena.server.metrics``).
     Each seat's log of a series is kept ``log_retention_days`` (0: for ever;
     ``arena.server.log_retention``).
+    ``play`` says who may play the bots on the website and how many at once.
     The addresses served are recorded next to the database
     (``arena.core.token_binding``): the clients of this folder send the admin token
     only there. Raises ``RuntimeError`` if a port cannot be bound and
@@ -194,7 +197,7 @@ def start_server(
         slots = StreamSlots(total=total_streams,
                             per_client=min(max_streams_per_client, total_streams))
         listening = _Listening(host, port, max_workers, slots, http, tls, tuple(interceptors),
-                               metrics)
+                               metrics, play or PlaySettings())
         board = board or MoveBoard()
         executors = executor_factory or local_executor_factory(
             runner_factory or functools.partial(sandbox_runner_factory, board=board))
@@ -220,6 +223,7 @@ class _Listening:
     tls: TlsFiles | None
     interceptors: tuple[grpc.ServerInterceptor, ...]
     metrics: tuple[str, int] | None
+    play: PlaySettings
 
 
 def _start(
@@ -289,7 +293,7 @@ def _start(
         try:
             web = start_web(db_path, hub, *http, tls=listening.tls, board=board,
                             readings=readings, admin_token=token,
-                            limiter=service.auth.limiter)
+                            limiter=service.auth.limiter, play=listening.play)
         except RuntimeError:
             storage.close()
             raise

@@ -282,6 +282,26 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
 )""",
         "CREATE INDEX challenges_by_author ON challenges (author, created_at)",
     )),
+    Migration(17, "human games: a person against a bot, stored apart, never rated", (
+        # Apart from seasons and results: no standings, rating or format reads it.
+        """CREATE TABLE human_games (
+    id TEXT PRIMARY KEY,                 -- the game's random id (its page)
+    bot_id TEXT NOT NULL REFERENCES bots(id),
+    player TEXT NOT NULL,                -- the signed-in author, or 'guest'
+    person_seat INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    profile_json TEXT NOT NULL,
+    max_hands INTEGER NOT NULL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT NOT NULL,
+    winner INTEGER,                      -- a seat; NULL: drawn
+    result_json TEXT NOT NULL,           -- the engine's SeriesResult
+    ended TEXT NOT NULL,                 -- why it ended early (a forfeit), '' if played out
+    log_codec TEXT NOT NULL,
+    log BLOB NOT NULL
+)""",
+        "CREATE INDEX human_games_by_bot ON human_games (bot_id)",
+    )),
 )
 
 

@@ -343,6 +343,18 @@ class Storage:
             grouped[int(row["round"]) - 1].append(result_from_row(row))
         return grouped
 
+    def latest_results(self, limit: int) -> list[SeriesRecord]:
+        """The last ``limit`` results stored, of every season, newest first."""
+        return [result_from_row(row) for row in self.query(
+            f"SELECT {RESULT_COLUMNS} FROM series_results "
+            "ORDER BY finished_at DESC, rowid DESC LIMIT ?", (limit,))]
+
+    def latest_result_ids(self, limit: int) -> list[str]:
+        """The series ids of ``latest_results`` (nothing else read)."""
+        return [row[0] for row in self.query(
+            "SELECT series_id FROM series_results ORDER BY finished_at DESC, rowid DESC "
+            "LIMIT ?", (limit,))]
+
     def get_result(self, series_id: str) -> SeriesRecord | None:
         rows = self.query(f"SELECT {RESULT_COLUMNS} FROM series_results WHERE series_id=?",
                            (series_id,))

@@ -2,8 +2,9 @@
 ``/api/``, the live season stream (Server-Sent Events), static files, and the
 headers that keep it safe (a Content-Security-Policy without inline scripts). Every
 route is GET but signing in and out (``arena.web.signin``), which changes nothing
-stored: nothing in the arena can be changed over HTTP. A signed-in owner also sees
-its bots' owner panes (``arena.web.owner``)."""
+stored, and playing a bot yourself (``arena.web.play_pages``), which stores only the
+person's own unrated game: nothing else in the arena can be changed over HTTP. A
+signed-in owner also sees its bots' owner panes (``arena.web.owner``)."""
 
 from __future__ import annotations
 
@@ -37,16 +38,21 @@ from arena.web.browse import SeasonLeaders
 from arena.web.browse_routes import BrowsePages
 from arena.web.challenge_pages import ChallengePages
 from arena.web.chart import RatingPoint, rating_svg
+from arena.web.front import front_page
 from arena.web.league_pages import LeaguePages
 from arena.web.live import season_feed
 from arena.web.live_pages import LivePages
 from arena.web.owner import OwnerViews
 from arena.web.params import BadParameter, query_id
+from arena.web.play_games import HumanGames, PlaySettings
+from arena.web.play_pages import PlayPages
 from arena.web.replay import UNREPLAYABLE, replay_view
 from arena.web.rules_page import RulesMissingError, rules_html
 from arena.web.sessions import SessionStore
 from arena.web.signin import SignedIn, SignInPages, signed_in
 from arena.web.times import when
+from arena.web.tv import TvPace
+from arena.web.tv_pages import TvPages
 from arena.web.twins import get, twins
 
 HERE: Final = Path(__file__).resolve().parent
@@ -114,7 +120,8 @@ class Website:
 
     def __init__(self, storage: Storage, hub: EventHub, board: MoveBoard | None = None,
                  readings: SeasonReadings | None = None,
-                 owner_views: OwnerViews | None = None) -> None:
+                 owner_views: OwnerViews | None = None, tv_pace: TvPace | None = None
+                 ) -> None:
         self.storage = storage
         self.owner_views = owner_views or OwnerViews()
         self.readings = readings if readings is not None else SeasonReadings(storage)
@@ -122,6 +129,8 @@ class Website:
         self.feed = season_feed(hub, self.season_snapshot)
         self.leaders = SeasonLeaders()
         self.live = LivePages(storage, board or MoveBoard(), self.templates)
+        self.tv = TvPages(storage, self.live.board, self.readings, self.live, self.html,
+                          tv_pace or TvPace())
         self._season_cache: dict[int, tuple[tuple[Any, ...], dict[str, Any],
                                             dict[str, Markup]]] = {}
         self._cache_lock = threading.Lock()
@@ -182,11 +191,15 @@ class Website:
         return page
 
     def seasons_with_rows(self, page: dict[str, Any]) -> dict[str, Any]:
-        return {**page, "now_playing": self.live.rows(None)}
+        return {**page, "now_playing": self.live.rows(None),
+                "front": front_page(self.storage, self.readings), "tv": self.tv.tv_page()}
 
     def seasons_html(self, page: dict[str, Any]) -> Response:
+        """The front page: what this is, Arena TV, the current season's top, the
+        latest results, the leagues, now playing and every other season."""
         return self.html("seasons.html", **page, now_playing=self.live.now_playing(None),
-                         now_playing_season="")
+                         now_playing_season="", tv=self.tv.tv_page(),
+                         front=front_page(self.storage, self.readings))
 
     def season_html(self, view: tuple[dict[str, Any], dict[str, Markup]]) -> Response:
         page, sections = view
@@ -274,17 +287,23 @@ class SecureStarlette(Starlette):
 def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | None = None,
                board: MoveBoard | None = None, readings: SeasonReadings | None = None, *,
                sessions: SessionStore | None = None, limiter: FailedAuthLimiter | None = None,
-               owner_views: OwnerViews | None = None) -> Starlette:
+               owner_views: OwnerViews | None = None,
+               play: HumanGames | None = None, tv_pace: TvPace | None = None) -> Starlette:
     """The website over ``storage`` (best a connection of its own) and ``hub``, showing
     the standings of ``readings`` (the server's; without, its own) and the series in
     play on ``board``; authors sign in to ``sessions`` (without: authors only, no
     admin), failed sign-ins counted by ``limiter`` (the server's API shares it), and
-    see the owner panes ``owner_views`` fill."""
-    site = Website(storage, hub, board, readings, owner_views)
+    see the owner panes ``owner_views`` fill; people play the bots in ``play``
+    (without: the default ``PlaySettings``, signed-in authors only); Arena TV
+    broadcasts at ``tv_pace`` (default ``TvPace``)."""
+    site = Website(storage, hub, board, readings, owner_views, tv_pace)
     sessions = sessions or SessionStore(storage)
     sign_in = SignInPages(sessions, limiter or FailedAuthLimiter(AuthLimits()), site.html)
+    games = play or HumanGames(storage, PlaySettings())
     routes = [
         *sign_in.routes(),
+        *PlayPages(games, site.html).routes(),
+        *site.tv.routes(),
         *twins("/", lambda request: site.seasons_page(), site.seasons_html,
                json=site.seasons_with_rows, api="/api/seasons"),
         *BrowsePages(storage, site.html).routes(),

@@ -93,3 +93,18 @@ def query_id(request: Request, name: str) -> int | None:
         raise BadParameter(f"{name} must be a number of 1 to {MAX_ID_DIGITS} digits 0-9, "
                            f"not {text[:40]!r}")
     return int(text)
+
+
+class GameIdConvertor(Convertor[str]):
+    """A person's game against a bot: 22 URL-safe characters (16 random bytes)."""
+
+    regex = "[A-Za-z0-9_-]{22}"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("arena_game_id", GameIdConvertor())

@@ -11,16 +11,18 @@ from arena.season.season_statistics import SeasonStatistics
 
 
 def elo_rows(statistics: SeasonStatistics) -> dict[str, dict[str, Any]]:
-    """Per bot: ``elo``, ``low`` and ``high`` (whole Elo, the 95 % interval) and
-    ``tied_with_next`` (neither this row nor the next significantly stronger, 95 %)
-    and ``behind_next`` (the next row significantly stronger), in the order every
-    screen shows."""
+    """Per bot: ``elo``, ``low`` and ``high`` (whole Elo, the 95 % interval),
+    ``half`` (the interval's half-width: it is symmetric, and the table shows
+    ``elo±half`` as the terminal does), ``tied_with_next`` (neither this row nor the
+    next significantly stronger, 95 %) and ``behind_next`` (the next row
+    significantly stronger), in the order every screen shows."""
     rating = statistics.rating
     rows: dict[str, dict[str, Any]] = {}
     for bot in statistics.order:
         low, high = rating.interval(bot)
         rows[bot] = {
             "elo": round(rating.elo[rating.index(bot)]), "low": round(low), "high": round(high),
+            "half": round((high - low) / 2),
             "tied_with_next": statistics.tied_with_next.get(bot, False),
             "behind_next": statistics.behind_next.get(bot, False),
         }

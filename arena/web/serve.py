@@ -25,7 +25,9 @@ from arena.season.events import EventHub
 from arena.season.readings import SeasonReadings
 from arena.storage import Storage
 from arena.web.app import Website, create_app
+from arena.web.play_games import HumanGames, PlaySettings
 from arena.web.sessions import SessionStore
+from arena.web.tv import TvPace
 
 START_TIMEOUT: Final = 10.0
 
@@ -92,6 +94,7 @@ class WebServer:
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
                 self._loop.call_soon_threadsafe(self.website.feed.close)
                 self._loop.call_soon_threadsafe(self.website.live.close)
+                self._loop.call_soon_threadsafe(self.website.tv.close)
         self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=5.0)
@@ -107,14 +110,19 @@ def start_web(db_path: Path, hub: EventHub, host: str = DEFAULT_HTTP_HOST,
               port: int = DEFAULT_HTTP_PORT, *, tls: TlsFiles | None = None,
               board: MoveBoard | None = None, readings: SeasonReadings | None = None,
               admin_token: str | None = None,
-              limiter: FailedAuthLimiter | None = None) -> WebServer:
+              limiter: FailedAuthLimiter | None = None,
+              play: PlaySettings | None = None, tv_pace: TvPace | None = None
+              ) -> WebServer:
     """The website over the database at ``db_path``, started (HTTPS with ``tls``),
     showing the standings of ``readings`` (the server's; without, its own) and the
     series in play on ``board``; authors (and, with ``admin_token``, the admin) sign
-    in, failed sign-ins counted by ``limiter`` (the API's)."""
+    in, failed sign-ins counted by ``limiter`` (the API's); people play the bots as
+    ``play`` allows (default ``PlaySettings``: signed-in authors only); Arena TV
+    broadcasts at ``tv_pace`` (default ``TvPace``)."""
     storage = Storage(db_path)
     app = create_app(storage, hub, lifespan=_remember_loop, board=board, readings=readings,
-                     sessions=SessionStore(storage, admin_token), limiter=limiter)
+                     sessions=SessionStore(storage, admin_token), limiter=limiter,
+                     play=HumanGames(storage, play or PlaySettings()), tv_pace=tv_pace)
     server = WebServer(app, host, port, storage, tls)
     server.start()
     return server

@@ -99,11 +99,11 @@ class SignInPages:
         nonce = secrets.token_urlsafe(32)
         response = self.html("signin.html", status, problem=problem, csrf=nonce,
                              next_path=next_path)
-        _set_cookie(response, request, _SIGN_IN, nonce, SIGN_IN_FORM_SECONDS)
+        set_cookie(response, request, _SIGN_IN, nonce, SIGN_IN_FORM_SECONDS)
         return response
 
     async def sign_in(self, request: Request) -> Response:
-        form, refusal = await _checked_form(request, self.html)
+        form, refusal = await checked_form(request, self.html)
         if refusal is not None:
             return refusal
         next_path = _safe_next(form.get("next", ""))
@@ -111,7 +111,7 @@ class SignInPages:
         if not expected or not hmac.compare_digest(form.get("csrf", ""), expected):
             return self._form(request, 403, "this sign-in form expired or was not sent "
                                             "from this site: send it again", next_path)
-        client = _client(request)
+        client = client_key(request)
         wait = self.limiter.retry_after(client)
         if wait is not None:
             response = self._form(request, 429, retry_message(client, wait), next_path)
@@ -127,14 +127,14 @@ class SignInPages:
         if old is not None:
             self.sessions.sign_out(old)
         response = RedirectResponse(next_path, 303)
-        _set_cookie(response, request, _SESSION, result.session_id, int(self.sessions.seconds))
+        set_cookie(response, request, _SESSION, result.session_id, int(self.sessions.seconds))
         response.delete_cookie(cookie_name(_SIGN_IN, request), path="/",
                                secure=request.url.scheme == "https", httponly=True,
                                samesite="strict")
         return response
 
     async def sign_out(self, request: Request) -> Response:
-        form, refusal = await _checked_form(request, self.html)
+        form, refusal = await checked_form(request, self.html)
         if refusal is not None:
             return refusal
         viewer = current_viewer.get()
@@ -156,7 +156,7 @@ def signed_in() -> Viewer | None:
     return current_viewer.get()
 
 
-async def _checked_form(request: Request, render: Render
+async def checked_form(request: Request, render: Render
                         ) -> tuple[dict[str, str], Response | None]:
     """The POSTed form, or the refusal of a cross-site or malformed POST."""
     origin = request.headers.get("origin")
@@ -191,7 +191,7 @@ def _refused(render: Render, message: str) -> Response:
     return render("error.html", 403, title="Forbidden", message=message)
 
 
-def _set_cookie(response: Response, request: Request, base: str, value: str,
+def set_cookie(response: Response, request: Request, base: str, value: str,
                 seconds: int) -> None:
     response.set_cookie(cookie_name(base, request), value, max_age=seconds, path="/",
                         secure=request.url.scheme == "https", httponly=True,
@@ -205,7 +205,7 @@ def _safe_next(path: str) -> str:
     return "/"
 
 
-def _client(request: Request) -> str:
+def client_key(request: Request) -> str:
     """The client's key in the limiter, as the API names a peer (``ipv4:1.2.3.4``)."""
     host = "" if request.client is None else request.client.host
     try:

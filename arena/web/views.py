@@ -15,7 +15,7 @@ from typing import Any, Final
 from openskill.models import PlackettLuce
 
 from arena.core.status import SeasonStatus
-from arena.season.formats import format_name
+from arena.season.formats import format_name, has_no_count
 from arena.season.readings import SeasonReading, SeasonReadings
 from arena.storage import SeasonRecord, SeriesRecord, Storage
 from arena.storage.deal_keys import is_sealed
@@ -37,6 +37,7 @@ def season_summary(season: SeasonRecord) -> dict[str, Any]:
         "created_at": season.created_at, "updated_at": season.updated_at,
         "series_total": season.series_total, "series_done": season.series_done,
         "series_voided": season.series_voided, "bots": len(season.bot_ids),
+        "no_count": has_no_count(season.config, len(season.bot_ids)),
     }
 
 
@@ -157,6 +158,17 @@ def bot_summary(storage: Storage, bot_id: str) -> dict[str, Any]:
     }
 
 
+def _version_shown(storage: Storage, reference: str) -> str:
+    """The bot id ``reference`` names: itself when stored, else, for a name, its
+    newest active version (else its newest registered); ``NotFoundError`` else."""
+    versions = ([] if storage.query("SELECT 1 FROM bots WHERE id=?", (reference,))
+                else versions_of(storage, reference))
+    if not versions:
+        return reference  # stored, or unknown (its page's error names the closest)
+    active = [version for version in versions if version["status"] == "active"]
+    return str((active or versions)[-1]["id"])
+
+
 def rating_history(bot_id: str, results: Sequence[SeriesRecord]) -> list[dict[str, float]]:
     """The bot's rating after each of its series in a season: the standings' rating
     updates (OpenSkill Plackett-Luce, series by series in plan order, a draw ranked
@@ -184,7 +196,11 @@ def bot_page(storage: Storage, readings: SeasonReadings, bot_id: str,
              season_id: int | None = None) -> dict[str, Any]:
     """A bot's page: its versions, its seasons, and for one season (the given one,
     else its latest) its row, rating history and head-to-head; its recent faults
-    over every season; its gates on ladders. Raises ``NotFoundError``."""
+    over every season; its gates on ladders. A bare name (``/bots/NAME``) shows the
+    bot with all its versions, at its newest active version (else its newest).
+    Raises ``NotFoundError``."""
+    asked = bot_id
+    bot_id = _version_shown(storage, bot_id)
     bot = bot_summary(storage, bot_id)
     versions = versions_of(storage, bot["name"])
     life = next(version for version in versions if version["id"] == bot_id)
@@ -196,6 +212,7 @@ def bot_page(storage: Storage, readings: SeasonReadings, bot_id: str,
     status = life["status"] if life["status"] != "active" else (
         "playing" if playing else "idle")
     page: dict[str, Any] = {"bot": bot, "versions": versions, "status": status,
+                            "by_name": asked != bot_id,
                             "status_reason": life["reason"], "owner": life["owner"],
                             "playing_in": playing,
                             "seasons": [season_summary(s) for s in seasons],

@@ -83,6 +83,7 @@ __all__ = [
     "format_for",
     "format_name",
     "format_summary",
+    "has_no_count",
     "home_seat_first",
     "new_deal_key",
     "plan_season",
@@ -139,6 +140,21 @@ def reads_plan(stored_config: Mapping[str, Any]) -> bool:
     (False for a format this arena does not know)."""
     found = FORMATS.get(format_name(stored_config))
     return found is not None and found.reads_plan
+
+
+def has_no_count(stored_config: Mapping[str, Any], bot_count: int) -> bool:
+    """Whether a season stored with ``stored_config`` has no count of series to
+    reach (a ladder without a set number of rounds never ends, an SPRT match stops
+    when its test decides): its progress is the series played and their rate, never
+    a bar (False for a format this arena does not know)."""
+    found = FORMATS.get(format_name(stored_config))
+    if found is None:
+        return False
+    try:
+        season_format = found.from_config(SeasonConfig.from_dict(stored_config))
+        return season_format.expected_count(bot_count, 0) is None
+    except ConfigError:
+        return False
 
 
 def format_summary(stored_config: Mapping[str, Any]) -> str:

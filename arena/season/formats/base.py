@@ -37,11 +37,12 @@ class Pairing:
 @dataclass(frozen=True)
 class ExtraColumn:
     """A column a format adds to the standings table: its label, each bot's cell,
-    and what it means (the website's legend under the table)."""
+    and what it means (required: the legend under the table on the website and in
+    the terminal says it)."""
 
     label: str
     cells: Mapping[str, str]
-    meaning: str = ""
+    meaning: str
 
 
 @dataclass(frozen=True)

@@ -169,19 +169,26 @@ class Ladder(OpenEnded):
         for result in latest:
             for bot in result.bots:
                 played[bot] += 1
-        elo, sigma, mark, api = {}, {}, {}, {}
+        elo, mark, api = {}, {}, {}
         for row in table.rows:
             bot = row.bot_id
             provisional = (row.series_played < PROVISIONAL_SERIES
                            or row.rating_sigma > PROVISIONAL_SIGMA)
             elo[bot] = f"{window.elo[window.index(bot)]:+.0f}" if played[bot] else "–"
-            sigma[bot] = f"{row.rating_sigma:.2f}"
             mark[bot] = "provisional" if provisional else ""
             api[bot] = {"provisional": provisional,
                         "window_elo": window.elo[window.index(bot)] if played[bot] else 0.0}
         return FormatStandings(
-            columns=[ExtraColumn(f"Elo (last {self.window})", elo), ExtraColumn("σ", sigma),
-                     ExtraColumn("Rating", mark)],
+            # The table's own "rating" (OpenSkill μ ± σ) and "Elo (95 %)" (over every
+            # series) keep their names: these two are the ladder's, named apart.
+            columns=[ExtraColumn(f"Elo (last {self.window})", elo,
+                                 f"Bradley-Terry Elo over the ladder's last {self.window} "
+                                 "series only (recent form; the table's Elo counts every "
+                                 "series), centred on the field; – before a series in it"),
+                     ExtraColumn("Provisional", mark,
+                                 f"marked while the bot has played fewer than "
+                                 f"{PROVISIONAL_SERIES} series or its rating's σ is above "
+                                 f"{PROVISIONAL_SIGMA:g}: its place may still move a lot")],
             note=(f"provisional: fewer than {PROVISIONAL_SERIES} series or sigma above "
                   f"{PROVISIONAL_SIGMA:g}"),
             row_api=api)

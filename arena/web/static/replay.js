@@ -2,7 +2,8 @@
 // a time: both hands, the discard pile, the stock size, the action and the score
 // sheet; the step that ends a hand lays both hands out as melds, layoffs and deadwood
 // with the settlement line. Step with the buttons or the arrow keys; ?hand=N opens
-// hand N, and so does a click in the list of hands beside it.
+// hand N, and so does a click in the list of hands beside it. In TV mode (Arena TV,
+// data-tv: the stream's address) the server paces the frames and switches series.
 "use strict";
 (function () {
   const root = document.getElementById("replay");
@@ -10,12 +11,13 @@
   const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
   const RANKS = { T: "10" };
   const $ = (id) => document.getElementById(id);
-  const bots = JSON.parse(root.dataset.bots);
+  let bots = JSON.parse(root.dataset.bots);
   let frames = [];
   let handStarts = {};
   let index = 0;
   let timer = null;
-  const live = root.dataset.live === "true";
+  const tv = root.dataset.tv;
+  const live = root.dataset.live === "true" || Boolean(tv);
   let base = 0;  // the series' index of frames[0] (a live page starts mid-series)
 
   function card(text, drawn) {
@@ -196,6 +198,7 @@
     $("forward").addEventListener("click", () => go(index + 1));
     $("last").addEventListener("click", () => go(frames.length - 1));
     $("play").addEventListener("click", togglePlay);
+    if (tv) { return; }  // the broadcast sets the pace; keys stay the page's
     document.addEventListener("keydown", function (event) {
       if (event.target instanceof HTMLSelectElement) { return; }
       const keys = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: frames.length - 1 };
@@ -249,7 +252,8 @@
   function showState(state, note) {
     const badge = $("live-state");
     const words = { waiting: "waiting for the first move", live: "live",
-      ended: "played: storing the result…", broken: "live view stopped" };
+      ended: "played: storing the result…", broken: "live view stopped",
+      shown: "shown to its end", "on-air": "on air" };
     badge.textContent = words[state] || state;
     badge.className = "live-state " + state;
     root.dataset.liveState = state;
@@ -289,6 +293,52 @@
       root.dataset.liveState = "finished";
       window.location.replace(JSON.parse(event.data).url);
     });
+  }
+
+  // TV mode: "program" starts a series (or says none is shown) and names the one
+  // queued next, "frames" adds one frame at the broadcast's pace, "finished" ends a
+  // single series' broadcast (the page stays, with a link to its replay).
+
+  function tvProgram(data) {
+    bots = data.bots;
+    for (const seat of [0, 1]) {
+      $("name-" + seat).textContent = data.series_id ? "seat " + seat + " · " + bots[seat] : "";
+    }
+    const title = $("tv-title");
+    title.textContent = data.series_id ? bots[0] + " vs " + bots[1] + " · " + data.title : "";
+    title.href = data.url || "#";
+    const next = data.next;
+    $("tv-next").textContent = next
+      ? "Next on the TV: " + next.bots[0] + " vs " + next.bots[1] + " · " + next.title : "";
+    root.dataset.series = data.series_id || "";
+    if (!data.series_id) {
+      frames = [];
+      showState(data.state, "");
+      $("action").textContent = data.note;
+      return;
+    }
+    update(data, true);
+  }
+
+  function tvConnect() {
+    const source = new EventSource(tv);
+    source.addEventListener("program", function (event) {
+      tvProgram(JSON.parse(event.data));
+      root.dataset.ready = "true";
+    });
+    source.addEventListener("frames", function (event) {
+      if (!update(JSON.parse(event.data), false)) { source.close(); tvConnect(); }
+    });
+    source.addEventListener("finished", function (event) {
+      source.close();
+      showState("shown", JSON.parse(event.data).note);
+    });
+  }
+
+  if (tv) {
+    wire();
+    tvConnect();
+    return;
   }
 
   if (live) {

@@ -371,9 +371,11 @@ def test_standings_caption_states_the_whole_ordering_rule() -> None:
     rule = ("series points (win 1, draw 0.5), then rating ordinal (mu - 3 sigma), "
             "then games won - lost, then points for - against, then bot id")
     caption = standings_table(arena_pb2.Standings(season_id=1)).caption
-    assert caption == ("Fft = forfeits (each also an L; games, hands and points count the "
-                       "series played to their end), SPts = series points, "
-                       "Rating = OpenSkill μ±σ. "
+    # Every abbreviation of the table's headers, then the order.
+    assert caption == ("W-D-L = series won-drawn-lost, F = forfeits (each also an L; Games, "
+                       "Hands and Pts± count the series played to their end), SPts = series "
+                       "points, Games = games won-lost, Hands = hands won, Pts± = points for "
+                       "minus against, Rating = OpenSkill μ±σ. "
                        f"Ordered by {rule}. Elo = Bradley-Terry over all series with its "
                        "95 % interval (a draw model, and a prior of one virtual drawn series "
                        "against a fixed opponent at 0, as in BayesElo: see docs/formats.md); "
@@ -421,3 +423,61 @@ def test_sample_bots_leave_out_a_compiled_bot_until_it_is_built(tmp_path: Path) 
     (tmp_path / "compiled" / "bin" / "bot").write_text("#!/bin/sh\n")
     assert sample_bot_folders(tmp_path) == [tmp_path / "compiled", tmp_path / "scripted"]
     assert unbuilt_sample_bots(tmp_path) == []
+
+
+def test_the_standings_and_crosstable_fit_80_columns() -> None:
+    """Four bots with long names and wide cells: no line over 80 characters, no cell
+    cut (every bot id and value whole), every header explained in the caption."""
+    from rich.console import Console
+
+    from arena.cli.render import crosstable
+
+    names = ("shark@1.0.0", "greedy@1.0.0", "js-greedy@1.0.0", "random@10.0.0")
+    message = arena_pb2.Standings(season_id=1, series_done=12, series_total=12)
+    for rank, name in enumerate(names, start=1):
+        message.rows.add(rank=rank, bot_id=name, series_played=66, series_won=50,
+                         series_drawn=6, series_lost=10, series_forfeited=10,
+                         series_points=53, games_won=160, games_lost=20, hands_won=340,
+                         points_for=12430, points_against=2600, rating_mu=31.9,
+                         rating_sigma=7.1, bt_elo=-357, bt_elo_low=-952, bt_elo_high=+689,
+                         tied_with_next=True)
+        for other in names:
+            if other != name:
+                message.crosstable.add(bot_id=name, opponent_id=other, won=10, drawn=2,
+                                       lost=10, forfeited=3)
+    console = Console(width=80, record=True)
+    console.print(standings_table(message))
+    console.print(crosstable(message))
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "…" not in text
+    first = next(line for line in text.splitlines() if line.startswith(" 1 shark"))
+    assert first.split() == ["1", "shark@1.0.0", "50-6-10", "10", "53", "160-20", "340",
+                             "+9830", "31.9±7.1", "-357±820", "tied"]
+    assert "│ 4 random@10.0.0" in text and "10-2-10 F3" in text
+    caption = str(standings_table(message).caption)
+    for header in ("W-D-L =", "F =", "SPts =", "Games =", "Hands =", "Pts± =", "Rating =",
+                   "Elo =", "'tied' ="):
+        assert header in caption
+
+
+def _followed(expected: int) -> str:
+    from rich.console import Console
+
+    from arena.cli.render import LiveSeasonView
+
+    standings = arena_pb2.Standings(season_id=1, series_done=7, series_total=8,
+                                    series_expected=expected, series_per_minute=12.5)
+    console = Console(width=80, record=True)
+    LiveSeasonView(console).follow(iter([arena_pb2.WatchSeasonResponse(
+        standings=standings, status=arena_pb2.SEASON_STATUS_RUNNING, series_total=8,
+        series_done=7)]))
+    return console.export_text()
+
+
+def test_the_live_view_shows_no_bar_for_a_season_without_a_count() -> None:
+    # A ladder without rounds, an SPRT match: no series count to reach.
+    endless = _followed(0).splitlines()[0]
+    assert endless.strip() == "7 series played, 12.5 series/min (running)"
+    counted = _followed(8).splitlines()[0]
+    assert "7/8" in counted and "━" in counted and "series played" not in counted

@@ -80,7 +80,7 @@ def test_start_stop_resume_and_status(server, stub, tmp_path: Path,
     shown = capsys.readouterr().out
     assert "ladder (no end, window 1000)" in shown and "provisional" in shown
     standings = stub.GetStandings(arena_pb2.GetStandingsRequest(season_id=ladder_id)).standings
-    assert list(standings.extra_columns) == ["Elo (last 1000)", "σ", "Rating"]
+    assert list(standings.extra_columns) == ["Elo (last 1000)", "Provisional"]
     rows = {row.bot_id: row for row in standings.rows}
     # Too few series to settle anyone's rating: every row is provisional.
     assert all(row.provisional for row in rows.values())

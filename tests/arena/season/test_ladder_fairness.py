@@ -132,8 +132,8 @@ def test_the_windowed_elo_reads_only_the_latest_series_and_marks_provisional() -
     winners = [A, B] * 20 + [B, B, B, B] + [A, C]
     results = won_by(plan, winners)
     extras = ladder.standings(SeasonView([A, B, C, D], 1, [], results, [results], {}))
-    assert [column.label for column in extras.columns] == ["Elo (last 4)", "σ", "Rating"]
-    elo, _, mark = (dict(column.cells) for column in extras.columns)
+    assert [column.label for column in extras.columns] == ["Elo (last 4)", "Provisional"]
+    elo, mark = (dict(column.cells) for column in extras.columns)
     # The window is the last 4 series: b's 2 wins over a, then a and c's split;
     # d played none of them.
     assert float(elo[B]) > 0 > float(elo[A]) and elo[D] == "–"

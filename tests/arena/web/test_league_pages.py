@@ -42,6 +42,7 @@ def site(tmp_path: Path) -> Iterator[tuple[TestClient, int, Storage]]:
     app = create_app(storage, EventHub())
     app.state.website.feed.close()
     app.state.website.live.close()
+    app.state.website.tv.close()
     with TestClient(app) as client:
         yield client, league.id, storage
     storage.close()
@@ -69,6 +70,15 @@ def test_a_league_page_marks_the_moves(site: tuple[TestClient, int, Storage]) ->
             ] == [("s3@1.0.0", "stayed", 1), ("s1@1.0.0", "stayed", 1),
                   ("s2@1.0.0", "relegated", 2)]
     assert [row["mark"] for row in first[1]["rows"]] == ["▲", "", ""]
+    # The tie-break that decided each move, against the bot just across the line:
+    # each pair met twice (a duplicate pair), the stronger winning both, so s1 (2
+    # wins) stayed above s2 (none) and s6 (4 wins) went up over s4 (2).
+    assert [row["decided_by"] for row in first[0]["rows"]] == [
+        "", "", "series points 2 v 0"]
+    assert [row["decided_by"] for row in first[1]["rows"]] == [
+        "series points 4 v 2", "", ""]
+    assert '<td class="decided-by">series points 2 v 0</td>' in html
+    assert "<dt>decided by</dt><dd>what put a moving bot on its side of the line" in html
     assert (data["divisions"], data["promote"], data["relegate"]) == (2, 1, 1)
 
 

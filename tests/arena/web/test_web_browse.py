@@ -107,6 +107,21 @@ def test_bot_pages_show_every_versions_status_and_the_reason(site: Site) -> None
     assert "playing" not in crashy and ">idle<" not in crashy
 
 
+def test_a_bot_by_its_name_shows_all_its_versions_at_its_newest_active(site: Site) -> None:
+    # alpha: 1.0.0 active, 2.0.0 rejected -> the page of alpha@1.0.0, both versions listed.
+    html = site.get("/bots/alpha")
+    assert ('id="bot-by-name">The bot alpha with all its versions, shown at alpha@1.0.0'
+            in html)
+    assert '<h1 id="bot-name">alpha <small>1.0.0</small></h1>' in html
+    rows = re.findall(r'<tr data-bot="([^"]+)"', html.split('<table id="versions">')[1])
+    assert rows == ["alpha@1.0.0", "alpha@2.0.0"]
+    twin = site.client.get("/api/bots/alpha").json()
+    assert twin["bot"]["id"] == "alpha@1.0.0" and twin["by_name"] is True
+    assert [v["id"] for v in twin["versions"]] == ["alpha@1.0.0", "alpha@2.0.0"]
+    assert "bot-by-name" not in site.get("/bots/" + quoted(site.alpha))
+    assert "unknown bot &#39;nobody-at-all&#39;" in site.get("/bots/nobody-at-all", 404)
+
+
 def test_seasons_list_names_the_winner_and_every_table_has_a_legend(site: Site) -> None:
     seasons = {s["id"]: s for s in site.client.get("/api/seasons").json()["seasons"]}
     table = site.client.get(f"/api/seasons/{site.season_id}").json()["standings"]
@@ -119,7 +134,7 @@ def test_seasons_list_names_the_winner_and_every_table_has_a_legend(site: Site) 
     for legend in ("standings-legend", "crosstable-legend", "latest-legend", "faults-legend"):
         assert f'id="{legend}"' in season, legend
     for term in ("<dt>pts</dt>", "<dt>F</dt>", "<dt>points ±</dt>", "<dt>rating</dt>",
-                 "<dt>Elo [95 %]</dt>", "<dt>tied</dt>"):
+                 "<dt>Elo (95 %)</dt>", "<dt>tied</dt>"):
         assert term in season, term
 
 
@@ -157,13 +172,15 @@ def test_elo_with_its_interval_and_tied_marks_as_the_terminal_prints_them(
         tied = (following is not None and not behind
                 and not rating.significantly_ahead(bot, following))
         assert page["elo"][bot] == {"elo": round(elo), "low": round(low), "high": round(high),
+                                    "half": round((high - low) / 2),
                                     "tied_with_next": tied, "behind_next": behind}
-        # The terminal's cell, e.g. +12 [-3,+27].
+        # The terminal's cell, e.g. +12±15, the interval's ends in its tooltip.
         terminal = elo_cell(arena_pb2.StandingRow(bt_elo=elo, bt_elo_low=low, bt_elo_high=high))
         shown = str(bot).replace("<", "&lt;").replace(">", "&gt;")
         row = re.search(rf'<tr data-bot="{re.escape(shown)}">(.*?)</tr>', html, re.S)
         assert row is not None, bot
-        assert f'<td class="num elo">{terminal}</td>' in row.group(1)
+        assert (f'<td class="num elo"><span title="95 % interval {round(low):+d} to '
+                f'{round(high):+d}">{terminal}</span></td>') in row.group(1)
         assert ('<td class="tied">tied</td>' in row.group(1)) == tied
         assert ('<td class="tied">behind</td>' in row.group(1)) == behind
 

@@ -7,6 +7,7 @@ test-artifacts/browser/ (git-ignored; the ones in docs/images/ are copies)."""
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -93,7 +94,10 @@ def test_browse_pages_render_with_readable_legends_and_local_times(
     try:
         base = web.url
         legends = check_page(browser, f"{base}/")
-        assert [legend["id"] for legend in legends] == ["seasons-legend"]
+        # The front page: the TV's score sheet, the current season's top, the latest
+        # results and the seasons, each with its legend.
+        assert [legend["id"] for legend in legends] == [
+            "sheet-legend", "front-top-legend", "front-latest-legend", "seasons-legend"]
         check_times(browser)
         browser.save_screenshot(str(SCREENSHOTS / "seasons.png"))
 
@@ -119,12 +123,12 @@ def test_browse_pages_render_with_readable_legends_and_local_times(
         assert {"standings-legend", "crosstable-legend", "latest-legend",
                 "faults-legend"} <= {legend["id"] for legend in legends}
         standings = next(legend for legend in legends if legend["id"] == "standings-legend")
-        assert {"pts", "W D L", "F", "games", "points ±", "rating", "Elo [95 %]",
+        assert {"pts", "W D L", "F", "games", "points ±", "rating", "Elo (95 %)",
                 "tied"} <= set(standings["terms"])
         assert browser.execute_script("return document.getElementById('live-state');") is None
         elo = browser.execute_script(
             "return [...document.querySelectorAll('#standings td.elo')].map(c => c.innerText);")
-        assert len(elo) == 4 and all("[" in cell and "]" in cell for cell in elo)
+        assert len(elo) == 4 and all(re.fullmatch(r"[+-]\d+±\d+", cell) for cell in elo)
         browser.save_screenshot(str(SCREENSHOTS / "season-legends.png"))
 
         legends = check_page(browser, f"{base}/seasons/{arena_data.sprt_season}/sprt")

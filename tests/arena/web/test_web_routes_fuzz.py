@@ -23,7 +23,13 @@ from arena.season.league_rules import LeagueRule
 from arena.season.leagues import LeaguePlan, create_league
 from arena.storage import Storage
 from arena.web.app import SecureStarlette, create_app
-from arena.web.params import BotIdConvertor, IdConvertor, NameConvertor, SeriesIdConvertor
+from arena.web.params import (
+    BotIdConvertor,
+    GameIdConvertor,
+    IdConvertor,
+    NameConvertor,
+    SeriesIdConvertor,
+)
 from tests.helpers.web_helpers import HOSTILE_NAME, create_season, play, register
 
 PARAM = re.compile(r"\{(\w+)(?::\w+)?\}")
@@ -58,6 +64,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient,
     app = create_app(storage, EventHub())
     app.state.website.feed.close()
     app.state.website.live.close()
+    app.state.website.tv.close()
     series = [planned.series_id for planned in storage.planned_series(season_id)]
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client, [str(season_id), *series, *ids]
@@ -81,7 +88,7 @@ def test_every_path_parameter_passes_the_one_door(site: tuple[TestClient, list[s
     convertors = [convertor for route in app.routes if isinstance(route, Route)
                   for convertor in route.param_convertors.values()]
     assert convertors and all(isinstance(
-        c, IdConvertor | SeriesIdConvertor | BotIdConvertor | NameConvertor)
+        c, IdConvertor | SeriesIdConvertor | BotIdConvertor | NameConvertor | GameIdConvertor)
                for c in convertors)
     assert "/static/{path}" in route_templates(app)
 
