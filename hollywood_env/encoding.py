@@ -31,7 +31,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from engine import Observation, Phase, Series
+from engine import Hand, Observation, Phase, Series
 
 FEATURE_COUNT: Final = 341
 PHASES: Final = (Phase.UPCARD_OFFER, Phase.DRAW, Phase.DISCARD, Phase.OVER)
@@ -86,12 +86,17 @@ def encode_seat(series: Series, seat: int) -> npt.NDArray[np.float32]:
 
 
 class SeatEncoder:
-    """``encode_seat`` that keeps each seat's score-sheet features (offsets 318 and
-    320-340: the dealer, the hand number and the sheet, which change only when a hand
-    ends or a new one starts) while the hand goes on."""
+    """``encode_seat`` that keeps each seat's last features and changes only what moved.
+
+    A step moves one or two cards, so of the six card blocks (offsets 0-311, one
+    312-bit number) only a few bits differ from the seat's previous call; those are
+    written into the kept array, then a copy is returned. The score-sheet features
+    (offsets 318 and 320-340: the dealer, the hand number and the sheet) change only
+    when a hand ends or a new one starts: the kept array is rebuilt whole then (and for
+    another series)."""
 
     def __init__(self) -> None:
-        self._sheet_rows: dict[int, tuple[Series, object, bool, npt.NDArray[np.float32]]] = {}
+        self._kept: dict[int, _KeptFeatures] = {}
 
     def __call__(self, series: Series, seat: int) -> npt.NDArray[np.float32]:
         hand = series.hand
@@ -105,23 +110,49 @@ class SeatEncoder:
         own_turn = hand.current_player == seat
         taken = hand.taken_card if own_turn else None
         banned = hand.banned_discard if own_turn else None
-        # the six card blocks as one 312-bit number, expanded to bits at once
         blocks = (mine | pile_bits << 52 | (pile[-1].bit if pile else 0) << 104
                   | their_known << 156 | (taken.bit if taken is not None else 0) << 208
                   | (banned.bit if banned is not None else 0) << 260)
-        kept = self._sheet_rows.get(seat)
-        if (kept is None or kept[0] is not series or kept[1] is not hand
-                or kept[2] != hand.is_over):
-            kept = (series, hand, hand.is_over, _sheet_features(series, seat))
-            self._sheet_rows[seat] = kept
         turn = [0.0, 0.0, 0.0, 0.0, hand.stock_size / MAX_STOCK, theirs.bit_count() / 11,
                 float(hand.dealer == seat), float(own_turn)]
         turn[PHASES.index(hand.phase)] = 1.0
-        out: npt.NDArray[np.float32] = np.concatenate((
-            np.unpackbits(np.frombuffer(blocks.to_bytes(39, "little"), np.uint8),
-                          bitorder="little"),
-            turn, kept[3]), dtype=np.float32)
-        return out
+        kept = self._kept.get(seat)
+        if (kept is None or kept.series is not series or kept.hand is not hand
+                or kept.over != hand.is_over):
+            # the six card blocks expanded to bits at once
+            out: npt.NDArray[np.float32] = np.concatenate((
+                np.unpackbits(np.frombuffer(blocks.to_bytes(39, "little"), np.uint8),
+                              bitorder="little"),
+                turn, _sheet_features(series, seat)), dtype=np.float32)
+            self._kept[seat] = _KeptFeatures(series, hand, hand.is_over, blocks, turn, out)
+            return out.copy()
+        out = kept.features
+        changed = blocks ^ kept.blocks
+        while changed:
+            lowest = changed & -changed
+            out[lowest.bit_length() - 1] = 1.0 if blocks & lowest else 0.0
+            changed ^= lowest
+        if turn != kept.turn:
+            out[312:320] = turn
+            kept.turn = turn
+        kept.blocks = blocks
+        return out.copy()
+
+
+class _KeptFeatures:
+    """A seat's last features (``features``, written in place) and what they were
+    computed from."""
+
+    __slots__ = ("blocks", "features", "hand", "over", "series", "turn")
+
+    def __init__(self, series: Series, hand: Hand, over: bool, blocks: int,
+                 turn: list[float], features: npt.NDArray[np.float32]) -> None:
+        self.series = series
+        self.hand = hand
+        self.over = over
+        self.blocks = blocks
+        self.turn = turn
+        self.features = features
 
 
 def _sheet_features(series: Series, seat: int) -> npt.NDArray[np.float32]:
