@@ -29,6 +29,7 @@ from engine.actions import Action, IllegalActionError
 from engine.dealing import deal_hand, first_dealer
 from engine.hand import Hand
 from engine.hand_result import HandResult
+from engine.legal_moves import NO_LEGAL_MOVES, LegalMasks
 from engine.observation import Observation, observe
 from engine.profiles import FRIENDLY, Profile, ProfileError
 from engine.scoresheet import ScoreSheet
@@ -152,6 +153,13 @@ class Series:
         if self.result is not None:
             return []
         return self.hand.legal_actions()
+
+    def legal_masks(self) -> LegalMasks:
+        """``legal_actions()`` as masks (``Hand.legal_masks``); all zero when the series
+        is over."""
+        if self.result is not None:
+            return NO_LEGAL_MOVES
+        return self.hand.legal_masks()
 
     def observation(self, player: int) -> Observation:
         """What seat ``player`` sees now (docs/rules.md#hidden-information)."""
