@@ -27,7 +27,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
 from engine import DEFAULT_MAX_HANDS, FRIENDLY, Observation, Profile, Series
-from hollywood_env.actions import ACTION_COUNT, action_at, legal_bits
+from hollywood_env.actions import ACTION_COUNT, DISCARD_BASE, action_at, legal_bits
 from hollywood_env.encoding import FEATURE_COUNT, SCORE_CEILING, SeatEncoder
 from hollywood_env.scoring import Episode, rewards_after
 
@@ -53,6 +53,12 @@ def action_mask(series: Series, seat: int) -> npt.NDArray[np.int8]:
 
 def mask_of(bits: int) -> npt.NDArray[np.int8]:
     """The action mask with a 1 at each index whose bit is set in ``bits``."""
+    if bits < len(_FEW_BITS_MASKS):  # a draw or the upcard offer: half of all steps
+        return _FEW_BITS_MASKS[bits].copy()
+    return _unpacked(bits)
+
+
+def _unpacked(bits: int) -> npt.NDArray[np.int8]:
     mask: npt.NDArray[np.int8] = np.unpackbits(
         np.frombuffer(bits.to_bytes(_MASK_BYTES, "little"), np.uint8),
         count=ACTION_COUNT, bitorder="little").view(np.int8)
@@ -60,6 +66,7 @@ def mask_of(bits: int) -> npt.NDArray[np.int8]:
 
 
 _MASK_BYTES: Final = (ACTION_COUNT + 7) // 8
+_FEW_BITS_MASKS: Final = tuple(_unpacked(bits) for bits in range(1 << DISCARD_BASE))
 
 
 class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrapped env
