@@ -72,6 +72,7 @@ class Hand:
         # The stock list is reversed so that drawing the top card is a cheap pop().
         self._stock = list(reversed(deal.stock))
         self._pile = [deal.upcard]
+        self._pile_mask = deal.upcard.bit
         self._phase = Phase.UPCARD_OFFER
         self._current: int | None = 1 - dealer
         self._upcard_passes = 0
@@ -109,6 +110,16 @@ class Hand:
     def discard_pile(self) -> tuple[Card, ...]:
         """The face-up discard pile, bottom first (the last card is the top)."""
         return tuple(self._pile)
+
+    @property
+    def pile_mask(self) -> int:
+        """The face-up discard pile's cards as a mask (bit = card index)."""
+        return self._pile_mask
+
+    @property
+    def top_discard(self) -> Card | None:
+        """The top card of the face-up discard pile (``None`` when it is empty)."""
+        return self._pile[-1] if self._pile else None
 
     @property
     def knocker(self) -> int | None:
@@ -270,6 +281,7 @@ class Hand:
 
     def _draw_discard(self, seat: int, action: Action) -> None:
         card = self._pile.pop()
+        self._pile_mask &= ~card.bit
         self.moves.append(Move(seat, action, card))
         self._masks[seat] |= card.bit
         self._known[seat] |= card.bit
@@ -289,6 +301,7 @@ class Hand:
         self._masks[seat] &= ~card.bit
         self._known[seat] &= ~card.bit
         self._pile.append(card)
+        self._pile_mask |= card.bit
         self._taken = None
         if len(self._stock) <= self.profile.dead_hand_stock_size:
             self._finish(HandResult.dead(self.hand_number, self.dealer, self._final_hands()))
@@ -318,6 +331,7 @@ class Hand:
         self._knocker = seat
         if not self.profile.knock_discard_face_down:
             self._pile.append(card)
+            self._pile_mask |= card.bit
         self._taken = None
         self._finish(
             HandResult.knocked(

@@ -88,70 +88,79 @@ def encode_seat(series: Series, seat: int) -> npt.NDArray[np.float32]:
 class SeatEncoder:
     """``encode_seat`` that keeps each seat's last features and changes only what moved.
 
-    A step moves one or two cards, so of the six card blocks (offsets 0-311, one
-    312-bit number) only a few bits differ from the seat's previous call; those are
-    written into the kept array, then a copy is returned. The score-sheet features
-    (offsets 318 and 320-340: the dealer, the hand number and the sheet) change only
-    when a hand ends or a new one starts: the kept array is rebuilt whole then (and for
-    another series)."""
+    Every feature but two is 0 or 1: the six card blocks, the phase, "I deal" and "my
+    turn" (offsets 0-315, 318, 319) are one 320-bit number, of which a step changes
+    only a few bits from the seat's previous call; those, and the two fractions
+    (offsets 316, 317) when they differ, are written into the kept array, then a copy
+    is returned. The score-sheet features (offsets 320-340) change only when a hand
+    ends or a new one starts: the kept array is rebuilt whole then (and for another
+    series)."""
 
     def __init__(self) -> None:
         self._kept: dict[int, _KeptFeatures] = {}
 
     def __call__(self, series: Series, seat: int) -> npt.NDArray[np.float32]:
         hand = series.hand
-        them = 1 - seat
         mine, _ = hand.masks(seat)
-        theirs, their_known = hand.masks(them)
-        pile = hand.discard_pile
-        pile_bits = 0
-        for card in pile:
-            pile_bits |= card.bit
+        theirs, their_known = hand.masks(1 - seat)
+        top = hand.top_discard
         own_turn = hand.current_player == seat
         taken = hand.taken_card if own_turn else None
         banned = hand.banned_discard if own_turn else None
-        blocks = (mine | pile_bits << 52 | (pile[-1].bit if pile else 0) << 104
-                  | their_known << 156 | (taken.bit if taken is not None else 0) << 208
-                  | (banned.bit if banned is not None else 0) << 260)
-        turn = [0.0, 0.0, 0.0, 0.0, hand.stock_size / MAX_STOCK, theirs.bit_count() / 11,
-                float(hand.dealer == seat), float(own_turn)]
-        turn[PHASES.index(hand.phase)] = 1.0
+        bits = (mine | hand.pile_mask << 52 | (top.bit if top is not None else 0) << 104
+                | their_known << 156 | (taken.bit if taken is not None else 0) << 208
+                | (banned.bit if banned is not None else 0) << 260
+                | _PHASE_BITS[PHASES.index(hand.phase)]
+                | (hand.dealer == seat) << _DEALER_OFFSET | own_turn << _TURN_OFFSET)
+        stock = hand.stock_size / MAX_STOCK
+        their_size = theirs.bit_count() / 11
         kept = self._kept.get(seat)
         if (kept is None or kept.series is not series or kept.hand is not hand
                 or kept.over != hand.is_over):
-            # the six card blocks expanded to bits at once
             out: npt.NDArray[np.float32] = np.concatenate((
-                np.unpackbits(np.frombuffer(blocks.to_bytes(39, "little"), np.uint8),
+                np.unpackbits(np.frombuffer(bits.to_bytes(40, "little"), np.uint8),
                               bitorder="little"),
-                turn, _sheet_features(series, seat)), dtype=np.float32)
-            self._kept[seat] = _KeptFeatures(series, hand, hand.is_over, blocks, turn, out)
+                _sheet_features(series, seat)), dtype=np.float32)
+            out[_STOCK_OFFSET] = stock
+            out[_SIZE_OFFSET] = their_size
+            self._kept[seat] = _KeptFeatures(series, hand, hand.is_over, bits, stock,
+                                             their_size, out)
             return out.copy()
         out = kept.features
-        changed = blocks ^ kept.blocks
+        changed = bits ^ kept.bits
         while changed:
             lowest = changed & -changed
-            out[lowest.bit_length() - 1] = 1.0 if blocks & lowest else 0.0
+            out[lowest.bit_length() - 1] = 1.0 if bits & lowest else 0.0
             changed ^= lowest
-        if turn != kept.turn:
-            out[312:320] = turn
-            kept.turn = turn
-        kept.blocks = blocks
+        kept.bits = bits
+        if stock != kept.stock:
+            out[_STOCK_OFFSET] = kept.stock = stock
+        if their_size != kept.their_size:
+            out[_SIZE_OFFSET] = kept.their_size = their_size
         return out.copy()
+
+
+_PHASE_BITS: Final = tuple(1 << (312 + index) for index in range(len(PHASES)))
+_STOCK_OFFSET: Final = 316
+_SIZE_OFFSET: Final = 317
+_DEALER_OFFSET: Final = 318
+_TURN_OFFSET: Final = 319
 
 
 class _KeptFeatures:
     """A seat's last features (``features``, written in place) and what they were
     computed from."""
 
-    __slots__ = ("blocks", "features", "hand", "over", "series", "turn")
+    __slots__ = ("bits", "features", "hand", "over", "series", "stock", "their_size")
 
-    def __init__(self, series: Series, hand: Hand, over: bool, blocks: int,
-                 turn: list[float], features: npt.NDArray[np.float32]) -> None:
+    def __init__(self, series: Series, hand: Hand, over: bool, bits: int, stock: float,
+                 their_size: float, features: npt.NDArray[np.float32]) -> None:
         self.series = series
         self.hand = hand
         self.over = over
-        self.blocks = blocks
-        self.turn = turn
+        self.bits = bits
+        self.stock = stock
+        self.their_size = their_size
         self.features = features
 
 

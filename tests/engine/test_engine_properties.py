@@ -85,6 +85,9 @@ def check_state(hand: Hand, rng: random.Random, probes: int) -> None:
     legal = hand.legal_actions()
     assert legal == expected_actions(hand)
     assert (legal == []) == hand.is_over
+    pile = hand.discard_pile  # the pile's mask and top are kept move by move
+    assert hand.pile_mask == cards_to_mask(pile)
+    assert hand.top_discard == (pile[-1] if pile else None)
     seat = hand.current_player
     for player in (0, 1):
         size = 11 if (player == seat and hand.phase is Phase.DISCARD) else 10
