@@ -140,7 +140,7 @@ class Series:
     @property
     def current_player(self) -> int | None:
         """The seat to act, or ``None`` when the series is over."""
-        return None if self.result is not None else self.hand.current_player
+        return None if self.result is not None else self.hands[-1].current_player
 
     @property
     def hand_results(self) -> list[HandResult]:
@@ -159,7 +159,7 @@ class Series:
         is over."""
         if self.result is not None:
             return NO_LEGAL_MOVES
-        return self.hand.legal_masks()
+        return self.hands[-1].legal_masks()
 
     def observation(self, player: int) -> Observation:
         """What seat ``player`` sees now (docs/rules.md#hidden-information)."""

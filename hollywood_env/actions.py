@@ -48,6 +48,8 @@ def action_index(action: Action) -> int:
 
 def action_at(index: int) -> Action:
     """The move at ``index``; ``ValueError`` naming it when it is outside the space."""
+    if type(index) is int and 0 <= index < ACTION_COUNT:  # the usual case, checked at once
+        return _BY_INDEX[index]
     if isinstance(index, bool) or not 0 <= int(index) < ACTION_COUNT:
         raise ValueError(f"action {index!r} is outside the action space 0..{ACTION_COUNT - 1}")
     return _BY_INDEX[int(index)]
