@@ -82,12 +82,21 @@ class Hand:
         self._knock_discard: Card | None = None
         self._knocker: int | None = None
         self._legal: LegalMasks | None = None
-        self.moves: list[Move] = []
-        """Every applied action in order, with the card each draw took."""
+        # (seat, action, drawn) per move, made into Move objects only when read
+        self._played: list[tuple[int, Action, Card | None]] = []
+        self._moves: list[Move] = []
         self.result: HandResult | None = None
         """The outcome once the hand is over, else ``None``."""
 
     # ------------------------------------------------------------------ reading
+
+    @property
+    def moves(self) -> list[Move]:
+        """Every applied action in order, with the card each draw took."""
+        moves = self._moves
+        for seat, action, drawn in self._played[len(moves):]:
+            moves.append(Move(seat, action, drawn))
+        return moves
 
     @property
     def phase(self) -> Phase:
@@ -270,7 +279,7 @@ class Hand:
         return None
 
     def _pass_upcard(self, seat: int, action: Action) -> None:
-        self.moves.append(Move(seat, action))
+        self._played.append((seat, action, None))
         self._upcard_passes += 1
         if self._upcard_passes == 1:
             self._current = self.dealer
@@ -282,7 +291,7 @@ class Hand:
     def _draw_discard(self, seat: int, action: Action) -> None:
         card = self._pile.pop()
         self._pile_mask &= ~card.bit
-        self.moves.append(Move(seat, action, card))
+        self._played.append((seat, action, card))
         self._masks[seat] |= card.bit
         self._known[seat] |= card.bit
         self._taken = card
@@ -290,14 +299,14 @@ class Hand:
 
     def _draw_stock(self, seat: int, action: Action) -> None:
         card = self._stock.pop()
-        self.moves.append(Move(seat, action, card))
+        self._played.append((seat, action, card))
         self._masks[seat] |= card.bit
         self._taken = None
         self._stock_only = False
         self._phase = Phase.DISCARD
 
     def _discard(self, seat: int, card: Card, action: Action) -> None:
-        self.moves.append(Move(seat, action))
+        self._played.append((seat, action, None))
         self._masks[seat] &= ~card.bit
         self._known[seat] &= ~card.bit
         self._pile.append(card)
@@ -324,7 +333,7 @@ class Hand:
                 f"illegal action {action}: invalid declared melds: {error}"
             ) from error
         # From here on nothing can fail: the state changes.
-        self.moves.append(Move(seat, action))
+        self._played.append((seat, action, None))
         self._masks[seat] &= ~card.bit
         self._known[seat] &= ~card.bit
         self._knock_discard = card

@@ -125,11 +125,6 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         return {"observation": self._encode(series, seat),
                 "action_mask": action_mask(series, seat)}
 
-    def legal_indexes(self) -> list[int]:
-        """The indexes of the legal actions now."""
-        bits = self.legal_bits()
-        return [index for index in range(ACTION_COUNT) if bits >> index & 1]
-
     def legal_bits(self) -> int:
         """The legal actions now as one number: bit ``i`` set when index ``i`` is legal."""
         return legal_bits(self.series.legal_masks())
