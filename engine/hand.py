@@ -33,6 +33,7 @@ from engine.legal_moves import (
     NO_LEGAL_MOVES,
     LegalMasks,
     actions_of,
+    allows,
 )
 from engine.observation import Observation, observe
 from engine.phase import Phase
@@ -220,9 +221,11 @@ class Hand:
         seat = self._current
         if seat is None:
             raise IllegalActionError("the hand is over: no action is legal")
-        reason = self._why_illegal(seat, action)
-        if reason is not None:
-            raise IllegalActionError(f"illegal action {action}: {reason}")
+        legal = self._legal
+        if legal is None or not allows(legal, action):  # else legal: nothing to explain
+            reason = self._why_illegal(seat, action)
+            if reason is not None:
+                raise IllegalActionError(f"illegal action {action}: {reason}")
         kind = action.kind
         card = action.card
         if kind is ActionKind.DISCARD:

@@ -48,6 +48,20 @@ def _card_actions(mask: int, knock: bool) -> list[Action]:
     return actions
 
 
+def allows(masks: LegalMasks, action: Action) -> bool:
+    """Whether ``action`` is among the actions ``masks`` stands for (a knock's declared
+    melds aside)."""
+    card = action.card
+    kind = action.kind
+    if card is not None:
+        return bool(masks[1 if kind is ActionKind.DISCARD else 2] & card.bit)
+    if kind is ActionKind.DRAW_STOCK:
+        return bool(masks[0] & MAY_DRAW_STOCK)
+    if kind is ActionKind.DRAW_DISCARD:
+        return bool(masks[0] & MAY_DRAW_DISCARD)
+    return bool(masks[0] & MAY_PASS)
+
+
 def actions_of(masks: LegalMasks) -> list[Action]:
     """The actions ``masks`` stands for, in the engine's fixed order: draw stock, draw
     discard, pass, then ``DISCARD`` of each card, then ``KNOCK`` with each card."""

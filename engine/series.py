@@ -185,14 +185,16 @@ class Series:
         """
         if self.result is not None:
             raise IllegalActionError("the series is over: no action is legal")
-        hand = self.hand
+        hand = self.hands[-1]
         seat = hand.current_player
         hand.apply(action)
-        events: list[Event] = [
-            {"type": "action", "hand": hand.hand_number, "seat": seat, "action": action.to_dict()}
-        ]
-        if hand.result is not None:
-            events.extend(self._end_hand(hand, hand.result))
+        event = {"type": "action", "hand": hand.hand_number, "seat": seat,
+                 "action": action.to_dict()}
+        result = hand.result
+        if result is None:
+            self.log.append(event)
+            return [event]
+        events: list[Event] = [event, *self._end_hand(hand, result)]
         self.log.extend(events)
         return events
 
