@@ -111,7 +111,7 @@ class Card:
         return f"{RANK_NAMES[self.rank - 1]}{self.suit.symbol}"
 
     def __str__(self) -> str:
-        return RANK_LETTERS[self.rank - 1] + SUIT_LETTERS[self.suit]
+        return _TEXTS[self.index]
 
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"
@@ -145,6 +145,8 @@ _SEPARATORS: Final = re.compile(r"[\s,]+")
 
 ALL_CARDS: Final[tuple[Card, ...]] = tuple(Card(index % 13 + 1, index // 13) for index in range(52))
 """The 52 cards in index order (clubs A..K, diamonds, hearts, spades)."""
+_TEXTS: Final = tuple(RANK_LETTERS[index % 13] + SUIT_LETTERS[index // 13] for index in range(52))
+"""``str(card)`` by card index: the event log writes a card at every move."""
 
 
 def parse_cards(text: str, *, allow_duplicates: bool = False) -> list[Card]:

@@ -21,18 +21,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from engine.actions import (
-    DRAW_DISCARD,
-    DRAW_STOCK,
-    PASS,
-    Action,
-    ActionKind,
-    IllegalActionError,
-)
-from engine.cards import ALL_CARDS, Card, mask_to_cards
+from engine.actions import Action, ActionKind, IllegalActionError
+from engine.cards import Card, mask_to_cards
 from engine.dealing import Deal
 from engine.hand_result import HandResult
-from engine.knock_cards import knock_cards
+from engine.knock_cards import knock_mask
+from engine.legal_moves import (
+    MAY_DRAW_DISCARD,
+    MAY_DRAW_STOCK,
+    MAY_PASS,
+    NO_LEGAL_MOVES,
+    LegalMasks,
+    actions_of,
+    allows,
+)
 from engine.observation import Observation, observe
 from engine.phase import Phase
 from engine.profiles import FRIENDLY, Profile
@@ -49,32 +51,6 @@ class Move:
     seat: int
     action: Action
     drawn: Card | None = None
-
-
-_DISCARD_ACTIONS: Final = tuple(Action(ActionKind.DISCARD, card) for card in ALL_CARDS)
-_KNOCK_ACTIONS: Final = tuple(Action(ActionKind.KNOCK, card) for card in ALL_CARDS)
-_SUIT_BITS: Final = 0x1FFF
-_DISCARDS_BY_SUIT_MASK: dict[int, tuple[Action, ...]] = {}
-"""Memo: (suit << 13 | suit mask) -> DISCARD actions of those cards, in card order."""
-
-
-def _discard_actions(mask: int) -> list[Action]:
-    """``DISCARD`` of every card in ``mask``, in card (suit, rank) order."""
-    actions: list[Action] = []
-    for suit in range(4):
-        bits = (mask >> (13 * suit)) & _SUIT_BITS
-        if not bits:
-            continue
-        key = suit << 13 | bits
-        chunk = _DISCARDS_BY_SUIT_MASK.get(key)
-        if chunk is None:
-            chunk = tuple(
-                _DISCARD_ACTIONS[13 * suit + rank] for rank in range(13) if bits >> rank & 1
-            )
-            _DISCARDS_BY_SUIT_MASK[key] = chunk
-        actions.extend(chunk)
-    return actions
-
 
 
 class Hand:
@@ -97,6 +73,7 @@ class Hand:
         # The stock list is reversed so that drawing the top card is a cheap pop().
         self._stock = list(reversed(deal.stock))
         self._pile = [deal.upcard]
+        self._pile_mask = deal.upcard.bit
         self._phase = Phase.UPCARD_OFFER
         self._current: int | None = 1 - dealer
         self._upcard_passes = 0
@@ -105,14 +82,22 @@ class Hand:
         self._known = [0, 0]
         self._knock_discard: Card | None = None
         self._knocker: int | None = None
-        self._legal: list[Action] | None = None
-        self._knock_cards: list[Card] | None = None
-        self.moves: list[Move] = []
-        """Every applied action in order, with the card each draw took."""
+        self._legal: LegalMasks | None = None
+        # (seat, action, drawn) per move, made into Move objects only when read
+        self._played: list[tuple[int, Action, Card | None]] = []
+        self._moves: list[Move] = []
         self.result: HandResult | None = None
         """The outcome once the hand is over, else ``None``."""
 
     # ------------------------------------------------------------------ reading
+
+    @property
+    def moves(self) -> list[Move]:
+        """Every applied action in order, with the card each draw took."""
+        moves = self._moves
+        for seat, action, drawn in self._played[len(moves):]:
+            moves.append(Move(seat, action, drawn))
+        return moves
 
     @property
     def phase(self) -> Phase:
@@ -135,6 +120,16 @@ class Hand:
     def discard_pile(self) -> tuple[Card, ...]:
         """The face-up discard pile, bottom first (the last card is the top)."""
         return tuple(self._pile)
+
+    @property
+    def pile_mask(self) -> int:
+        """The face-up discard pile's cards as a mask (bit = card index)."""
+        return self._pile_mask
+
+    @property
+    def top_discard(self) -> Card | None:
+        """The top card of the face-up discard pile (``None`` when it is empty)."""
+        return self._pile[-1] if self._pile else None
 
     @property
     def knocker(self) -> int | None:
@@ -174,47 +169,38 @@ class Hand:
     def knock_cards(self) -> list[Card]:
         """In the discard phase, the cards whose discard leaves deadwood within the
         knock limit (the banned card excluded), sorted; empty in other phases."""
-        return list(self._cached_knock_cards())
-
-    def _cached_knock_cards(self) -> list[Card]:
-        if self._phase is not Phase.DISCARD or self._current is None:
-            return []
-        if self._knock_cards is None:
-            self._knock_cards = self._compute_knock_cards(self._current)
-        return self._knock_cards
-
-    def _compute_knock_cards(self, seat: int) -> list[Card]:
-        return knock_cards(self._masks[seat], self.profile.knock_limit, self.banned_discard)
+        return mask_to_cards(self.legal_masks()[2])
 
     def legal_actions(self) -> list[Action]:
         """Every action the current player may take, in a fixed order: draws and pass
         as the phase allows, then ``DISCARD`` of each card, then ``KNOCK`` with each
         knock card (cards in suit-then-rank order). Empty once the hand is over."""
-        if self._legal is None:
-            self._legal = self._compute_legal_actions()
-        return list(self._legal)
+        return actions_of(self.legal_masks())
 
-    def _compute_legal_actions(self) -> list[Action]:
+    def legal_masks(self) -> LegalMasks:
+        """``legal_actions()`` as masks (``engine.legal_moves.LegalMasks``): the moves
+        without a card (``MAY_*`` bits), the cards that may be discarded, the cards
+        that may be knocked with. Kept until the next move."""
+        if self._legal is None:
+            self._legal = self._compute_legal_masks()
+        return self._legal
+
+    def _compute_legal_masks(self) -> LegalMasks:
         phase = self._phase
         if phase is Phase.UPCARD_OFFER:
-            return [DRAW_DISCARD, PASS]
+            return (MAY_DRAW_DISCARD | MAY_PASS, 0, 0)
         if phase is Phase.DRAW:
-            actions = []
-            if self._stock:
-                actions.append(DRAW_STOCK)
+            moves = MAY_DRAW_STOCK if self._stock else 0
             if self._pile and not self._stock_only:
-                actions.append(DRAW_DISCARD)
-            return actions
+                moves |= MAY_DRAW_DISCARD
+            return (moves, 0, 0)
         if phase is Phase.DISCARD:
             assert self._current is not None
             banned = self.banned_discard
             mask = self._masks[self._current]
-            if banned is not None:
-                mask &= ~banned.bit
-            actions = _discard_actions(mask)
-            actions.extend(_KNOCK_ACTIONS[card.index] for card in self._cached_knock_cards())
-            return actions
-        return []
+            discards = mask & ~banned.bit if banned is not None else mask
+            return (0, discards, knock_mask(mask, self.profile.knock_limit, banned))
+        return NO_LEGAL_MOVES
 
     # ------------------------------------------------------------------ acting
 
@@ -235,9 +221,11 @@ class Hand:
         seat = self._current
         if seat is None:
             raise IllegalActionError("the hand is over: no action is legal")
-        reason = self._why_illegal(seat, action)
-        if reason is not None:
-            raise IllegalActionError(f"illegal action {action}: {reason}")
+        legal = self._legal
+        if legal is None or not allows(legal, action):  # else legal: nothing to explain
+            reason = self._why_illegal(seat, action)
+            if reason is not None:
+                raise IllegalActionError(f"illegal action {action}: {reason}")
         kind = action.kind
         card = action.card
         if kind is ActionKind.DISCARD:
@@ -253,7 +241,6 @@ class Hand:
             assert card is not None
             self._knock(seat, card, action)
         self._legal = None
-        self._knock_cards = None
 
     def _why_illegal(self, seat: int, action: Action) -> str | None:
         """Why ``action`` is not legal for ``seat`` now, or ``None`` if it is (a knock's
@@ -295,7 +282,7 @@ class Hand:
         return None
 
     def _pass_upcard(self, seat: int, action: Action) -> None:
-        self.moves.append(Move(seat, action))
+        self._played.append((seat, action, None))
         self._upcard_passes += 1
         if self._upcard_passes == 1:
             self._current = self.dealer
@@ -306,7 +293,8 @@ class Hand:
 
     def _draw_discard(self, seat: int, action: Action) -> None:
         card = self._pile.pop()
-        self.moves.append(Move(seat, action, card))
+        self._pile_mask &= ~card.bit
+        self._played.append((seat, action, card))
         self._masks[seat] |= card.bit
         self._known[seat] |= card.bit
         self._taken = card
@@ -314,17 +302,18 @@ class Hand:
 
     def _draw_stock(self, seat: int, action: Action) -> None:
         card = self._stock.pop()
-        self.moves.append(Move(seat, action, card))
+        self._played.append((seat, action, card))
         self._masks[seat] |= card.bit
         self._taken = None
         self._stock_only = False
         self._phase = Phase.DISCARD
 
     def _discard(self, seat: int, card: Card, action: Action) -> None:
-        self.moves.append(Move(seat, action))
+        self._played.append((seat, action, None))
         self._masks[seat] &= ~card.bit
         self._known[seat] &= ~card.bit
         self._pile.append(card)
+        self._pile_mask |= card.bit
         self._taken = None
         if len(self._stock) <= self.profile.dead_hand_stock_size:
             self._finish(HandResult.dead(self.hand_number, self.dealer, self._final_hands()))
@@ -333,7 +322,7 @@ class Hand:
             self._current = 1 - seat
 
     def _knock(self, seat: int, card: Card, action: Action) -> None:
-        if card not in self._cached_knock_cards():
+        if not self.legal_masks()[2] & card.bit:
             raise IllegalActionError(
                 f"illegal action {action}: discarding {card} leaves more than "
                 f"{self.profile.knock_limit} deadwood"
@@ -347,13 +336,14 @@ class Hand:
                 f"illegal action {action}: invalid declared melds: {error}"
             ) from error
         # From here on nothing can fail: the state changes.
-        self.moves.append(Move(seat, action))
+        self._played.append((seat, action, None))
         self._masks[seat] &= ~card.bit
         self._known[seat] &= ~card.bit
         self._knock_discard = card
         self._knocker = seat
         if not self.profile.knock_discard_face_down:
             self._pile.append(card)
+            self._pile_mask |= card.bit
         self._taken = None
         self._finish(
             HandResult.knocked(

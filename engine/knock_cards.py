@@ -7,14 +7,14 @@ proof fails.
 
 from __future__ import annotations
 
-from engine.cards import Card
+from engine.cards import Card, mask_to_cards
 from engine.deadwood_search import (
     deadwood_after_each_discard_mask,
     lowest_deadwood_after_discard_mask,
 )
 from engine.deadwood_tables import ROW_VALUE
 
-__all__ = ["cannot_knock", "knock_cards"]
+__all__ = ["cannot_knock", "knock_cards", "knock_mask"]
 
 
 def _suit_tables() -> tuple[list[int], list[int]]:
@@ -61,12 +61,20 @@ def cannot_knock(mask: int, knock_limit: int) -> bool:
     return total - largest > knock_limit
 
 
-def knock_cards(mask: int, knock_limit: int, banned: Card | None) -> list[Card]:
+def knock_mask(mask: int, knock_limit: int, banned: Card | None) -> int:
     """The cards of the 11-card hand ``mask`` (unchecked) whose discard leaves
-    deadwood <= ``knock_limit``, ``banned`` excluded, in card (suit, rank) order."""
+    deadwood <= ``knock_limit``, ``banned`` excluded, as a mask."""
     if cannot_knock(mask, knock_limit):
-        return []
+        return 0
     if lowest_deadwood_after_discard_mask(mask) > knock_limit:
-        return []
-    return [card for card, deadwood in deadwood_after_each_discard_mask(mask).items()
-            if deadwood <= knock_limit and card is not banned]
+        return 0
+    knocks = 0
+    for card, deadwood in deadwood_after_each_discard_mask(mask).items():
+        if deadwood <= knock_limit:
+            knocks |= card.bit
+    return knocks & ~banned.bit if banned is not None else knocks
+
+
+def knock_cards(mask: int, knock_limit: int, banned: Card | None) -> list[Card]:
+    """``knock_mask`` as cards, in card (suit, rank) order."""
+    return mask_to_cards(knock_mask(mask, knock_limit, banned))

@@ -29,6 +29,7 @@ from engine.actions import Action, IllegalActionError
 from engine.dealing import deal_hand, first_dealer
 from engine.hand import Hand
 from engine.hand_result import HandResult
+from engine.legal_moves import NO_LEGAL_MOVES, LegalMasks
 from engine.observation import Observation, observe
 from engine.profiles import FRIENDLY, Profile, ProfileError
 from engine.scoresheet import ScoreSheet
@@ -139,7 +140,7 @@ class Series:
     @property
     def current_player(self) -> int | None:
         """The seat to act, or ``None`` when the series is over."""
-        return None if self.result is not None else self.hand.current_player
+        return None if self.result is not None else self.hands[-1].current_player
 
     @property
     def hand_results(self) -> list[HandResult]:
@@ -152,6 +153,13 @@ class Series:
         if self.result is not None:
             return []
         return self.hand.legal_actions()
+
+    def legal_masks(self) -> LegalMasks:
+        """``legal_actions()`` as masks (``Hand.legal_masks``); all zero when the series
+        is over."""
+        if self.result is not None:
+            return NO_LEGAL_MOVES
+        return self.hands[-1].legal_masks()
 
     def observation(self, player: int) -> Observation:
         """What seat ``player`` sees now (docs/rules.md#hidden-information)."""
@@ -177,14 +185,16 @@ class Series:
         """
         if self.result is not None:
             raise IllegalActionError("the series is over: no action is legal")
-        hand = self.hand
+        hand = self.hands[-1]
         seat = hand.current_player
         hand.apply(action)
-        events: list[Event] = [
-            {"type": "action", "hand": hand.hand_number, "seat": seat, "action": action.to_dict()}
-        ]
-        if hand.result is not None:
-            events.extend(self._end_hand(hand, hand.result))
+        event = {"type": "action", "hand": hand.hand_number, "seat": seat,
+                 "action": action.to_dict()}
+        result = hand.result
+        if result is None:
+            self.log.append(event)
+            return [event]
+        events: list[Event] = [event, *self._end_hand(hand, result)]
         self.log.extend(events)
         return events
 

@@ -14,10 +14,10 @@ index                 move
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Final
 
 from engine import ALL_CARDS, Action, ActionKind
+from engine.legal_moves import MAY_DRAW_DISCARD, MAY_DRAW_STOCK, MAY_PASS, LegalMasks
 
 DRAW_STOCK_INDEX: Final = 0
 DRAW_DISCARD_INDEX: Final = 1
@@ -46,20 +46,24 @@ def action_index(action: Action) -> int:
     return base + action.card.index
 
 
-_CARD_BASE: Final = {ActionKind.DISCARD: DISCARD_BASE, ActionKind.KNOCK: KNOCK_BASE}
-_FIXED: Final = {ActionKind.DRAW_STOCK: DRAW_STOCK_INDEX,
-                 ActionKind.DRAW_DISCARD: DRAW_DISCARD_INDEX, ActionKind.PASS: PASS_INDEX}
-
-
-def indexes_of(actions: Iterable[Action]) -> list[int]:
-    """``action_index`` of each action, with one look-up each: the environments map
-    the engine's legal actions at every step."""
-    return [_CARD_BASE[action.kind] + action.card.index if action.card is not None
-            else _FIXED[action.kind] for action in actions]
-
-
 def action_at(index: int) -> Action:
     """The move at ``index``; ``ValueError`` naming it when it is outside the space."""
+    if type(index) is int and 0 <= index < ACTION_COUNT:  # the usual case, checked at once
+        return _BY_INDEX[index]
     if isinstance(index, bool) or not 0 <= int(index) < ACTION_COUNT:
         raise ValueError(f"action {index!r} is outside the action space 0..{ACTION_COUNT - 1}")
     return _BY_INDEX[int(index)]
+
+
+_CARDLESS_BITS: Final = tuple(
+    (moves & MAY_DRAW_STOCK and 1 << DRAW_STOCK_INDEX)
+    | (moves & MAY_DRAW_DISCARD and 1 << DRAW_DISCARD_INDEX)
+    | (moves & MAY_PASS and 1 << PASS_INDEX) for moves in range(8))
+"""Per value of the ``MAY_*`` bits: those moves' bits in the action space."""
+
+
+def legal_bits(masks: LegalMasks) -> int:
+    """The engine's legal masks as one number with bit ``i`` set when the action at
+    index ``i`` is legal."""
+    moves, discards, knocks = masks
+    return _CARDLESS_BITS[moves] | discards << DISCARD_BASE | knocks << KNOCK_BASE

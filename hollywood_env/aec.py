@@ -27,7 +27,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
 from engine import DEFAULT_MAX_HANDS, FRIENDLY, Observation, Profile, Series
-from hollywood_env.actions import ACTION_COUNT, action_at, indexes_of
+from hollywood_env.actions import ACTION_COUNT, DISCARD_BASE, action_at, legal_bits
 from hollywood_env.encoding import FEATURE_COUNT, SCORE_CEILING, SeatEncoder
 from hollywood_env.scoring import Episode, rewards_after
 
@@ -46,10 +46,27 @@ def observation_space() -> spaces.Dict:
 
 def action_mask(series: Series, seat: int) -> npt.NDArray[np.int8]:
     """1 for each action ``seat`` may take now (all 0 when it is not its turn)."""
-    mask = np.zeros(ACTION_COUNT, dtype=np.int8)
-    if series.current_player == seat:
-        mask[indexes_of(series.legal_actions())] = 1
+    if series.current_player != seat:
+        return np.zeros(ACTION_COUNT, dtype=np.int8)
+    return mask_of(legal_bits(series.legal_masks()))
+
+
+def mask_of(bits: int) -> npt.NDArray[np.int8]:
+    """The action mask with a 1 at each index whose bit is set in ``bits``."""
+    if bits < len(_FEW_BITS_MASKS):  # a draw or the upcard offer: half of all steps
+        return _FEW_BITS_MASKS[bits].copy()
+    return _unpacked(bits)
+
+
+def _unpacked(bits: int) -> npt.NDArray[np.int8]:
+    mask: npt.NDArray[np.int8] = np.unpackbits(
+        np.frombuffer(bits.to_bytes(_MASK_BYTES, "little"), np.uint8),
+        count=ACTION_COUNT, bitorder="little").view(np.int8)
     return mask
+
+
+_MASK_BYTES: Final = (ACTION_COUNT + 7) // 8
+_FEW_BITS_MASKS: Final = tuple(_unpacked(bits) for bits in range(1 << DISCARD_BASE))
 
 
 class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrapped env
@@ -77,7 +94,6 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         self.action_spaces = {agent: spaces.Discrete(ACTION_COUNT) for agent in AGENTS}
         self._rng = np.random.default_rng()
         self._encode = SeatEncoder()
-        self._legal: tuple[Series, int, list[int], npt.NDArray[np.int8]] | None = None
         self.series = Series(0, profile, max_hands=max_hands)
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -106,27 +122,12 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
     def observe(self, agent: str) -> dict[str, Any]:
         seat = AGENTS.index(agent)
         series = self.series
-        if series.current_player == seat:
-            mask = self._kept_legal()[3].copy()
-        else:
-            mask = np.zeros(ACTION_COUNT, dtype=np.int8)
-        return {"observation": self._encode(series, seat), "action_mask": mask}
+        return {"observation": self._encode(series, seat),
+                "action_mask": action_mask(series, seat)}
 
-    def legal_indexes(self) -> list[int]:
-        """The indexes of the legal actions now."""
-        return self._kept_legal()[2]
-
-    def _kept_legal(self) -> tuple[Series, int, list[int], npt.NDArray[np.int8]]:
-        # kept while the series stands still: observe and a checked step of one
-        # decision both need them
-        series, moves = self.series, len(self.series.log)
-        kept = self._legal
-        if kept is None or kept[0] is not series or kept[1] != moves:
-            indexes = indexes_of(series.legal_actions())
-            mask = np.zeros(ACTION_COUNT, dtype=np.int8)
-            mask[indexes] = 1
-            kept = self._legal = (series, moves, indexes, mask)
-        return kept
+    def legal_bits(self) -> int:
+        """The legal actions now as one number: bit ``i`` set when index ``i`` is legal."""
+        return legal_bits(self.series.legal_masks())
 
     def engine_observation(self, agent: str) -> Observation:
         """What ``agent``'s seat sees now, as the engine (and a bot) sees it."""

@@ -86,7 +86,7 @@ class CheckedEnv(raw_env):
             self._was_dead_step(action)
             return
         assert action is not None
-        if int(action) not in self.legal_indexes():
+        if not self.legal_bits() >> int(action) & 1:
             self._end_for_illegal_action(agent)
             return
         super().step(action)

@@ -31,7 +31,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from engine import Observation, Phase, Series
+from engine import Hand, Observation, Phase, Series
 
 FEATURE_COUNT: Final = 341
 PHASES: Final = (Phase.UPCARD_OFFER, Phase.DRAW, Phase.DISCARD, Phase.OVER)
@@ -86,42 +86,91 @@ def encode_seat(series: Series, seat: int) -> npt.NDArray[np.float32]:
 
 
 class SeatEncoder:
-    """``encode_seat`` that keeps each seat's score-sheet features (offsets 318 and
-    320-340: the dealer, the hand number and the sheet, which change only when a hand
-    ends or a new one starts) while the hand goes on."""
+    """``encode_seat`` that keeps each seat's last features and changes only what moved.
+
+    Every feature but two is 0 or 1: the six card blocks, the phase, "I deal" and "my
+    turn" (offsets 0-315, 318, 319) are one 320-bit number, of which a step changes
+    only a few bits from the seat's previous call; those, and the two fractions
+    (offsets 316, 317) when they differ, are written into the kept array, then a copy
+    is returned. The score-sheet features (offsets 320-340) change only when a hand
+    ends or a new one starts: the kept array is rebuilt whole then (and for another
+    series)."""
 
     def __init__(self) -> None:
-        self._sheet_rows: dict[int, tuple[Series, object, bool, npt.NDArray[np.float32]]] = {}
+        self._kept: dict[int, _KeptFeatures] = {}
 
     def __call__(self, series: Series, seat: int) -> npt.NDArray[np.float32]:
         hand = series.hand
-        them = 1 - seat
         mine, _ = hand.masks(seat)
-        theirs, their_known = hand.masks(them)
-        pile = hand.discard_pile
-        pile_bits = 0
-        for card in pile:
-            pile_bits |= card.bit
+        theirs, their_known = hand.masks(1 - seat)
+        top = hand.top_discard
         own_turn = hand.current_player == seat
         taken = hand.taken_card if own_turn else None
         banned = hand.banned_discard if own_turn else None
-        # the six card blocks as one 312-bit number, expanded to bits at once
-        blocks = (mine | pile_bits << 52 | (pile[-1].bit if pile else 0) << 104
-                  | their_known << 156 | (taken.bit if taken is not None else 0) << 208
-                  | (banned.bit if banned is not None else 0) << 260)
-        kept = self._sheet_rows.get(seat)
-        if (kept is None or kept[0] is not series or kept[1] is not hand
-                or kept[2] != hand.is_over):
-            kept = (series, hand, hand.is_over, _sheet_features(series, seat))
-            self._sheet_rows[seat] = kept
-        turn = [0.0, 0.0, 0.0, 0.0, hand.stock_size / MAX_STOCK, theirs.bit_count() / 11,
-                float(hand.dealer == seat), float(own_turn)]
-        turn[PHASES.index(hand.phase)] = 1.0
-        out: npt.NDArray[np.float32] = np.concatenate((
-            np.unpackbits(np.frombuffer(blocks.to_bytes(39, "little"), np.uint8),
-                          bitorder="little"),
-            turn, kept[3]), dtype=np.float32)
-        return out
+        bits = (mine | hand.pile_mask << 52 | (top.bit if top is not None else 0) << 104
+                | their_known << 156 | (taken.bit if taken is not None else 0) << 208
+                | (banned.bit if banned is not None else 0) << 260
+                | _PHASE_BITS[PHASES.index(hand.phase)]
+                | (hand.dealer == seat) << _DEALER_OFFSET | own_turn << _TURN_OFFSET)
+        stock = hand.stock_size / MAX_STOCK
+        their_size = theirs.bit_count() / 11
+        kept = self._kept.get(seat)
+        if (kept is None or kept.series is not series or kept.hand is not hand
+                or kept.over != hand.is_over):
+            out: npt.NDArray[np.float32] = np.concatenate((
+                np.unpackbits(np.frombuffer(bits.to_bytes(40, "little"), np.uint8),
+                              bitorder="little"),
+                _sheet_features(series, seat)), dtype=np.float32)
+            out[_STOCK_OFFSET] = stock
+            out[_SIZE_OFFSET] = their_size
+            self._kept[seat] = _KeptFeatures(series, hand, hand.is_over, bits, stock,
+                                             their_size, out)
+            return out.copy()
+        out = kept.features
+        cells = kept.cells
+        changed = bits ^ kept.bits
+        ones = changed & bits
+        zeros = changed ^ ones
+        while ones:
+            lowest = ones & -ones
+            cells[lowest.bit_length() - 1] = 1.0
+            ones ^= lowest
+        while zeros:
+            lowest = zeros & -zeros
+            cells[lowest.bit_length() - 1] = 0.0
+            zeros ^= lowest
+        kept.bits = bits
+        if stock != kept.stock:
+            cells[_STOCK_OFFSET] = kept.stock = stock
+        if their_size != kept.their_size:
+            cells[_SIZE_OFFSET] = kept.their_size = their_size
+        return out.copy()
+
+
+_PHASE_BITS: Final = tuple(1 << (312 + index) for index in range(len(PHASES)))
+_STOCK_OFFSET: Final = 316
+_SIZE_OFFSET: Final = 317
+_DEALER_OFFSET: Final = 318
+_TURN_OFFSET: Final = 319
+
+
+class _KeptFeatures:
+    """A seat's last features (``features``, written in place) and what they were
+    computed from."""
+
+    __slots__ = ("bits", "cells", "features", "hand", "over", "series", "stock", "their_size")
+
+    def __init__(self, series: Series, hand: Hand, over: bool, bits: int, stock: float,
+                 their_size: float, features: npt.NDArray[np.float32]) -> None:
+        self.series = series
+        self.hand = hand
+        self.over = over
+        self.bits = bits
+        self.stock = stock
+        self.their_size = their_size
+        self.features = features
+        self.cells = features.data.cast("B").cast("f")
+        """The same memory: writing one number through it is quicker than numpy's."""
 
 
 def _sheet_features(series: Series, seat: int) -> npt.NDArray[np.float32]:

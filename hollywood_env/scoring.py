@@ -10,15 +10,18 @@ from engine import Hand, Series
 Episode = Literal["series", "hand"]
 POINTS_SCALE: Final = 100.0
 SERIES_WIN_REWARD: Final = 1.0
+_NO_REWARDS: Final = (0.0, 0.0)
 
 
 def rewards_after(series: Series, acted_in: Hand, episode: Episode
                   ) -> tuple[tuple[float, float], bool]:
     """Each seat's reward for a move made in the hand ``acted_in`` (the series' hand
     before the move: a move ends at most that hand) and whether the episode is over."""
-    rewards = [0.0, 0.0]
     result = acted_in.result
-    if result is not None and result.winner is not None:
+    if result is None:  # the hand goes on, so the series does too
+        return _NO_REWARDS, False
+    rewards = [0.0, 0.0]
+    if result.winner is not None:
         rewards[result.winner] += result.points / POINTS_SCALE
         rewards[1 - result.winner] -= result.points / POINTS_SCALE
     if series.is_over and episode == "series" and series.result is not None:
@@ -26,5 +29,5 @@ def rewards_after(series: Series, acted_in: Hand, episode: Episode
         if winner is not None:
             rewards[winner] += SERIES_WIN_REWARD
             rewards[1 - winner] -= SERIES_WIN_REWARD
-    over = series.is_over or (episode == "hand" and result is not None)
+    over = series.is_over or episode == "hand"
     return (rewards[0], rewards[1]), over

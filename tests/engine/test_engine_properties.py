@@ -34,6 +34,7 @@ from engine import (
     min_deadwood,
 )
 from engine.knock_cards import cannot_knock
+from engine.legal_moves import allows
 from tests.helpers.deal_helpers import cards_in_play, greedy_choice, play_series, snapshot
 
 PROFILES = [
@@ -85,6 +86,9 @@ def check_state(hand: Hand, rng: random.Random, probes: int) -> None:
     legal = hand.legal_actions()
     assert legal == expected_actions(hand)
     assert (legal == []) == hand.is_over
+    pile = hand.discard_pile  # the pile's mask and top are kept move by move
+    assert hand.pile_mask == cards_to_mask(pile)
+    assert hand.top_discard == (pile[-1] if pile else None)
     seat = hand.current_player
     for player in (0, 1):
         size = 11 if (player == seat and hand.phase is Phase.DISCARD) else 10
@@ -92,6 +96,9 @@ def check_state(hand: Hand, rng: random.Random, probes: int) -> None:
         assert set(hand.known_cards(player)) <= set(hand.cards(player))
     legal_set = set(legal)
     illegal = [a for a in EVERY_ACTION if a not in legal_set]
+    masks = hand.legal_masks()  # apply's fast check: exactly the legal actions pass it
+    assert all(allows(masks, a) for a in legal)
+    assert not any(allows(masks, a) for a in illegal)
     before = snapshot(hand)
     for candidate in rng.sample(illegal, probes):
         try:
