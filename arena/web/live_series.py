@@ -33,6 +33,15 @@ RESULT_POLL_S: Final = 1.0
 """How often a watched series that left the board is looked for among the results."""
 
 
+def series_start(storage: Storage, series_id: str) -> tuple[int, Profile, int, bool]:
+    """What a ``FrameWalker`` of stored or live series ``series_id`` starts from: its
+    seed, profile, hand cap and seat order (``NotFoundError`` for an unknown id)."""
+    planned = storage.get_planned(series_id)
+    season = storage.get_season(planned.season_id)
+    return (planned.seed, Profile.from_dict(season.profile),
+            SeasonConfig.from_dict(season.config).max_hands, planned.swap_seats)
+
+
 def series_url(series_id: str) -> str:
     return f"/series/{series_id}"
 
@@ -48,10 +57,7 @@ class SeriesSource:
 
     def __init__(self, storage: Storage, board: MoveBoard, series_id: str, *,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        planned = storage.get_planned(series_id)  # NotFoundError for an unknown id
-        season = storage.get_season(planned.season_id)
-        self._start = (planned.seed, Profile.from_dict(season.profile),
-                       SeasonConfig.from_dict(season.config).max_hands, planned.swap_seats)
+        self._start = series_start(storage, series_id)
         self.storage = storage
         self.board = board
         self.series_id = series_id

@@ -26,11 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from arena.core.settings import SeasonConfig
 from arena.match.live_moves import MoveBoard
 from arena.storage import NotFoundError, Storage
 from arena.web.broadcast import Message
-from arena.web.live_series import series_url
+from arena.web.live_series import series_start, series_url
 from arena.web.replay import UNREPLAYABLE, FrameWalker, hand_starts
 from arena.web.tv_choice import Choose
 from engine.profiles import Profile
@@ -58,9 +57,7 @@ class SeriesFrames:
     def __init__(self, storage: Storage, board: MoveBoard, series_id: str, clock: Clock
                  ) -> None:
         planned = storage.get_planned(series_id)  # NotFoundError for an unknown id
-        season = storage.get_season(planned.season_id)
-        self._start = (planned.seed, Profile.from_dict(season.profile),
-                       SeasonConfig.from_dict(season.config).max_hands, planned.swap_seats)
+        self._start = series_start(storage, series_id)
         self.storage = storage
         self.board = board
         self.series_id = series_id
