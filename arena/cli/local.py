@@ -335,7 +335,8 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     with embedded(args.db, args, console) as client:
         bots = [response.bot for response in
                 register_folders(client, check_folders(client, folders))]
-        console.print("registered: " + ", ".join(bot.id for bot in bots))
+        console.print("registered: " + ", ".join(bot.id for bot in bots), soft_wrap=True,
+                      markup=False, highlight=False)
         request = arena_pb2.CreateSeasonRequest(
             bots=[bot.id for bot in bots], config=config, name=args.name or "demo season")
         return run_and_follow(client, request, console, as_json=False)

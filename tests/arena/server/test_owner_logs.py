@@ -221,6 +221,7 @@ def test_no_public_rpc_page_or_json_twin_carries_the_bots_words(world: Arena) ->
     app = create_app(storage, world.server.service.hub)
     app.state.website.feed.close()
     app.state.website.live.close()
+    app.state.website.tv.close()  # its streams end at once: every route is read whole
     values = {"season_id": [str(world.season_id)], "series_id": list(series_of(world)),
               "bot_id": ["scribe@1.0.0", "greedy@1.0.0"], "name": ["scribe", "greedy", "bob",
                                                                     "alice"]}
