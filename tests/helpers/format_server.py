@@ -4,22 +4,24 @@ tests/arena/season/test_format_king_of_the_hill.py) share them through their fix
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
+from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.server.app import RunningServer, start_server
 from tests.helpers.arena_helpers import make_bot_folder, upload_folder
 from tests.helpers.fake_runner import run_fake_series
 
 
 @contextmanager
-def fake_runner_server(tmp_path: Path) -> Iterator[RunningServer]:
+def fake_runner_server(tmp_path: Path, runner: Callable[[SeriesSpec], SeriesOutcome]
+                       = run_fake_series) -> Iterator[RunningServer]:
     running = start_server(tmp_path / "arena.db", port=0,
-                           runner_factory=lambda config: run_fake_series)
+                           runner_factory=lambda config: runner)
     try:
         yield running
     finally:

@@ -6,6 +6,7 @@ then plays its second round; who may create one; rules refused at the door."""
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import grpc
 import pytest
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
+from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.season.league_rules import LeagueRule
@@ -27,9 +29,31 @@ from tests.helpers.league_helpers import divisions_of, finish_round
 from tests.helpers.polling import wait_until
 
 
+class GatedRunner:
+    """The fake runner, holding every series while ``open`` is cleared (a round the
+    test must see unfinished stays so, however fast the machine)."""
+
+    def __init__(self) -> None:
+        self.open = threading.Event()
+        self.open.set()
+
+    def __call__(self, spec: SeriesSpec) -> SeriesOutcome:
+        assert self.open.wait(timeout=120), "the test never let the series play"
+        return run_fake_series(spec)
+
+
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[RunningServer, arena_pb2_grpc.ArenaServiceStub]]:
-    with fake_runner_server(tmp_path) as server, stub_with_bots(server, tmp_path) as stub:
+def gate() -> Iterator[GatedRunner]:
+    runner = GatedRunner()
+    yield runner
+    runner.open.set()
+
+
+@pytest.fixture
+def served(tmp_path: Path, gate: GatedRunner
+           ) -> Iterator[tuple[RunningServer, arena_pb2_grpc.ArenaServiceStub]]:
+    with fake_runner_server(tmp_path, gate) as server, \
+            stub_with_bots(server, tmp_path) as stub:
         yield server, stub
 
 
@@ -55,7 +79,8 @@ def table(league: arena_pb2.League, round_number: int) -> list[list[tuple[str, i
 
 
 def test_a_two_division_league_plays_two_rounds_and_moves_by_its_rule(
-        served: tuple[RunningServer, arena_pb2_grpc.ArenaServiceStub]) -> None:
+        served: tuple[RunningServer, arena_pb2_grpc.ArenaServiceStub],
+        gate: GatedRunner) -> None:
     server, stub = served
     created = stub.CreateLeague(league_request(), metadata=auth(server)).league
     assert (created.divisions, created.promote, created.relegate, created.planned_rounds) == (
@@ -86,7 +111,9 @@ def test_a_two_division_league_plays_two_rounds_and_moves_by_its_rule(
     assert first.rows[1].next_division == 2 and first.rows[0].series_played == 2
     listed = stub.ListLeagues(arena_pb2.ListLeaguesRequest()).leagues
     assert [(item.id, item.name, len(item.rounds)) for item in listed] == [(created.id, "cup", 0)]
-    # Asked for one more round after the plan: a third round starts.
+    # Asked for one more round after the plan: a third round starts (held unplayed
+    # until the test has seen it unfinished).
+    gate.open.clear()
     more = stub.NextLeagueRound(arena_pb2.NextLeagueRoundRequest(league_id=created.id),
                                 metadata=auth(server)).league
     assert (len(more.rounds), more.planned_rounds) == (3, 3)
@@ -101,6 +128,7 @@ def test_a_two_division_league_plays_two_rounds_and_moves_by_its_rule(
                              metadata=auth(server))
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert f"round 3 of league {created.id} is not over" in str(refused.value.details())
+    gate.open.set()
     wait_until(lambda: finished_rounds(stub, created.id) == 3, what="round 3 to finish")
 
 
