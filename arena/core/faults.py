@@ -133,6 +133,57 @@ def _optional_int(value: object) -> int | None:
     return None if value is None else int(str(value))
 
 
+SeatFaults = tuple[BotFault | None, BotFault | None]
+"""Seat 0's and seat 1's own fault (None: that seat did not forfeit)."""
+
+
+def faults_by_seat(fault: BotFault | None) -> SeatFaults:
+    """Each seat's own fault in ``fault`` as stored (the forfeiting seat's, carrying
+    the other seat's as ``other_seat_fault`` when both forfeited: see
+    ``joint_fault``). A fault that names no seat is seat 0's. The one reading of
+    the stored form: everything that asks "did this seat forfeit" asks it here."""
+    if fault is None:
+        return (None, None)
+    first = fault.seat if fault.seat in (0, 1) else 0
+    faults: list[BotFault | None] = [None, None]
+    faults[first] = fault
+    faults[1 - first] = fault.other_seat_fault
+    return (faults[0], faults[1])
+
+
+def one_seat_fault(seat: int, fault: BotFault) -> SeatFaults:
+    """``fault`` as ``seat``'s alone (the other seat did not forfeit)."""
+    return (fault, None) if seat == 0 else (None, fault)
+
+
+def joint_fault(faults: SeatFaults) -> BotFault | None:
+    """The one fault a series stores for ``faults`` (the inverse of
+    ``faults_by_seat``): the forfeiting seat's, or, when both forfeited, seat 0's
+    carrying seat 1's, its message naming both. Each fault's ``seat`` is set."""
+    first, second = faults
+    for seat, fault in enumerate(faults):
+        if fault is not None:
+            fault.seat = seat
+    if first is None or second is None:
+        return first or second
+    return BotFault(first.kind, f"{first.message} (seat 1 forfeited too: {second.kind}: "
+                    f"{second.message})", seat=0, hand_number=first.hand_number,
+                    decision_number=first.decision_number, stderr_tail=first.stderr_tail,
+                    other_seat_fault=second, rejected_action=first.rejected_action,
+                    bot_words=first.bot_words)
+
+
+def forfeit_winner(faults: SeatFaults) -> int | None:
+    """Who wins a forfeited series: the seat that did not forfeit; nobody (a draw)
+    when both did."""
+    first, second = faults
+    if first is not None and second is not None:
+        return None
+    if first is None and second is None:
+        raise ValueError("a forfeit needs the fault of at least one seat")
+    return 1 if first is not None else 0
+
+
 ARENA_OVERLOAD: Final = "arena_overload"
 """How a series voided by :class:`ArenaOverload` is stored (never as a result)."""
 

@@ -18,7 +18,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from arena.core.faults import BotFault
+from arena.core.faults import BotFault, SeatFaults, faults_by_seat, forfeit_winner, joint_fault
 from arena.core.limits import TimeLimits
 from arena.core.manifest import BotManifest
 from arena.core.seat_logs import SeatLog
@@ -111,7 +111,8 @@ def deal_of(seed: int) -> str:
 class SeriesOutcome:
     """How a series ended: the engine's ``result`` (after a forfeit, the score as it
     stood, won by the other seat: see ``standing_result``), the forfeiting bot's
-    ``fault`` (its seat inside; None when the series was played out), each seat's
+    ``fault`` (its seat inside; None when the series was played out; each seat's
+    own in ``seat_faults``; a forfeit is made by ``SeriesOutcome.forfeit``), each seat's
     thinking time and the series' wall time, and the engine's event log."""
 
     series_id: str
@@ -176,13 +177,24 @@ class SeriesOutcome:
         return (first.score, second.score)
 
     @property
+    def seat_faults(self) -> SeatFaults:
+        """Seat 0's and seat 1's own fault (None: it did not forfeit); both when
+        neither bot started or both were deactivated (``faults_by_seat``)."""
+        return faults_by_seat(self.fault)
+
+    @property
     def forfeiting_seats(self) -> tuple[int, ...]:
-        """Every seat that forfeited: none, the fault's, or both when neither bot
-        started (the fault then carries the other seat's)."""
-        if self.fault is None:
-            return ()
-        first = self.fault.seat if self.fault.seat in (0, 1) else 0
-        return (first, 1 - first) if self.fault.other_seat_fault is not None else (first,)
+        """Every seat that forfeited, in seat order: none, one, or both."""
+        return tuple(seat for seat, fault in enumerate(self.seat_faults) if fault is not None)
+
+    @classmethod
+    def forfeit(cls, series_id: str, series: Series, faults: SeatFaults,
+                think_seconds: tuple[float, float], wall_seconds: float) -> SeriesOutcome:
+        """The one way a forfeit is made: ``series`` as it stands, won by the seat
+        that did not forfeit (drawn when both did, ``forfeit_winner``), its fault
+        the stored form of ``faults`` (``joint_fault``)."""
+        return outcome_of(series_id, series, forfeit_winner(faults), joint_fault(faults),
+                          think_seconds, wall_seconds)
 
 
 def standing_result(series: Series, winner: int | None) -> SeriesResult:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from arena.core.faults import faults_by_seat
 from arena.core.limits import TimeLimits
 from arena.core.series import BotRef
 from arena.core.status import VersionStatus
@@ -76,8 +77,7 @@ def vet_bot(
     vetting.validation_log = result.log
     vetting.passed, vetting.reason = result.passed, result.reason
     fault = result.fault
-    vetting.arena_caused = (fault is not None and fault.seat != result.seat
-                            and fault.other_seat_fault is None)
+    vetting.arena_caused = fault is not None and faults_by_seat(fault)[result.seat] is None
     return vetting
 
 

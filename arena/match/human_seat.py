@@ -20,9 +20,9 @@ from typing import Any
 
 from hollywood.bot.v1 import bot_pb2
 
-from arena.core.faults import BotFault, FaultKind
+from arena.core.faults import BotFault, FaultKind, one_seat_fault
 from arena.core.limits import TimeLimits
-from arena.core.series import BotRef, SeriesOutcome, outcome_of
+from arena.core.series import BotRef, SeriesOutcome
 from arena.match.botclient import BotInfo
 from arena.match.connection import BotConnection, connect_running
 from arena.match.decision import Decision, HandEnd
@@ -217,10 +217,10 @@ def play_against(game: HumanSeries, person: HumanSeat, sandbox: Sandbox,
             client = connect_running(running, game.limits.startup_s)
             client.handshake(game.limits.startup_s, series_id=game.series_id)
         except BotFault as fault:
-            fault.seat = bot_seat
             person.finish(f"{game.bot.name} did not start: {fault.message}")
-            return outcome_of(game.series_id, series, game.person_seat, fault, (0.0, 0.0),
-                              clock() - started)
+            return SeriesOutcome.forfeit(game.series_id, series,
+                                         one_seat_fault(bot_seat, fault), (0.0, 0.0),
+                                         clock() - started)
         seats: list[BotConnection] = [person, person]
         seats[bot_seat] = client
         meters = [uncharged_meter(), uncharged_meter()]

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from arena.core.faults import BotFault, FaultKind
+from arena.core.faults import BotFault, FaultKind, one_seat_fault
 from arena.core.limits import TimeLimits
 from arena.core.seat_logs import DecisionRecorder
 from arena.core.series import SeriesOutcome, outcome_of
@@ -129,10 +129,17 @@ class _Match:
         self.pending: _Pending | None = None
         self.recorder = DecisionRecorder()
 
-    def finish(self, winner: int | None, fault: BotFault | None) -> PlayedMatch:
-        think, reserve = self.think, self.reserve
-        outcome = outcome_of(self.series_id, self.series, winner, fault, (think[0], think[1]),
-                             self.clock() - self.started)
+    def finish(self, fault: BotFault | None = None) -> PlayedMatch:
+        """The match as it ended: played out, or forfeited by ``fault``'s seat."""
+        think, reserve = (self.think[0], self.think[1]), self.reserve
+        wall = self.clock() - self.started
+        if fault is None:
+            result = self.series.result
+            outcome = outcome_of(self.series_id, self.series,
+                                 None if result is None else result.winner, None, think, wall)
+        else:
+            outcome = SeriesOutcome.forfeit(self.series_id, self.series,
+                                            one_seat_fault(fault.seat or 0, fault), think, wall)
         return PlayedMatch(outcome, self.decisions,
                            (max(0.0, reserve[0]), max(0.0, reserve[1])), self.recorder)
 
@@ -160,7 +167,7 @@ class _Match:
                                                   series.sheet),
                                           timeout=limits.decision_s)
         _notify_series_end(clients, series, self.series_id, limits, self.hands_played, None)
-        return self.finish(series.result.winner if series.result is not None else None, None)
+        return self.finish()
 
     def _decide(self, seat: int) -> Action:
         series, limits = self.series, self.limits
@@ -216,7 +223,7 @@ class _Match:
             self.on_event({"type": "fault", **fault.public_dict()})
         _notify_series_end(self.clients, self.series, self.series_id, self.limits,
                            self.hands_played, fault)
-        return self.finish(1 - seat, fault)
+        return self.finish(fault)
 
     def stuck(self, seat: int, verdict: Exception) -> PlayedMatch:
         """End the match for the pending call of ``seat``, abandoned at its cut-off

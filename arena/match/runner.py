@@ -22,10 +22,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from arena.core.faults import BotFault, FaultKind
+from arena.core.faults import BotFault, FaultKind, faults_by_seat, joint_fault
 from arena.core.limits import TimeLimits
 from arena.core.seat_logs import SERIES_STDERR_BYTES, DecisionRecorder, SeatLog, stderr_text
-from arena.core.series import BotRef, SeriesOutcome, SeriesSpec, opaque_series_id, outcome_of
+from arena.core.series import BotRef, SeriesOutcome, SeriesSpec, opaque_series_id
 from arena.match.connection import BotConnection, Connector, connect_bot
 from arena.match.fair_clock import meter_for
 from arena.match.loop import play_match
@@ -96,12 +96,11 @@ def _play(spec: SeriesSpec, sandbox: Sandbox, on_event: EventSink | None, clock:
               for seat, fault in enumerate(faults)]
     if any(faults):
         clean[:] = [fault is None for fault in faults]
-        forfeit = _startup_forfeit(faults)
-        if on_event is not None:
-            on_event({"type": "fault", **forfeit.public_dict()})
-        winner = None if all(faults) else 1 - _seat(forfeit)
-        return outcome_of(spec.series_id, series, winner, forfeit, (0.0, 0.0),
-                          clock() - started)
+        forfeit = SeriesOutcome.forfeit(spec.series_id, series, (faults[0], faults[1]),
+                                        (0.0, 0.0), clock() - started)
+        if on_event is not None and forfeit.fault is not None:
+            on_event({"type": "fault", **forfeit.fault.public_dict()})
+        return forfeit
     first, second = clients
     assert first is not None and second is not None
     first_bot, second_bot = running
@@ -111,11 +110,11 @@ def _play(spec: SeriesSpec, sandbox: Sandbox, on_event: EventSink | None, clock:
     with ADMISSION.playing():  # background work now waits for idle cores
         outcome = play_match((first, second), series, spec.limits, on_event,
                              series_id=told, meters=meters, recorder=recorder).outcome
-    fault = outcome.fault
-    clean[:] = [fault is None or _seat(fault) != seat for seat in (0, 1)]
-    if fault is not None:
-        fault = _complete(fault, running[_seat(fault)])
-    return replace(outcome, series_id=spec.series_id, fault=fault,
+    clean[:] = [fault is None for fault in outcome.seat_faults]
+    completed = [None if fault is None else _complete(fault, running[seat])
+                 for seat, fault in enumerate(outcome.seat_faults)]
+    return replace(outcome, series_id=spec.series_id,
+                   fault=joint_fault((completed[0], completed[1])),
                    wall_seconds=clock() - started)
 
 
@@ -128,7 +127,7 @@ def _seat_logs(running: list[RunningBot | None], recorder: DecisionRecorder,
     for seat, bot in enumerate(running):
         raw, total = (b"", 0) if bot is None else series_stderr_of(
             bot, marks[seat], SERIES_STDERR_BYTES)
-        own = _fault_of(fault, seat)
+        own = faults_by_seat(fault)[seat]
         text = stderr_text(raw, total)
         if not text and own is not None:
             text = own.stderr_tail
@@ -136,16 +135,6 @@ def _seat_logs(running: list[RunningBot | None], recorder: DecisionRecorder,
         logs.append(recorder.seat_log(seat, text, total,
                                       "" if own is None else own.bot_words))
     return logs[0], logs[1]
-
-
-def _fault_of(fault: BotFault | None, seat: int) -> BotFault | None:
-    """``seat``'s own fault in ``fault`` (the other seat's, when both failed to start)."""
-    if fault is None:
-        return None
-    if _seat(fault) == seat:
-        return fault
-    other = fault.other_seat_fault
-    return other if other is not None and other.seat == seat else None
 
 
 def _hand_back(running: list[RunningBot | None], clients: list[BotConnection | None],
@@ -177,22 +166,6 @@ def _hand_back(running: list[RunningBot | None], clients: list[BotConnection | N
 def _close_all(clients: list[BotConnection]) -> None:
     for client in clients:
         client.close()
-
-
-def _seat(fault: BotFault) -> int:
-    return fault.seat if fault.seat is not None else 0
-
-
-def _startup_forfeit(faults: list[BotFault | None]) -> BotFault:
-    """The fault that ends a series that never started: the one that failed, or, if
-    both did, seat 0's carrying seat 1's (the series is drawn and both forfeit)."""
-    first = next(f for f in faults if f is not None)
-    other = faults[1]
-    if faults[0] is None or other is None:
-        return first
-    return BotFault(first.kind, f"{first.message} (seat 1 failed to start too: "
-                    f"{other.kind}: {other.message})", seat=0, stderr_tail=first.stderr_tail,
-                    other_seat_fault=other, bot_words=first.bot_words)
 
 
 def _complete(fault: BotFault, bot: RunningBot | None) -> BotFault:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from arena.core.faults import BotFault
+from arena.core.faults import BotFault, faults_by_seat
 from arena.core.limits import TimeLimits
 from arena.core.series import BotRef, SeriesSpec, opaque_series_id
 from arena.core.settings import SeasonConfig
@@ -134,8 +134,8 @@ def validate_bot(
     result.fault = fault
     result.reason = _reason(fault, seat, bot, opponent)
     say(f"rejected: {result.reason}")
-    own = fault if fault.seat == seat else fault.other_seat_fault
-    if own is not None and own.seat == seat:  # never the opponent's words: not its owner's
+    own = outcome.seat_faults[seat]
+    if own is not None:  # never the opponent's words: not its owner's
         _own_words(own, say, on_line, result)
     return result
 
@@ -147,7 +147,7 @@ def _reason(fault: BotFault, seat: int, bot: BotRef, opponent: BotRef) -> str:
     where = (f"at hand {fault.hand_number}, decision {fault.decision_number}"
              if fault.hand_number else "before the first deal")
     reason = f"{whose} faulted {where}: {fault.kind}: {fault.message}"
-    if fault.seat != seat and fault.other_seat_fault is None:
+    if faults_by_seat(fault)[seat] is None:
         reason = f"the arena's opponent bot failed, not yours: {reason}"
     return reason
 

@@ -16,7 +16,7 @@ import logging
 from typing import Final
 
 from arena.core.faults import BotFault, FaultKind
-from arena.core.series import SeriesOutcome, outcome_of
+from arena.core.series import SeriesOutcome
 from arena.storage import PlannedSeries, Storage
 from arena.storage.lifecycle import deactivations_of
 from engine.profiles import Profile
@@ -31,17 +31,6 @@ unconfirmed before the season stops (each charging other seats)."""
 
 class UnconfirmedForfeitError(RuntimeError):
     """Remote plays of a series kept charging different seats."""
-
-
-def faulted_seats(outcome: SeriesOutcome) -> frozenset[int]:
-    """The seats ``outcome``'s fault charges (empty when it has none)."""
-    fault = outcome.fault
-    if fault is None:
-        return frozenset()
-    seats = {fault.seat or 0}
-    if fault.other_seat_fault is not None:
-        seats.add(1 - (fault.seat or 0))
-    return frozenset(seats)
 
 
 class RemoteForfeits:
@@ -63,7 +52,7 @@ class RemoteForfeits:
         to confirm first (the caller plays the series again away from its player)."""
         claimed = self._claimed.pop(series_id, None)
         remote = bool(outcome.played_by) and outcome.fault is not None
-        if claimed is not None and faulted_seats(claimed) == faulted_seats(outcome):
+        if claimed is not None and claimed.forfeiting_seats == outcome.forfeiting_seats:
             log.info("series %s: the forfeit %s claimed is confirmed by %s", series_id,
                      claimed.played_by, outcome.played_by or "this arena")
             self._plays.pop(series_id, None)
@@ -87,30 +76,24 @@ class RemoteForfeits:
 
 
 def _what(outcome: SeriesOutcome) -> str:
-    fault = outcome.fault
-    if fault is None:
+    if outcome.fault is None:
         return "played out"
-    return f"seat {fault.seat} forfeits ({fault.kind})"
+    return " and ".join(f"seat {seat} forfeits ({fault.kind})"
+                        for seat, fault in enumerate(outcome.seat_faults) if fault is not None)
 
 
 def deactivated_forfeit(storage: Storage, planned: PlannedSeries, profile: Profile,
                         max_hands: int) -> SeriesOutcome | None:
     """The forfeit of a series with a deactivated bot, played without starting
     either bot (both deactivated: a draw, both forfeit); None to play it."""
-    deactivated = deactivations_of(storage, (planned.seat0_bot, planned.seat1_bot))
-    reasons = [deactivated.get(bot_id) for bot_id in (planned.seat0_bot, planned.seat1_bot)]
-    faults = [None if reason is None else BotFault(
-        FaultKind.DEACTIVATED, f"{bot_id} is deactivated: {reason}", seat=seat)
-        for seat, (bot_id, reason) in enumerate(
-            zip((planned.seat0_bot, planned.seat1_bot), reasons, strict=True))]
-    first, second = faults
-    if first is None and second is None:
+    bots = (planned.seat0_bot, planned.seat1_bot)
+    deactivated = deactivations_of(storage, bots)
+    faults = [None if bot_id not in deactivated else BotFault(
+        FaultKind.DEACTIVATED, f"{bot_id} is deactivated: {deactivated[bot_id]}", seat=seat)
+        for seat, bot_id in enumerate(bots)]
+    if not any(faults):
         return None
-    fault = first or second
-    assert fault is not None
-    if first is not None and second is not None:
-        first.other_seat_fault = second
-    winner = None if first is not None and second is not None else 1 - (fault.seat or 0)
     series = Series(planned.seed, profile, max_hands=max_hands,
                     swap_seats=planned.swap_seats)
-    return outcome_of(planned.series_id, series, winner, fault, (0.0, 0.0), 0.0)
+    return SeriesOutcome.forfeit(planned.series_id, series, (faults[0], faults[1]),
+                                 (0.0, 0.0), 0.0)

@@ -355,14 +355,10 @@ class SeasonRunner:
 
     def _count_faults(self, planned: PlannedSeries, outcome: SeriesOutcome) -> None:
         """Deactivate a bot whose fault streak reached the season's limit."""
-        fault = outcome.fault
-        if fault is None or fault.kind is FaultKind.DEACTIVATED:
-            return
         seats = (planned.seat0_bot, planned.seat1_bot)
-        faulted = [seats[fault.seat or 0]]
-        if fault.other_seat_fault is not None:
-            faulted.append(seats[1 - (fault.seat or 0)])
-        for bot_id in faulted:
+        for bot_id, fault in zip(seats, outcome.seat_faults, strict=True):
+            if fault is None or fault.kind is FaultKind.DEACTIVATED:
+                continue  # a deactivated bot's forfeits are not new faults
             if deactivate_if_streak(self.storage, bot_id, self.season_id,
                                     self.config.deactivate_after):
                 log.warning("season %d: %s deactivated after %d series lost by a fault "

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any, Final, Protocol
 
-from arena.core.faults import BotFault
+from arena.core.faults import BotFault, forfeit_winner
 from arena.core.series import SeriesOutcome, standing_result
 from engine.actions import Action
 from engine.profiles import Profile
@@ -138,10 +138,11 @@ def _check_forfeit(series: Series, outcome: SeriesOutcome, fault: BotFault) -> N
                                   f"{actions} logged action(s)")
     else:
         _check_fault_position(series, fault, actions)
-    expected_winner = None if fault.other_seat_fault is not None else 1 - fault.seat
+    expected_winner = forfeit_winner(outcome.seat_faults)
     if outcome.winner != expected_winner:
+        seats = " and ".join(str(seat) for seat in outcome.forfeiting_seats)
         raise OutcomeMismatch(WINNER, f"the outcome names winner {outcome.winner!r}; seat "
-                              f"{fault.seat}'s forfeit makes it {expected_winner!r}")
+                              f"{seats}'s forfeit makes it {expected_winner!r}")
     _check_figures(outcome, standing_result(series, expected_winner))
 
 

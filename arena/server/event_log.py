@@ -157,14 +157,10 @@ class LoggingHub(EventHub):
                 return
             if result is None or result.fault is None:
                 return
-            first, *other = result.forfeiting_seats
-            self._log_fault(event.season_id, event.series_id, result.bots[first], first,
-                            result.fault)
-            other_fault = result.fault.other_seat_fault
-            for seat in other:  # neither bot started: the other's fault rides along
-                if other_fault is not None:
+            for seat, fault in enumerate(result.seat_faults):
+                if fault is not None:
                     self._log_fault(event.season_id, event.series_id, result.bots[seat],
-                                    seat, other_fault)
+                                    seat, fault)
 
     @staticmethod
     def _log_fault(season_id: int, series_id: str, bot: str, seat: int,

@@ -63,9 +63,8 @@ def challenge_tally(storage: Storage, challenge: ChallengeRecord) -> ChallengeTa
             counts["draws"] += 1
         else:
             counts[f"{_side(challenge, result.bots[result.winner])}_wins"] += 1
-        fault = result.fault
-        if fault is not None and fault.seat in (0, 1):
-            counts[f"{_side(challenge, result.bots[fault.seat])}_faults"] += 1
+        for seat in result.forfeiting_seats:
+            counts[f"{_side(challenge, result.bots[seat])}_faults"] += 1
     return ChallengeTally(**counts)
 
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from arena.core.faults import faults_by_seat
 from arena.core.status import VersionStatus
 from arena.storage.records import NotFoundError, stored_fault, utc_now
 from arena.storage.store import Storage
@@ -132,12 +133,9 @@ def fault_streak(storage: Storage, bot_id: str, season_id: int, at_most: int) ->
 
 
 def _faulted(row: sqlite3.Row, bot_id: str) -> bool:
-    fault = stored_fault(row)
-    if fault is None or fault.seat not in (0, 1):
-        return False
-    seats = [row["seat0_bot"], row["seat1_bot"]]
-    return seats[fault.seat] == bot_id or (fault.other_seat_fault is not None
-                                          and seats[1 - fault.seat] == bot_id)
+    seats = (row["seat0_bot"], row["seat1_bot"])
+    return any(fault is not None and seat_bot == bot_id
+               for seat_bot, fault in zip(seats, faults_by_seat(stored_fault(row)), strict=True))
 
 
 def deactivations_of(storage: Storage, bot_ids: Sequence[str]) -> dict[str, str]:

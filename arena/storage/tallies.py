@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from arena.core.faults import BotFault
+from arena.core.faults import BotFault, faults_by_seat
 from arena.core.status import SeasonStatus
 from arena.storage.store import Storage
 
@@ -31,10 +31,9 @@ class StoredResults:
         for row in rows:
             self.played += 1
             if row[1]:
-                fault: BotFault | None = BotFault.from_dict(orjson.loads(row[1]))
-                while fault is not None:  # both seats may have forfeited
-                    self.faults[str(fault.kind)] += 1
-                    fault = fault.other_seat_fault
+                for fault in faults_by_seat(BotFault.from_dict(orjson.loads(row[1]))):
+                    if fault is not None:  # both seats may have forfeited
+                        self.faults[str(fault.kind)] += 1
         if rows:
             self.cursor = int(rows[-1][0])
 

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from arena.core.faults import BotFault
 from arena.core.seat_logs import SeatLog
-from arena.storage import SeriesRecord, Storage
+from arena.storage import Storage
 from arena.storage.lifecycle import recent_faults, version_life
 from arena.storage.seat_logs import read_seat_logs
 from arena.web.sessions import Viewer
@@ -28,15 +28,6 @@ OWNER_FAULTS_SHOWN: Final = 10
 
 NO_LOG: Final = SeatLog(seat=0)
 """What a seat without a stored log shows (pruned, or never kept)."""
-
-
-def seat_faults(result: SeriesRecord) -> dict[int, BotFault]:
-    """The fault of each seat that forfeited ``result`` (both when neither started)."""
-    if result.fault is None:
-        return {}
-    faults = (result.fault, result.fault.other_seat_fault)
-    return {seat: fault for seat, fault in zip(result.forfeiting_seats, faults, strict=False)
-            if fault is not None}
 
 
 def _fault_place(fault: BotFault) -> dict[str, Any]:
@@ -53,14 +44,14 @@ def owner_series_view(storage: Storage, series_id: str, viewer: Viewer
     does not own."""
     planned = storage.get_planned(series_id)
     result = storage.get_result(series_id)
-    faults = {} if result is None else seat_faults(result)
+    faults = (None, None) if result is None else result.seat_faults
     logs = {log.seat: log for log in read_seat_logs(storage, series_id)}
     moves = _moves(storage, series_id) if result is not None else {}
     seats = []
     for seat, bot_id in enumerate(planned.bots):
         if not viewer.may_see(version_life(storage, bot_id).owner):
             continue
-        fault = faults.get(seat)
+        fault = faults[seat]
         log = logs.get(seat, NO_LOG)
         seats.append({"seat": seat, "bot": bot_id, "played": result is not None,
                       "fault": None if fault is None else _fault_place(fault),
@@ -94,8 +85,8 @@ def owner_bot_view(storage: Storage, bot_id: str, viewer: Viewer) -> dict[str, A
         if result is None:
             continue
         logs = {log.seat: log for log in read_seat_logs(storage, lost.series_id)}
-        for seat, fault in seat_faults(result).items():
-            if result.bots[seat] == bot_id:
+        for seat, fault in enumerate(result.seat_faults):
+            if fault is not None and result.bots[seat] == bot_id:
                 forfeits.append({"series_id": lost.series_id, "seat": seat,
                                  "finished_at": result.finished_at, **_fault_place(fault),
                                  "stderr": logs.get(seat, NO_LOG).stderr})

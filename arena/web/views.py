@@ -22,7 +22,6 @@ from arena.storage.deal_keys import is_sealed
 from arena.storage.leagues import league_of_season
 from arena.web.browse import ladder_gates_of, versions_of
 from arena.web.hands import series_hands
-from arena.web.owner import seat_faults
 from arena.web.replay import UNREPLAYABLE
 from arena.web.season_tables import elo_rows
 
@@ -64,17 +63,13 @@ def fault_rows(results: Sequence[SeriesRecord]) -> list[dict[str, Any]]:
     """One row per forfeiting bot of each series (both when neither started): the
     arena's words (kind, message, where, the seat's measured think time), never the
     bot's (its stderr is its owner's: ``arena.web.owner``)."""
-    rows: list[dict[str, Any]] = []
-    for result in results:
-        for seat, fault in seat_faults(result).items():
-            rows.append({
-                "series_id": result.series_id, "bot": result.bots[seat], "seat": seat,
-                "kind": str(fault.kind), "message": fault.message,
-                "hand_number": fault.hand_number, "decision_number": fault.decision_number,
-                "think_seconds": round(result.think_seconds[seat], 3),
-                "finished_at": result.finished_at,
-            })
-    return rows
+    return [{"series_id": result.series_id, "bot": result.bots[seat], "seat": seat,
+             "kind": str(fault.kind), "message": fault.message,
+             "hand_number": fault.hand_number, "decision_number": fault.decision_number,
+             "think_seconds": round(result.think_seconds[seat], 3),
+             "finished_at": result.finished_at}
+            for result in results
+            for seat, fault in enumerate(result.seat_faults) if fault is not None]
 
 
 def standing_rows(reading: SeasonReading) -> list[dict[str, Any]]:

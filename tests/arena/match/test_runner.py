@@ -60,7 +60,7 @@ def test_both_bots_failing_to_start_is_a_draw(docker_sandbox: Any, docker_client
     assert outcome.winner is None
     assert outcome.fault is not None and outcome.fault.seat == 0
     assert outcome.fault.kind is FaultKind.CRASH
-    assert "seat 1 failed to start too" in outcome.fault.message
+    assert "seat 1 forfeited too" in outcome.fault.message
     other = outcome.fault.other_seat_fault
     assert other is not None and other.seat == 1 and other.kind is FaultKind.CRASH
     assert outcome.hands_played == 0

@@ -15,7 +15,7 @@ from arena.core.faults import BotFault, FaultKind
 from arena.core.series import SeriesOutcome, SeriesSpec, outcome_of
 from arena.core.settings import SeasonConfig
 from arena.execution import PlaysElsewhere
-from arena.season.forfeits import MAX_CONFIRMING_PLAYS, RemoteForfeits, faulted_seats
+from arena.season.forfeits import MAX_CONFIRMING_PLAYS, RemoteForfeits
 from arena.season.formats import plan_season
 from arena.season.runner import SeasonRunner
 from arena.storage import Storage
@@ -159,7 +159,7 @@ def test_a_forfeit_played_here_is_stored_without_a_replay(tmp_path: Path) -> Non
     assert forfeits.settle("1-0", local) is local
     remote = replace(local, played_by=CLAIMER)
     assert forfeits.settle("1-0", remote) is None
-    assert faulted_seats(remote) == {1}
+    assert remote.forfeiting_seats == (1,)
 
 
 class AnswersAnother:
@@ -201,9 +201,9 @@ def test_the_seats_a_fault_charges(seats: tuple[int, ...]) -> None:
     spec = SeriesSpec(series_id="1-0", seed=3, profile=SeasonConfig.build().profile(),
                       max_hands=40, swap_seats=False, bots=())  # type: ignore[arg-type]
     outcome = startup_forfeit(spec, seats[0])
-    assert faulted_seats(outcome) == set(seats)
+    assert outcome.forfeiting_seats == seats
     assert outcome.fault is not None
     both = replace(outcome.fault,
                    other_seat_fault=BotFault(FaultKind.STARTUP, "x", seat=1 - seats[0]))
-    assert faulted_seats(replace(outcome, fault=both)) == {0, 1}
-    assert faulted_seats(replace(outcome, fault=None)) == frozenset()
+    assert replace(outcome, fault=both).forfeiting_seats == (0, 1)
+    assert replace(outcome, fault=None).forfeiting_seats == ()
