@@ -127,7 +127,7 @@ class Website:
         self.readings = readings if readings is not None else SeasonReadings(storage)
         self.templates = make_templates()
         self.feed = season_feed(hub, self.season_snapshot)
-        self.leaders = SeasonLeaders()
+        self.leaders = SeasonLeaders(self.readings)
         self.live = LivePages(storage, board or MoveBoard(), self.templates)
         self.tv = TvPages(storage, self.live.board, self.readings, self.live, self.html,
                           tv_pace or TvPace())
@@ -185,7 +185,7 @@ class Website:
     def seasons_page(self) -> dict[str, Any]:
         """Every season with who leads or won it (``leader``, None before a result)."""
         page = views.seasons_page(self.storage)
-        leaders = self.leaders.of(self.storage, self.storage.list_seasons())
+        leaders = self.leaders.of(self.storage.list_seasons())
         for season in page["seasons"]:
             season["leader"] = leaders.get(season["id"])
         return page
@@ -306,7 +306,7 @@ def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | 
         *site.tv.routes(),
         *twins("/", lambda request: site.seasons_page(), site.seasons_html,
                json=site.seasons_with_rows, api="/api/seasons"),
-        *BrowsePages(storage, site.html).routes(),
+        *BrowsePages(storage, site.readings, site.html).routes(),
         *LeaguePages(storage, site.readings, site.html).routes(),
         *ChallengePages(storage, site.html).routes(),
         *twins("/seasons/{season_id:arena_id}",

@@ -10,11 +10,9 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any, Final
 
-from arena.core.settings import ConfigError, SeasonConfig
-from arena.season.formats import SeasonView, format_for, format_name, reads_plan, rounds_of
 from arena.season.ladder_gating import admitted
+from arena.season.readings import SeasonReadings
 from arena.season.seeding import current_rows
-from arena.season.standings import Standings, compute_standings
 from arena.storage import NotFoundError, SeasonRecord, Storage
 from arena.storage.ladder_gates import gates_of_version
 
@@ -25,7 +23,6 @@ CAUSES: Final = {
     "arena": "the arena's side failed, not the bot: it is vetted again",
 }
 LEADER_CACHE_SIZE: Final = 256
-TABLE_CACHE_SIZE: Final = 64
 
 _VERSIONS: Final = (
     "SELECT b.id, b.name, b.version, b.language, b.author, b.registered_at, "
@@ -75,34 +72,12 @@ def _last_played(storage: Storage) -> dict[str, str]:
     return {str(row["bot"]): str(row["last"]) for row in rows}
 
 
-class FinishedTables:
-    """The standings of finished seasons, kept (a finished season's results no longer
-    change), so ``/bots`` does not recount every finished season at each reading."""
-
-    def __init__(self, storage: Storage) -> None:
-        self.storage = storage
-        self._lock = threading.Lock()
-        self._tables: dict[tuple[int, int], Standings] = {}
-
-    def __call__(self, season: SeasonRecord) -> Standings:
-        key = (season.id, season.series_done)
-        with self._lock:
-            table = self._tables.get(key)
-        if table is None:
-            table = compute_standings(season.bot_ids,
-                                      self.storage.results_stored_after(season.id))
-            with self._lock:
-                self._tables[key] = table
-                while len(self._tables) > TABLE_CACHE_SIZE:
-                    del self._tables[next(iter(self._tables))]
-        return table
-
-
-def _bots(storage: Storage, owner: str | None = None,
-          tables: FinishedTables | None = None) -> list[dict[str, Any]]:
+def _bots(storage: Storage, readings: SeasonReadings,
+          owner: str | None = None) -> list[dict[str, Any]]:
     """One row per bot name (registration order of its first version): the latest
     version's status, the owner, the latest active version, its rating (OpenSkill
-    μ ± σ in the latest finished season it played) and when any version last played."""
+    μ ± σ in the latest finished season it played, as the server's standings of that
+    season have it: ``readings``) and when any version last played."""
     sql, params = _VERSIONS + " ORDER BY b.seq", tuple[str, ...]()
     if owner is not None:
         sql, params = _VERSIONS + " WHERE COALESCE(n.owner, '') = ? ORDER BY b.seq", (owner,)
@@ -112,7 +87,8 @@ def _bots(storage: Storage, owner: str | None = None,
     last = _last_played(storage)
     active = {name: next((v for v in reversed(versions) if v["status"] == "active"), None)
               for name, versions in by_name.items()}
-    rows = current_rows(storage, [v["id"] for v in active.values() if v is not None], tables)
+    rows = current_rows(storage, [v["id"] for v in active.values() if v is not None],
+                        lambda season: readings.board.snapshot(season.id).standings)
     bots = []
     for name, versions in by_name.items():
         latest, chosen = versions[-1], active[name]
@@ -129,13 +105,12 @@ def _bots(storage: Storage, owner: str | None = None,
     return bots
 
 
-def bots_page(storage: Storage, tables: FinishedTables | None = None) -> dict[str, Any]:
+def bots_page(storage: Storage, readings: SeasonReadings) -> dict[str, Any]:
     """Every bot (see ``_bots``)."""
-    return {"bots": _bots(storage, tables=tables)}
+    return {"bots": _bots(storage, readings)}
 
 
-def author_page(storage: Storage, name: str, tables: FinishedTables | None = None
-                ) -> dict[str, Any]:
+def author_page(storage: Storage, readings: SeasonReadings, name: str) -> dict[str, Any]:
     """An author's account and bots (``admin``: the arena's own); ``NotFoundError``
     for a name that is neither an author nor the admin."""
     rows = storage.query("SELECT name, created_at, revoked_at FROM authors WHERE name=?",
@@ -146,50 +121,33 @@ def author_page(storage: Storage, name: str, tables: FinishedTables | None = Non
               {"name": rows[0]["name"], "created_at": rows[0]["created_at"],
                "revoked_at": rows[0]["revoked_at"]})
     return {"author": author,
-            "bots": _bots(storage, "" if name == ADMIN and not rows else name, tables)}
+            "bots": _bots(storage, readings, "" if name == ADMIN and not rows else name)}
 
 
 class SeasonLeaders:
-    """Who leads a running season, or won a finished one: the first row of its
-    standings in its format's order (None before any result). Kept per season until
-    the season changes, so the seasons list does not recount every season each time."""
+    """Who leads a running season, or won a finished one: the first row of the
+    server's table of it in its format's order (``readings``; None before any
+    result). Kept per season until the season changes, so the seasons list does not
+    read every season's table each time."""
 
-    def __init__(self) -> None:
+    def __init__(self, readings: SeasonReadings) -> None:
+        self.readings = readings
         self._lock = threading.Lock()
         self._cache: dict[int, tuple[tuple[Any, ...], str | None]] = {}
 
-    def of(self, storage: Storage, seasons: Sequence[SeasonRecord]) -> dict[int, str | None]:
-        return {season.id: self._leader(storage, season) for season in seasons}
+    def of(self, seasons: Sequence[SeasonRecord]) -> dict[int, str | None]:
+        return {season.id: self._leader(season) for season in seasons}
 
-    def _leader(self, storage: Storage, season: SeasonRecord) -> str | None:
+    def _leader(self, season: SeasonRecord) -> str | None:
         key = (season.series_done, str(season.status), season.updated_at)
         with self._lock:
             cached = self._cache.get(season.id)
         if cached is not None and cached[0] == key:
             return cached[1]
-        leader = first_of(storage, season)
+        reading = self.readings.read(season.id)
+        leader = reading.statistics.order[0] if reading.results else None
         with self._lock:
             self._cache[season.id] = (key, leader)
             while len(self._cache) > LEADER_CACHE_SIZE:
                 del self._cache[next(iter(self._cache))]
         return leader
-
-
-def first_of(storage: Storage, season: SeasonRecord) -> str | None:
-    """The first bot of ``season``'s table in its format's order (None before any
-    result)."""
-    results = storage.results_stored_after(season.id)
-    if not results:
-        return None
-    standings = compute_standings(season.bot_ids, results)
-    try:
-        config = SeasonConfig.from_dict(season.config)
-        season_format = format_for(format_name(season.config), config)
-    except ConfigError:
-        return standings.rows[0].bot_id
-    planned = storage.planned_series(season.id) if reads_plan(season.config) else []
-    added = season_format.standings(SeasonView(
-        season.bot_ids, config.seed, planned, results, rounds_of(results, planned),
-        {row.bot_id: row.rating_ordinal for row in standings.rows}))
-    return added.order[0] if added.order else standings.rows[0].bot_id
-

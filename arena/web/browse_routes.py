@@ -1,5 +1,6 @@
 """The routes of the pages to browse by (``/bots``, ``/authors/NAME``, an SPRT
-match's page) and their ``/api/`` twins, over the website's storage and templates."""
+match's page) and their ``/api/`` twins, over the website's storage, the server's
+standings (``readings``) and templates."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from markupsafe import Markup
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
+from arena.season.readings import SeasonReadings
 from arena.storage import Storage
 from arena.web import browse
 from arena.web.sprt_page import llr_svg, sprt_page
@@ -21,10 +23,10 @@ Render = Callable[..., HTMLResponse]
 class BrowsePages:
     """The pages and their twins; ``html(template, **context)`` renders a page."""
 
-    def __init__(self, storage: Storage, html: Render) -> None:
+    def __init__(self, storage: Storage, readings: SeasonReadings, html: Render) -> None:
         self.storage = storage
+        self.readings = readings
         self.html = html
-        self.tables = browse.FinishedTables(storage)
 
     @staticmethod
     def chart(page: dict[str, Any]) -> Markup:
@@ -35,13 +37,14 @@ class BrowsePages:
 
     def routes(self) -> list[Route]:
         return [
-            *twins("/bots", lambda request: browse.bots_page(self.storage, self.tables),
+            *twins("/bots", lambda request: browse.bots_page(self.storage, self.readings),
                    lambda page: self.html("bots.html", page=page), also=("/bots/",)),
             *twins("/authors/{name:arena_name}",
-                   lambda request: browse.author_page(self.storage,
-                                                      request.path_params["name"], self.tables),
+                   lambda request: browse.author_page(self.storage, self.readings,
+                                                      request.path_params["name"]),
                    lambda page: self.html("author.html", page=page)),
             *twins("/seasons/{season_id:arena_id}/sprt",
-                   lambda request: sprt_page(self.storage, request.path_params["season_id"]),
+                   lambda request: sprt_page(self.storage, self.readings,
+                                             request.path_params["season_id"]),
                    lambda page: self.html("sprt.html", page=page, chart=self.chart(page))),
         ]

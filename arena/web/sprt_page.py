@@ -12,10 +12,9 @@ from typing import Any, Final
 
 from markupsafe import Markup, escape
 
-from arena.core.settings import ConfigError, SeasonConfig
-from arena.season.formats import SeasonView, format_for, format_name, rounds_of
+from arena.season.formats import rounds_of
 from arena.season.formats.sprt_match import pentanomial_counts
-from arena.season.standings import compute_standings
+from arena.season.readings import SeasonReadings
 from arena.season.statistics.pentanomial import PAIR_SCORES, SprtSpec, llr
 from arena.storage import NotFoundError, Storage
 from arena.web.views import season_summary
@@ -29,28 +28,17 @@ MAX_POINTS: Final = 400
 """The chart draws at most this many pairs (evenly spaced, the last always)."""
 
 
-def sprt_page(storage: Storage, season_id: int) -> dict[str, Any]:
-    """The match's page data; ``NotFoundError`` for an unknown season or one whose
+def sprt_page(storage: Storage, readings: SeasonReadings, season_id: int) -> dict[str, Any]:
+    """The match's page data, the test's state from the server's reading of the
+    season (``readings``); ``NotFoundError`` for an unknown season or one whose
     format runs no SPRT."""
-    season = storage.get_season(season_id)
-    config = SeasonConfig.from_dict(season.config)
-    try:
-        season_format = format_for(format_name(season.config), config)
-    except ConfigError:
-        season_format = None
-    results = storage.results_stored_after(season_id)
-    planned = storage.planned_series(season_id)
-    rounds = rounds_of(results, planned)
-    status = None
-    if season_format is not None:
-        standings = compute_standings(season.bot_ids, results)
-        status = season_format.standings(SeasonView(
-            season.bot_ids, config.seed, planned, results, rounds,
-            {row.bot_id: row.rating_ordinal for row in standings.rows})).api.get(API_FIELD)
+    reading = readings.read(season_id)
+    status = reading.statistics.api.get(API_FIELD)
     if not isinstance(status, dict):
         raise NotFoundError(f"season {season_id} is not an SPRT match")
     spec = SprtSpec.parse(str(status["spec"]))
-    return {"season": season_summary(season), "test": status,
+    rounds = rounds_of(reading.results, storage.planned_series(season_id))
+    return {"season": season_summary(reading.season), "test": status,
             "pair_scores": list(PAIR_SCORES),
             "llr_path": llr_path(str(status["bot_a"]), rounds, spec)}
 
