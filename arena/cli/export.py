@@ -29,6 +29,7 @@ from rich.console import Console
 from arena.cli.client import connect
 from arena.cli.decisions import decision_records
 from arena.cli.output import CliError, print_json, to_json
+from arena.core.standing_columns import STANDING_COLUMNS
 
 RESULT_COLUMNS: Final = (
     "season_id", "series_id", "index", "seed_commitment", "seed_revealed", "seed",
@@ -37,10 +38,15 @@ RESULT_COLUMNS: Final = (
     "hands_played", "capped", "points_0", "points_1", "fault_kind", "fault_seat",
     "fault_message", "wall_seconds",
 )
-STANDING_COLUMNS: Final = tuple(
-    field.name for field in arena_pb2.StandingRow.DESCRIPTOR.fields if not field.is_repeated)
-"""Every column of the API's standings row, in its order: a new column is exported
-without a line here (the format's cells are under their own labels in season.json)."""
+_SHOWN: Final = ("rank", "bot_id", *(name for column in STANDING_COLUMNS for name in column.reads))
+EXPORTED_COLUMNS: Final = (*_SHOWN, *(
+    field.name for field in arena_pb2.StandingRow.DESCRIPTOR.fields
+    if not field.is_repeated and field.name not in _SHOWN))
+"""Every value of the API's standings row: the rank and bot, then the values each
+column every screen shows reads, in the columns' order
+(``arena.core.standing_columns``), then the message's other fields in its order. A
+new column is exported without a line here (the format's cells are under their own
+labels in season.json)."""
 
 
 def result_row(series: arena_pb2.SeriesSummary) -> dict[str, object]:
@@ -71,7 +77,7 @@ def result_row(series: arena_pb2.SeriesSummary) -> dict[str, object]:
 def standing_row(row: arena_pb2.StandingRow) -> dict[str, object]:
     """Fractional numbers to 2 decimals, yes/no as 1/0."""
     values: dict[str, object] = {}
-    for name in STANDING_COLUMNS:
+    for name in EXPORTED_COLUMNS:
         value = getattr(row, name)
         if isinstance(value, bool):
             value = int(value)
@@ -136,7 +142,7 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
                 if out is not None and log is not None:
                     decisions += _write_decisions(out, series, log)
     write_csv(target / "results.csv", RESULT_COLUMNS, [result_row(s) for s in played])
-    write_csv(target / "standings.csv", STANDING_COLUMNS,
+    write_csv(target / "standings.csv", EXPORTED_COLUMNS,
               [standing_row(row) for row in standings.rows])
     (target / "season.json").write_text(json.dumps(
         {"season": to_json(season), "standings": to_json(standings)}, indent=1) + "\n")

@@ -24,8 +24,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli.render_statistics import TIED_NOTE, elo_cell, statistics_parts, tied_cell
+from arena.cli.render_statistics import TIED_NOTE, statistics_parts
 from arena.core.ordering import ORDERING_RULE
+from arena.core.standing_columns import STANDING_COLUMNS, caption_terms
 from arena.core.text import bounded, neutralise
 
 RECENT_SERIES: Final = 6
@@ -35,12 +36,8 @@ LIVE_TOP_ROWS: Final = 20
 """Standings rows a live view shows (plus the rows of bots the user names)."""
 CROSSTABLE_MAX_BOTS: Final = 16
 """Above this many bots the crosstable is too wide for a terminal (``--json`` has it)."""
-ORDERING_NOTE: Final = (
-    "W-D-L = series won-drawn-lost, F = forfeits (each also an L; Games, Hands and Pts± "
-    "count the series played to their end), SPts = series points, Games = games won-lost, "
-    "Hands = hands won, Pts± = points for minus against, Rating = OpenSkill μ±σ. "
-    f"Ordered by {ORDERING_RULE}."
-)
+ORDERING_NOTE: Final = f"{caption_terms()}. Ordered by {ORDERING_RULE}."
+TERMINAL_COLUMNS: Final = tuple(column for column in STANDING_COLUMNS if column.terminal)
 
 
 MULTILINE_FIELDS: Final = frozenset({"stderr", "lines", "error"})
@@ -123,24 +120,21 @@ def standings_table(standings: arena_pb2.Standings, title: str | None = None) ->
     )
     table.add_column("#", justify="right", min_width=2, no_wrap=True)
     table.add_column("Bot", style="bold", no_wrap=True)
-    for header in ("W-D-L", "F", "SPts", "Games", "Hands", "Pts±"):
-        table.add_column(header, justify="right", no_wrap=True)
-    table.add_column("Rating", justify="right", no_wrap=True)
-    table.add_column("Elo (95 %)", justify="right", no_wrap=True)
-    table.add_column("", no_wrap=True)
+    for column in TERMINAL_COLUMNS:  # arena.core.standing_columns: every screen's columns
+        table.add_column(column.short, justify="right" if column.short else "left",
+                         no_wrap=True)
     for header in standings.extra_columns:  # the format's own (e.g. a Swiss score)
         table.add_column(header, justify="right", no_wrap=True)
     for row in standings.rows:
-        extra = list(row.extra_cells)
-        table.add_row(
-            str(row.rank), row.bot_id,
-            f"{row.series_won}-{row.series_drawn}-{row.series_lost}", str(row.series_forfeited),
-            f"{row.series_points:g}", f"{row.games_won}-{row.games_lost}", str(row.hands_won),
-            f"{row.points_for - row.points_against:+d}",
-            f"{row.rating_mu:.1f}±{row.rating_sigma:.1f}", elo_cell(row), tied_cell(row),
-            *extra,
-        )
+        values = row_values(row)
+        table.add_row(str(row.rank), row.bot_id,
+                      *(column.cell(values) for column in TERMINAL_COLUMNS), *row.extra_cells)
     return table
+
+
+def row_values(row: arena_pb2.StandingRow) -> dict[str, Any]:
+    """The message's values by name, as the columns read them."""
+    return {field.name: getattr(row, field.name) for field in row.DESCRIPTOR.fields}
 
 
 def print_standings(console: Console, standings: arena_pb2.Standings) -> None:

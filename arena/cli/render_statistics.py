@@ -1,5 +1,6 @@
-"""The season statistics on the terminal: the Elo column and tied marks of the
-standings table, the likelihood-of-superiority matrix (``standings --los``), the
+"""The season statistics on the terminal: what the Elo column and tied marks of the
+standings table mean (their cells are ``arena.core.standing_columns``'), the
+likelihood-of-superiority matrix (``standings --los``), the
 parts a format adds under the table (``Standings.sections``), and throughput with
 time left."""
 
@@ -17,17 +18,6 @@ TIED_NOTE = ("Elo = Bradley-Terry over all series with its 95 % interval (a draw
              "BayesElo: see docs/formats.md); 'tied' = neither this row nor the next is "
              "significantly stronger (95 %); 'behind' = the next row is significantly "
              "stronger (95 %).")
-
-
-def elo_cell(row: arena_pb2.StandingRow) -> str:
-    """``+51±62``: the interval is symmetric (elo ± 1.96 standard errors), so its
-    half-width says it in 8 characters where ``[low,high]`` took 12 (80 columns)."""
-    elo, half = round(row.bt_elo), round((row.bt_elo_high - row.bt_elo_low) / 2)
-    return f"{elo:+d}±{half:d}"  # whole numbers: no "-0"
-
-
-def tied_cell(row: arena_pb2.StandingRow) -> str:
-    return "tied" if row.tied_with_next else "behind" if row.behind_next else ""
 
 
 def los_table(standings: arena_pb2.Standings) -> Table:

@@ -54,6 +54,18 @@ class SeasonStatistics:
     row_api: dict[str, dict[str, Any]] = field(default_factory=dict)
     progress: Progress = field(default_factory=lambda: Progress(0, 0, None, 0.0, None))
 
+    def ranked_values(self, bot: str, rank: int) -> dict[str, Any]:
+        """What the statistics add to ``bot``'s row of the table at ``rank``: the one
+        making of the final ranked row (with ``StandingRow.values``), by the names
+        of the API's ``StandingRow`` (``arena.server.statistics_convert``) and the
+        website's rows (``arena.web.views.standing_rows``); every screen's columns
+        read them (``arena.core.standing_columns``)."""
+        low, high = self.rating.interval(bot)
+        return {"rank": rank, "bt_elo": self.rating.elo[self.rating.index(bot)],
+                "bt_elo_low": low, "bt_elo_high": high,
+                "tied_with_next": self.tied_with_next.get(bot, False),
+                "behind_next": self.behind_next.get(bot, False)}
+
     def los_matrix(self) -> dict[str, dict[str, float]]:
         """``los[a][b]``: likelihood that a is stronger than b (a != b)."""
         matrix = self.rating.los_matrix()

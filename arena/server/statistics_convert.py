@@ -54,11 +54,8 @@ def add_statistics(message: arena_pb2.Standings, stats: SeasonStatistics,
     ordered = sorted((row for row in message.rows if row.bot_id in position),
                      key=lambda row: position[row.bot_id])
     for row in ordered:
-        row.rank = position[row.bot_id]
-        row.bt_elo = stats.rating.elo[stats.rating.index(row.bot_id)]
-        row.bt_elo_low, row.bt_elo_high = stats.rating.interval(row.bot_id)
-        row.tied_with_next = stats.tied_with_next.get(row.bot_id, False)
-        row.behind_next = stats.behind_next.get(row.bot_id, False)
+        for name, value in stats.ranked_values(row.bot_id, position[row.bot_id]).items():
+            setattr(row, name, value)
         row.extra_cells.extend(column.cells.get(row.bot_id, "") for column in stats.columns)
         json_format.ParseDict(stats.row_api.get(row.bot_id, {}), row)
     copies = [arena_pb2.StandingRow() for _ in ordered]

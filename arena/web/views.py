@@ -74,20 +74,13 @@ def fault_rows(results: Sequence[SeriesRecord]) -> list[dict[str, Any]]:
 
 def standing_rows(reading: SeasonReading) -> list[dict[str, Any]]:
     """The table's rows as every screen shows them: in the format's order, ranked
-    in it, with the Bradley-Terry Elo, its 95 % interval and the tied or behind mark (the
-    terminal's rows, ``arena.server.statistics_convert``)."""
+    in it, with the Bradley-Terry Elo, its 95 % interval and the tied or behind mark
+    (``SeasonStatistics.ranked_values``, as the API's rows have them); the page's
+    cells are ``arena.core.standing_columns``' of these values."""
     stats = reading.statistics
     by_bot = {row.bot_id: row for row in reading.standings.rows}
-    rows = []
-    for rank, bot in enumerate(stats.order, start=1):
-        row = by_bot[bot].to_dict()
-        low, high = stats.rating.interval(bot)
-        row.update(rank=rank, bt_elo=round(stats.rating.elo[stats.rating.index(bot)], 1),
-                   bt_elo_low=round(low, 1), bt_elo_high=round(high, 1),
-                   tied_with_next=stats.tied_with_next.get(bot, False),
-                   behind_next=stats.behind_next.get(bot, False))
-        rows.append(row)
-    return rows
+    return [{**by_bot[bot].to_dict(), **stats.ranked_values(bot, rank)}
+            for rank, bot in enumerate(stats.order, start=1)]
 
 
 def format_extras(reading: SeasonReading) -> dict[str, Any]:

@@ -372,9 +372,9 @@ def test_standings_caption_states_the_whole_ordering_rule() -> None:
             "then games won - lost, then points for - against, then bot id")
     caption = standings_table(arena_pb2.Standings(season_id=1)).caption
     # Every abbreviation of the table's headers, then the order.
-    assert caption == ("W-D-L = series won-drawn-lost, F = forfeits (each also an L; Games, "
-                       "Hands and Pts± count the series played to their end), SPts = series "
-                       "points, Games = games won-lost, Hands = hands won, Pts± = points for "
+    assert caption == ("SPts = series points, W-D-L = series won-drawn-lost, F = forfeits "
+                       "(each also an L; Games, Hands and Pts± count the series played to their "
+                       "end), Games = games won-lost, Hands = hands won, Pts± = points for "
                        "minus against, Rating = OpenSkill μ±σ. "
                        f"Ordered by {rule}. Elo = Bradley-Terry over all series with its "
                        "95 % interval (a draw model, and a prior of one virtual drawn series "
@@ -452,7 +452,7 @@ def test_the_standings_and_crosstable_fit_80_columns() -> None:
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "…" not in text
     first = next(line for line in text.splitlines() if line.startswith(" 1 shark"))
-    assert first.split() == ["1", "shark@1.0.0", "50-6-10", "10", "53", "160-20", "340",
+    assert first.split() == ["1", "shark@1.0.0", "53", "50-6-10", "10", "160-20", "340",
                              "+9830", "31.9±7.1", "-357±820", "tied"]
     assert "│ 4 random@10.0.0" in text and "10-2-10 F3" in text
     caption = str(standings_table(message).caption)

@@ -64,7 +64,7 @@ def test_the_terminal_table_shows_the_forfeits_and_no_score_of_them() -> None:
     console.print(crosstable(message))
     text = console.export_text()
     crashy_line = next(line for line in text.splitlines() if line.lstrip().startswith("3 "))
-    # rank, bot, W-D-L, F, SPts, games, hands, points for minus against
-    assert crashy_line.split()[:8] == ["3", CRASHY, "0-0-3", "3", "0", "0-0", "0", "+0"]
+    # rank, bot, SPts, W-D-L, F, games, hands, points for minus against
+    assert crashy_line.split()[:8] == ["3", CRASHY, "0", "0-0-3", "3", "0-0", "0", "+0"]
     crashy_cells = next(line for line in text.splitlines() if line.startswith("│ 3 " + CRASHY))
     assert "0-0-2 F2" in crashy_cells and "0-0-1 F1" in crashy_cells

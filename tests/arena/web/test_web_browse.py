@@ -12,10 +12,9 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-from hollywood.arena.v1 import arena_pb2
 from starlette.testclient import TestClient
 
-from arena.cli.render_statistics import elo_cell
+from arena.core.standing_columns import elo_cell
 from arena.season.events import EventHub
 from arena.season.season_statistics import rating_fit
 from arena.season.statistics.pentanomial import SprtSpec, llr
@@ -152,9 +151,10 @@ def test_a_bot_that_always_forfeits_shows_forfeits_and_no_score(site: Site) -> N
     row = re.search(rf'<tr data-bot="{site.crashy}">(.*?)</tr>', html, re.S)
     assert row is not None
     cells = re.findall(r"<td[^>]*>(.*?)</td>", row.group(1), re.S)
-    # #, bot, pts, played, W, D, L, F, games, hands, points ±
-    assert [re.sub("<[^>]+>", "", c) for c in cells[2:11]] == [
-        "0.0", "3", "0", "0", "3", "3", "0–0", "0", "+0"]
+    # #, bot, pts, played, W D L, F, games, hands, points ± (the terminal's cells)
+    assert [re.sub("<[^>]+>", "", c) for c in cells[2:9]] == [
+        "0", "3", "0-0-3", "3", "0-0", "0", "+0"]
+    assert f'<td class="num fault">{played}</td>' in row.group(1)
     assert html.count('<span class="fault">F1</span>') == 3  # its crosstable cells
 
 
@@ -175,7 +175,7 @@ def test_elo_with_its_interval_and_tied_marks_as_the_terminal_prints_them(
                                     "half": round((high - low) / 2),
                                     "tied_with_next": tied, "behind_next": behind}
         # The terminal's cell, e.g. +12±15, the interval's ends in its tooltip.
-        terminal = elo_cell(arena_pb2.StandingRow(bt_elo=elo, bt_elo_low=low, bt_elo_high=high))
+        terminal = elo_cell({"bt_elo": elo, "bt_elo_low": low, "bt_elo_high": high})
         shown = str(bot).replace("<", "&lt;").replace(">", "&gt;")
         row = re.search(rf'<tr data-bot="{re.escape(shown)}">(.*?)</tr>', html, re.S)
         assert row is not None, bot
