@@ -31,3 +31,6 @@ CHECKS  # arena/season/verify.py: the OutcomeMismatch check names
 _.game_finished  # hollywood_sdk's view field, for bot authors
 _.voided_at  # VoidedSeries field, shown by the void listing
 _.possible_agents, _.agents, _.action_space  # PettingZoo's and Gymnasium's attributes
+# Read by the website's template only (arena/web/templates/_sections.html).
+_.alert  # StandingColumn: when the website marks a cell
+_.css  # StandingColumn: the website's class of its cells

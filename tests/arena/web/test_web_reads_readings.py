@@ -50,11 +50,11 @@ class PlantedReadings(SeasonReadings):
 def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[BrowseArena, TestClient,
                                                                SeasonReadings]:
     root = tmp_path_factory.mktemp("planted")
-    arena = BrowseArena(root, root / "web.db")
-    readings = PlantedReadings(arena.storage, PlantedBoard(arena.storage))
-    client = TestClient(create_app(arena.storage, EventHub(), readings=readings),
+    stored = BrowseArena(root, root / "web.db")
+    readings = PlantedReadings(stored.storage, PlantedBoard(stored.storage))
+    client = TestClient(create_app(stored.storage, EventHub(), readings=readings),
                         raise_server_exceptions=False)
-    return arena, client, readings
+    return stored, client, readings
 
 
 def test_bots_show_the_rating_the_servers_table_has(
@@ -68,18 +68,18 @@ def test_bots_show_the_rating_the_servers_table_has(
 
 def test_the_seasons_list_names_the_leader_of_the_servers_order(
         planted: tuple[BrowseArena, TestClient, SeasonReadings]) -> None:
-    arena, client, readings = planted
+    stored, client, readings = planted
     seasons = {s["id"]: s for s in client.get("/api/seasons").json()["seasons"]}
-    order = readings.read(arena.season_id).statistics.order
-    assert seasons[arena.season_id]["leader"] == order[0]
+    order = readings.read(stored.season_id).statistics.order
+    assert seasons[stored.season_id]["leader"] == order[0]
     # Storage's own count puts another bot first: the planted order is the one shown.
-    assert order[0] != SeasonReadings(arena.storage).read(arena.season_id).statistics.order[0]
-    assert seasons[arena.idle_season]["leader"] is None
+    assert order[0] != SeasonReadings(stored.storage).read(stored.season_id).statistics.order[0]
+    assert seasons[stored.idle_season]["leader"] is None
 
 
 def test_the_sprt_page_shows_the_servers_state_of_the_test(
         planted: tuple[BrowseArena, TestClient, SeasonReadings]) -> None:
-    arena, client, _ = planted
-    page = client.get(f"/api/seasons/{arena.sprt_season}/sprt").json()
+    stored, client, _ = planted
+    page = client.get(f"/api/seasons/{stored.sprt_season}/sprt").json()
     assert page["test"]["llr"] == PLANTED_LLR
-    assert client.get(f"/api/seasons/{arena.season_id}/sprt").status_code == 404
+    assert client.get(f"/api/seasons/{stored.season_id}/sprt").status_code == 404
