@@ -126,15 +126,9 @@ def standings_table(standings: arena_pb2.Standings, title: str | None = None) ->
     for header in standings.extra_columns:  # the format's own (e.g. a Swiss score)
         table.add_column(header, justify="right", no_wrap=True)
     for row in standings.rows:
-        values = row_values(row)
         table.add_row(str(row.rank), row.bot_id,
-                      *(column.cell(values) for column in TERMINAL_COLUMNS), *row.extra_cells)
+                      *(column.cell(row) for column in TERMINAL_COLUMNS), *row.extra_cells)
     return table
-
-
-def row_values(row: arena_pb2.StandingRow) -> dict[str, Any]:
-    """The message's values by name, as the columns read them."""
-    return {field.name: getattr(row, field.name) for field in row.DESCRIPTOR.fields}
 
 
 def print_standings(console: Console, standings: arena_pb2.Standings) -> None:

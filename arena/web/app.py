@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Lifespan, Message, Receive, Scope, Send
 
 from arena.core.auth_limit import AuthLimits, FailedAuthLimiter
 from arena.core.progress_text import progress_line
-from arena.core.standing_columns import STANDING_COLUMNS, legend_terms
+from arena.core.standing_columns import STANDING_COLUMNS, RowValues, legend_terms
 from arena.match.live_moves import MoveBoard
 from arena.season.events import EventHub
 from arena.season.readings import SeasonReadings
@@ -86,6 +86,7 @@ def make_templates() -> jinja2.Environment:
     env.globals["viewer"] = signed_in
     env.globals["STANDING_COLUMNS"] = STANDING_COLUMNS  # the terminal's columns too
     env.globals["standing_legend"] = legend_terms
+    env.filters["row_values"] = RowValues
     return env
 
 

@@ -13,8 +13,13 @@ from rich.console import Console
 from starlette.testclient import TestClient
 
 from arena.cli.export import EXPORTED_COLUMNS
-from arena.cli.render import row_values, standings_table
-from arena.core.standing_columns import STANDING_COLUMNS, caption_terms, legend_terms
+from arena.cli.render import standings_table
+from arena.core.standing_columns import (
+    STANDING_COLUMNS,
+    RowValues,
+    caption_terms,
+    legend_terms,
+)
 from arena.season.events import EventHub
 from arena.season.readings import SeasonReadings
 from arena.server.convert import standings_message
@@ -45,14 +50,13 @@ def test_the_terminal_and_the_website_write_the_same_cells(tmp_path: Path) -> No
     reading = SeasonReadings(storage).read(season_id)
     message = standings_message(reading.season, reading.standings)
     add_statistics(message, reading.statistics, LosCells())
-    web = {row["bot_id"]: row for row in standing_rows(reading)}
+    web = {row["bot_id"]: RowValues(row) for row in standing_rows(reading)}
     assert [row.bot_id for row in message.rows] == list(web)
     for row in message.rows:
-        terminal = row_values(row)
-        assert [column.cell(terminal) for column in STANDING_COLUMNS] == [
+        assert [column.cell(row) for column in STANDING_COLUMNS] == [
             column.cell(web[row.bot_id]) for column in STANDING_COLUMNS]
     # A of MEETINGS (25-15 against C, 2-8 against B): 27 won, 23 lost, none drawn.
-    first = row_values(message.rows[0])
+    first = message.rows[0]
     assert [column.cell(first) for column in STANDING_COLUMNS[:4]] == [
         "27", "50", "27-0-23", "0"]
     # Both screens show them: the website's cells as the terminal prints them.

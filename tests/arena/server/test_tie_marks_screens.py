@@ -11,7 +11,6 @@ from pathlib import Path
 from starlette.testclient import TestClient
 
 from arena.cli.export import standing_row
-from arena.cli.render import row_values
 from arena.cli.render_statistics import TIED_NOTE
 from arena.core.settings import SeasonConfig
 from arena.core.standing_columns import tied_cell
@@ -55,7 +54,7 @@ def test_every_screen_marks_the_row_behind_the_next(tmp_path: Path) -> None:
     assert (rows["A"].behind_next, rows["A"].tied_with_next) == (True, False)
     assert not rows["B"].behind_next and not rows["B"].tied_with_next
     # The terminal's cell and legend, the export's column.
-    assert [tied_cell(row_values(rows[name])) for name in "ABC"] == ["behind", "", ""]
+    assert [tied_cell(rows[name]) for name in "ABC"] == ["behind", "", ""]
     assert "'behind' = the next row is significantly stronger" in TIED_NOTE
     assert standing_row(rows["A"])["behind_next"] == 1
     assert standing_row(rows["B"])["behind_next"] == 0

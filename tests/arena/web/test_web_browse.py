@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from arena.core.standing_columns import elo_cell
+from arena.core.standing_columns import RowValues, elo_cell
 from arena.season.events import EventHub
 from arena.season.season_statistics import rating_fit
 from arena.season.statistics.pentanomial import SprtSpec, llr
@@ -175,7 +175,7 @@ def test_elo_with_its_interval_and_tied_marks_as_the_terminal_prints_them(
                                     "half": round((high - low) / 2),
                                     "tied_with_next": tied, "behind_next": behind}
         # The terminal's cell, e.g. +12±15, the interval's ends in its tooltip.
-        terminal = elo_cell({"bt_elo": elo, "bt_elo_low": low, "bt_elo_high": high})
+        terminal = elo_cell(RowValues({"bt_elo": elo, "bt_elo_low": low, "bt_elo_high": high}))
         shown = str(bot).replace("<", "&lt;").replace(">", "&gt;")
         row = re.search(rf'<tr data-bot="{re.escape(shown)}">(.*?)</tr>', html, re.S)
         assert row is not None, bot
