@@ -111,8 +111,6 @@ STANDING_COLUMNS: Final = (
                    "series); the order reads μ − 3σ", "OpenSkill μ±σ",
                    lambda v: f"{v.rating_mu:.1f}±{v.rating_sigma:.1f}",
                    ("rating_mu", "rating_sigma", "rating_ordinal"), css="num rating"),
-    StandingColumn("hands lost", "HL", f"hands lost, {PLAYED_OUT}", "",
-                   lambda v: str(v.hands_lost), ("hands_lost",), terminal=False),
     StandingColumn("Elo (95 %)", "Elo (95 %)", "Bradley-Terry fit over all the season's "
                    "series (a drawn series modelled as a draw), centred on the field's mean "
                    "(0), ± the half-width of its (symmetric) 95 % interval, the interval's ends "

@@ -51,7 +51,6 @@ class StandingRow:
     games_won: int = 0
     games_lost: int = 0
     hands_won: int = 0
-    hands_lost: int = 0
     points_for: int = 0
     points_against: int = 0
     rating_mu: float = 0.0
@@ -229,7 +228,6 @@ class StandingsState:
             row.games_won += result.games_won[seat]
             row.games_lost += result.games_won[1 - seat]
             row.hands_won += result.hands_won[seat]
-            row.hands_lost += result.hands_won[1 - seat]
             row.points_for += result.points[seat]
             row.points_against += result.points[1 - seat]
         first, second = result.bots
