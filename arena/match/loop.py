@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from arena.core.faults import BotFault, FaultKind, one_seat_fault
+from arena.core.faults import BotFault, FaultKind, SeatFaults, one_seat_fault
 from arena.core.limits import TimeLimits
 from arena.core.seat_logs import DecisionRecorder
 from arena.core.series import SeriesOutcome, outcome_of
@@ -129,17 +129,16 @@ class _Match:
         self.pending: _Pending | None = None
         self.recorder = DecisionRecorder()
 
-    def finish(self, fault: BotFault | None = None) -> PlayedMatch:
-        """The match as it ended: played out, or forfeited by ``fault``'s seat."""
+    def finish(self, faults: SeatFaults | None = None) -> PlayedMatch:
+        """The match as it ended: played out, or forfeited (each seat's ``faults``)."""
         think, reserve = (self.think[0], self.think[1]), self.reserve
         wall = self.clock() - self.started
-        if fault is None:
+        if faults is None:
             result = self.series.result
             outcome = outcome_of(self.series_id, self.series,
                                  None if result is None else result.winner, None, think, wall)
         else:
-            outcome = SeriesOutcome.forfeit(self.series_id, self.series,
-                                            one_seat_fault(fault.seat or 0, fault), think, wall)
+            outcome = SeriesOutcome.forfeit(self.series_id, self.series, faults, think, wall)
         return PlayedMatch(outcome, self.decisions,
                            (max(0.0, reserve[0]), max(0.0, reserve[1])), self.recorder)
 
@@ -223,7 +222,7 @@ class _Match:
             self.on_event({"type": "fault", **fault.public_dict()})
         _notify_series_end(self.clients, self.series, self.series_id, self.limits,
                            self.hands_played, fault)
-        return self.finish(fault)
+        return self.finish(one_seat_fault(seat, fault))
 
     def stuck(self, seat: int, verdict: Exception) -> PlayedMatch:
         """End the match for the pending call of ``seat``, abandoned at its cut-off
