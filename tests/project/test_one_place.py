@@ -69,11 +69,11 @@ def test_the_website_reads_the_servers_standings() -> None:
 
 
 def test_a_website_computing_standings_is_found(tmp_path: Path) -> None:
-    web = tmp_path / "arena" / "web"
-    web.mkdir(parents=True)
+    web = tmp_path / "planted"  # a website's package, planted
+    web.mkdir()
     (web / "pages.py").write_text("from arena.season.standings import compute_standings\n"
                                   "rows = current_rows(storage, bots)\n")
     (web / "fine.py").write_text("rows = current_rows(storage, bots, readings_table)\n")
     assert web_computing_standings(web, tmp_path) == [
-        "arena/web/pages.py",
-        "arena/web/pages.py: current_rows without the server's tables"]
+        "planted/pages.py",
+        "planted/pages.py: current_rows without the server's tables"]
