@@ -47,10 +47,22 @@ def fake_backend() -> Iterator[None]:
     registry.unregister("fake")
 
 
-def test_builtin_backends() -> None:
+def test_builtin_backends_declare_what_they_do() -> None:
     assert registry.names() == ("docker", "inprocess", "process")
-    assert registry.backend("inprocess").needs_sdk_class
-    assert not registry.backend("docker").needs_sdk_class
+    capabilities = {name: registry.backend(name).capabilities for name in registry.names()}
+    assert capabilities == {
+        "docker": registry.Capabilities(builds_images=True, reuses_bots=True, isolates=True),
+        "inprocess": registry.Capabilities(needs_sdk_class=True),
+        "process": registry.Capabilities(),
+    }
+
+
+def test_the_default_backend_is_the_registry_s() -> None:
+    assert registry.default_name() == "docker"
+    assert registry.backend("") is registry.backend("docker")  # a season naming none
+    assert config_from_message(arena_pb2.SeasonConfig()).sandbox == "docker"  # stored by name
+    args = build_parser().parse_args(["play", "random", "greedy"])
+    assert args.sandbox == "docker"  # arena play, which has no server to fill it in
 
 
 def test_cli_choices_follow_the_registry(fake_backend: None, capsys) -> None:
