@@ -100,11 +100,10 @@ def settings_table() -> str:
     for setting in SETTINGS:
         meaning = setting.doc or setting.help
         argument = setting.metavar
-        if setting.name == "sandbox":
-            argument = "\\|".join(sandbox_registry.names())
-            meaning += ": " + "; ".join(
-                f"`{name}` {sandbox_registry.backend(name).summary}"
-                for name in sandbox_registry.names())
+        if setting.name == "sandbox":  # the backends are listed by --help, not here:
+            # adding one is its module and its registry line, no docs table to redo
+            meaning += (": a backend registered in `arena/sandbox/registry.py` "
+                        "(`--help` lists them)")
         if setting.shorthand:
             meaning += f"; `{setting.shorthand[0]}` is `{setting.flag} {setting.shorthand[1]}`"
         rows.append(f"| `{setting.flag} {argument}` | {_shown_default(setting)} | {meaning} |")
