@@ -121,8 +121,6 @@ register(Backend("docker", "hardened Docker containers (the default), each reuse
                  Capabilities(builds_images=True, reuses_bots=True, isolates=True)))
 register(Backend("process", "resource-limited local processes (weaker: trusted bots only)",
                  "arena.sandbox.process:ProcessSandbox"))
-register(Backend("small-process", "the process sandbox with 128 MiB per bot (weaker: trusted "
-                 "bots only)", "arena.sandbox.small_process:SmallProcessSandbox"))
 register(Backend("inprocess", "Python SDK bots called directly inside the arena's process "
                  "(no isolation: trusted bots only)", "arena.sandbox.inprocess:InProcessSandbox",
                  Capabilities(needs_sdk_class=True)))
