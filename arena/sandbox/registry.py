@@ -28,9 +28,9 @@ class UnknownSandboxError(ConfigError):
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What a backend does that its callers must know before they use it: each
-    field is a question some caller outside ``arena.sandbox`` asks (rather than
-    comparing the backend's name)."""
+    """What a backend does that must be known before it is used: each field is a
+    question the registry (``create``, ``check_bot``) or a caller outside
+    ``arena.sandbox`` asks, rather than comparing the backend's name."""
 
     builds_images: bool = False
     """Bots run from an image built from their folder: vetting has a build stage
@@ -39,9 +39,6 @@ class Capabilities:
     """The factory takes ``series_per_container`` (a bot serves that many series)."""
     needs_sdk_class: bool = False
     """Bots must name their SDK bot class in ``bot.toml`` (``[run] sdk_class``)."""
-    isolates: bool = False
-    """Each bot runs in its own container, fit for untrusted code (the others are
-    for trusted bots only)."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +115,7 @@ DEFAULT: Final = "docker"
 
 register(Backend("docker", "hardened Docker containers (the default), each reused for a "
                  "bot version's next series", "arena.sandbox.reuse:docker_sandbox",
-                 Capabilities(builds_images=True, reuses_bots=True, isolates=True)))
+                 Capabilities(builds_images=True, reuses_bots=True)))
 register(Backend("process", "resource-limited local processes (weaker: trusted bots only)",
                  "arena.sandbox.process:ProcessSandbox"))
 register(Backend("inprocess", "Python SDK bots called directly inside the arena's process "

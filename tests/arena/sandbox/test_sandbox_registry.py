@@ -54,7 +54,7 @@ def test_builtin_backends_declare_what_they_do() -> None:
     assert set(BUILT_IN) <= set(registry.names())
     capabilities = {name: registry.backend(name).capabilities for name in BUILT_IN}
     assert capabilities == {
-        "docker": registry.Capabilities(builds_images=True, reuses_bots=True, isolates=True),
+        "docker": registry.Capabilities(builds_images=True, reuses_bots=True),
         "inprocess": registry.Capabilities(needs_sdk_class=True),
         "process": registry.Capabilities(),
     }
