@@ -175,8 +175,7 @@ class DockerSandbox(Sandbox):
             self._images[key] = image.tag
         return image.tag
 
-    def prepare_host(self) -> None:
-        """Build the base image every bot image starts from, unless it is up to date."""
+    def prepare_host(self) -> None:  # the base image every bot image starts from
         with self._base_lock:
             if not self._prepare_base or self._base_ready:
                 return
