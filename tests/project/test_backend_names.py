@@ -19,15 +19,17 @@ from arena.sandbox import registry
 REPO = Path(__file__).resolve().parents[2]
 
 
-def backend_names_outside_the_sandbox(arena: Path, names: frozenset[str]) -> list[str]:
-    """``path:line: 'name'`` for each literal naming a backend outside ``arena/sandbox``."""
+def backend_names_outside_the_sandbox(package: Path, names: frozenset[str]) -> list[str]:
+    """``path:line: 'name'`` for each literal naming a backend in ``package`` outside
+    its ``sandbox`` folder."""
     found = []
-    for path in sorted(arena.rglob("*.py")):
-        if (arena / "sandbox") in path.parents:
+    for path in sorted(package.rglob("*.py")):
+        if (package / "sandbox") in path.parents:
             continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Constant) and node.value in names:
-                found.append(f"{path.relative_to(arena.parent)}:{node.lineno}: {node.value!r}")
+                where = path.relative_to(package.parent)
+                found.append(f"{where}:{node.lineno}: {node.value!r}")
     return found
 
 
@@ -37,11 +39,11 @@ def test_no_code_outside_the_sandbox_package_names_a_backend() -> None:
 
 
 def test_the_check_finds_a_backend_name(tmp_path: Path) -> None:
-    arena = tmp_path / "arena"
-    (arena / "sandbox").mkdir(parents=True)
-    (arena / "sandbox" / "registry.py").write_text('DEFAULT = "docker"\n')
-    (arena / "cli.py").write_text('"""Runs bots in docker by default."""\n\n'
+    package = tmp_path / "pkg"
+    (package / "sandbox").mkdir(parents=True)
+    (package / "sandbox" / "registry.py").write_text('DEFAULT = "docker"\n')
+    (package / "caller.py").write_text('"""Runs bots in docker by default."""\n\n'
                                   'def images(name: str) -> bool:\n'
                                   '    return name == "docker"\n')
-    assert backend_names_outside_the_sandbox(arena, frozenset({"docker"})) == [
-        "arena/cli.py:4: 'docker'"]
+    assert backend_names_outside_the_sandbox(package, frozenset({"docker"})) == [
+        "pkg/caller.py:4: 'docker'"]
