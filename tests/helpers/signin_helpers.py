@@ -10,9 +10,7 @@ from pathlib import Path
 import httpx2
 from starlette.testclient import TestClient
 
-from arena.storage import Storage
-from arena.storage.authors import add_author
-from arena.storage.seat_logs import read_seat_logs
+from arena.storage import Storage, add_author, read_seat_logs
 from tests.helpers.browse_helpers import set_owner, set_status
 from tests.helpers.web_helpers import create_season, forfeiting, play, register
 

@@ -16,8 +16,7 @@ from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.core.settings import SeasonConfig
 from arena.server.app import RunningServer
-from arena.storage.ladder_gates import gates_of_ladder
-from arena.storage.ladder_rounds import add_ladder_round, members_by_round
+from arena.storage import add_ladder_round, gates_of_ladder, members_by_round
 from tests.arena.server.test_submit import add_author, run
 from tests.helpers.arena_helpers import make_bot_folder
 from tests.helpers.format_server import auth, fake_runner_server

@@ -21,9 +21,15 @@ from arena.season.formats import LADDER_FORMAT, OpenEnded, format_for
 from arena.season.ladder_gating import GateMatches, held_off, predecessors
 from arena.season.manager import SeasonManager
 from arena.season.runner import SeasonRunner
-from arena.storage import NotFoundError, Storage
-from arena.storage.ladder_gates import admit_to_ladder, gates_of_ladder, gates_of_version
-from arena.storage.ladder_rounds import add_ladder_round, members_by_round
+from arena.storage import (
+    NotFoundError,
+    Storage,
+    add_ladder_round,
+    admit_to_ladder,
+    gates_of_ladder,
+    gates_of_version,
+    members_by_round,
+)
 from tests.helpers.gate_helpers import (
     ArrivesInRoundOne,
     in_process_runner,

@@ -15,9 +15,7 @@ from arena.core.status import SeasonStatus
 from arena.season.readings import SeasonReadings
 from arena.season.runner import MAX_VOID_TRIES
 from arena.server.convert import season_message
-from arena.storage import Storage
-from arena.storage.lifecycle import version_life
-from arena.storage.voids import voids_of
+from arena.storage import Storage, version_life, voids_of
 from arena.web.views import season_page
 from tests.arena.season.test_scheduler import _season, _winner_by_seed, play
 

@@ -15,8 +15,7 @@ from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 from arena.core.auth_limit import AuthLimits, FailedAuthLimiter
 from arena.core.defaults import AUTH_METADATA_KEY
 from arena.server.app import RunningServer, start_server
-from arena.storage import authors
-from arena.storage.authors import add_author, revoke_author
+from arena.storage import add_author, authors, revoke_author
 from tests.helpers.fake_runner import run_fake_series
 
 SECRET = "A" * 43

@@ -19,8 +19,7 @@ from hollywood.arena.v1 import arena_pb2
 from arena.server.app import RunningServer, start_server
 from arena.server.upload_stream import idle_limited
 from arena.server.uploads import UploadLimits, UploadRefused
-from arena.storage.authors import add_author
-from arena.storage.submissions import bundles_dir
+from arena.storage import add_author, bundles_dir
 from tests.helpers.fake_runner import run_fake_series
 from tests.helpers.hostile_archives import (
     bot_entries,

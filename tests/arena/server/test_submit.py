@@ -21,7 +21,7 @@ from arena.cli import main
 from arena.cli.client import ArenaClient
 from arena.server.app import RunningServer, start_server
 from arena.server.uploads import UploadLimits
-from arena.storage.submissions import bundles_dir
+from arena.storage import bundles_dir
 from tests.helpers.arena_helpers import REPO_ROOT, make_bot_folder
 from tests.helpers.fake_runner import run_fake_series
 from tests.helpers.polling import wait_until

@@ -23,7 +23,7 @@ from arena.core.series import BotRef
 from arena.execution.vetting import Vetting
 from arena.server import vetting as vetting_module
 from arena.server.app import RunningServer, start_server
-from arena.storage.vetting_records import expected_hash
+from arena.storage import expected_hash
 from tests.arena.server.test_lifecycle import bot_folder, run
 from tests.arena.server.test_submit import add_author
 from tests.helpers.polling import wait_until
