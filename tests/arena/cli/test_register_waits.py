@@ -12,9 +12,9 @@ import pytest
 
 from arena.cli import main
 from arena.server.app import RunningServer, start_server
-from tests.helpers.fake_runner import fake_season_server
 from tests.helpers.lifecycle_helpers import mark_deactivated
 from tests.helpers.sandboxes import HOSTILE_BOTS, SAMPLE_BOTS
+from tests.helpers.servers import ServerFactory, with_bots
 
 
 @pytest.fixture
@@ -63,9 +63,8 @@ def test_register_no_wait_returns_before_vetting(
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    with fake_season_server(tmp_path) as running:
-        yield running
+def server(serve: ServerFactory, tmp_path: Path) -> RunningServer:
+    return with_bots(serve(), tmp_path)
 
 
 def test_bots_show_reports_a_deactivation_and_its_reason(
