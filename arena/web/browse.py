@@ -13,8 +13,7 @@ from typing import Any, Final
 from arena.season.ladder_gating import admitted
 from arena.season.readings import SeasonReadings
 from arena.season.seeding import current_rows
-from arena.storage import NotFoundError, SeasonRecord, Storage
-from arena.storage.ladder_gates import gates_of_version
+from arena.storage import NotFoundError, SeasonRecord, Storage, gates_of_version
 
 ADMIN: Final = "admin"
 """How the arena's admin shows as an owner (stored as '')."""
