@@ -47,6 +47,7 @@ from arena.match.runner import run_series
 from arena.sandbox import registry as sandbox_registry
 from arena.sandbox.base import Sandbox
 from arena.sandbox.build_logs import keep_build_logs_beside
+from arena.season.live_feed import LiveFeeds
 from arena.season.manager import SeasonManager
 from arena.season.readings import SeasonReadings
 from arena.server.event_log import LoggingHub, LoggingSeasonManager
@@ -65,6 +66,7 @@ from arena.server.stream_limits import StreamLimitInterceptor, StreamSlots
 from arena.server.tokens import ensure_admin_token
 from arena.server.uploads import UploadLimits
 from arena.server.vetting import VettingWorker
+from arena.server.watch import encoded_watch_handler
 from arena.storage import Storage
 from arena.web.play_games import PlaySettings
 from arena.web.serve import WebServer, start_web
@@ -247,8 +249,11 @@ def _start(
     vetting = None if vetting_sandbox is None else VettingWorker(storage, vetting_sandbox)
     # One source of standings, statistics and progress: the API's and the website's.
     readings = SeasonReadings(storage, manager.board)
+    # One batcher of live updates: the API's watch streams and the website's.
+    feeds = LiveFeeds(hub)
     service = ArenaService(storage, manager, hub, token, max_season_bots=max_season_bots,
-                           upload_limits=upload_limits, vetting=vetting, readings=readings)
+                           upload_limits=upload_limits, vetting=vetting, readings=readings,
+                           feeds=feeds)
     metrics = ArenaMetrics(storage, LiveSources(listening.slots, service.upload_slots, vetting))
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=listening.max_workers,
@@ -261,7 +266,13 @@ def _start(
         # message ahead of what its call has read, not a growing window of several
         # MiB: three uploads at once held ~30 MiB each in gRPC's buffers with it.
         options=[("grpc.so_reuseport", 0), ("grpc.http2.bdp_probe", 0)])
+    # WatchSeason sends bytes encoded once for every stream: its handler goes before
+    # the generated one (generic handlers are tried in order) and over it (by name).
+    watch_handler = encoded_watch_handler(service.WatchSeason)
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(SERVICE_NAME, watch_handler),))
     arena_pb2_grpc.add_ArenaServiceServicer_to_server(service, server)
+    server.add_registered_method_handlers(SERVICE_NAME, watch_handler)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
@@ -292,7 +303,7 @@ def _start(
     if http is not None:
         try:
             web = start_web(db_path, hub, *http, tls=listening.tls, board=board,
-                            readings=readings, admin_token=token,
+                            readings=readings, feeds=feeds, admin_token=token,
                             limiter=service.auth.limiter, play=listening.play)
         except RuntimeError:
             storage.close()

@@ -21,6 +21,7 @@ import pytest
 
 from arena.core import arguments
 from arena.season.events import EventHub, SeasonEvent
+from arena.season.live_feed import LiveFeeds
 from arena.server.app import start_server
 from arena.web.chart import RatingPoint, rating_svg
 from arena.web.live import season_feed
@@ -51,7 +52,7 @@ class CountingSnapshot:
 
 def test_one_snapshot_per_update_reaches_every_client() -> None:
     hub, snapshot = EventHub(), CountingSnapshot()
-    feed = season_feed(hub, snapshot, poll_seconds=0.02)
+    feed = season_feed(LiveFeeds(hub, interval=0.0), snapshot, poll_seconds=0.02)
 
     async def scenario() -> list[list[str]]:
         received: list[list[str]] = [[] for _ in range(5)]
@@ -82,7 +83,7 @@ def test_one_snapshot_per_update_reaches_every_client() -> None:
 
 def test_a_client_that_falls_behind_is_dropped_and_the_others_go_on() -> None:
     hub, snapshot = EventHub(), CountingSnapshot()
-    feed = season_feed(hub, snapshot, queue_size=2, poll_seconds=0.02)
+    feed = season_feed(LiveFeeds(hub, interval=0.0), snapshot, queue_size=2, poll_seconds=0.02)
 
     async def scenario() -> tuple[list[str], list[str]]:
         fast: list[str] = []
