@@ -119,8 +119,8 @@ def start_web(db_path: Path, hub: EventHub, host: str = DEFAULT_HTTP_HOST,
     series in play on ``board``, its live pages batched by ``feeds`` (the server's,
     shared with the API's watch streams; without, its own); authors (and, with
     ``admin_token``, the admin) sign in, failed sign-ins counted by ``limiter`` (the
-    API's); people play the bots as ``play`` allows (default ``PlaySettings``: signed-in authors only); Arena TV
-    broadcasts at ``tv_pace`` (default ``TvPace``)."""
+    API's); people play the bots as ``play`` allows (default ``PlaySettings``:
+    signed-in authors only); Arena TV broadcasts at ``tv_pace`` (default ``TvPace``)."""
     storage = Storage(db_path)
     app = create_app(storage, hub, lifespan=_remember_loop, board=board, readings=readings,
                      feeds=feeds,
