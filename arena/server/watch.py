@@ -33,7 +33,6 @@ from arena.storage import SeasonRecord, Storage
 from arena.storage.deal_keys import is_sealed
 
 WATCH_POLL_S: Final = 0.5
-SERVICE: Final = "hollywood.arena.v1.ArenaService"
 
 
 class StandingsMessages:
