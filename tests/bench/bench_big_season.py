@@ -34,9 +34,15 @@ measured first the same way, each over windows of a tenth of its series, to show
 how the cost per series and a standings update grow with the field.
 
 Options: --bots N (200), --also N,N,... (20,50,100), --window N (2000), --watchers N
-(10), --concurrency N (2), --largest N (the default bot limit; 0 skips that plan),
---recorders N (worker processes recording outcomes; the cores), --db PATH (a temp
-file; with --also '').
+(10), --top N (rows each stream asks for: 20; 0 the whole table), --no-deltas,
+--sse N (browsers on the season page's live stream: 0), --concurrency N (2),
+--largest N (the default bot limit; 0 skips that plan), --recorders N (worker
+processes recording outcomes; the cores), --db PATH (a temp file; with --also ''),
+--outcomes PATH (recorded outcomes kept for the next run; with --also '').
+
+The crowd figure of issue 42: --bots 100 --also '' --watchers 100 --top 0 --sse 100
+(server CPU per series over the season, and per watcher the delay from a stored
+series to the first update showing it and the bytes of a standings update).
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import pickle
 import random
 import statistics
 import sys
@@ -270,6 +277,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--recorders", type=int, default=os.cpu_count() or 1,
                         help="worker processes recording the outcomes (the cores)")
     parser.add_argument("--db", type=Path)
+    parser.add_argument("--outcomes", type=Path,
+                        help="a file keeping the recorded outcomes for the next run of the "
+                             "same size (read if it exists, else written)")
     args = parser.parse_args(argv)
     sizes = [int(size) for size in args.also.split(",") if size.strip()] + [args.bots]
     for bots in sizes:
@@ -296,6 +306,8 @@ def season(args: argparse.Namespace) -> None:
         server = start_server(db, port=0, resume=False,
                               runner_factory=lambda config: replay,
                               max_streams_per_client=args.watchers + 1,
+                              # a stream holds a thread of the server's pool
+                              max_workers=32 + args.watchers,
                               http=("127.0.0.1", 0) if args.sse else None)
         try:
             run(server, args, recorded)
@@ -339,10 +351,16 @@ def run(server: Any, args: argparse.Namespace,
                         f"default limit is {DEFAULT_MAX_SEASON_BOTS}): "
                         f"{time.perf_counter() - began:.2f} s")
     began = time.perf_counter()
-    recorded.update(record_outcomes(storage, season.id, args.recorders))
-    print(f"{len(recorded)} deals recorded for the plan's {total} series by "
-          f"{args.recorders} processes in {time.perf_counter() - began:.0f} s, median "
-          f"{statistics.median(o.hands_played for o in recorded.values())} hands")
+    if args.outcomes is not None and args.outcomes.exists():
+        recorded.update(pickle.loads(args.outcomes.read_bytes()))
+        print(f"{len(recorded)} recorded deals read from {args.outcomes}")
+    else:
+        recorded.update(record_outcomes(storage, season.id, args.recorders))
+        print(f"{len(recorded)} deals recorded for the plan's {total} series by "
+              f"{args.recorders} processes in {time.perf_counter() - began:.0f} s, median "
+              f"{statistics.median(o.hands_played for o in recorded.values())} hands")
+        if args.outcomes is not None:
+            args.outcomes.write_bytes(pickle.dumps(recorded))
 
     stored_at: list[float] = []
     cpu_at: list[float] = []
