@@ -12,6 +12,7 @@ which sends those bytes as they are (``encoded_watch_handler``).
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import replace
@@ -33,6 +34,9 @@ from arena.storage import SeasonRecord, Storage
 from arena.storage.deal_keys import is_sealed
 
 WATCH_POLL_S: Final = 0.5
+STANDINGS_INTERVAL_S: Final = 0.25
+"""A view's standings are built at most this often (a terminal redraws a few times
+a second); a stream's final standings are always fresh."""
 
 
 class StandingsMessages:
@@ -93,10 +97,13 @@ class WatchMessages:
     KEPT: Final = 512
 
     def __init__(self, storage: Storage, board: StandingsBoard,
-                 standings: StandingsMessages) -> None:
+                 standings: StandingsMessages, *, reuse_s: float = STANDINGS_INTERVAL_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.storage = storage
         self.board = board
         self.standings_messages = standings
+        self.reuse_s = reuse_s
+        self.clock = clock
         self._lock = threading.Lock()
         self._build_lock = threading.Lock()
         self._kept: OrderedDict[Hashable, bytes] = OrderedDict()
@@ -158,13 +165,16 @@ class WatchMessages:
 
     def standings(self, view: View, tick: int | None = None) -> ViewUpdate:
         """The view's standings after feed tick ``tick`` (the first stream to ask
-        builds them, every other gets the same); without ``tick``, as they are now
-        (a stream's first and last standings: a new update only if the standings or
-        the season's status or counts moved on since the view's latest)."""
+        builds them, every other gets the same; the view's latest if built less than
+        ``reuse_s`` ago: a view is built a few times a second however fast results
+        come); without ``tick``, as they are now (a stream's first and last
+        standings: a new update only if the standings or the season's status or
+        counts moved on since the view's latest)."""
         season_id = view[0]
         with self._build_lock:  # the streams that ask meanwhile wait for this build
             latest = self._views.get(view)
-            if tick is not None and latest is not None and latest.tick >= tick:
+            if tick is not None and latest is not None and (
+                    latest.tick >= tick or self.clock() < latest.built_at + self.reuse_s):
                 return latest
             season = self.storage.get_season(season_id)
             snapshot = self.board.latest(season_id)
@@ -178,7 +188,8 @@ class WatchMessages:
             message.standings.CopyFrom(self._view_standings(view, snapshot))
             if tick is None:
                 tick = 0 if latest is None else latest.tick
-            update = next_update(latest, tick, state, message, deltas=view[4])
+            update = next_update(latest, tick, state, message, deltas=view[4],
+                                 built_at=self.clock())
             self._views[view] = update
             self._views.move_to_end(view)
             while len(self._views) > self.KEPT:
@@ -206,30 +217,46 @@ class WatchStream:
         self.view = view
         self.batch = batch
         self._held = 0  # the number of the view update this stream last sent
+        self._held_tick = 0  # and the feed tick it was built for
 
-    def _standings(self, tick: int | None = None) -> bytes:
+    def _current(self) -> bytes:
+        """The view's standings as they are now (a stream's first and last)."""
+        return self._send(self.messages.standings(self.view))
+
+    def _after(self, tick: int) -> bytes | None:
+        """The view's standings after ``tick``; None: this stream sent them already."""
         update = self.messages.standings(self.view, tick)
+        return None if update.number == self._held else self._send(update)
+
+    def _send(self, update: ViewUpdate) -> bytes:
         data = update.data(self._held)
-        self._held = update.number
+        self._held, self._held_tick = update.number, update.tick
         return data
 
     def follow(self, reader: FeedReader, is_active: Callable[[], bool],
                season_over: Callable[[], bool]) -> Iterator[bytes]:
-        yield self._standings()
+        yield self._current()
+        due: int | None = None  # the tick whose standings are still to be sent
         while is_active():
-            ticks = reader.next(WATCH_POLL_S)
-            if not ticks:
+            ticks = reader.next(WATCH_POLL_S if due is None else self.messages.reuse_s)
+            if not ticks and due is None:
                 if season_over():
-                    yield self._standings()
+                    yield self._current()
                     return
                 continue
             for tick in ticks:
                 yield from self.messages.series(reader.season_id, tick, batch=self.batch)
             if any(tick.final for tick in ticks):
-                yield self._standings()
+                yield self._current()
                 return
             if any(tick.results for tick in ticks) or reader.missed:
-                yield self._standings(ticks[-1].number)
+                due = ticks[-1].number
+            if due is not None:
+                standings = self._after(due)
+                if standings is not None:
+                    yield standings
+                if self._held_tick >= due:
+                    due = None
 
 
 def _as_sent(message: bytes | arena_pb2.WatchSeasonResponse) -> bytes:

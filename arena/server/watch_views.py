@@ -46,6 +46,7 @@ class ViewUpdate:
     delta: bytes | None
     """As a ``standings_delta`` from the previous update (None: the first, or a row
     has gone)."""
+    built_at: float = 0.0
 
     def data(self, held: int) -> bytes:
         """What a stream that last sent update ``held`` sends: the delta when that is
@@ -56,7 +57,8 @@ class ViewUpdate:
 
 
 def next_update(previous: ViewUpdate | None, tick: int, state: tuple[Hashable, ...],
-                message: arena_pb2.WatchSeasonResponse, *, deltas: bool) -> ViewUpdate:
+                message: arena_pb2.WatchSeasonResponse, *, deltas: bool,
+                built_at: float) -> ViewUpdate:
     """The update after ``previous`` holding ``message`` (standings); with ``deltas``
     also as a delta from ``previous``."""
     delta = None
@@ -69,7 +71,7 @@ def next_update(previous: ViewUpdate | None, tick: int, state: tuple[Hashable, .
                 standings_delta=arena_pb2.StandingsDelta(
                     base_sequence=previous.message.standings.sequence, standings=changed)))
     return ViewUpdate(1 if previous is None else previous.number + 1, tick, state, message,
-                      encode(message), delta)
+                      encode(message), delta, built_at)
 
 
 def standings_delta(before: arena_pb2.Standings, after: arena_pb2.Standings

@@ -40,7 +40,9 @@ class Season:
         self.hub = EventHub()
         self.feeds = LiveFeeds(self.hub, interval=0.0)
         self.standings = StandingsMessages(self.storage)
-        self.messages = WatchMessages(self.storage, self.board, self.standings)
+        self.now = 100.0
+        self.messages = WatchMessages(self.storage, self.board, self.standings, reuse_s=0.0,
+                                      clock=lambda: self.now)
         self._results = store_in_random_order(self.storage, self.id, seed=8)
 
     def stream(self, view: View, *, batch: bool = True) -> Iterator[bytes]:
@@ -117,6 +119,30 @@ def test_streams_that_want_a_message_per_event_share_each_events_bytes(
     assert [parsed(data).series_finished.series.series_id for data in sent[0][:2]] == stored
     assert parsed(sent[0][2]).standings.sequence == 2
     assert len(encoded) == 1 + 3
+    season.storage.close()
+
+
+def test_a_view_is_built_at_most_once_per_interval_and_its_streams_catch_up_after(
+        tmp_path: Path) -> None:
+    season = Season(tmp_path)
+    season.messages.reuse_s = 0.25
+    stream = season.stream((season.id, 2, (), False, False))
+    assert parsed(next(stream)).standings.sequence == 0
+    season.now += 1.0
+    season.store()
+    assert parsed(next(stream)).WhichOneof("event") == "series_events"
+    assert parsed(next(stream)).standings.sequence == 1
+    season.store()
+    assert parsed(next(stream)).WhichOneof("event") == "series_events"
+    # 0.2 s after the last build: the view is not built again, the stream sends no
+    # standings and follows the next tick ...
+    season.now += 0.2
+    planned = season.storage.planned_series(season.id)[0].series_id
+    season.hub.publish(SeasonEvent("series_started", season.id, series_id=planned))
+    assert parsed(next(stream)).series_events.events[0].started.series_id == planned
+    # ... and once the interval is out, the standings it still owes.
+    season.now += 0.1
+    assert parsed(next(stream)).standings.sequence == 2
     season.storage.close()
 
 
