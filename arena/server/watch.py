@@ -30,8 +30,7 @@ from arena.server import pages
 from arena.server.convert import STATUS_TO_PROTO, series_message, standings_message
 from arena.server.statistics_convert import LosCells, add_statistics
 from arena.server.watch_views import View, ViewUpdate, encode, next_update
-from arena.storage import SeasonRecord, Storage
-from arena.storage.deal_keys import is_sealed
+from arena.storage import SeasonRecord, Storage, is_sealed
 
 WATCH_POLL_S: Final = 0.5
 STANDINGS_INTERVAL_S: Final = 0.25
