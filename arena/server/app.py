@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 from collections.abc import Sequence
 from concurrent import futures
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from arena.core.defaults import (
     token_path_for,
 )
 from arena.core.operator_files import refuse_unless_regular
-from arena.core.series import SeriesOutcome, SeriesSpec
+from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.core.tls import TlsFiles
 from arena.core.token_binding import (
@@ -110,6 +111,20 @@ class SandboxRunner:
             return run_series(spec, self.sandbox)
         with self.board.playing(spec.series_id) as moves:
             return run_series(spec, self.sandbox, moves)
+
+    def start_ahead(self, bots: Sequence[BotRef]) -> None:
+        """Prepare ``bots`` on a thread of their own (``StartsAhead``): the warm pool
+        starts each version's first container now, within the admission limits; a
+        version with a container kept for it only has its image seen to."""
+        threading.Thread(target=self._prepare_all, args=(list(bots),), name="start-ahead",
+                         daemon=True).start()
+
+    def _prepare_all(self, bots: list[BotRef]) -> None:
+        for bot in bots:
+            try:
+                self.sandbox.prepare(bot)
+            except Exception as error:  # the bot's series meets it where it belongs
+                log.info("%s@%s not started ahead: %s", bot.name, bot.version, error)
 
     def close(self) -> None:
         if not self.owned:
