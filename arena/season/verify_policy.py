@@ -13,8 +13,8 @@ from storing a wrong result unnoticed at a fraction of the cost:
   converted wrongly, another series' outcome, a log cut short);
 * a forfeit is always replayed (where a fault is placed is the arena's judgement
   of a bot, and forfeits are few);
-* the first played-out outcome of the run, and then one in ``SAMPLE_EVERY`` at random,
-  is replayed in full (an engine or match-loop bug that writes a move the rules
+* the first outcome of the run, and then one played-out outcome in ``SAMPLE_EVERY``
+  at random, is replayed in full (an engine or match-loop bug that writes a move the rules
   refuse or events they do not produce shows within a few series);
 * after any mismatch, every later outcome of the run is replayed: a bug once seen
   gets no more sampling. The mismatch itself is refused as every refused outcome is
