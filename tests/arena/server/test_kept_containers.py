@@ -184,3 +184,19 @@ def test_a_kept_container_serves_the_next_season_and_no_other_version(
             == ["1"]
     finally:
         shelf.close()
+
+
+def test_the_server_keeps_a_shelf_and_closes_it_when_it_stops(tmp_path: Path) -> None:
+    from arena.server.app import start_server
+
+    running = start_server(tmp_path / "arena.db", port=0, http=None)
+    shelf = running.shelf
+    assert isinstance(shelf, SandboxShelf)
+    made = Made()
+    shelf._create = made  # what the shelf makes, seen (no Docker here)
+    kept = sandbox_runner_factory(config("docker", 10), shelf=shelf)
+    assert isinstance(kept, SandboxRunner) and not kept.owned
+    running.stop(grace=None)
+    assert made.closed == [0]  # closed with the server
+    _, still_kept = shelf.lend("docker", 10)
+    assert not still_kept  # a season after the stop gets its own
