@@ -3,7 +3,7 @@ for a server's whole life, so a version that plays again soon (the next season, 
 next league round, a gate match, the ladder's next round) gets its kept container
 back instead of a new start.
 
-Only a backend that reuses bots (``Backend.reuses_bots``: ``docker``, a
+Only a backend that reuses bots (``Capabilities.reuses_bots``: ``docker``, a
 ``arena.sandbox.reuse.ReusePool``) with more than one series per container is kept
 here; every rule of the pool still holds across seasons, because it is the same
 pool: a container serves one version (name, version, folder, content hash: two
@@ -42,7 +42,7 @@ class SandboxShelf:
         """The sandbox a season plays in, and whether the shelf keeps it (the season
         must then not close it). Raises ``UnknownSandboxError`` for a backend that is
         not registered."""
-        if not registry.backend(backend).reuses_bots or series_per_container <= 1:
+        if not registry.backend(backend).capabilities.reuses_bots or series_per_container <= 1:
             return self._create(backend, series_per_container=series_per_container), False
         key = (backend, series_per_container)
         with self._lock:
@@ -62,7 +62,5 @@ class SandboxShelf:
             kept = list(self._kept.values())
             self._kept.clear()
         for sandbox in kept:
-            close = getattr(sandbox, "close", None)
-            if callable(close):
-                with contextlib.suppress(Exception):
-                    close()
+            with contextlib.suppress(Exception):  # the others are closed all the same
+                sandbox.close()

@@ -127,11 +127,8 @@ class SandboxRunner:
                 log.info("%s@%s not started ahead: %s", bot.name, bot.version, error)
 
     def close(self) -> None:
-        if not self.owned:
-            return
-        close = getattr(self.sandbox, "close", None)
-        if callable(close):
-            close()
+        if self.owned:
+            self.sandbox.close()
 
 
 @dataclass
