@@ -18,6 +18,7 @@ from arena.core.limits import TimeLimits
 from arena.core.series import BotRef, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.sandbox.admission import Admission
+from arena.sandbox.base import Sandbox
 from arena.sandbox.reuse import ReusePool
 from arena.sandbox.shelf import SandboxShelf
 from arena.sandbox.warm import WarmPool
@@ -112,7 +113,7 @@ def container_of(running: Any) -> str:
     return str(running.container_id)
 
 
-class Seen:
+class Seen(Sandbox):
     """Wraps the season's sandbox and remembers the bot each seat of a series got."""
 
     def __init__(self, inner: Any) -> None:
@@ -122,6 +123,13 @@ class Seen:
 
     def prepare(self, bot: BotRef) -> None:
         self.inner.prepare(bot)
+
+    def reuse(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> Any:
+        kept = self.inner.reuse(bot, series_id=series_id, seat=seat, deal=deal)
+        if kept is not None:
+            self.got[(series_id, seat or 0)] = kept
+        return kept
 
     def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
               deal: str = "") -> Any:
