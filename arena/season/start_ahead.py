@@ -18,8 +18,7 @@ from dataclasses import replace
 
 from arena.core.series import BotRef
 from arena.execution import Executor, StartsAhead
-from arena.storage import Storage
-from arena.storage.vetting_records import vetted_code
+from arena.storage import Storage, vetted_code
 
 log = logging.getLogger(__name__)
 
