@@ -11,9 +11,8 @@ The loop, each step read back from the database so that a run killed at any poin
 2. when none is left, give the format every stored result, round by round; store
    the round it answers (one transaction), or finish when it answers None.
 
-Every outcome is verified before it is stored (``arena.season.verify``; its log
-replayed from the planned seed, for a series played here on a sample as
-``arena.season.verify_policy`` says): a refused outcome is logged with where it was
+Every outcome is verified before it is stored (``arena.season.verify_policy``: its
+log replayed, here on a sample): a refused outcome is logged with where it was
 played and counted (``outcomes_refused``), that player gets no more series of the
 season (an executor that ``ExcludesPlayers``), and the series is played again, at
 most ``MAX_PLAYS`` times in all, so the season ends exactly as planned. A
