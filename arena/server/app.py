@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 from collections.abc import Sequence
 from concurrent import futures
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from arena.core.defaults import (
     token_path_for,
 )
 from arena.core.operator_files import refuse_unless_regular
-from arena.core.series import SeriesOutcome, SeriesSpec
+from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.core.tls import TlsFiles
 from arena.core.token_binding import (
@@ -47,6 +48,7 @@ from arena.match.runner import run_series
 from arena.sandbox import registry as sandbox_registry
 from arena.sandbox.base import Sandbox
 from arena.sandbox.build_logs import keep_build_logs_beside
+from arena.sandbox.shelf import SandboxShelf
 from arena.season.live_feed import LiveFeeds
 from arena.season.manager import SeasonManager
 from arena.season.readings import SeasonReadings
@@ -79,23 +81,32 @@ UNARY_RESERVE_THREADS: Final = 8
 MAX_STREAMS_PER_CLIENT: Final = 8
 
 
-def sandbox_runner_factory(config: SeasonConfig, board: MoveBoard | None = None) -> RunSeries:
-    """The production runner: ``arena.match.runner.run_series`` in a new sandbox of
-    the season's backend (``arena.sandbox.registry``), its moves on ``board`` for the
-    website's live pages. Raises ``ConfigError`` for a backend that is not
-    registered (the season then stops as failed, saying so)."""
-    return SandboxRunner(sandbox_registry.create(
-        config.sandbox, series_per_container=config.series_per_container), board)
+def sandbox_runner_factory(config: SeasonConfig, board: MoveBoard | None = None,
+                           shelf: SandboxShelf | None = None) -> RunSeries:
+    """The production runner: ``arena.match.runner.run_series`` in a sandbox of the
+    season's backend (``arena.sandbox.registry``), its moves on ``board`` for the
+    website's live pages; with a ``shelf`` (the server's), a sandbox kept across
+    seasons where the backend reuses bots (``arena.sandbox.shelf``). Raises
+    ``ConfigError`` for a backend that is not registered (the season then stops as
+    failed, saying so)."""
+    if shelf is None:
+        return SandboxRunner(sandbox_registry.create(
+            config.sandbox, series_per_container=config.series_per_container), board)
+    sandbox, kept = shelf.lend(config.sandbox, config.series_per_container)
+    return SandboxRunner(sandbox, board, owned=not kept)
 
 
 class SandboxRunner:
     """Plays series in one sandbox; ``close`` (called by the executor when the season
-    is over) releases what the sandbox keeps, e.g. the warm pool's spare bots and
-    the containers kept for reuse: a container never outlives its season."""
+    is over) releases what a sandbox of the season's own keeps, e.g. the warm pool's
+    spare bots and the containers kept for reuse; one the server's shelf keeps
+    (``owned`` False) stays for the next season and is closed with the server."""
 
-    def __init__(self, sandbox: Sandbox, board: MoveBoard | None = None) -> None:
+    def __init__(self, sandbox: Sandbox, board: MoveBoard | None = None, *,
+                 owned: bool = True) -> None:
         self.sandbox = sandbox
         self.board = board
+        self.owned = owned
 
     def __call__(self, spec: SeriesSpec) -> SeriesOutcome:
         if self.board is None:
@@ -103,8 +114,23 @@ class SandboxRunner:
         with self.board.playing(spec.series_id) as moves:
             return run_series(spec, self.sandbox, moves)
 
+    def start_ahead(self, bots: Sequence[BotRef]) -> None:
+        """Prepare ``bots`` on a thread of their own (``StartsAhead``): the warm pool
+        starts each version's first container now, within the admission limits; a
+        version with a container kept for it only has its image seen to."""
+        threading.Thread(target=self._prepare_all, args=(list(bots),), name="start-ahead",
+                         daemon=True).start()
+
+    def _prepare_all(self, bots: list[BotRef]) -> None:
+        for bot in bots:
+            try:
+                self.sandbox.prepare(bot)
+            except Exception as error:  # the bot's series meets it where it belongs
+                log.info("%s@%s not started ahead: %s", bot.name, bot.version, error)
+
     def close(self) -> None:
-        self.sandbox.close()
+        if self.owned:
+            self.sandbox.close()
 
 
 @dataclass
@@ -131,6 +157,8 @@ class RunningServer:
 
     retention: LogRetention | None = None
     """Prunes old seat logs."""
+    shelf: SandboxShelf | None = None
+    """The sandboxes kept across seasons (closed last, after the seasons stopped)."""
 
     def stop(self, grace: float | None = 1.0) -> None:
         if self.retention is not None:
@@ -142,6 +170,8 @@ class RunningServer:
         if self.web is not None:
             self.web.stop()
         self.server.stop(grace).wait()
+        if self.shelf is not None:
+            self.shelf.close()
         self.database_lock.release()
 
 
@@ -199,10 +229,13 @@ def start_server(
         listening = _Listening(host, port, max_workers, slots, http, tls, tuple(interceptors),
                                metrics, play or PlaySettings())
         board = board or MoveBoard()
+        shelf = SandboxShelf()
         executors = executor_factory or local_executor_factory(
-            runner_factory or functools.partial(sandbox_runner_factory, board=board))
+            runner_factory or functools.partial(sandbox_runner_factory, board=board,
+                                                shelf=shelf))
         running = _start(db_path, database_lock, listening, executors, resume,
                          max_season_bots, upload_limits, vetting_sandbox, board)
+        running.shelf = shelf
         running.retention = LogRetention(running.storage, log_retention_days)
         running.retention.start()
         return running
