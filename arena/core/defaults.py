@@ -12,7 +12,7 @@ DEFAULT_HTTP_HOST: Final = "localhost"
 DEFAULT_HTTP_PORT: Final = 8080
 DEFAULT_HTTP: Final = f"{DEFAULT_HTTP_HOST}:{DEFAULT_HTTP_PORT}"
 DEFAULT_DB: Final = Path(".arena") / "arena.db"
-DEFAULT_MAX_SEASON_BOTS: Final = 256
+DEFAULT_MAX_SEASON_BOTS: Final = 1024
 """A server's default limit on a season's bots (``arena serve --max-season-bots``).
 Measured by tests/bench/bench_big_season.py: a 256-bot duplicate round robin
 (65,280 series) is planned and stored in about 1.5 s and its standings update in a

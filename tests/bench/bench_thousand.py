@@ -27,6 +27,7 @@ bots, a few rounds, small windows: that it runs, for ``tests/project/``).
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import statistics
 import sys
@@ -200,7 +201,7 @@ def play_window(storage: Storage, season_id: int, window: int) -> tuple[float, f
     follower.join()
     if len(stored) <= window:
         raise SystemExit(f"only {len(stored)} series stored for a window of {window}")
-    gaps = [(after[0] - before[0]) * 1000 for before, after in zip(stored, stored[1:])]
+    gaps = [(after[0] - before[0]) * 1000 for before, after in itertools.pairwise(stored)]
     cpu = (stored[window][1] - stored[0][1]) * 1000 / window
     return statistics.median(gaps[:window]), cpu
 
