@@ -36,10 +36,11 @@ from figures import Figure, parse
 
 HERE = Path(__file__).resolve().parent
 ANCHORED: tuple[str, ...] = ("deadwood", "env", "inprocess", "protocol", "sprt_gate",
-                             "metrics", "season", "sandbox")
+                             "metrics", "thousand", "season", "sandbox")
 """The benchmarks whose figures have anchors or targets (issue 29; the SPRT gate's
 error rates, issue 44; the learning environment's speed, issue 39; a metrics
-scrape's cost, issue 40), in run order: the short, Docker-free ones first."""
+scrape's cost, issue 40; a thousand bots, issue 42), in run order: the Docker-free
+ones first."""
 NEEDS_DOCKER: frozenset[str] = frozenset({"season", "sandbox", "cluster", "vetting_fairness",
                                           "shark_strength", "deploy"})
 
