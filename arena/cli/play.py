@@ -208,9 +208,7 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
                 wins[outcome.winner] += 1
             faults += outcome.fault is not None
     finally:
-        close = getattr(sandbox.inner, "close", None)
-        if callable(close):
-            close()
+        sandbox.close()
     draws = len(specs) - sum(wins)
     console.rule("result")
     console.print(f"{names[0]} won {wins[0]}, {names[1]} won {wins[1]}, drawn {draws} "

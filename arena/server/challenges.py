@@ -22,7 +22,8 @@ import grpc
 from hollywood.arena.v1 import arena_pb2
 
 from arena.core.manifest import BotManifest
-from arena.core.settings import DEFAULT_SANDBOX, SETTINGS_BY_NAME, SeasonConfig
+from arena.core.settings import SETTINGS_BY_NAME, SeasonConfig
+from arena.sandbox import registry as sandbox_registry
 from arena.season.challenge_queue import ChallengeQueue
 from arena.season.formats import DEFAULT_FORMAT, format_for, new_deal_key
 from arena.server.auth import Authenticator, Caller
@@ -118,7 +119,8 @@ class ChallengesMixin:
         check_active(self.storage, ids)
         config = SeasonConfig.build(
             format=DEFAULT_FORMAT, series_per_pair=series, concurrency=1,
-            sandbox=rules.sandbox or DEFAULT_SANDBOX, deactivate_after=_NEVER_DEACTIVATE)
+            sandbox=sandbox_registry.backend(rules.sandbox).name,
+            deactivate_after=_NEVER_DEACTIVATE)
         deal_key = new_deal_key()  # dealt from a secret, committed before play, as any season
         check_bots_fit_sandbox(config, (BotManifest.load(self.storage.get_bot(bot_id).folder)
                                         for bot_id in ids))

@@ -53,7 +53,9 @@ def config_from_message(message: arena_pb2.SeasonConfig) -> SeasonConfig:
                                     for key, value in raw.items()}
         elif raw:  # proto3: the zero value means "not set", i.e. the default
             values[setting.name] = raw
-    sandbox_registry.backend(values.get("sandbox", DEFAULT_SANDBOX))
+    # Stored with the backend's own name, so that a season keeps its backend
+    # whatever the registry's default becomes.
+    values["sandbox"] = sandbox_registry.backend(values.get("sandbox", DEFAULT_SANDBOX)).name
     return SeasonConfig.build(**values)
 
 

@@ -15,7 +15,6 @@ from arena.core.limits import TimeLimits
 from arena.core.manifest import BotManifest, ManifestError
 from arena.core.series import BotRef, SeriesSpec
 from arena.match.runner import run_series
-from arena.sandbox.base import in_process_target_of
 from arena.sandbox.config import SandboxConfig
 from arena.sandbox.inprocess import (
     InProcessBot,
@@ -150,7 +149,7 @@ def test_a_started_bot_is_its_object_handed_to_the_match_with_nothing_served(
     sandbox = InProcessSandbox(SandboxConfig(socket_dir_root=str(tmp_path)))
     running = sandbox.start(BotRef.from_folder(SAMPLES / "greedy"))
     assert isinstance(running, InProcessBot)
-    target = in_process_target_of(running)
+    target = running.in_process_target
     assert target is not None
     assert type(target.bot).__name__ == "GreedyBot"
     assert (target.name, target.version, target.author) == (

@@ -132,7 +132,7 @@ def test_a_version_left_unvetted_by_a_stopped_server_is_vetted_by_the_next(
 def counting_backend() -> Iterator[list[str]]:
     registry.register(registry.Backend("counting", "in-process, counting starts",
                                        "tests.helpers.lifecycle_helpers:CountingSandbox",
-                                       needs_sdk_class=True))
+                                       registry.Capabilities(needs_sdk_class=True)))
     lifecycle_helpers.STARTS.clear()
     yield lifecycle_helpers.STARTS
     registry.unregister("counting")
