@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.text import Text
 
 from arena.cli.bots import check_folders, register_folders
-from arena.cli.client import ArenaClient
+from arena.cli.client import ArenaClient, every_bot
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import (
     LIVE_TOP_ROWS,
@@ -253,7 +253,7 @@ def season_request(client: ArenaClient, references: Sequence[str],
     from arena.server.validation import check_bots_fit_sandbox, check_season_request
 
     folders = check_folders(client, [Path(ref) for ref in references if is_folder(ref)])
-    listed = client.stub.ListBots(arena_pb2.ListBotsRequest()).bots
+    listed = every_bot(client)
     registry = [(bot.id, bot.name) for bot in listed]
     manifests: dict[str, BotManifest] = {bot.id: bot.manifest for bot in folders}
     for bot in folders:

@@ -48,7 +48,7 @@ from arena.season.events import EventHub, SeasonEvent
 from arena.season.forfeits import RemoteForfeits, deactivated_forfeit
 from arena.season.formats import Format, OpenEnded, PlannedUpFront, format_for, format_name
 from arena.season.ladder_gating import GateMatches
-from arena.season.open_rounds import plan_open_round
+from arena.season.open_rounds import RoundsRead, plan_open_round
 from arena.season.play_order import next_to_play
 from arena.season.standings_live import StandingsBoard
 from arena.season.verify import SERIES, OutcomeCheck, OutcomeMismatch
@@ -117,6 +117,7 @@ class SeasonRunner:
         self.bot_ids = season.bot_ids
         self.format = season_format or format_for(format_name(season.config), self.config)
         self.board = board
+        self.rounds_read = RoundsRead()  # a ladder's rounds, each read from storage once
         self._bot_refs: dict[str, BotRef] = {}
         self._error = ""
         self._duplicates = 0
@@ -177,7 +178,7 @@ class SeasonRunner:
             return False  # no next round: spare reading every result (40,000 at 200 bots)
         if isinstance(self.format, OpenEnded):
             planned = plan_open_round(self.storage, self.season_id, self.format,
-                                      self.config, self.gate_matches)
+                                      self.config, self.gate_matches, self.rounds_read)
             if planned == []:
                 self.cancel.wait(IDLE_WAIT_S)  # too few members: wait for bots to join
             return planned is not None

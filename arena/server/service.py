@@ -197,8 +197,11 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
     def ListBots(
         self, request: arena_pb2.ListBotsRequest, context: grpc.ServicerContext
     ) -> arena_pb2.ListBotsResponse:
-        return self._call(context, lambda: arena_pb2.ListBotsResponse(
-            bots=bots_with_states(self.storage, self.storage.list_bots())))
+        def body() -> arena_pb2.ListBotsResponse:
+            bots, token = pages.bots_page(self.storage, request.page_size, request.page_token)
+            return arena_pb2.ListBotsResponse(bots=bots_with_states(self.storage, bots),
+                                              next_page_token=token)
+        return self._call(context, body)
 
     # -- seasons
 
@@ -285,8 +288,12 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
     def ListSeasons(
         self, request: arena_pb2.ListSeasonsRequest, context: grpc.ServicerContext
     ) -> arena_pb2.ListSeasonsResponse:
-        return self._call(context, lambda: arena_pb2.ListSeasonsResponse(
-            seasons=[season_message(season) for season in self.storage.list_seasons()]))
+        def body() -> arena_pb2.ListSeasonsResponse:
+            seasons, token = pages.seasons_page(self.storage, request.page_size,
+                                                request.page_token)
+            return arena_pb2.ListSeasonsResponse(
+                seasons=[season_message(season) for season in seasons], next_page_token=token)
+        return self._call(context, body)
 
     # -- standings and live
 

@@ -14,7 +14,7 @@ recording.
 Prints, next to the issue's targets:
 
 1. the time to create and store the 39,800-series plan (CreateSeason, one transaction),
-   and the plan of a season of the server's default limit of bots (256: 65,280 series);
+   and the plan of a season of the server's default limit of bots (1,024: 1,047,552 series);
 2. per-series cost outside play at 0 %, 50 % and 99 % of the season stored: the
    median wall-time gap between consecutive stored results over a window of series,
    and the server process's CPU time per series over that window (the figure that
