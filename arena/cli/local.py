@@ -377,13 +377,14 @@ def _build_bots(sandbox_name: str, folders: Sequence[Path], console: Console) ->
 
 
 def cmd_images_prepare_base(args: argparse.Namespace, console: Console) -> int:
+    name = sandbox_registry.default_name()
     try:
-        sandbox = sandbox_registry.create(sandbox_registry.default_name())
+        sandbox = sandbox_registry.create(name)
         try:
             sandbox.prepare_host(force=args.force)
         finally:
             sandbox.close()
     except SandboxError as error:
         raise CliError(str(error), code=1) from None
-    console.print(f"the host is ready for the {sandbox.name} sandbox")
+    console.print(f"the host is ready for the {name} sandbox")
     return 0
