@@ -68,8 +68,8 @@ def vet(backend: str) -> tuple[Vetting, list[VersionStatus], list[str]]:
     return vetting, stages, lines
 
 
-def test_a_failed_build_rejects_the_version_with_its_log_before_any_bot_starts(
-        backends: None) -> None:
+@pytest.mark.usefixtures("backends")
+def test_a_failed_build_rejects_the_version_with_its_log_before_any_bot_starts() -> None:
     BuildingSandbox.outcome = BuildReport(passed=False, reason="the image did not build: boom",
                                           log="step 1\nboom\n")
     vetting, stages, lines = vet("test-builds")
@@ -80,7 +80,8 @@ def test_a_failed_build_rejects_the_version_with_its_log_before_any_bot_starts(
     assert EVENTS == ["build random timeout=9.0", "close"]
 
 
-def test_the_machine_failing_the_build_is_raised_as_the_arenas(backends: None) -> None:
+@pytest.mark.usefixtures("backends")
+def test_the_machine_failing_the_build_is_raised_as_the_arenas() -> None:
     BuildingSandbox.outcome = SandboxError("Docker is not available: gone")
     with pytest.raises(SandboxError, match="Docker is not available: gone"):
         vet("test-builds")
@@ -88,8 +89,8 @@ def test_the_machine_failing_the_build_is_raised_as_the_arenas(backends: None) -
 
 
 @pytest.mark.slow
-def test_a_built_version_is_validated_and_keeps_its_image_and_build_log(
-        backends: None) -> None:
+@pytest.mark.usefixtures("backends")
+def test_a_built_version_is_validated_and_keeps_its_image_and_build_log() -> None:
     BuildingSandbox.outcome = BuildReport(log="built\n", image_id="sha256:7", summary="ok")
     vetting, stages, lines = vet("test-builds")
     assert stages == [VersionStatus.BUILDING, VersionStatus.VALIDATING]
@@ -100,7 +101,8 @@ def test_a_built_version_is_validated_and_keeps_its_image_and_build_log(
 
 
 @pytest.mark.slow
-def test_a_backend_that_builds_no_images_has_no_build_stage(backends: None) -> None:
+@pytest.mark.usefixtures("backends")
+def test_a_backend_that_builds_no_images_has_no_build_stage() -> None:
     BuildingSandbox.outcome = BuildReport(passed=False, reason="never asked")
     vetting, stages, _ = vet("test-plain")
     assert stages == [VersionStatus.VALIDATING]
