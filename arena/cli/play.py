@@ -71,8 +71,7 @@ def resolve_player(reference: str, db: Path) -> Player:
 
 
 def _registered(reference: str, db: Path) -> BotRef:
-    from arena.storage.records import NotFoundError
-    from arena.storage.store import Storage
+    from arena.storage import NotFoundError, Storage
 
     if not db.is_file():
         raise CliError(f"{reference!r} is not a bot folder or tcp:HOST:PORT, and there is no "

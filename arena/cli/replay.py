@@ -96,8 +96,7 @@ def from_server(args: argparse.Namespace, series_id: str) -> StoredSeries:
 
 def from_database(db: Path, series_id: str) -> StoredSeries:
     from arena.core.settings import ConfigError, SeasonConfig
-    from arena.storage.records import NotFoundError
-    from arena.storage.store import Storage
+    from arena.storage import NotFoundError, Storage
 
     if not db.is_file():
         raise CliError(f"no database at {db} (--db)")

@@ -30,16 +30,17 @@ from arena.server.auth import Authenticator, Caller
 from arena.server.convert import STATUS_TO_PROTO
 from arena.server.lifecycle import RequestError, check_active
 from arena.server.validation import check_bots_fit_sandbox
-from arena.storage import BotRecord, Storage
-from arena.storage.challenges import (
+from arena.storage import (
+    BotRecord,
     ChallengeRecord,
     QuotaError,
+    Storage,
     challenge_tally,
     create_challenge,
     get_challenge,
     list_challenges,
+    newest_active,
 )
-from arena.storage.lifecycle import newest_active
 
 Response = TypeVar("Response")
 DEFAULT_CHALLENGE_SERIES = 2

@@ -20,8 +20,7 @@ from arena.core.status import SeasonStatus
 from arena.sandbox import registry as sandbox_registry
 from arena.season.formats import format_summary
 from arena.season.standings import Standings
-from arena.storage import BotRecord, PlannedSeries, SeasonRecord, SeriesRecord
-from arena.storage.ladder_gates import GateRecord
+from arena.storage import BotRecord, GateRecord, PlannedSeries, SeasonRecord, SeriesRecord
 
 STATUS_TO_PROTO: Final = {
     status: arena_pb2.SeasonStatus.Value(f"SEASON_STATUS_{status.name}") for status in SeasonStatus

@@ -19,9 +19,10 @@ from arena.core.series import BotRef
 from arena.core.settings import ConfigError
 from arena.sandbox import registry
 from arena.sandbox.inprocess import InProcessBot, InProcessSandbox
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from arena.server.convert import config_from_message
 from tests.helpers.arena_helpers import REPO_ROOT, make_bot_folder, upload_folder
+from tests.helpers.servers import ServerFactory
 
 SAMPLES = REPO_ROOT / "sample_bots"
 
@@ -92,10 +93,8 @@ def test_proto_conversion_accepts_registered_names_only(fake_backend: None) -> N
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0)  # the production runner factory
-    yield running
-    running.stop(grace=None)
+def server(serve: ServerFactory) -> RunningServer:
+    return serve(runner=None)  # the production runner factory
 
 
 def _create(server: RunningServer, bots: list[str], backend: str) -> arena_pb2.Season:
