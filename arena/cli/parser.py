@@ -48,6 +48,7 @@ from arena.cli.seasons import (
     cmd_season_cancel,
     cmd_season_create,
     cmd_season_list,
+    cmd_season_settings,
     cmd_season_show,
     cmd_season_start,
 )
@@ -306,6 +307,10 @@ def _add_season(commands: Any) -> None:
     show.add_argument("season_id", type=arguments.positive_int, nargs="?", default=0,
                       metavar="SEASON", help="season number (default: the latest)")
     _client_command(seasons, "list", "list seasons", cmd_season_list)
+    seasons.add_parser(
+        "settings", help="every season setting, the common ones then each format's own, as "
+        "Markdown tables made from their declarations (no server needed)"
+    ).set_defaults(handler=cmd_season_settings)
 
 
 def _add_reads(commands: Any) -> None:

@@ -1,5 +1,6 @@
 """``arena season create | start | cancel | show | list``: seasons on a running
-server (``season run``, which brings its own server, is in ``arena.cli.local``)."""
+server (``season run``, which brings its own server, is in ``arena.cli.local``);
+``arena season settings``: every setting's table, from the declarations."""
 
 from __future__ import annotations
 
@@ -19,8 +20,20 @@ from arena.cli.render import (
     shown,
     status_name,
 )
-from arena.cli.season_options import season_config_message
+from arena.cli.season_options import (
+    format_settings_table,
+    season_config_message,
+    settings_table,
+)
 from arena.cli.watching import ResilientWatch, say_retry
+
+
+def cmd_season_settings(args: argparse.Namespace, console: Console) -> int:
+    """Print the settings tables in Markdown: the common settings (as docs/arena.md
+    has them), then each format's own (docs/formats.md points here for them)."""
+    print("## Common settings\n\n" + settings_table() + "\n## Settings of each format\n\n"
+          + format_settings_table(), end="")
+    return 0
 
 
 def cmd_season_create(args: argparse.Namespace, console: Console) -> int:

@@ -129,6 +129,7 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
         "ladder_gate_rule": SETTING_TEXT,
         "deactivate_after": Scalar(),
         "series_per_container": Scalar(),
+        "format_settings": Entries(64, SETTING_TEXT, Text(1000)),
     },
     "hollywood.arena.v1.StartSeasonRequest": {"season_id": Id()},
     "hollywood.arena.v1.CancelSeasonRequest": {"season_id": Id()},

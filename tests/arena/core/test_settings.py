@@ -9,7 +9,7 @@ from hollywood.arena.v1 import arena_pb2
 from arena.cli.parser import build_parser
 from arena.cli.season_options import season_config_message, settings_table
 from arena.core.limits import TimeLimits
-from arena.core.settings import SETTINGS, ConfigError, SeasonConfig
+from arena.core.settings import SETTINGS, ConfigError, SeasonConfig, all_settings
 from arena.server.convert import config_from_message, config_message
 from tests.helpers.arena_helpers import REPO_ROOT
 
@@ -23,9 +23,12 @@ def test_docs_settings_table_matches_the_declarations() -> None:
 
 def test_every_setting_is_an_option_and_a_proto_field() -> None:
     fields = set(arena_pb2.SeasonConfig.DESCRIPTOR.fields_by_name)
-    assert {setting.proto_field for setting in SETTINGS} == fields
+    # A format setting without a field of its own travels in the generic map.
+    assert {setting.proto_field for setting in all_settings() if setting.proto_field} | {
+        "format_settings"} == fields
     args = build_parser().parse_args(["season", "create", "--bots", "a", "b"])
-    assert all(hasattr(args, setting.option_dest) for setting in SETTINGS)
+    assert all(hasattr(args, setting.option_dest) for setting in all_settings())
+    assert {setting.name for setting in SETTINGS} < {setting.name for setting in all_settings()}
 
 
 CONFIG = SeasonConfig(
@@ -47,8 +50,8 @@ STORED = {
 
 def test_stored_form_is_unchanged_and_round_trips() -> None:
     assert CONFIG.to_dict() == STORED
-    assert SeasonConfig.from_dict(STORED) == CONFIG
-    assert SeasonConfig.from_dict({"sandbox": "docker", "concurrency": 2}) == SeasonConfig(
+    assert SeasonConfig.from_stored(STORED) == CONFIG
+    assert SeasonConfig.from_stored({"sandbox": "docker", "concurrency": 2}) == SeasonConfig(
         concurrency=2)
 
 
