@@ -77,15 +77,17 @@ SETTINGS: Final[tuple[Setting, ...]] = (
             "named after its changes, e.g. `friendly[undercut_bonus=20]`)"),
     Setting("series_per_pair", int, 2, "series each pair plays (2 = one duplicate pair)",
             "--series-per-pair", "series_per_pair", metavar="N", low=1, high=1000),
+    # A time is named `_s` inside (TimeLimits, the options' destinations); the flags
+    # and proto fields keep their `-seconds` spelling: contracts with the outside.
     Setting("startup_s", float, _LIMITS.startup_s, "bot start-up + handshake limit",
             "--startup-seconds", "startup_seconds", metavar="S", default_text="20", low=0,
-            high=3600, low_exclusive=True, stored_under="limits"),
+            high=3600, low_exclusive=True, stored_under="limits", dest="startup_s"),
     Setting("decision_s", float, _LIMITS.decision_s, "per-decision deadline",
             "--decision-seconds", "decision_seconds", metavar="S", default_text="1", low=0,
             high=3600, low_exclusive=True, stored_under="limits", dest="decision_s"),
     Setting("reserve_s", float, _LIMITS.reserve_s, "time bank per series for decisions "
             "over the deadline", "--reserve-seconds", "reserve_seconds", metavar="S",
-            default_text="30", low=0, high=3600, stored_under="limits"),
+            default_text="30", low=0, high=3600, stored_under="limits", dest="reserve_s"),
     Setting("sandbox", str, DEFAULT_SANDBOX, "bot isolation: the sandbox backend (see "
             "docs/sandbox.md)",
             "--sandbox", "sandbox_backend", metavar="NAME"),
