@@ -5,6 +5,7 @@ server (``season run``, which brings its own server, is in ``arena.cli.local``);
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
@@ -26,6 +27,14 @@ from arena.cli.season_options import (
     settings_table,
 )
 from arena.cli.watching import ResilientWatch, say_retry
+
+
+def add_settings_command(seasons: Any) -> None:
+    """``arena season settings`` (no server needed)."""
+    seasons.add_parser(
+        "settings", help="every season setting, the common ones then each format's own, as "
+        "Markdown tables made from their declarations (no server needed)"
+    ).set_defaults(handler=cmd_season_settings)
 
 
 def cmd_season_settings(args: argparse.Namespace, console: Console) -> int:

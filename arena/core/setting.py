@@ -20,7 +20,7 @@ from typing import Any, Final
 # A stored setting nested under a group (the time limits) is named in messages
 # with the group's title, as the stored form and TimeLimits group them.
 _GROUP_TITLES: Final = {"limits": "time limits"}
-_SETTING_KEY: Final = "arena.setting"
+_SETTING_KEY: Final = "season_setting"
 
 
 class ConfigError(ValueError):
