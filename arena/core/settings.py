@@ -236,10 +236,18 @@ class SeasonConfig:
             raise ConfigError(f"profile: {error}") from None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe stored form, the inverse of ``from_stored``."""
+        """JSON-safe stored form, the inverse of ``from_stored``: every common setting,
+        every setting of the season's format, and another format's only when it is
+        not at its default (a league's, whose divisions play several formats), so
+        registering a format changes no other season's stored form."""
         stored: dict[str, Any] = {}
+        own_format = _FORMAT_SETTINGS.get(self.format)
+        own = {setting.name for setting in declared_settings(own_format)} if own_format else set()
         for name, value in self.values().items():
-            group = SETTINGS_BY_NAME[name].stored_under if name in SETTINGS_BY_NAME else ""
+            setting = SETTINGS_BY_NAME.get(name)
+            if setting is None and name not in own and value == setting_named(name).default:
+                continue
+            group = setting.stored_under if setting is not None else ""
             target = stored.setdefault(group, {}) if group else stored
             target[name] = dict(value) if isinstance(value, Mapping) else value
         return stored

@@ -75,7 +75,7 @@ def config_message(config: SeasonConfig) -> arena_pb2.SeasonConfig:
                 {key: json.dumps(item) for key, item in value.items()})
         elif setting.proto_field:
             setattr(message, setting.proto_field, value)
-        else:
+        elif value != setting.default:  # as a field's zero value: the default is not sent
             message.format_settings[name] = repr(value) if setting.kind is float else str(value)
     return message
 
