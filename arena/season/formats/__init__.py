@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Final
 
 from arena.core.settings import ConfigError, SeasonConfig, register_format_settings
-from arena.season.formats import base, circle, king_of_the_hill, ladder
+from arena.season.formats import base, king_of_the_hill, ladder
 from arena.season.formats.base import (
     ExtraColumn,
     Format,
@@ -106,7 +106,6 @@ FORMATS: Final[dict[str, type[Format]]] = {
     "sprt": SprtMatch,
     "king-of-the-hill": king_of_the_hill.KingOfTheHill,
     "ladder": ladder.Ladder,
-    "circle": circle.Circle,
 }
 """Every format, by the name a season's configuration gives."""
 
