@@ -35,6 +35,8 @@ from arena.season.formats import FORMATS
 # Settings whose valid values are a list known above arena.core.
 _CHOICES: dict[str, Callable[[], tuple[str, ...]]] = {
     "sandbox": sandbox_registry.names, "format": lambda: tuple(FORMATS)}
+# Settings whose default is known above arena.core (it declares an empty marker).
+_DEFAULTS: dict[str, Callable[[], str]] = {"sandbox": sandbox_registry.default_name}
 # 0 in a request message means "the default"; a setting whose bounds allow 0 (the
 # reserve) is sent as this tiny positive value to mean "none".
 _WIRE_ZERO = 1e-9
@@ -45,7 +47,7 @@ def add_season_options(parser: argparse.ArgumentParser) -> None:
     An option not given is ``None``: the server's default."""
     group = parser.add_argument_group("season settings")
     for setting in SETTINGS:
-        _add_setting_option(group, setting, None, setting.help, setting.shown_default)
+        _add_setting_option(group, setting, None, setting.help, _shown_default(setting))
     group.add_argument("--name", default="", help="season display name")
     for format_name, settings_class in format_settings_classes().items():
         own = declared_settings(settings_class)
@@ -64,7 +66,8 @@ def add_setting_options(parser: argparse.ArgumentParser, names: Sequence[str], *
     the command uses it differently. The values parse and are bounded as declared."""
     for name in names:
         setting = setting_named(name)
-        default = (defaults or {}).get(name, setting.default)
+        declared = _DEFAULTS[name]() if name in _DEFAULTS else setting.default
+        default = (defaults or {}).get(name, declared)
         _add_setting_option(parser, setting, default, (helps or {}).get(name, setting.help),
                             f"{default:g}" if isinstance(default, float) else str(default))
 
@@ -120,11 +123,10 @@ def settings_table() -> str:
     for setting in SETTINGS:
         meaning = setting.doc or setting.help
         argument = setting.metavar
-        if setting.name == "sandbox":
-            argument = "\\|".join(sandbox_registry.names())
-            meaning += ": " + "; ".join(
-                f"`{name}` {sandbox_registry.backend(name).summary}"
-                for name in sandbox_registry.names())
+        if setting.name == "sandbox":  # the backends are listed by --help, not here:
+            # adding one is its module and its registry line, no docs table to redo
+            meaning += (": a backend registered in `arena/sandbox/registry.py` "
+                        "(`--help` lists them)")
         rows.append(_row(setting, argument, meaning))
     return "\n".join(rows) + "\n"
 
@@ -148,7 +150,11 @@ def format_settings_table() -> str:
 def _row(setting: Setting, argument: str, meaning: str) -> str:
     if setting.shorthand:
         meaning += f"; `{setting.shorthand[0]}` is `{setting.flag} {setting.shorthand[1]}`"
-    return f"| `{setting.flag} {argument}` | {setting.shown_default} | {meaning} |"
+    return f"| `{setting.flag} {argument}` | {_shown_default(setting)} | {meaning} |"
+
+
+def _shown_default(setting: Setting) -> str:
+    return _DEFAULTS[setting.name]() if setting.name in _DEFAULTS else setting.shown_default
 
 
 def _value_parser(setting: Setting) -> Callable[[str], object]:

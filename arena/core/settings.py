@@ -43,7 +43,7 @@ from engine.profiles import Profile, ProfileError, get_profile
 
 __all__ = ["ConfigError", "FormatSettings", "SeasonConfig", "Setting", "all_settings"]
 
-DEFAULT_SANDBOX: Final = "docker"
+DEFAULT_SANDBOX: Final = ""  # the registry's default (arena.sandbox.registry.DEFAULT)
 DEFAULT_SERIES_PER_CONTAINER: Final = 25
 """Series a bot container serves before it is replaced (``arena.sandbox.reuse``):
 enough that starts are a small share of a season, few enough that a leak in a
@@ -187,7 +187,7 @@ class SeasonConfig:
                 else values[setting.name] for setting in declared}
         for setting in declared:
             setting.check(flat[setting.name])
-        if not SANDBOX_NAME_PATTERN.fullmatch(flat["sandbox"]):
+        if flat["sandbox"] and not SANDBOX_NAME_PATTERN.fullmatch(flat["sandbox"]):
             raise ConfigError(f"sandbox {flat['sandbox']!r} is not a sandbox name")
         owned = tuple(settings_class(**{setting.name: flat.pop(setting.name)
                                         for setting in declared_settings(settings_class)})
