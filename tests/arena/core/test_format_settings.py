@@ -68,7 +68,7 @@ def test_a_setting_without_a_proto_field_travels_in_the_generic_map(planted: Non
     assert [setting.name for setting in declared_settings(_PlantedSettings)] == [
         "planted_depth"]
     assert "planted_depth" in {setting.name for setting in all_settings()}
-    config = SeasonConfig.build(planted_depth=7)
+    config = SeasonConfig.build(planted_depth=7, sandbox="process")
     assert config.settings_for(_PlantedSettings).planted_depth == 7
     message = config_message(config)
     assert message.format_settings["planted_depth"] == "7"
