@@ -29,8 +29,10 @@ from arena.cli.season_options import (
 from arena.cli.watching import ResilientWatch, say_retry
 
 
-def add_settings_command(seasons: Any) -> None:
-    """``arena season settings`` (no server needed)."""
+def add_list_and_settings(seasons: Any, client_command: Any) -> None:
+    """``arena season list`` (a client of the server) and ``arena season settings``
+    (no server needed)."""
+    client_command(seasons, "list", "list seasons", cmd_season_list)
     seasons.add_parser(
         "settings", help="every season setting, the common ones then each format's own, as "
         "Markdown tables made from their declarations (no server needed)"

@@ -82,6 +82,7 @@ from arena.storage.records import (
     SeasonRecord,
     SeriesRecord,
     StorageError,
+    season_config,
     utc_now,
 )
 from arena.storage.refusals import count_refused_outcome
@@ -199,6 +200,7 @@ __all__ = [
     "restore_backup",
     "revoke_author",
     "sealed_series",
+    "season_config",
     "series_pending",
     "series_voided",
     "set_stage",

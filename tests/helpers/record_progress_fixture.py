@@ -60,7 +60,7 @@ def play(db: Path, folder: Path, name: str) -> None:
 def extract(db: Path) -> dict[str, Any]:
     sys.path.insert(0, str(ROOT))
     from arena.season.formats import format_for
-    from arena.storage.store import Storage
+    from arena.storage import Storage
 
     connection = sqlite3.connect(db)
     season_id, created_at = connection.execute(

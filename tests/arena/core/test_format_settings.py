@@ -19,7 +19,7 @@ from arena.core.settings import SeasonConfig, all_settings, register_format_sett
 from arena.season.formats.ladder_settings import LadderSettings
 from arena.season.formats.swiss import SwissSettings
 from arena.server.convert import config_from_message, config_message
-from arena.storage.records import season_config
+from arena.storage import season_config
 
 
 def test_a_format_reads_its_settings_typed() -> None:
