@@ -191,6 +191,8 @@ class WallWindow:
     a notification, a connection used outside a match): a ``Window``'s ``remaining``
     and ``verdict``, so every wait has one shape (``wait_within``)."""
 
+    __slots__ = ("_begun", "_clock", "allowed_s", "cap_s")
+
     def __init__(self, allowed_s: float, clock: Clock = time.monotonic) -> None:
         self.allowed_s = self.cap_s = allowed_s  # nothing stretches it
         self._clock = clock
