@@ -1,16 +1,28 @@
-"""The ``arena`` command line (see docs/arena.md): a thin client of the gRPC API.
+"""The ``arena`` command line (see docs/arena.md).
 
-Every command but ``serve``, ``season run``, ``demo`` and ``images`` talks to a
-running ``arena serve`` over gRPC (``--server``, default ``$ARENA_SERVER`` or
-localhost:50551). ``season run`` and ``demo`` start an embedded server on the
-database for their own duration and drive it through the same gRPC API.
+Most commands are clients of a running ``arena serve`` over gRPC (``--server``,
+default ``$ARENA_SERVER`` or localhost:50551). Some work on this machine: ``serve``,
+``season run`` and ``demo`` start an embedded server on the database for their own
+duration (and drive it through the same gRPC API), ``match``, ``play`` and
+``replay`` play series here, ``worker`` and ``cluster`` run a Dask cluster.
 
-Modules: ``app`` (entry point, errors and exit statuses), ``parser`` (every
-command and its options), one module per command group (``bots``, ``seasons``,
-``reads`` for standings, watch and series, ``local`` for the commands that start a
-server or use Docker), ``season_options`` (the season settings' options),
-``output`` (``CliError``, JSON), ``render`` (rich tables and the live view) and
-``client`` (``ArenaClient``).
+Modules:
+
+* the frame: ``app`` (entry point, errors and exit statuses), ``parser`` (every
+  command and its options), ``commands`` (the shapes the parser and the groups
+  share), ``output`` (``CliError``, JSON), ``__main__``;
+* talking to a server: ``client`` (``ArenaClient``, loads no server),
+  ``credentials`` (where a token comes from), ``watching`` (a live stream that
+  survives restarts);
+* one module per command group: ``bots``, ``submit`` and ``lifecycle`` (bots and
+  their versions), ``authors``, ``seasons``, ``season_options`` (the settings'
+  options, from their declarations), ``reads`` (standings, watch, series),
+  ``series_logs`` (an owner's logs), ``verify_deal``, ``leagues``, ``ladder``,
+  ``challenges``, ``export`` and ``decisions``, ``backup``, ``health``;
+* on this machine: ``local`` (serve, season run, match, demo), ``play``, ``replay``,
+  ``cluster``;
+* the terminal: ``render`` (rich tables and the live view) and
+  ``render_statistics`` (Elo, tied marks, the LOS matrix).
 """
 
 from __future__ import annotations
