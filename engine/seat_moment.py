@@ -7,6 +7,10 @@ how many moves it had; its ``view()`` is that seat view, read from the hand whil
 it has not moved since, else from a replay of the hand up to that moment (a bot
 that kept its observation and reads it after the series went on). What the seat
 sees is still only ever decided by ``SeatView`` (docs/rules.md#hidden-information).
+
+Read it on the thread that moves the hand, or while the hand stands still (as a bot
+does during its decision, or in a notification about a finished hand): a thread of
+a bot's own reading while another applies a move could meet that move half made.
 """
 
 from __future__ import annotations
