@@ -53,10 +53,10 @@ def _report(console: Console, args: argparse.Namespace, verb: str, summary: Any)
 
 
 def cmd_backup(args: argparse.Namespace, console: Console) -> int:
-    from arena.storage.backup import BackupError, backup
+    from arena.storage import BackupError, write_backup
 
     try:
-        summary = backup(args.db, args.to)
+        summary = write_backup(args.db, args.to)
     except (BackupError, OSError) as error:
         raise CliError(f"backup failed: {error}", code=1) from None
     _report(console, args, "wrote", summary)
@@ -64,10 +64,10 @@ def cmd_backup(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_restore(args: argparse.Namespace, console: Console) -> int:
-    from arena.storage.backup import BackupError, restore
+    from arena.storage import BackupError, restore_backup
 
     try:
-        summary = restore(args.file, args.db)
+        summary = restore_backup(args.file, args.db)
     except (BackupError, OSError) as error:
         raise CliError(f"restore failed: {error}", code=1) from None
     _report(console, args, "restored", summary)

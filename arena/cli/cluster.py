@@ -21,11 +21,11 @@ from rich.console import Console
 
 from arena.cli.output import CliError
 from arena.core import arguments
+from arena.sandbox import registry
 
 if TYPE_CHECKING:
     from distributed import Security
 
-DEFAULT_WORKER_SANDBOX = "docker"
 LOOPBACK = "127.0.0.1"
 
 
@@ -65,8 +65,6 @@ def cluster_security(what: str, address: str, args: argparse.Namespace,
 
 def add_cluster_commands(commands: Any) -> None:
     """``worker`` and ``cluster up | down`` on the top-level parser."""
-    from arena.sandbox import registry
-
     worker = commands.add_parser(
         "worker", help="serve series to a Dask scheduler (a machine of the cluster)")
     worker.add_argument("--scheduler", required=True, metavar="tls://HOST:8786",
@@ -121,14 +119,14 @@ def _worker_options(parser: argparse.ArgumentParser, sandboxes: tuple[str, ...])
                         help="series played at once by a worker (default: its cores)")
     parser.add_argument("--sandbox", action="append", choices=sandboxes, default=None,
                         help="a sandbox backend the worker offers (repeatable; default "
-                             f"{DEFAULT_WORKER_SANDBOX}); each is checked before it serves")
+                             f"{registry.default_name()}); each is checked before it serves")
 
 
 def cmd_worker(args: argparse.Namespace, console: Console) -> int:
     from arena.execution.worker import WorkerSetupError, serve
 
     slots = args.slots or os.cpu_count() or 1
-    sandboxes = args.sandbox or [DEFAULT_WORKER_SANDBOX]
+    sandboxes = args.sandbox or [registry.default_name()]
     from arena.execution.worker import Listening
 
     scheduler, security = cluster_security("the scheduler at", args.scheduler, args, "worker")
@@ -153,7 +151,7 @@ def cmd_cluster_up(args: argparse.Namespace, console: Console) -> int:
         cluster_security("listening on", args.host, args, "scheduler")
     try:
         cluster = up(args.workers, slots=args.slots,
-                     sandboxes=args.sandbox or [DEFAULT_WORKER_SANDBOX], port=args.port,
+                     sandboxes=args.sandbox or [registry.default_name()], port=args.port,
                      state_dir=args.state_dir, host=args.host, certs=args.cluster_certs,
                      insecure=args.insecure)
     except (LocalClusterError, ClusterSecurityError, CertificateError) as error:

@@ -168,7 +168,7 @@ def cmd_bots_logs(args: argparse.Namespace, console: Console) -> int:
     text = version.validation_log if args.validation else version.build_log
     if not text:
         which = "validation" if args.validation else "build"
-        none = ("it is built by the Docker sandbox only" if not args.validation
+        none = ("it is built only by a sandbox that builds images" if not args.validation
                 else "it has not been validated (yet)")
         none += "; or it is not yours: a version's logs are its owner's and the admin's"
         console.print(f"{version.bot.id} has no {which} log: {none}", soft_wrap=True)
@@ -217,6 +217,7 @@ def cmd_check(args: argparse.Namespace, console: Console) -> int:
     from arena.core.series import BotRef
     from arena.core.settings import ConfigError
     from arena.execution.vetting import vet_bot
+    from arena.sandbox import registry as sandbox_registry
     from arena.sandbox.base import SandboxError
 
     folder: Path = args.folder
@@ -227,7 +228,7 @@ def cmd_check(args: argparse.Namespace, console: Console) -> int:
         bot = BotRef.from_folder(folder)
     except ManifestError as error:
         raise CliError(str(error), code=1) from None
-    sandbox = args.sandbox or "docker"
+    sandbox = args.sandbox or sandbox_registry.default_name()
 
     def stage(name: str) -> None:
         console.print(f"{name} {escape(bot.name)} {escape(bot.version)} "

@@ -42,10 +42,11 @@ from arena.cli.submit import unbuilt
 from arena.cli.watching import unbatched
 from arena.core.defaults import DEFAULT_DB, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
 from arena.core.manifest import BotManifest, ManifestError
-from arena.core.settings import DEFAULT_SANDBOX, ConfigError
+from arena.core.settings import ConfigError
 from arena.core.text import unknown_name
 from arena.core.tls import TlsFiles
 from arena.core.token_binding import is_loopback_host
+from arena.sandbox import registry as sandbox_registry
 from arena.season.formats import MATCH_FORMAT
 
 if TYPE_CHECKING:
@@ -323,8 +324,7 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     for folder in unbuilt_sample_bots():
         console.print(f"left out {folder.name}: not built yet (see {folder}/README.md)",
                       markup=False, highlight=False)
-    sandbox = args.sandbox or DEFAULT_SANDBOX
-    if sandbox == "docker":
+    if sandbox_registry.backend(args.sandbox or "").capabilities.builds_images:
         _prepare_images(folders, console)
     config = season_config_message(args)
     # A fresh database every time: the sample bots' code may have changed under the

@@ -64,7 +64,7 @@ from arena.core.defaults import (
     DEFAULT_PORT,
     DEFAULT_UPLOAD_IDLE_SECONDS,
 )
-from arena.core.settings import DEFAULT_SANDBOX
+from arena.sandbox import registry as sandbox_registry
 
 
 def _client_options(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
@@ -184,9 +184,9 @@ def _add_serve(commands: Any) -> None:
                        metavar="HOST:PORT",
                        help="serve the operator's metrics at http://HOST:PORT/metrics "
                             "(Prometheus's format; port 0 = any free port; default: none)")
-    serve.add_argument("--vet-sandbox", default=DEFAULT_SANDBOX, metavar="NAME",
+    serve.add_argument("--vet-sandbox", default=sandbox_registry.default_name(), metavar="NAME",
                        help="sandbox backend uploads are built and validated in (default "
-                       f"{DEFAULT_SANDBOX})")
+                       f"{sandbox_registry.default_name()})")
     serve.set_defaults(handler=cmd_serve)
 
 
@@ -240,7 +240,8 @@ def _add_bots(commands: Any) -> None:
                                 "server vets an upload (prints the build log and each hand)")
     check.add_argument("folder", type=Path, metavar="FOLDER")
     check.add_argument("--sandbox", default=None, metavar="NAME",
-                       help="sandbox backend (default docker; process/inprocess build nothing)")
+                       help=f"sandbox backend (default {sandbox_registry.default_name()}; "
+                       "a backend that builds no image skips the build)")
     check.set_defaults(handler=cmd_check)
 
 

@@ -71,8 +71,7 @@ def resolve_player(reference: str, db: Path) -> Player:
 
 
 def _registered(reference: str, db: Path) -> BotRef:
-    from arena.storage.records import NotFoundError
-    from arena.storage.store import Storage
+    from arena.storage import NotFoundError, Storage
 
     if not db.is_file():
         raise CliError(f"{reference!r} is not a bot folder or tcp:HOST:PORT, and there is no "
@@ -208,9 +207,7 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
                 wins[outcome.winner] += 1
             faults += outcome.fault is not None
     finally:
-        close = getattr(sandbox.inner, "close", None)
-        if callable(close):
-            close()
+        sandbox.close()
     draws = len(specs) - sum(wins)
     console.rule("result")
     console.print(f"{names[0]} won {wins[0]}, {names[1]} won {wins[1]}, drawn {draws} "

@@ -27,8 +27,9 @@ from arena.cli.play import HandPrinter, Player, resolve_player
 from arena.core.defaults import DEFAULT_DB
 from arena.core.faults import BotFault, FaultKind
 from arena.core.limits import TimeLimits
-from arena.core.settings import DEFAULT_SANDBOX, SETTINGS_BY_NAME
+from arena.core.settings import SETTINGS_BY_NAME
 from arena.match.replay import ReplayReport, StoredSeries, StoredSeriesError, fault_text
+from arena.sandbox import registry as sandbox_registry
 
 _LIMIT_NAMES = ("startup_s", "decision_s", "reserve_s")
 
@@ -95,8 +96,7 @@ def from_server(args: argparse.Namespace, series_id: str) -> StoredSeries:
 
 def from_database(db: Path, series_id: str) -> StoredSeries:
     from arena.core.settings import ConfigError, SeasonConfig
-    from arena.storage.records import NotFoundError
-    from arena.storage.store import Storage
+    from arena.storage import NotFoundError, Storage
 
     if not db.is_file():
         raise CliError(f"no database at {db} (--db)")
@@ -229,9 +229,8 @@ def cmd_replay(args: argparse.Namespace, console: Console) -> int:
                        f"overload): {overload}; try again when the machine has room",
                        code=1) from None
     finally:
-        close = getattr(inner, "close", None)
-        if callable(close):
-            close()
+        if inner is not None:
+            inner.close()
     if args.json:
         print_json(report_data(stored, report, shown))
     else:
@@ -256,7 +255,7 @@ def add_replay_command(commands: Any, client_command: ClientCommand) -> None:
                         "without one plays its stored moves")
     replay.add_argument("--db", type=Path, default=None,
                         help="read the stored series from this database instead of the server")
-    replay.add_argument("--sandbox", default=DEFAULT_SANDBOX,
-                        help=f"how the given bots run (default {DEFAULT_SANDBOX})")
+    replay.add_argument("--sandbox", default=sandbox_registry.default_name(),
+                        help=f"how the given bots run (default {sandbox_registry.default_name()})")
     replay.add_argument("--show", action="store_true",
                         help="print each hand's deal and every move too")

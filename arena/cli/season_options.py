@@ -21,6 +21,8 @@ from arena.sandbox import registry as sandbox_registry
 
 # Settings whose valid values are a list known above arena.core.
 _CHOICES: dict[str, Callable[[], tuple[str, ...]]] = {"sandbox": sandbox_registry.names}
+# Settings whose default is known above arena.core (it declares an empty marker).
+_DEFAULTS: dict[str, Callable[[], str]] = {"sandbox": sandbox_registry.default_name}
 # 0 in a request message means "the default"; a setting whose bounds allow 0 (the
 # reserve) is sent as this tiny positive value to mean "none".
 _WIRE_ZERO = 1e-9
@@ -31,7 +33,7 @@ def add_season_options(parser: argparse.ArgumentParser) -> None:
     An option not given is ``None``: the server's default."""
     group = parser.add_argument_group("season settings")
     for setting in SETTINGS:
-        _add_setting_option(group, setting, None, setting.help, setting.shown_default)
+        _add_setting_option(group, setting, None, setting.help, _shown_default(setting))
     group.add_argument("--name", default="", help="season display name")
 
 
@@ -44,7 +46,8 @@ def add_setting_options(parser: argparse.ArgumentParser, names: Sequence[str], *
     the command uses it differently. The values parse and are bounded as declared."""
     for name in names:
         setting = SETTINGS_BY_NAME[name]
-        default = (defaults or {}).get(name, setting.default)
+        declared = _DEFAULTS[name]() if name in _DEFAULTS else setting.default
+        default = (defaults or {}).get(name, declared)
         _add_setting_option(parser, setting, default, (helps or {}).get(name, setting.help),
                             f"{default:g}" if isinstance(default, float) else str(default))
 
@@ -97,15 +100,18 @@ def settings_table() -> str:
     for setting in SETTINGS:
         meaning = setting.doc or setting.help
         argument = setting.metavar
-        if setting.name == "sandbox":
-            argument = "\\|".join(sandbox_registry.names())
-            meaning += ": " + "; ".join(
-                f"`{name}` {sandbox_registry.backend(name).summary}"
-                for name in sandbox_registry.names())
+        if setting.name == "sandbox":  # the backends are listed by --help, not here:
+            # adding one is its module and its registry line, no docs table to redo
+            meaning += (": a backend registered in `arena/sandbox/registry.py` "
+                        "(`--help` lists them)")
         if setting.shorthand:
             meaning += f"; `{setting.shorthand[0]}` is `{setting.flag} {setting.shorthand[1]}`"
-        rows.append(f"| `{setting.flag} {argument}` | {setting.shown_default} | {meaning} |")
+        rows.append(f"| `{setting.flag} {argument}` | {_shown_default(setting)} | {meaning} |")
     return "\n".join(rows) + "\n"
+
+
+def _shown_default(setting: Setting) -> str:
+    return _DEFAULTS[setting.name]() if setting.name in _DEFAULTS else setting.shown_default
 
 
 def _value_parser(setting: Setting) -> Callable[[str], object]:

@@ -29,7 +29,7 @@ from typing import Any, Final
 from arena.core.limits import TimeLimits
 from engine.profiles import Profile, ProfileError, get_profile
 
-DEFAULT_SANDBOX: Final = "docker"
+DEFAULT_SANDBOX: Final = ""  # the registry's default (arena.sandbox.registry.DEFAULT)
 DEFAULT_SERIES_PER_CONTAINER: Final = 25
 """Series a bot container serves before it is replaced (``arena.sandbox.reuse``):
 enough that starts are a small share of a season, few enough that a leak in a
@@ -263,7 +263,7 @@ class SeasonConfig:
                 else values[setting.name] for setting in SETTINGS}
         for setting in SETTINGS:
             setting.check(flat[setting.name])
-        if not SANDBOX_NAME_PATTERN.fullmatch(flat["sandbox"]):
+        if flat["sandbox"] and not SANDBOX_NAME_PATTERN.fullmatch(flat["sandbox"]):
             raise ConfigError(f"sandbox {flat['sandbox']!r} is not a sandbox name")
         grouped: dict[str, Any] = {}
         for setting in SETTINGS:

@@ -1,4 +1,5 @@
-"""Vetting a bot version: build its image (the Docker sandbox only) and validate it
+"""Vetting a bot version: build its image (a sandbox that runs bots from images:
+``Capabilities.builds_images``) and validate it
 (``arena.match.validation``). The server's vetting worker and ``arena check`` both
 call ``vet_bot``, so an author sees locally exactly what the server will decide.
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
 
 from arena.core.limits import TimeLimits
 from arena.core.series import BotRef
@@ -22,9 +22,6 @@ from arena.core.status import VersionStatus
 from arena.match.validation import validate_bot
 from arena.sandbox import registry as sandbox_registry
 from arena.sandbox.base import Sandbox, SandboxError
-
-BUILT_SANDBOX: Final = "docker"
-"""The backend that runs bots from an image (the others have nothing to build)."""
 
 _BASE_LOCK = threading.Lock()
 
@@ -56,11 +53,11 @@ def vet_bot(
     sandbox: Sandbox | None = None, limits: TimeLimits | None = None,
     opponent: BotRef | None = None,
 ) -> Vetting:
-    """Build (for ``docker``; ``build_timeout_s`` None = the sandbox configuration's
-    limit) and validate ``bot`` in a new sandbox of ``sandbox_name`` (or ``sandbox``,
-    kept open) against ``opponent`` (None: the sample ``random`` bot)."""
+    """Build (where the backend builds images; ``build_timeout_s`` None = the sandbox
+    configuration's limit) and validate ``bot`` in a new sandbox of ``sandbox_name``
+    (or ``sandbox``, kept open) against ``opponent`` (None: the sample ``random`` bot)."""
     vetting = Vetting(passed=False)
-    if sandbox_name == BUILT_SANDBOX:
+    if sandbox_registry.backend(sandbox_name).capabilities.builds_images:
         on_stage(VersionStatus.BUILDING)
         if not _build(bot, vetting, build_timeout_s, on_line):
             return vetting
@@ -70,9 +67,8 @@ def vet_bot(
     try:
         result = validate_bot(bot, active, limits=limits, on_line=on_line, opponent=opponent)
     finally:
-        close = getattr(active, "close", None)
-        if own and callable(close):
-            close()
+        if own:
+            active.close()
     vetting.validation_log = result.log
     vetting.passed, vetting.reason = result.passed, result.reason
     fault = result.fault

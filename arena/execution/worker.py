@@ -31,7 +31,7 @@ from arena.execution.cluster_roles import WORKER_POLICY, guard_server
 from arena.execution.tasks import SERIES_SLOT, SeriesTask, sandbox_resource
 from arena.match.runner import run_series
 from arena.sandbox import registry
-from arena.sandbox.base import Sandbox, SandboxError
+from arena.sandbox.base import Sandbox
 
 if TYPE_CHECKING:
     from distributed import Security
@@ -103,25 +103,15 @@ def _check_vetted(task: SeriesTask, seat: int) -> None:
 
 
 def check_sandboxes(names: Sequence[str]) -> dict[str, Sandbox]:
-    """Create (and for Docker, ready the base image of) each sandbox this worker will
-    offer; ``WorkerSetupError`` naming the first that does not work."""
+    """Create each sandbox this worker will offer and get the host ready for it
+    (``Sandbox.prepare_host``, e.g. Docker's base image); ``WorkerSetupError`` naming
+    the first that does not work."""
     sandboxes: dict[str, Sandbox] = {}
     for name in names:
         try:
             backend = registry.backend(name)
             sandbox = backend.create(series_per_container=1)
-            if name == "docker":
-                from arena.sandbox.images import BaseImageError, prepare_base
-
-                try:
-                    prepare_base()
-                except BaseImageError as error:
-                    raise SandboxError(f"the base image cannot be prepared: {error}") from error
-        except SandboxError as error:
-            hint = (" Start an engine (`make docker-engine`) or offer only other sandboxes "
-                    "(e.g. --sandbox process)." if name == "docker" else "")
-            raise WorkerSetupError(
-                f"this worker cannot offer the {name} sandbox: {error}.{hint}") from None
+            sandbox.prepare_host()
         except Exception as error:  # an unknown name (ConfigError) or another failure
             raise WorkerSetupError(
                 f"this worker cannot offer the {name} sandbox: {error}") from None

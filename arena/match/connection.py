@@ -17,7 +17,7 @@ from arena.match.botclient import BotClient, BotInfo
 from arena.match.decision import Decision, HandEnd
 from arena.match.direct import DirectConnection
 from arena.match.fair_clock import Window
-from arena.sandbox.base import RunningBot, in_process_target_of
+from arena.sandbox.base import RunningBot
 from engine.actions import Action
 
 
@@ -51,7 +51,7 @@ def connect_running(bot: RunningBot, timeout: float,
                     connect: Connector = connect_bot) -> BotConnection:
     """The connection ``bot`` asks for: its object called directly when it lives in
     the arena's process, else ``connect`` to its gRPC target."""
-    in_process = in_process_target_of(bot)
+    in_process = bot.in_process_target
     if in_process is not None:
         return DirectConnection(in_process)
     return connect(bot.target, timeout)

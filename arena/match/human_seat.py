@@ -29,7 +29,7 @@ from arena.match.decision import Decision, HandEnd
 from arena.match.fair_clock import Meter, Window, meter_for
 from arena.match.loop import EventSink, play_match
 from arena.match.protocol import describe_actions
-from arena.sandbox.base import RunningBot, Sandbox, sched_source_of
+from arena.sandbox.base import RunningBot, Sandbox
 from arena.sandbox.schedstat import TaskTimes
 from engine.actions import Action, ActionParseError
 from engine.observation import Observation
@@ -224,7 +224,7 @@ def play_against(game: HumanSeries, person: HumanSeat, sandbox: Sandbox,
         seats: list[BotConnection] = [person, person]
         seats[bot_seat] = client
         meters = [uncharged_meter(), uncharged_meter()]
-        meters[bot_seat] = meter_for(sched_source_of(running), clock)
+        meters[bot_seat] = meter_for(running.sched_source(), clock)
         outcome = play_match((seats[0], seats[1]), series, game.limits, events,
                              series_id=game.series_id, meters=(meters[0], meters[1])).outcome
         forfeit = outcome.fault

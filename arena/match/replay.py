@@ -193,11 +193,15 @@ class StoredPath:
         return Divergence(fault.hand_number, decision, seat, was, fault_text(fault))
 
 
-class _StoredMovesBot:
+class _StoredMovesBot(RunningBot):
     """The ``RunningBot`` of a stored-moves seat: nothing runs, nothing to stop."""
 
     def __init__(self, seat: int) -> None:
-        self.target = f"{STORED_MOVES_PREFIX}{seat}"
+        self._seat = seat
+
+    @property
+    def target(self) -> str:
+        return f"{STORED_MOVES_PREFIX}{self._seat}"
 
     def wait_ready(self, timeout: float) -> None:
         """Ready at once: there is no process."""
@@ -245,7 +249,7 @@ def stored_moves_ref(stored: StoredSeries, seat: int) -> BotRef:
     return BotRef(name, stored.bots[seat], Path("/nonexistent-stored-moves"), manifest)
 
 
-class StoredSeats:
+class StoredSeats(Sandbox):
     """``inner`` with the stored-moves seats started as nothing and connected to
     the stored path (``inner`` None: both seats are stored moves)."""
 

@@ -31,16 +31,7 @@ from arena.match.fair_clock import meter_for
 from arena.match.loop import play_match
 from arena.match.startup import Clock, start_both
 from arena.sandbox.admission import ADMISSION
-from arena.sandbox.base import (
-    RunningBot,
-    Sandbox,
-    SandboxError,
-    release_of,
-    sched_source_of,
-    series_number_of,
-    series_stderr_of,
-    stderr_mark_of,
-)
+from arena.sandbox.base import RunningBot, Sandbox, SandboxError
 from engine.series import Series
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -90,7 +81,7 @@ def _play(spec: SeriesSpec, sandbox: Sandbox, on_event: EventSink | None, clock:
     faults = start_both(spec, sandbox, running, clients, clock=clock, told_id=told,
                         connect=connect)
     # A fresh bot's stderr is the series' from its start; a reused one's from here.
-    marks[:] = [stderr_mark_of(bot) if bot is not None and series_number_of(bot) > 1
+    marks[:] = [bot.stderr_mark() if bot is not None and bot.series_number > 1
                 else None for bot in running]
     faults = [None if fault is None else _complete(fault, running[seat])
               for seat, fault in enumerate(faults)]
@@ -106,8 +97,8 @@ def _play(spec: SeriesSpec, sandbox: Sandbox, on_event: EventSink | None, clock:
     assert first is not None and second is not None
     first_bot, second_bot = running
     assert first_bot is not None and second_bot is not None
-    meters = (meter_for(sched_source_of(first_bot), clock),
-              meter_for(sched_source_of(second_bot), clock))
+    meters = (meter_for(first_bot.sched_source(), clock),
+              meter_for(second_bot.sched_source(), clock))
     with ADMISSION.playing():  # background work now waits for idle cores
         outcome = play_match((first, second), series, spec.limits, on_event,
                              series_id=told, meters=meters, recorder=recorder).outcome
@@ -126,8 +117,8 @@ def _seat_logs(running: list[RunningBot | None], recorder: DecisionRecorder,
     keeps no stderr leaves the fault's tail, if it has one."""
     logs = []
     for seat, bot in enumerate(running):
-        raw, total = (b"", 0) if bot is None else series_stderr_of(
-            bot, marks[seat], SERIES_STDERR_BYTES)
+        raw, total = (b"", 0) if bot is None else bot.series_stderr(
+            marks[seat], SERIES_STDERR_BYTES)
         own = _fault_of(fault, seat)
         text = stderr_text(raw, total)
         if not text and own is not None:
@@ -151,7 +142,7 @@ def _fault_of(fault: BotFault | None, seat: int) -> BotFault | None:
 def _hand_back(running: list[RunningBot | None], clients: list[BotConnection | None],
                clean: list[bool]) -> None:
     """A bot that finished the series without fault goes back to its sandbox, which
-    may keep it for its version's next series (``release_of``); every other is
+    may keep it for its version's next series (``RunningBot.release``); every other is
     stopped (after a fault, a crash or an arena-side error: never reused)."""
     kept: list[BotConnection] = []
     for seat, bot in enumerate(running):
@@ -159,7 +150,7 @@ def _hand_back(running: list[RunningBot | None], clients: list[BotConnection | N
             continue
         client = clients[seat]
         if clean[seat]:
-            release_of(bot)
+            bot.release()
             if client is not None:
                 kept.append(client)
         else:

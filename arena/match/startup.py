@@ -27,13 +27,7 @@ from arena.core.text import neutralise
 from arena.match.connection import BotConnection, Connector, connect_bot, connect_running
 from arena.match.fair_clock import Meter, Window, meter_for, wait_within
 from arena.sandbox.admission import ADMISSION, Admission
-from arena.sandbox.base import (
-    RunningBot,
-    Sandbox,
-    reused_bot,
-    sched_source_of,
-    series_number_of,
-)
+from arena.sandbox.base import RunningBot, Sandbox
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +64,7 @@ def start_both(
     default the kernel's figures for its threads, read only with the real clock).
     ``told_id``: the series id the bots' Handshake says (default the spec's).
     """
-    meter_of = meter or (lambda handle: meter_for(sched_source_of(handle), clock))
+    meter_of = meter or (lambda handle: meter_for(handle.sched_source(), clock))
     faults: list[BotFault | None] = [None, None]
     for seat, bot in enumerate(spec.bots):
         try:
@@ -109,7 +103,7 @@ def _bring_up(
     told_id: str,
 ) -> BotFault | None:
     deal = spec.deal  # a bot kept between series is never dealt the same cards twice
-    handle = reused_bot(sandbox, bot, series_id=spec.series_id, seat=seat, deal=deal)
+    handle = sandbox.reuse(bot, series_id=spec.series_id, seat=seat, deal=deal)
     if handle is not None:  # kept from its last series: nothing starts, no slot
         running[seat] = handle
         return _connect(spec, seat, bot, handle, clients, connect, meter_of, told_id)
@@ -135,7 +129,7 @@ def _connect(
     """Socket, connection and the series' Handshake, on the seat's start-up clock."""
     window = meter_of(handle).window(spec.limits.startup_s)  # its process can run now
     who = f"{bot.name}@{bot.version} (seat {seat})"
-    number = series_number_of(handle)
+    number = handle.series_number
     try:
         _step(window, who, "create its socket", handle.wait_ready)
         client = _step(window, who, "accept a connection",

@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import stat
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from arena.core.faults import BotFault, FaultKind
 from arena.sandbox.schedstat import SchedSource, no_source
@@ -17,10 +18,8 @@ if TYPE_CHECKING:
     from arena.core.series import BotRef
 
 __all__ = ["BOT_NAME_ENV", "BOT_VERSION_ENV", "InProcessTarget", "RunningBot", "Sandbox",
-           "SandboxError", "bot_alive", "check_socket", "cpu_seconds_of", "identity_environment",
-           "in_process_target_of", "memory_of", "pid_alive", "release_of",
-           "reused_bot", "sched_source_of", "series_number_of", "series_stderr_of",
-           "stderr_mark_of", "wait_for_socket"]
+           "SandboxError", "check_socket", "identity_environment", "pid_alive",
+           "wait_for_socket"]
 
 BOT_NAME_ENV = "HOLLYWOOD_BOT_NAME"
 BOT_VERSION_ENV = "HOLLYWOOD_BOT_VERSION"
@@ -38,103 +37,84 @@ class SandboxError(RuntimeError):
     Never raised because of a bot's behaviour: that is a ``BotFault``."""
 
 
-class RunningBot(Protocol):
-    """One started bot. ``stop`` must be called on every path; it is idempotent."""
+class RunningBot(ABC):
+    """One started bot. ``stop`` must be called on every path; it is idempotent.
+
+    A backend implements the five abstract members; every other hook has a default
+    that fits a bot whose sandbox knows nothing more (no memory reading, no stderr of
+    its own, threads shared with the arena), so a backend overrides only what it can
+    say. A wrapper (a pool's lease) forwards every hook to the bot it wraps."""
+
+    series_number: int = 1
+    """Which series of its process the bot is about to play (above 1 only for a bot
+    kept between series, ``arena.sandbox.reuse``)."""
 
     @property
+    @abstractmethod
     def target(self) -> str:
         """The gRPC target, e.g. ``unix:/tmp/hw-123-ab/bot.sock``."""
-        ...
 
+    @abstractmethod
     def wait_ready(self, timeout: float) -> None:
         """Wait until the bot's socket exists. Raises ``BotFault`` (CRASH if the bot
         died meanwhile, STARTUP after ``timeout`` seconds)."""
-        ...
 
+    @abstractmethod
     def stderr_tail(self) -> str:
         """The last few KiB of the bot's stderr (also after ``stop``)."""
-        ...
 
+    @abstractmethod
     def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
         """The sandbox's verdict if the bot is no longer running (OUT_OF_MEMORY beats
         CRASH), waiting up to ``wait_s`` seconds for it to die; ``None`` if alive."""
-        ...
 
+    @abstractmethod
     def stop(self) -> None:
         """Kill the bot and remove everything it had (container, processes, socket)."""
-        ...
 
+    def alive(self) -> bool:
+        """Whether the bot still runs (a backend may know a quicker probe than the
+        full verdict)."""
+        return self.fault_if_dead() is None
 
-def bot_alive(bot: RunningBot) -> bool:
-    """Whether ``bot`` still runs: its own quick probe (``alive``) if it has one."""
-    probe = getattr(bot, "alive", None)
-    if callable(probe):
-        return bool(probe())
-    return bot.fault_if_dead() is None
-
-
-def memory_of(bot: RunningBot) -> int | None:
-    """The bytes ``bot``'s sandbox says it uses now (``memory_bytes``), if it can say."""
-    reader = getattr(bot, "memory_bytes", None)
-    if not callable(reader):
+    def memory_bytes(self) -> int | None:
+        """The bytes the bot's sandbox says it uses now; None if it cannot say."""
         return None
-    used = reader()
-    return used if isinstance(used, int) else None
 
+    def release(self) -> None:
+        """Hand the bot back after a series it finished without fault: kept for its
+        version's next series where the sandbox reuses bots, stopped elsewhere."""
+        self.stop()
 
-def release_of(bot: RunningBot) -> None:
-    """Hand ``bot`` back after a series it finished without fault: kept for its
-    version's next series where the sandbox reuses bots, stopped elsewhere."""
-    release = getattr(bot, "release", None)
-    if callable(release):
-        release()
-    else:
-        bot.stop()
+    def stderr_mark(self) -> object:
+        """Where the bot's stderr stands now (a byte offset, a time), so that
+        ``series_stderr`` reads what came after; None for a bot whose sandbox keeps
+        no stderr of its own."""
+        return None
 
-
-def series_number_of(bot: RunningBot) -> int:
-    """Which series of its process ``bot`` is about to play (1 unless reused)."""
-    number = getattr(bot, "series_number", 1)
-    return number if isinstance(number, int) and number >= 1 else 1
-
-
-def stderr_mark_of(bot: RunningBot) -> object:
-    """Where ``bot``'s stderr stands now (``RunningBot.stderr_mark``: a byte offset, a
-    time), so that ``series_stderr_of`` reads what came after; None for a bot whose
-    sandbox keeps no stderr of its own."""
-    method = getattr(bot, "stderr_mark", None)
-    return method() if callable(method) else None
-
-
-def series_stderr_of(bot: RunningBot, mark: object, limit: int) -> tuple[bytes, int]:
-    """What ``bot`` wrote to stderr since ``mark`` (None: since it started): at most
-    the last ``limit`` bytes of it, and how many bytes it wrote in all. Nothing for a
-    bot whose sandbox keeps no stderr of its own (in process, a TCP bot)."""
-    method = getattr(bot, "series_stderr", None)
-    if not callable(method):
+    def series_stderr(self, mark: object, limit: int) -> tuple[bytes, int]:
+        """What the bot wrote to stderr since ``mark`` (None: since it started): at
+        most the last ``limit`` bytes of it, and how many bytes it wrote in all.
+        Nothing for a bot whose sandbox keeps no stderr of its own (in process, a
+        TCP bot)."""
         return b"", 0
-    found = method(mark, limit)
-    if (isinstance(found, tuple) and len(found) == 2 and isinstance(found[0], bytes)
-            and isinstance(found[1], int)):
-        return found[0], found[1]
-    return b"", 0
 
-
-def cpu_seconds_of(bot: RunningBot) -> float | None:
-    """The CPU seconds all of ``bot``'s threads ran so far, by the kernel
-    (``RunningBot.sched_source``); None where nothing is known."""
-    times = sched_source_of(bot)()
-    return sum(on_core for on_core, _ in times.values()) if times else None
-
-
-def sched_source_of(bot: RunningBot) -> SchedSource:
-    """What the kernel knows of ``bot``'s threads; nothing for a bot (a fake, an
-    in-process bot sharing the arena's threads) whose threads are not its own."""
-    method = getattr(bot, "sched_source", None)
-    if method is None:
+    def sched_source(self) -> SchedSource:
+        """What the kernel knows of the bot's threads; nothing for a bot (a fake, an
+        in-process bot sharing the arena's threads) whose threads are not its own."""
         return no_source
-    source: SchedSource = method()
-    return source
+
+    def cpu_seconds(self) -> float | None:
+        """The CPU seconds all of the bot's threads ran so far, by the kernel; None
+        where nothing is known."""
+        times = self.sched_source()()
+        return sum(on_core for on_core, _ in times.values()) if times else None
+
+    @property
+    def in_process_target(self) -> InProcessTarget | None:
+        """The bot object to call directly, for a running bot that lives in the
+        arena's process; None for every bot reached over gRPC."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -149,27 +129,27 @@ class InProcessTarget:
     author: str
 
 
-def in_process_target_of(bot: RunningBot) -> InProcessTarget | None:
-    """The bot object to call directly, for a running bot that lives in the arena's
-    process (the ``inprocess`` sandbox); None for every bot reached over gRPC."""
-    found = getattr(bot, "in_process_target", None)
-    return found if isinstance(found, InProcessTarget) else None
-
-
-class Sandbox(Protocol):
+class Sandbox(ABC):
     """Starts bots. ``name`` (its name in ``arena.sandbox.registry``) and
-    ``description`` say which isolation a season runs under."""
+    ``description`` say which isolation a season runs under.
 
-    name: str
-    description: str
+    A backend implements ``start``; the other hooks default to "nothing to do"
+    (nothing to prepare, no bot kept between series, no host set-up, nothing to
+    close). What a backend can do is declared with its registry entry
+    (``arena.sandbox.registry.Capabilities``): callers ask that, never the name. A
+    wrapper (a pool) forwards every hook to the sandbox it wraps."""
+
+    name: str = ""
+    description: str = ""
 
     def prepare(self, bot: BotRef) -> None:
-        """Get ``bot`` ready to start (build its image, load its class; a no-op where
-        nothing is built). Not charged to the start-up deadline. Raises ``BotFault``
+        """Get ``bot`` ready to start (build its image, load its class; nothing by
+        default). Not charged to the start-up deadline. Raises ``BotFault``
         (STARTUP) if the bot cannot be prepared, ``SandboxError`` for an arena-side
         problem."""
-        ...
+        del bot
 
+    @abstractmethod
     def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
               deal: str = "") -> RunningBot:
         """Start ``bot`` for the series that deals ``deal`` (``SeriesSpec.deal``; ""
@@ -177,19 +157,24 @@ class Sandbox(Protocol):
         arena-side problem and ``BotFault`` if the bot cannot even be started. A
         sandbox that keeps bots between series never hands one a deal it was dealt
         before (``arena.sandbox.reuse``); the others start a fresh bot each time."""
-        ...
 
-
-def reused_bot(sandbox: Sandbox, bot: BotRef, *, series_id: str, seat: int,
-               deal: str) -> RunningBot | None:
-    """A running bot of ``bot``'s version the sandbox keeps between series (its
-    ``reuse``, e.g. ``arena.sandbox.reuse.ReusePool``) that was never dealt ``deal``,
-    or None: start one."""
-    reuse = getattr(sandbox, "reuse", None)
-    if not callable(reuse):
+    def reuse(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
+              deal: str = "") -> RunningBot | None:
+        """A running bot of ``bot``'s version kept between series that was never
+        dealt ``deal``, or None (the default: nothing is kept): start one."""
+        del bot, series_id, seat, deal
         return None
-    found: RunningBot | None = reuse(bot, series_id=series_id, seat=seat, deal=deal)
-    return found
+
+    def prepare_host(self) -> None:
+        """Get the machine ready before the first bot (e.g. the base image a worker
+        needs before it offers this sandbox); ``SandboxError`` saying what to do if
+        it cannot. Nothing by default."""
+        return None
+
+    def close(self) -> None:
+        """Stop everything this sandbox still holds (kept bots, spares). Nothing by
+        default."""
+        return None
 
 
 def pid_alive(pid: int) -> bool:

@@ -1,5 +1,5 @@
 """A container's stderr as Docker keeps it: its tail (for a fault) and what it
-wrote during one series (``arena.sandbox.base.series_stderr_of``: Docker's logs
+wrote during one series (``RunningBot.series_stderr``: Docker's logs
 start ``since`` a time, so a series' mark is the time it began)."""
 
 from __future__ import annotations

@@ -31,7 +31,13 @@ from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import ManifestError, content_hash
 from arena.sandbox import container_logs
 from arena.sandbox.admission import ADMISSION, Admission
-from arena.sandbox.base import SandboxError, identity_environment, wait_for_socket
+from arena.sandbox.base import (
+    RunningBot,
+    Sandbox,
+    SandboxError,
+    identity_environment,
+    wait_for_socket,
+)
 from arena.sandbox.base_image import BASE_IMAGE_TAG, BaseImageError
 from arena.sandbox.build_guard import BUILDS, BuildMemory
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
@@ -93,7 +99,7 @@ def docker_client() -> Any:
     return client
 
 
-class DockerSandbox:
+class DockerSandbox(Sandbox):
     """Runs each bot in a hardened container built from its folder's Dockerfile."""
 
     name = "docker"
@@ -154,7 +160,7 @@ class DockerSandbox:
             cached = self._images.get(key)
         if cached is not None:
             return cached
-        self._ensure_base()
+        self.prepare_host()
         try:
             image = build_bot_image(bot.folder, bot.manifest, client=self.client,
                                     base_image=self.base_image, config=self.config,
@@ -169,7 +175,7 @@ class DockerSandbox:
             self._images[key] = image.tag
         return image.tag
 
-    def _ensure_base(self) -> None:
+    def prepare_host(self) -> None:  # the base image every bot image starts from
         with self._base_lock:
             if not self._prepare_base or self._base_ready:
                 return
@@ -267,7 +273,7 @@ class DockerSandbox:
             self._running.discard(bot)
 
 
-class DockerBot:
+class DockerBot(RunningBot):
     """A bot running in a container; see ``arena.sandbox.RunningBot``."""
 
     def __init__(self, sandbox: DockerSandbox, container: Any, place: SocketPlace) -> None:

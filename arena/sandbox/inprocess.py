@@ -29,7 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import ManifestError, content_hash, sdk_module_path
-from arena.sandbox.base import InProcessTarget, SandboxError, identity_environment, pid_alive
+from arena.sandbox.base import (
+    InProcessTarget,
+    RunningBot,
+    Sandbox,
+    SandboxError,
+    identity_environment,
+    pid_alive,
+)
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 
 if TYPE_CHECKING:
@@ -108,7 +115,7 @@ def _load_module(bot: BotRef, path: Path, label: str) -> ModuleType:
         return module
 
 
-class InProcessSandbox:
+class InProcessSandbox(Sandbox):
     """Runs SDK bot classes inside the arena (no isolation; see the module)."""
 
     name = "inprocess"
@@ -147,17 +154,21 @@ class InProcessSandbox:
                                             identity.author))
 
 
-class InProcessBot:
+class InProcessBot(RunningBot):
     """A bot object in the arena, called directly by the match (``in_process_target``:
     ``arena.match.direct``); see ``arena.sandbox.RunningBot``."""
 
-    def __init__(self, target: InProcessTarget) -> None:
-        self.in_process_target = target
+    def __init__(self, direct: InProcessTarget) -> None:
+        self._direct = direct
+
+    @property
+    def in_process_target(self) -> InProcessTarget:
+        return self._direct
 
     @property
     def target(self) -> str:
         """No address: nothing is served (what a log line names the bot by)."""
-        return f"in-process:{self.in_process_target.name}@{self.in_process_target.version}"
+        return f"in-process:{self._direct.name}@{self._direct.version}"
 
     def wait_ready(self, timeout: float) -> None:
         """Ready at once: the object exists."""

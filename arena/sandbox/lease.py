@@ -7,14 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from arena.core.faults import BotFault
-from arena.sandbox.base import (
-    InProcessTarget,
-    RunningBot,
-    in_process_target_of,
-    sched_source_of,
-    series_stderr_of,
-    stderr_mark_of,
-)
+from arena.sandbox.base import InProcessTarget, RunningBot
 from arena.sandbox.schedstat import SchedSource
 
 HandBack = Callable[[RunningBot, int, frozenset[str]], None]
@@ -22,7 +15,7 @@ HandBack = Callable[[RunningBot, int, frozenset[str]], None]
 the deals it was dealt."""
 
 
-class Lease:
+class Lease(RunningBot):
     """A bot leased to one series. ``release`` hands it back for the version's next
     series; ``stop`` ends it (both return at once, through the pool's callbacks)."""
 
@@ -47,16 +40,16 @@ class Lease:
 
     @property
     def in_process_target(self) -> InProcessTarget | None:
-        return in_process_target_of(self._bot)
+        return self._bot.in_process_target
 
     def sched_source(self) -> SchedSource:
-        return sched_source_of(self._bot)
+        return self._bot.sched_source()
 
     def stderr_mark(self) -> object:  # the lease knows the series, the bot its stderr
-        return stderr_mark_of(self._bot)
+        return self._bot.stderr_mark()
 
     def series_stderr(self, mark: object, limit: int) -> tuple[bytes, int]:
-        return series_stderr_of(self._bot, mark, limit)
+        return self._bot.series_stderr(mark, limit)
 
     def stderr_tail(self) -> str:
         return self._bot.stderr_tail()

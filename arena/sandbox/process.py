@@ -22,7 +22,14 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from arena.core.faults import BotFault, FaultKind
-from arena.sandbox.base import SandboxError, identity_environment, pid_alive, wait_for_socket
+from arena.sandbox.base import (
+    RunningBot,
+    Sandbox,
+    SandboxError,
+    identity_environment,
+    pid_alive,
+    wait_for_socket,
+)
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 from arena.sandbox.schedstat import SchedSource, process_tree_source
 
@@ -50,7 +57,7 @@ WEAKER_WARNING = (
 _POLL_S = 0.005
 
 
-class ProcessSandbox:
+class ProcessSandbox(Sandbox):
     """Runs each bot as a resource-limited child process group (weaker; see module)."""
 
     name = "process"
@@ -137,7 +144,7 @@ def _launcher(config: SandboxConfig) -> list[str]:
             "--nproc", str(config.max_processes), "--nofile", str(config.max_open_files), "--"]
 
 
-class ProcessBot:
+class ProcessBot(RunningBot):
     """A bot running as a process group; see ``arena.sandbox.RunningBot``."""
 
     def __init__(self, process: subprocess.Popen[bytes], work: Path, socket_path: Path,
@@ -173,7 +180,7 @@ class ProcessBot:
             return ""
 
     def stderr_mark(self) -> int:
-        """The size of the bot's stderr so far (``arena.sandbox.base.stderr_mark_of``)."""
+        """The size of the bot's stderr so far (``RunningBot.stderr_mark``)."""
         try:
             return (self.work / "stderr.log").stat().st_size
         except OSError:
@@ -181,7 +188,7 @@ class ProcessBot:
 
     def series_stderr(self, mark: object, limit: int) -> tuple[bytes, int]:
         """The end (``limit`` bytes) of what the bot wrote after byte ``mark``, and how
-        much it wrote since then (``arena.sandbox.base.series_stderr_of``)."""
+        much it wrote since then (``RunningBot.series_stderr``)."""
         start = mark if isinstance(mark, int) else 0
         try:
             with (self.work / "stderr.log").open("rb") as file:

@@ -1,9 +1,13 @@
 """The sandbox backends by name: the one list that season validation, the command
 line's ``--sandbox`` choices, the proto conversion and the server's runner all read.
 
-Adding a backend is one module (a class following ``arena.sandbox.base.Sandbox``)
-plus one ``register`` line below. A backend's module is imported only when a
-season uses it, so naming the backends (e.g. for ``--help``) loads no Docker SDK.
+Adding a backend is one module (a subclass of ``arena.sandbox.base.Sandbox`` whose
+bots subclass ``RunningBot``) plus one ``register`` line below, which declares what
+the backend can do (``Capabilities``). Code outside ``arena.sandbox`` asks those
+capabilities and never names a backend (checked by a test); the default backend is
+``DEFAULT`` here (a season's empty ``sandbox`` means it). A backend's module is
+imported only when a season uses it, so naming the backends (e.g. for ``--help``)
+loads no Docker SDK.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from arena.core.manifest import BotManifest, ManifestError
 from arena.core.settings import ConfigError
@@ -19,6 +24,21 @@ from arena.sandbox.base import Sandbox
 
 class UnknownSandboxError(ConfigError):
     """A season names a sandbox backend that is not registered."""
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend does that must be known before it is used: each field is a
+    question the registry (``create``, ``check_bot``) or a caller outside
+    ``arena.sandbox`` asks, rather than comparing the backend's name."""
+
+    builds_images: bool = False
+    """Bots run from an image built from their folder: vetting has a build stage
+    (``arena.execution.vetting``) and ``arena demo`` builds the samples' images."""
+    reuses_bots: bool = False
+    """The factory takes ``series_per_container`` (a bot serves that many series)."""
+    needs_sdk_class: bool = False
+    """Bots must name their SDK bot class in ``bot.toml`` (``[run] sdk_class``)."""
 
 
 @dataclass(frozen=True)
@@ -31,10 +51,7 @@ class Backend:
     factory: str
     """``module:attribute`` of a callable taking no arguments that returns the
     ``Sandbox`` (usually the class)."""
-    needs_sdk_class: bool = False
-    """Bots must name their SDK bot class in ``bot.toml`` (``[run] sdk_class``)."""
-    reuses_bots: bool = False
-    """The factory takes ``series_per_container`` (a bot serves that many series)."""
+    capabilities: Capabilities = Capabilities()
 
     def create(self, series_per_container: int | None = None) -> Sandbox:
         """A new sandbox of this backend (imports its module on first use); a backend
@@ -42,13 +59,13 @@ class Backend:
         when None), the others start a bot per series whatever it says."""
         module_name, _, attribute = self.factory.partition(":")
         make: Callable[..., Sandbox] = getattr(importlib.import_module(module_name), attribute)
-        if self.reuses_bots and series_per_container is not None:
+        if self.capabilities.reuses_bots and series_per_container is not None:
             return make(series_per_container=series_per_container)
         return make()
 
     def check_bot(self, manifest: BotManifest) -> None:
         """Raise ``ManifestError`` if a bot with ``manifest`` cannot run in this backend."""
-        if self.needs_sdk_class and not manifest.sdk_class:
+        if self.capabilities.needs_sdk_class and not manifest.sdk_class:
             raise ManifestError(
                 f"bot {manifest.name}@{manifest.version} cannot run in the {self.name} sandbox: "
                 "its bot.toml names no SDK bot class (add [run] sdk_class = "
@@ -73,10 +90,16 @@ def names() -> tuple[str, ...]:
     return tuple(sorted(_BACKENDS))
 
 
+def default_name() -> str:
+    """The backend a season or a worker uses when none is named."""
+    return DEFAULT
+
+
 def backend(name: str) -> Backend:
-    """The backend called ``name``; raises ``UnknownSandboxError`` listing the known ones."""
+    """The backend called ``name`` (empty: the default one); raises
+    ``UnknownSandboxError`` listing the known ones."""
     try:
-        return _BACKENDS[name]
+        return _BACKENDS[name or DEFAULT]
     except KeyError:
         raise UnknownSandboxError(
             f"sandbox must be one of {', '.join(names())}, got {name!r}") from None
@@ -88,11 +111,13 @@ def create(name: str, *, series_per_container: int | None = None) -> Sandbox:
     return backend(name).create(series_per_container)
 
 
+DEFAULT: Final = "docker"
+
 register(Backend("docker", "hardened Docker containers (the default), each reused for a "
                  "bot version's next series", "arena.sandbox.reuse:docker_sandbox",
-                 reuses_bots=True))
+                 Capabilities(builds_images=True, reuses_bots=True)))
 register(Backend("process", "resource-limited local processes (weaker: trusted bots only)",
                  "arena.sandbox.process:ProcessSandbox"))
 register(Backend("inprocess", "Python SDK bots called directly inside the arena's process "
                  "(no isolation: trusted bots only)", "arena.sandbox.inprocess:InProcessSandbox",
-                 needs_sdk_class=True))
+                 Capabilities(needs_sdk_class=True)))

@@ -57,9 +57,10 @@ from typing import TYPE_CHECKING, Final
 
 from arena.core.manifest import ManifestError, content_hash
 from arena.core.settings import DEFAULT_SERIES_PER_CONTAINER
-from arena.sandbox.base import RunningBot, Sandbox, bot_alive, cpu_seconds_of, memory_of
+from arena.sandbox.base import RunningBot, Sandbox
 from arena.sandbox.lease import Lease
 from arena.sandbox.tally import TALLY
+from arena.sandbox.warm import WarmPool
 
 if TYPE_CHECKING:
     from arena.core.series import BotRef
@@ -112,7 +113,7 @@ class _Idle:
         return deal not in self.deals
 
 
-class ReusePool:
+class ReusePool(Sandbox):
     """A ``Sandbox`` that keeps clean bots' containers for their next series; see the
     module docstring."""
 
@@ -154,9 +155,8 @@ class ReusePool:
         key = _container_key(bot)
         with self._lock:
             kept = bool(self._idle.get(key)) or bool(self._settling[key])
-        prepare_image = getattr(self.inner, "prepare_image", None)
-        if kept and callable(prepare_image):
-            prepare_image(bot)
+        if kept and isinstance(self.inner, WarmPool):
+            self.inner.prepare_image(bot)
         else:
             self.inner.prepare(bot)
 
@@ -184,7 +184,7 @@ class ReusePool:
             idle = self._take(key, deal)
             if idle is None:
                 return None
-            if not bot_alive(idle.bot):
+            if not idle.bot.alive():
                 log.info("an idle container of %s died between series; replaced", bot.name)
                 with self._lock:
                     self.counters.retired_dead += 1
@@ -199,6 +199,9 @@ class ReusePool:
                 TALLY.reused()
                 return self._lease(key, idle.bot, idle.served + 1, _dealt(idle.deals, deal))
             self._stop_later(idle.bot)
+
+    def prepare_host(self) -> None:
+        self.inner.prepare_host()
 
     def idle(self) -> int:
         """Containers waiting for their next series now."""
@@ -219,9 +222,7 @@ class ReusePool:
         for item in idle:
             with contextlib.suppress(Exception):
                 item.bot.stop()
-        close = getattr(self.inner, "close", None)
-        if callable(close):
-            close()
+        self.inner.close()
 
     # -- called by the leases
 
@@ -266,7 +267,7 @@ class ReusePool:
         cpu: float | None = None
         try:
             keep = self._fit_for_more(bot, served)
-            cpu = cpu_seconds_of(bot) if keep else None
+            cpu = bot.cpu_seconds() if keep else None
         finally:
             with self._lock:
                 self._settling[key].remove(deals)
@@ -285,11 +286,11 @@ class ReusePool:
             with self._lock:
                 self.counters.retired_series += 1
             return False
-        if not bot_alive(bot):
+        if not bot.alive():
             with self._lock:
                 self.counters.retired_dead += 1
             return False
-        used = memory_of(bot)
+        used = bot.memory_bytes()
         if self.memory_limit_bytes is not None and used is not None \
                 and used > self.memory_limit_bytes:
             log.info("a container using %d bytes (over %d) is replaced", used,
@@ -342,7 +343,7 @@ class ReusePool:
 def _busy_while_idle(idle: _Idle, now: float) -> bool:
     if idle.cpu_s is None:
         return False
-    used = cpu_seconds_of(idle.bot)
+    used = idle.bot.cpu_seconds()
     allowed = IDLE_CPU_S + IDLE_CPU_SHARE * max(0.0, now - idle.since)
     return used is not None and used - idle.cpu_s > allowed
 

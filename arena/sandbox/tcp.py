@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import BotManifest
-from arena.sandbox.base import SandboxError
+from arena.sandbox.base import RunningBot, Sandbox, SandboxError
 
 if TYPE_CHECKING:
     from arena.core.series import BotRef
-    from arena.sandbox.base import RunningBot, Sandbox
 
 TCP_PREFIX = "tcp:"
 _HOST_PORT = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(?P<port>[0-9]{1,5})")
@@ -74,7 +73,7 @@ def hand_started_ref(address: TcpAddress) -> BotRef:
     return BotRef(name, "by hand", Path("/nonexistent-hand-started-bot"), manifest)
 
 
-class HandStartedBot:
+class HandStartedBot(RunningBot):
     """A bot already running at ``address``; see ``arena.sandbox.RunningBot``."""
 
     def __init__(self, address: TcpAddress, *,
@@ -113,7 +112,7 @@ class HandStartedBot:
         """Nothing: the process belongs to the author, who may play it again."""
 
 
-class WithHandStartedBots:
+class WithHandStartedBots(Sandbox):
     """``inner`` with the bots of ``addresses`` connected to rather than started
     (``inner`` None: every bot is hand-started, no sandbox is needed)."""
 
@@ -142,3 +141,7 @@ class WithHandStartedBots:
         if address is not None:
             return HandStartedBot(address)
         return self._sandbox(bot).start(bot, series_id=series_id, seat=seat, deal=deal)
+
+    def close(self) -> None:
+        if self.inner is not None:
+            self.inner.close()

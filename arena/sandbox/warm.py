@@ -36,11 +36,6 @@ from arena.sandbox.base import (
     RunningBot,
     Sandbox,
     SandboxError,
-    in_process_target_of,
-    memory_of,
-    sched_source_of,
-    series_stderr_of,
-    stderr_mark_of,
 )
 from arena.sandbox.schedstat import SchedSource
 
@@ -85,7 +80,7 @@ class PoolCounters:
     """Spares not started because playing bots needed the start slots."""
 
 
-class WarmPool:
+class WarmPool(Sandbox):
     """A ``Sandbox`` that starts each version's next bot ahead; see the module docstring."""
 
     def __init__(
@@ -133,6 +128,9 @@ class WarmPool:
         are on their way."""
         self.inner.prepare(bot)
         self._refill(_version_key(bot), bot)
+
+    def prepare_host(self) -> None:
+        self.inner.prepare_host()
 
     def prepare_image(self, bot: BotRef) -> None:
         """Prepare ``bot`` without starting a spare (its container is kept for it)."""
@@ -261,7 +259,7 @@ class WarmPool:
                 spare.bot.stop()
 
 
-class _PooledBot:
+class _PooledBot(RunningBot):
     """A bot handed to a series. ``stop`` hands the removal (for a container, a few
     hundred milliseconds of Docker's time) to the pool's stopper threads, so the
     series' thread goes on at once; what is read after a stop waits for it."""
@@ -280,16 +278,16 @@ class _PooledBot:
 
     @property
     def in_process_target(self) -> InProcessTarget | None:
-        return in_process_target_of(self._bot)
+        return self._bot.in_process_target
 
     def sched_source(self) -> SchedSource:
-        return sched_source_of(self._bot)
+        return self._bot.sched_source()
 
     def stderr_mark(self) -> object:
-        return stderr_mark_of(self._bot)
+        return self._bot.stderr_mark()
 
     def series_stderr(self, mark: object, limit: int) -> tuple[bytes, int]:
-        return series_stderr_of(self._bot, mark, limit)
+        return self._bot.series_stderr(mark, limit)
 
     def stderr_tail(self) -> str:
         self._stopped()
@@ -297,12 +295,10 @@ class _PooledBot:
 
     def alive(self) -> bool:
         """The started bot's own quick probe (``arena.sandbox.reuse`` asks between series)."""
-        probe = getattr(self._bot, "alive", None)
-        return self._stopping is None and (
-            bool(probe()) if callable(probe) else self._bot.fault_if_dead() is None)
+        return self._stopping is None and self._bot.alive()
 
     def memory_bytes(self) -> int | None:
-        return memory_of(self._bot)
+        return self._bot.memory_bytes()
 
     def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
         self._stopped()

@@ -19,8 +19,7 @@ from arena.core.settings import ConfigError, SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.season.formats import OpenEnded, format_class, format_name
 from arena.season.manager import SeasonManager
-from arena.storage import Storage
-from arena.storage.challenges import challenge_seasons
+from arena.storage import Storage, challenge_seasons
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,7 @@ from typing import Final
 
 from arena.core.faults import BotFault, FaultKind
 from arena.core.series import SeriesOutcome, outcome_of
-from arena.storage import PlannedSeries, Storage
-from arena.storage.lifecycle import deactivations_of
+from arena.storage import PlannedSeries, Storage, deactivations_of
 from engine.profiles import Profile
 from engine.series import Series
 

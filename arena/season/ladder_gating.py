@@ -30,12 +30,12 @@ from dataclasses import dataclass, replace
 from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.season.formats import LadderGate, OpenEnded, format_for, format_name, new_deal_key
-from arena.storage import Storage
-from arena.storage.ladder_gates import (
-    PENDING,
-    SUPERSEDED,
+from arena.storage import (
+    GATE_PENDING,
+    GATE_SUPERSEDED,
     GateMatch,
     GateRecord,
+    Storage,
     decide_gate,
     gate_of_match,
     gates_of_ladder,
@@ -81,7 +81,7 @@ def held_off(storage: Storage, ladder_id: int, config: SeasonConfig, gate: Ladde
         gates[old_gate.bot_id] = _supersede(storage, gate, old_gate, matches.stop)
     for bot_id in newer:
         found = gates.get(bot_id)
-        if found is not None and found.verdict.status == PENDING:
+        if found is not None and found.verdict.status == GATE_PENDING:
             gates[bot_id] = _play(storage, gate, found, matches.start)
     return {bot_id for bot_id in newer
             if bot_id not in gates or not gate.admits(gates[bot_id])}
@@ -105,7 +105,7 @@ def superseded(gates: Iterable[GateRecord], order: Mapping[str, int]) -> list[Ga
         held = newest.get(name)
         if held is None or order.get(found.bot_id, -1) > order.get(held.bot_id, -1):
             newest[name] = found
-    return [found for found in kept if found.verdict.status == PENDING
+    return [found for found in kept if found.verdict.status == GATE_PENDING
             and newest[found.bot_id.partition("@")[0]] is not found]
 
 
@@ -114,7 +114,7 @@ def _supersede(storage: Storage, gate: LadderGate, found: GateRecord,
     """Stop the unfinished match of a superseded gate and decide it ``superseded``
     with its figures so far; a match that has stopped already keeps its verdict."""
     decided = _decide(storage, gate, found)
-    if decided.verdict.status != PENDING:
+    if decided.verdict.status != GATE_PENDING:
         return decided
     match = storage.get_season(found.match_id)
     if match.status in (SeasonStatus.CREATED, SeasonStatus.RUNNING):
@@ -123,7 +123,7 @@ def _supersede(storage: Storage, gate: LadderGate, found: GateRecord,
         # must not resume it as one left RUNNING.
         storage.set_season_status(found.match_id, SeasonStatus.CANCELLED)
     figures = gate.verdict(match.bot_ids, storage.results_by_round(found.match_id))
-    decide_gate(storage, found.ladder_id, found.bot_id, replace(figures, status=SUPERSEDED))
+    decide_gate(storage, found.ladder_id, found.bot_id, replace(figures, status=GATE_SUPERSEDED))
     return next(g for g in gates_of_ladder(storage, found.ladder_id) if g.bot_id == found.bot_id)
 
 
@@ -149,7 +149,7 @@ def _play(storage: Storage, gate: LadderGate, found: GateRecord,
 def _decide(storage: Storage, gate: LadderGate, found: GateRecord) -> GateRecord:
     """Store the verdict of a pending gate whose match has stopped; the gate as it is."""
     match = storage.get_season(found.match_id)
-    if found.verdict.status != PENDING or match.status in _PLAYABLE:
+    if found.verdict.status != GATE_PENDING or match.status in _PLAYABLE:
         return found
     verdict = gate.verdict(match.bot_ids, storage.results_by_round(found.match_id))
     decide_gate(storage, found.ladder_id, found.bot_id, verdict)

@@ -13,8 +13,7 @@ from arena.season.formats import format_summary
 from arena.season.league_rules import PROMOTED, RELEGATED, Move
 from arena.season.leagues import LeaguePlan
 from arena.season.readings import SeasonReading, SeasonReadings
-from arena.storage import Storage
-from arena.storage.leagues import LeagueRecord, get_league, league_moves, league_seasons
+from arena.storage import LeagueRecord, Storage, get_league, league_moves, league_seasons
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+import arena.storage as stored
 from arena.core.settings import SETTINGS_BY_NAME, ConfigError, SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.season.formats import FORMATS, Ratings, format_class, format_for
@@ -32,10 +33,7 @@ from arena.season.league_rules import LeagueRule, Move, moves, next_divisions, p
 from arena.season.manager import SeasonManager
 from arena.season.readings import SeasonReadings
 from arena.season.seeding import current_ratings
-from arena.storage import Storage
-from arena.storage import leagues as stored
-from arena.storage.leagues import LeagueRecord, SeasonDraft, StoredMove
-from arena.storage.lifecycle import deactivations_of
+from arena.storage import LeagueRecord, SeasonDraft, Storage, StoredMove, deactivations_of
 
 log = logging.getLogger(__name__)
 

@@ -21,11 +21,11 @@ from arena.core.settings import SeasonConfig
 from arena.sandbox import registry as sandbox_registry
 from arena.season.formats import OpenEnded, Pairing
 from arena.season.ladder_gating import GateMatches, held_off
-from arena.storage import Storage
-from arena.storage.deal_keys import deal_key
-from arena.storage.ladder_rounds import (
+from arena.storage import (
+    Storage,
     active_versions,
     add_ladder_round,
+    deal_key,
     kept_versions,
     members_by_round,
 )

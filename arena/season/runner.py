@@ -52,12 +52,15 @@ from arena.season.open_rounds import plan_open_round
 from arena.season.play_order import next_to_play
 from arena.season.standings_live import StandingsBoard
 from arena.season.verify import SERIES, OutcomeCheck, OutcomeMismatch, verify_outcome
-from arena.storage import PlannedSeries, Storage
-from arena.storage.deal_keys import deal_key
-from arena.storage.lifecycle import deactivate_if_streak
-from arena.storage.refusals import count_refused_outcome
-from arena.storage.vetting_records import vetted_code
-from arena.storage.voids import record_void
+from arena.storage import (
+    PlannedSeries,
+    Storage,
+    count_refused_outcome,
+    deactivate_if_streak,
+    deal_key,
+    record_void,
+    vetted_code,
+)
 from engine.profiles import Profile
 
 log = logging.getLogger(__name__)

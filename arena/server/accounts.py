@@ -18,9 +18,17 @@ from arena.server.auth import Authenticator, Caller
 from arena.server.convert import bot_message
 from arena.server.upload_stream import idle_limited
 from arena.server.uploads import UploadLimits, UploadSlots, UploadTotals, receive_upload
-from arena.storage import BotRecord, Storage
-from arena.storage.authors import Author, add_author, list_authors, revoke_author
-from arena.storage.submissions import bundles_dir, store_submission, version_states
+from arena.storage import (
+    Author,
+    BotRecord,
+    Storage,
+    add_author,
+    bundles_dir,
+    list_authors,
+    revoke_author,
+    store_submission,
+    version_states,
+)
 
 if TYPE_CHECKING:
     from arena.server.vetting import VettingWorker

@@ -102,9 +102,7 @@ class SandboxRunner:
             return run_series(spec, self.sandbox, moves)
 
     def close(self) -> None:
-        close = getattr(self.sandbox, "close", None)
-        if callable(close):
-            close()
+        self.sandbox.close()
 
 
 @dataclass

@@ -17,9 +17,7 @@ from arena.core.auth_limit import (
 )
 from arena.core.defaults import AUTH_METADATA_KEY
 from arena.core.peers import client_of
-from arena.storage import Storage
-from arena.storage.authors import check_author_token, is_author_token
-from arena.storage.submissions import ADMIN_OWNER
+from arena.storage import ADMIN_OWNER, Storage, check_author_token, is_author_token
 
 NO_TOKEN = (
     "this call changes the arena and needs a token: send metadata 'authorization: "

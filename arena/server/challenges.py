@@ -22,23 +22,25 @@ import grpc
 from hollywood.arena.v1 import arena_pb2
 
 from arena.core.manifest import BotManifest
-from arena.core.settings import DEFAULT_SANDBOX, SETTINGS_BY_NAME, SeasonConfig
+from arena.core.settings import SETTINGS_BY_NAME, SeasonConfig
+from arena.sandbox import registry as sandbox_registry
 from arena.season.challenge_queue import ChallengeQueue
 from arena.season.formats import DEFAULT_FORMAT, format_for, new_deal_key
 from arena.server.auth import Authenticator, Caller
 from arena.server.convert import STATUS_TO_PROTO
 from arena.server.lifecycle import RequestError, check_active
 from arena.server.validation import check_bots_fit_sandbox
-from arena.storage import BotRecord, Storage
-from arena.storage.challenges import (
+from arena.storage import (
+    BotRecord,
     ChallengeRecord,
     QuotaError,
+    Storage,
     challenge_tally,
     create_challenge,
     get_challenge,
     list_challenges,
+    newest_active,
 )
-from arena.storage.lifecycle import newest_active
 
 Response = TypeVar("Response")
 DEFAULT_CHALLENGE_SERIES = 2
@@ -118,7 +120,8 @@ class ChallengesMixin:
         check_active(self.storage, ids)
         config = SeasonConfig.build(
             format=DEFAULT_FORMAT, series_per_pair=series, concurrency=1,
-            sandbox=rules.sandbox or DEFAULT_SANDBOX, deactivate_after=_NEVER_DEACTIVATE)
+            sandbox=sandbox_registry.backend(rules.sandbox).name,
+            deactivate_after=_NEVER_DEACTIVATE)
         deal_key = new_deal_key()  # dealt from a secret, committed before play, as any season
         check_bots_fit_sandbox(config, (BotManifest.load(self.storage.get_bot(bot_id).folder)
                                         for bot_id in ids))

@@ -20,8 +20,7 @@ from arena.core.status import SeasonStatus
 from arena.sandbox import registry as sandbox_registry
 from arena.season.formats import format_summary
 from arena.season.standings import Standings
-from arena.storage import BotRecord, PlannedSeries, SeasonRecord, SeriesRecord
-from arena.storage.ladder_gates import GateRecord
+from arena.storage import BotRecord, GateRecord, PlannedSeries, SeasonRecord, SeriesRecord
 
 STATUS_TO_PROTO: Final = {
     status: arena_pb2.SeasonStatus.Value(f"SEASON_STATUS_{status.name}") for status in SeasonStatus
@@ -53,7 +52,9 @@ def config_from_message(message: arena_pb2.SeasonConfig) -> SeasonConfig:
                                     for key, value in raw.items()}
         elif raw:  # proto3: the zero value means "not set", i.e. the default
             values[setting.name] = raw
-    sandbox_registry.backend(values.get("sandbox", DEFAULT_SANDBOX))
+    # Stored with the backend's own name, so that a season keeps its backend
+    # whatever the registry's default becomes.
+    values["sandbox"] = sandbox_registry.backend(values.get("sandbox", DEFAULT_SANDBOX)).name
     return SeasonConfig.build(**values)
 
 

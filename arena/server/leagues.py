@@ -22,9 +22,7 @@ from arena.season.readings import SeasonReadings
 from arena.server.convert import STATUS_TO_PROTO, config_from_message, config_message
 from arena.server.lifecycle import check_active
 from arena.server.validation import check_bots_fit_sandbox
-from arena.storage import Storage
-from arena.storage.leagues import LeagueRecord, list_leagues
-from arena.storage.lifecycle import newest_active
+from arena.storage import LeagueRecord, Storage, list_leagues, newest_active
 
 Response = TypeVar("Response")
 

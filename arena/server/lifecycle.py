@@ -19,17 +19,22 @@ from arena.season.seeding import current_rows
 from arena.server.accounts import bots_with_states
 from arena.server.auth import Authenticator, Caller
 from arena.server.convert import gate_message
-from arena.storage import BotRecord, NotFoundError, Storage
-from arena.storage.ladder_gates import admit_to_ladder, gates_of_version
-from arena.storage.ladder_rounds import keep_on_ladder, kept_versions
-from arena.storage.lifecycle import (
+from arena.storage import (
+    BotRecord,
     LifecycleError,
+    NameTakenError,
+    NotFoundError,
+    Storage,
+    admit_to_ladder,
+    gates_of_version,
+    keep_on_ladder,
+    kept_versions,
     reactivate,
     recent_faults,
+    rejection_cause,
     version_life,
+    version_states,
 )
-from arena.storage.submissions import NameTakenError, version_states
-from arena.storage.vetting_records import rejection_cause
 
 if TYPE_CHECKING:
     from arena.server.vetting import VettingWorker

@@ -9,8 +9,7 @@ import logging
 import threading
 from typing import Final
 
-from arena.storage import Storage
-from arena.storage.seat_logs import prune_seat_logs
+from arena.storage import Storage, prune_seat_logs
 
 log = logging.getLogger(__name__)
 

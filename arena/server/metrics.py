@@ -24,13 +24,7 @@ from prometheus_client.registry import Collector
 
 from arena.core.faults import FaultKind
 from arena.sandbox.tally import TALLY, SandboxTally
-from arena.storage import Storage
-from arena.storage.tallies import (
-    StoredResults,
-    outcomes_refused,
-    series_pending,
-    series_voided,
-)
+from arena.storage import Storage, StoredResults, outcomes_refused, series_pending, series_voided
 
 if TYPE_CHECKING:
     from wsgiref.simple_server import WSGIServer

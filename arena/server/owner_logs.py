@@ -16,9 +16,7 @@ import grpc
 from hollywood.arena.v1 import arena_pb2
 
 from arena.server.auth import Authenticator, Caller
-from arena.storage import Storage
-from arena.storage.lifecycle import version_life
-from arena.storage.seat_logs import read_seat_logs
+from arena.storage import Storage, read_seat_logs, version_life
 
 Response = TypeVar("Response")
 

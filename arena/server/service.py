@@ -48,11 +48,18 @@ from arena.server.uploads import UploadLimits, UploadRefused, UploadSlots
 from arena.server.validation import check_season_request
 from arena.server.vetting import VettingWorker
 from arena.server.watch import StandingsMessages, WatchMessages, WatchStream
-from arena.storage import ConflictError, NotFoundError, Storage
-from arena.storage.authors import AuthorError
-from arena.storage.deal_keys import is_sealed, sealed_series
-from arena.storage.lifecycle import LifecycleError, newest_active
-from arena.storage.submissions import NameTakenError, ReplaceRefusedError
+from arena.storage import (
+    AuthorError,
+    ConflictError,
+    LifecycleError,
+    NameTakenError,
+    NotFoundError,
+    ReplaceRefusedError,
+    Storage,
+    is_sealed,
+    newest_active,
+    sealed_series,
+)
 
 log = logging.getLogger(__name__)
 

@@ -39,7 +39,7 @@ from arena.core.defaults import DEFAULT_UPLOAD_IDLE_SECONDS
 from arena.core.manifest import BotManifest, ManifestError, content_hash, submission_problem
 from arena.core.upload_messages import CHUNK_BYTES
 from arena.server.tar_headers import TarHeaderError, TarHeaderGuard
-from arena.storage.submissions import ADMIN_OWNER, Submission
+from arena.storage import ADMIN_OWNER, Submission
 
 MIB: Final = 1024 * 1024
 MAX_CHUNK_BYTES: Final = CHUNK_BYTES

@@ -35,20 +35,21 @@ from arena.core.status import VersionStatus
 from arena.execution.vetting import LineSink, StageSink, Vetting, vet_bot
 from arena.sandbox import registry as sandbox_registry
 from arena.server.vetting_queue import FairQueue
-from arena.storage import Storage
-from arena.storage.lifecycle import newest_active, unfinished
-from arena.storage.vetting_records import (
-    ARENA,
-    AUTHOR,
+from arena.storage import (
+    ARENA_FAILED,
+    AUTHOR_FAILED,
     CodeChangedError,
     CodeToVet,
-    Verdict,
+    Storage,
+    VettingVerdict,
     code_to_vet,
     mark_for_revetting,
+    newest_active,
     record_verdict,
     rejected_by_arena,
     rejection_cause,
     set_stage,
+    unfinished,
 )
 
 log = logging.getLogger(__name__)
@@ -126,7 +127,7 @@ class VettingWorker:
         version the arena rejected vets it again (the author's natural retry)."""
         if created:
             self.submit(bot_id)
-        elif rejection_cause(self.storage, bot_id) == ARENA:
+        elif rejection_cause(self.storage, bot_id) == ARENA_FAILED:
             self.revet(bot_id, "an identical re-upload")
 
     def revet(self, bot_id: str, asked_by: str) -> None:
@@ -210,22 +211,22 @@ class VettingWorker:
         log.info("bot %s %s%s", bot_id, verdict.status,
                  f": {verdict.detail}" if verdict.status is VersionStatus.REJECTED else "")
 
-    def _verdict(self, code: CodeToVet, vetting: Vetting) -> Verdict:
+    def _verdict(self, code: CodeToVet, vetting: Vetting) -> VettingVerdict:
         logs = {"image_id": vetting.image_id,
                 "build_log": self._public(code, vetting.build_log),
                 "validation_log": self._public(code, vetting.validation_log)}
         if vetting.passed:
             with self._changed:
                 self._arena_tries.pop(code.bot_id, None)
-            return Verdict(VersionStatus.ACTIVE, "built and validated", **logs)
+            return VettingVerdict(VersionStatus.ACTIVE, "built and validated", **logs)
         reason = self._public(code, vetting.reason)
         if vetting.arena_caused:
             return self._arena_verdict(code, reason, **logs)
         with self._changed:
             self._arena_tries.pop(code.bot_id, None)
-        return Verdict(VersionStatus.REJECTED, reason, AUTHOR, **logs)
+        return VettingVerdict(VersionStatus.REJECTED, reason, AUTHOR_FAILED, **logs)
 
-    def _arena_verdict(self, code: CodeToVet, reason: str, **logs: str) -> Verdict:
+    def _arena_verdict(self, code: CodeToVet, reason: str, **logs: str) -> VettingVerdict:
         """A rejection the arena caused, with its automatic retry scheduled (bounded)."""
         with self._changed:
             tries = self._arena_tries.get(code.bot_id, 0)
@@ -240,10 +241,10 @@ class VettingWorker:
         else:
             then = (f"not your bot's fault, but {tries} retries failed too: ask the "
                     "arena's admin, then `arena bots revet` it")
-        return Verdict(VersionStatus.REJECTED, f"{reason}; {then}", ARENA, **logs)
+        return VettingVerdict(VersionStatus.REJECTED, f"{reason}; {then}", ARENA_FAILED, **logs)
 
     def _retry(self, code: CodeToVet) -> None:
-        if self._stopping.is_set() or rejection_cause(self.storage, code.bot_id) != ARENA:
+        if self._stopping.is_set() or rejection_cause(self.storage, code.bot_id) != ARENA_FAILED:
             return
         if code_to_vet(self.storage, code.bot_id).content_hash != code.content_hash:
             return  # replaced since: the new code has its own vetting

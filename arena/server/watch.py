@@ -26,8 +26,7 @@ from arena.season.standings_live import StandingsBoard, StandingsSnapshot
 from arena.server import pages
 from arena.server.convert import STATUS_TO_PROTO, series_message, standings_message
 from arena.server.statistics_convert import LosCells, add_statistics
-from arena.storage import SeasonRecord, Storage
-from arena.storage.deal_keys import is_sealed
+from arena.storage import SeasonRecord, Storage, is_sealed
 
 M = TypeVar("M", bound=Message)
 

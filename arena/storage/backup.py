@@ -126,7 +126,7 @@ def _counts(snapshot: Path) -> tuple[int, int, int]:
     return schema, bots, results
 
 
-def backup(database: Path, to: Path) -> BackupSummary:
+def write_backup(database: Path, to: Path) -> BackupSummary:
     """Write a consistent backup of ``database`` (live or not) to the tar file ``to``."""
     to = to.resolve()
     if to.exists() and not to.is_file():
@@ -213,7 +213,7 @@ def _extract_checked(archive: tarfile.TarFile, source: Path,
         raise BackupError(f"{source}: missing from the archive: {', '.join(missing[:5])}")
 
 
-def restore(source: Path, database: Path) -> BackupSummary:
+def restore_backup(source: Path, database: Path) -> BackupSummary:
     """Restore the backup ``source`` as ``database`` (which must not exist yet), its bot
     copies and archives beside it; the bots' folders are pointed at their new place."""
     database = database.resolve()

@@ -20,9 +20,9 @@ from arena.storage.records import NotFoundError, utc_now
 from arena.storage.season_rows import insert_season
 from arena.storage.store import Storage
 
-PENDING: Final = "pending"
+GATE_PENDING: Final = "pending"
 """The status of a gate whose match is not decided yet."""
-SUPERSEDED: Final = "superseded"
+GATE_SUPERSEDED: Final = "superseded"
 """The status of a gate whose match was stopped unfinished: a newer version of its
 name has a gate on the same ladder (``arena.season.ladder_gating``)."""
 _COLUMNS: Final = ("ladder_id, bot_id, predecessor, match_id, status, pairs, elo, elo_low, "
@@ -30,7 +30,7 @@ _COLUMNS: Final = ("ladder_id, bot_id, predecessor, match_id, status, pairs, elo
 
 
 @dataclass(frozen=True)
-class Verdict:
+class GateVerdict:
     """The verdict of a gate's match: ``status`` (pending, accepted, rejected,
     inconclusive or superseded) with the match's figures (pairs played, the Elo of the new version
     over its predecessor with its 95 % interval, the test's LLR; zero while pending)."""
@@ -53,7 +53,7 @@ class GateRecord:
     bot_id: str
     predecessor: str
     match_id: int
-    verdict: Verdict
+    verdict: GateVerdict
     admitted_by: str
     opened_at: str
     decided_at: str
@@ -62,7 +62,7 @@ class GateRecord:
     def from_row(cls, row: sqlite3.Row | tuple[Any, ...]) -> GateRecord:
         (ladder_id, bot_id, predecessor, match_id, status, pairs, elo, elo_low, elo_high,
          llr, admitted_by, opened_at, decided_at) = tuple(row)
-        verdict = Verdict(str(status), int(pairs), float(elo), float(elo_low),
+        verdict = GateVerdict(str(status), int(pairs), float(elo), float(elo_low),
                           float(elo_high), float(llr))
         return cls(int(ladder_id), str(bot_id), str(predecessor), int(match_id), verdict,
                    str(admitted_by), str(opened_at), str(decided_at))
@@ -95,7 +95,7 @@ def open_gate(storage: Storage, ladder_id: int, bot_id: str, predecessor: str,
                                      plan=match.plan, deal_key=match.deal_key)
             db.execute("INSERT INTO ladder_gates (ladder_id, bot_id, predecessor, match_id, "
                        "status, opened_at) VALUES (?,?,?,?,?,?)",
-                       (ladder_id, bot_id, predecessor, match_id, PENDING, utc_now()))
+                       (ladder_id, bot_id, predecessor, match_id, GATE_PENDING, utc_now()))
             row = db.execute(f"SELECT {_COLUMNS} FROM ladder_gates WHERE ladder_id=? "
                              "AND bot_id=?", (ladder_id, bot_id)).fetchone()
     return GateRecord.from_row(row)
@@ -120,13 +120,13 @@ def gates_of_version(storage: Storage, bot_id: str) -> list[GateRecord]:
         f"SELECT {_COLUMNS} FROM ladder_gates WHERE bot_id=? ORDER BY match_id", (bot_id,))]
 
 
-def decide_gate(storage: Storage, ladder_id: int, bot_id: str, verdict: Verdict) -> None:
+def decide_gate(storage: Storage, ladder_id: int, bot_id: str, verdict: GateVerdict) -> None:
     """Store the verdict of a pending gate (a gate decided already keeps its verdict)."""
     with storage.transaction() as db:
         db.execute("UPDATE ladder_gates SET status=?, pairs=?, elo=?, elo_low=?, elo_high=?, "
                    "llr=?, decided_at=? WHERE ladder_id=? AND bot_id=? AND status=?",
                    (verdict.status, verdict.pairs, verdict.elo, verdict.elo_low,
-                    verdict.elo_high, verdict.llr, utc_now(), ladder_id, bot_id, PENDING))
+                    verdict.elo_high, verdict.llr, utc_now(), ladder_id, bot_id, GATE_PENDING))
 
 
 def admit_to_ladder(storage: Storage, bot_id: str, admit: bool, by: str) -> list[GateRecord]:

@@ -5,7 +5,7 @@ write it makes afterwards (its stage, its verdict) applies only while the versio
 still holds that code (``bots.content_hash``), so a replace during vetting leaves
 no trace of the old code's vetting on the new code: the new code waits for its
 own. An ``active`` verdict records the hash it was vetted with (``vetted_hash``);
-a rejection records its cause (``AUTHOR`` or ``ARENA``).
+a rejection records its cause (``AUTHOR_FAILED`` or ``ARENA_FAILED``).
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ from arena.storage.lifecycle import (
 from arena.storage.records import NotFoundError, utc_now
 from arena.storage.store import Storage
 
-AUTHOR: Final = "author"
+AUTHOR_FAILED: Final = "author"
 """The version's own build or bot failed: a new version is needed."""
-ARENA: Final = "arena"
+ARENA_FAILED: Final = "arena"
 """The arena's side failed (its reference bot, Docker, overload): not the author's."""
-REJECTION_CAUSES: Final = (AUTHOR, ARENA)
+REJECTION_CAUSES: Final = (AUTHOR_FAILED, ARENA_FAILED)
 VERDICTS: Final = (VersionStatus.ACTIVE, VersionStatus.REJECTED)
 
 
@@ -56,7 +56,7 @@ class CodeToVet:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class VettingVerdict:
     """How vetting ended: ``status`` (active or rejected), why, the cause of a
     rejection, the image id and the logs."""
 
@@ -97,7 +97,7 @@ def _holds(db: sqlite3.Connection, code: CodeToVet) -> bool:
     return row is not None and row["content_hash"] == code.content_hash
 
 
-def record_verdict(storage: Storage, code: CodeToVet, verdict: Verdict) -> None:
+def record_verdict(storage: Storage, code: CodeToVet, verdict: VettingVerdict) -> None:
     """Store ``verdict`` for ``code`` in one transaction; ``CodeChangedError`` (and
     nothing stored) if the version holds other code now."""
     if verdict.status not in VERDICTS:
@@ -157,7 +157,7 @@ def vetted_code(storage: Storage, bot_id: str) -> tuple[Path, str]:
 
 
 def rejection_cause(storage: Storage, bot_id: str) -> str:
-    """``AUTHOR`` or ``ARENA`` for a rejected version, else ``''``."""
+    """``AUTHOR_FAILED`` or ``ARENA_FAILED`` for a rejected version, else ``''``."""
     rows = storage.query("SELECT rejection_cause FROM bot_versions WHERE bot_id=?",
                           (bot_id,))
     return str(rows[0]["rejection_cause"]) if rows else ""
@@ -168,7 +168,7 @@ def rejected_by_arena(storage: Storage) -> list[str]:
     rows = storage.query(
         "SELECT v.bot_id FROM bot_versions v JOIN bots b ON b.id = v.bot_id "
         "WHERE v.status=? AND v.rejection_cause=? ORDER BY b.seq",
-        (VersionStatus.REJECTED, ARENA))
+        (VersionStatus.REJECTED, ARENA_FAILED))
     return [str(row["bot_id"]) for row in rows]
 
 

@@ -31,8 +31,7 @@ from arena.core.progress_text import progress_line
 from arena.match.live_moves import MoveBoard
 from arena.season.events import EventHub
 from arena.season.readings import SeasonReadings
-from arena.storage import NotFoundError, Storage
-from arena.storage.deal_keys import is_sealed
+from arena.storage import NotFoundError, Storage, is_sealed
 from arena.web import views
 from arena.web.browse import SeasonLeaders
 from arena.web.browse_routes import BrowsePages

@@ -15,8 +15,7 @@ from arena.season.formats import SeasonView, format_for, format_name, reads_plan
 from arena.season.ladder_gating import admitted
 from arena.season.seeding import current_rows
 from arena.season.standings import Standings, compute_standings
-from arena.storage import NotFoundError, SeasonRecord, Storage
-from arena.storage.ladder_gates import gates_of_version
+from arena.storage import NotFoundError, SeasonRecord, Storage, gates_of_version
 
 ADMIN: Final = "admin"
 """How the arena's admin shows as an owner (stored as '')."""

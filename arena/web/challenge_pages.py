@@ -12,8 +12,7 @@ from typing import Any
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
-from arena.storage import Storage
-from arena.storage.challenges import challenge_tally, list_challenges
+from arena.storage import Storage, challenge_tally, list_challenges
 from arena.web.twins import twins
 
 Render = Callable[..., HTMLResponse]

@@ -10,8 +10,7 @@ from typing import Any, Final
 from arena.core.status import SeasonStatus
 from arena.season.formats import LADDER_FORMAT, format_name
 from arena.season.readings import SeasonReadings
-from arena.storage import NotFoundError, Storage
-from arena.storage.leagues import league_seasons, list_leagues
+from arena.storage import NotFoundError, Storage, league_seasons, list_leagues
 from arena.web.views import result_summary, season_summary
 
 TOP_ROWS: Final = 5

@@ -12,8 +12,7 @@ from starlette.routing import Route
 
 from arena.season.league_tables import league_summary, league_tables
 from arena.season.readings import SeasonReadings
-from arena.storage import Storage
-from arena.storage.leagues import list_leagues
+from arena.storage import Storage, list_leagues
 from arena.web.twins import twins
 
 Render = Callable[..., HTMLResponse]

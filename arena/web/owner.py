@@ -17,9 +17,7 @@ from typing import Any, Final
 
 from arena.core.faults import BotFault
 from arena.core.seat_logs import SeatLog
-from arena.storage import SeriesRecord, Storage
-from arena.storage.lifecycle import recent_faults, version_life
-from arena.storage.seat_logs import read_seat_logs
+from arena.storage import SeriesRecord, Storage, read_seat_logs, recent_faults, version_life
 from arena.web.sessions import Viewer
 from engine.actions import Action
 

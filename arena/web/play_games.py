@@ -22,11 +22,7 @@ from arena.core.settings import DEFAULT_SANDBOX
 from arena.match.human_seat import HumanSeat, HumanSeries, play_against
 from arena.sandbox.base import Sandbox
 from arena.sandbox.registry import backend
-from arena.storage import Storage
-from arena.storage.human_games import store_human_game
-from arena.storage.lifecycle import newest_active
-from arena.storage.records import utc_now
-from arena.storage.vetting_records import vetted_code
+from arena.storage import Storage, newest_active, store_human_game, utc_now, vetted_code
 from engine.profiles import FRIENDLY, Profile
 
 log = logging.getLogger(__name__)

@@ -20,8 +20,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from arena.match.human_seat import RefusedAction, SeatView
-from arena.storage import NotFoundError
-from arena.storage.human_games import get_human_game, human_game_log
+from arena.storage import NotFoundError, get_human_game, human_game_log
 from arena.web.play_games import HumanGames, LiveGame, PlayRefused
 from arena.web.replay import UNREPLAYABLE, replay_view
 from arena.web.signin import (

@@ -20,9 +20,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Final
 
-from arena.storage import Storage
-from arena.storage.authors import check_author_token, is_author_token, token_stamp
-from arena.storage.submissions import ADMIN_OWNER
+from arena.storage import ADMIN_OWNER, Storage, check_author_token, is_author_token, token_stamp
 
 SESSION_SECONDS: Final = 12 * 3600
 """A session's life from its sign-in, whatever it does meanwhile."""

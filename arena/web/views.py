@@ -17,9 +17,7 @@ from openskill.models import PlackettLuce
 from arena.core.status import SeasonStatus
 from arena.season.formats import format_name, has_no_count
 from arena.season.readings import SeasonReading, SeasonReadings
-from arena.storage import SeasonRecord, SeriesRecord, Storage
-from arena.storage.deal_keys import is_sealed
-from arena.storage.leagues import league_of_season
+from arena.storage import SeasonRecord, SeriesRecord, Storage, is_sealed, league_of_season
 from arena.web.browse import ladder_gates_of, versions_of
 from arena.web.hands import series_hands
 from arena.web.owner import seat_faults

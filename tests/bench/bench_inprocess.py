@@ -53,6 +53,7 @@ from arena.sandbox import registry  # noqa: E402
 from arena.sandbox.base import InProcessTarget  # noqa: E402
 from engine.profiles import get_profile  # noqa: E402
 from engine.series import Series  # noqa: E402
+from tests.helpers import series_specs  # noqa: E402
 from tests.helpers.grpc_inprocess import GrpcInProcessSandbox  # noqa: E402
 
 TARGET_RATIO = 0.5
@@ -64,9 +65,8 @@ GREEDY = BotRef.from_folder(ROOT / "sample_bots" / "greedy")
 
 
 def spec(index: int, bots: tuple[BotRef, BotRef]) -> SeriesSpec:
-    return SeriesSpec(series_id=f"bench-{index}", seed=1000 + index, profile=PROFILE,
-                      max_hands=MAX_HANDS, swap_seats=bool(index % 2), bots=bots,
-                      limits=LIMITS)
+    return series_specs.spec(*bots, f"bench-{index}", seed=1000 + index, max_hands=MAX_HANDS,
+                             swap_seats=bool(index % 2), limits=LIMITS)
 
 
 def bare_series(index: int) -> int:

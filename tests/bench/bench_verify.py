@@ -26,7 +26,7 @@ from arena.core.series import BotRef, SeriesOutcome, SeriesSpec  # noqa: E402
 from arena.match.runner import run_series  # noqa: E402
 from arena.sandbox import registry  # noqa: E402
 from arena.season.verify import verify_outcome  # noqa: E402
-from engine.profiles import get_profile  # noqa: E402
+from tests.helpers import series_specs  # noqa: E402
 
 TARGET_SHARE = 0.05
 """Verification must stay small next to play: at most 5 % of a series' play time."""
@@ -37,9 +37,8 @@ BOTS = (BotRef.from_folder(ROOT / "sample_bots" / "greedy"),
 
 
 def spec(index: int) -> SeriesSpec:
-    return SeriesSpec(series_id=f"bench-{index}", seed=5000 + index,
-                      profile=get_profile("friendly"), max_hands=200,
-                      swap_seats=bool(index % 2), bots=BOTS, limits=LIMITS)
+    return series_specs.spec(*BOTS, f"bench-{index}", seed=5000 + index, max_hands=200,
+                             swap_seats=bool(index % 2), limits=LIMITS)
 
 
 def play(backend: str, count: int) -> list[tuple[SeriesSpec, SeriesOutcome, float]]:

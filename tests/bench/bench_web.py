@@ -79,7 +79,8 @@ def render_time() -> None:
     from arena.season.readings import SeasonReadings
     from arena.storage import Storage
     from arena.web.app import create_app
-    from tests.helpers.web_helpers import create_season, play, register
+    from tests.helpers.season_play import play
+    from tests.helpers.web_helpers import create_season, register
 
     with tempfile.TemporaryDirectory() as tmp:
         storage = Storage(Path(tmp) / "bench.db")

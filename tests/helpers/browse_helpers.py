@@ -11,10 +11,10 @@ from pathlib import Path
 from arena.core.faults import BotFault, FaultKind
 from arena.core.settings import SeasonConfig
 from arena.season.formats import format_for
-from arena.storage import Storage
-from arena.storage.authors import add_author
+from arena.storage import Storage, add_author
 from tests.helpers.arena_helpers import made_up_outcome
-from tests.helpers.web_helpers import HOSTILE_NAME, create_season, play, register
+from tests.helpers.season_play import play
+from tests.helpers.web_helpers import HOSTILE_NAME, create_season, register
 
 SPRT_SPEC = "elo0=0,elo1=20,alpha=0.05,beta=0.05"
 SPRT_PAIRS = [(True, True), (True, False), (True, None)]

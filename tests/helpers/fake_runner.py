@@ -59,18 +59,9 @@ def fake_season_server(tmp_path: Path, bot_names: tuple[str, ...] = ("greedy", "
                        ) -> Iterator[RunningServer]:
     """A server on a fresh database in ``tmp_path`` whose seasons play with ``runner``
     (``run_fake_series`` by default), with small bot folders of ``bot_names``
-    registered."""
-    from arena.cli.client import ArenaClient
-    from arena.server.app import start_server
-    from tests.helpers.arena_helpers import make_bot_folder, upload_folder
+    registered (``tests.helpers.servers``: the same without a ``with`` block is
+    ``with_bots(serve(runner=...), tmp_path, bot_names)``)."""
+    from tests.helpers.servers import servers, with_bots
 
-    running = start_server(tmp_path / "arena.db", port=0, resume=False,
-                           runner_factory=lambda config: runner or run_fake_series)
-    try:
-        with ArenaClient(running.address, running.token) as client:
-            for name in bot_names:
-                folder = make_bot_folder(tmp_path / "bots", name)
-                upload_folder(client.stub, client.auth, folder)
-        yield running
-    finally:
-        running.stop(grace=None)
+    with servers(tmp_path) as serve:
+        yield with_bots(serve(runner=runner or run_fake_series), tmp_path, bot_names)

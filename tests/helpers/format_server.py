@@ -12,20 +12,17 @@ import grpc
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.core.series import SeriesOutcome, SeriesSpec
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from tests.helpers.arena_helpers import make_bot_folder, upload_folder
 from tests.helpers.fake_runner import run_fake_series
+from tests.helpers.servers import servers
 
 
 @contextmanager
 def fake_runner_server(tmp_path: Path, runner: Callable[[SeriesSpec], SeriesOutcome]
                        = run_fake_series) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0,
-                           runner_factory=lambda config: runner)
-    try:
-        yield running
-    finally:
-        running.stop(grace=None)
+    with servers(tmp_path) as serve:
+        yield serve(runner=runner)
 
 
 @contextmanager

@@ -14,11 +14,11 @@ from hollywood_sdk.server import Identity, identity_of, start_server
 
 from arena.core.faults import BotFault
 from arena.core.series import BotRef
-from arena.sandbox.base import identity_environment, wait_for_socket
+from arena.sandbox.base import RunningBot, identity_environment, wait_for_socket
 from arena.sandbox.inprocess import InProcessBot, InProcessSandbox
 
 
-class GrpcServedBot:
+class GrpcServedBot(RunningBot):
     """A bot object served over gRPC in this process (a ``RunningBot``)."""
 
     def __init__(self, server: grpc.Server, work: Path) -> None:

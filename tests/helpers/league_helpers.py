@@ -10,8 +10,7 @@ from arena.core.status import SeasonStatus
 from arena.execution import LocalExecutor
 from arena.season.events import EventHub
 from arena.season.manager import SeasonManager
-from arena.storage import Storage
-from arena.storage.leagues import league_seasons
+from arena.storage import Storage, league_seasons
 from tests.helpers.arena_helpers import made_up_outcome
 from tests.helpers.fake_runner import run_fake_series
 

@@ -12,8 +12,7 @@ from starlette.testclient import TestClient
 
 from arena.core.manifest import BotManifest, content_hash, iter_bot_files
 from arena.season.events import EventHub
-from arena.storage import Storage
-from arena.storage.authors import add_author
+from arena.storage import Storage, add_author
 from arena.web.app import create_app
 from arena.web.play_games import HumanGames, PlaySettings
 from tests.helpers.web_helpers import SAMPLE_BOTS

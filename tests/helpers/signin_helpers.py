@@ -10,11 +10,10 @@ from pathlib import Path
 import httpx2
 from starlette.testclient import TestClient
 
-from arena.storage import Storage
-from arena.storage.authors import add_author
-from arena.storage.seat_logs import read_seat_logs
+from arena.storage import Storage, add_author, read_seat_logs
 from tests.helpers.browse_helpers import set_owner, set_status
-from tests.helpers.web_helpers import create_season, forfeiting, play, register
+from tests.helpers.season_play import play
+from tests.helpers.web_helpers import create_season, forfeiting, register
 
 BUILD_LOG = "Step 1/2: FROM hollywood-base\nbuild secret: <b>owner-only-build</b>"
 VALIDATION_LOG = "validation: played 2 hands, owner-only-validation"

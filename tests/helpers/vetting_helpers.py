@@ -13,8 +13,7 @@ from pathlib import Path
 from arena.core.manifest import BotManifest, content_hash
 from arena.core.series import BotRef
 from arena.execution.vetting import Vetting
-from arena.storage import Storage
-from arena.storage.submissions import Submission, store_submission
+from arena.storage import Storage, Submission, store_submission
 from tests.helpers.arena_helpers import REPO_ROOT
 
 RANDOM_BOT = REPO_ROOT / "sample_bots" / "random"

@@ -12,10 +12,7 @@ from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import BotManifest, content_hash, iter_bot_files
 from arena.core.series import SeriesOutcome, SeriesSpec, outcome_of
 from arena.core.settings import SeasonConfig
-from arena.execution import LocalExecutor
-from arena.season.events import EventHub
 from arena.season.formats import plan_season
-from arena.season.runner import SeasonRunner
 from arena.storage import PlannedSeries, Storage
 from engine import Series
 from tests.helpers.arena_helpers import made_up_outcome, make_bot_folder
@@ -102,13 +99,6 @@ def _line_to(series: Series, seat: int, actions: int) -> Series | None:
         if found is not None:
             return found
     return None
-
-
-def play(storage: Storage, season_id: int,
-         run: Callable[[SeriesSpec], SeriesOutcome] = run_fake_series,
-         hub: EventHub | None = None) -> str:
-    with LocalExecutor(run, 1) as executor:
-        return SeasonRunner(storage, season_id, executor, hub=hub).run()
 
 
 KNOCK_SEED = 1620

@@ -19,8 +19,7 @@ from typing import Final, Self
 from arena.core.settings import SETTINGS_BY_NAME, ConfigError, SeasonConfig
 from arena.season.formats.base import Pairing, derive_round_seed
 from arena.season.formats.sprt_match import SprtMatch
-from arena.storage import SeriesRecord
-from arena.storage.ladder_gates import GateRecord, Verdict
+from arena.storage import GateRecord, GateVerdict, SeriesRecord
 
 NO_GATE: Final = "none"
 SPRT_GATE: Final = "sprt"
@@ -85,7 +84,7 @@ class LadderGate:
         return self.match.first_round([bot_id, predecessor], seed)
 
     def verdict(self, bot_ids: Sequence[str],
-                results_by_round: Sequence[Sequence[SeriesRecord]]) -> Verdict:
+                results_by_round: Sequence[Sequence[SeriesRecord]]) -> GateVerdict:
         """The verdict of a match that has stopped: accepted (the test accepted H1:
         A is stronger by elo1 or more), rejected (H0) or inconclusive."""
         state = self.match.state(bot_ids, results_by_round)
@@ -93,7 +92,7 @@ class LadderGate:
         estimate = state.estimate
         elo, low, high = ((estimate.elo, estimate.elo_low, estimate.elo_high)
                           if estimate is not None else (0.0, 0.0, 0.0))
-        return Verdict(status, state.pairs, elo, low, high, state.llr)
+        return GateVerdict(status, state.pairs, elo, low, high, state.llr)
 
     def admits(self, gate: GateRecord) -> bool:
         """Whether ``gate``'s version joins the ladder: its owner admitted it, or

@@ -11,7 +11,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,16 +18,15 @@ import pytest
 from arena.cli import main
 from arena.cli.parser import build_parser
 from arena.server.app import RunningServer
-from tests.helpers.fake_runner import fake_season_server
 from tests.helpers.lifecycle_helpers import mark_deactivated
+from tests.helpers.servers import ServerFactory, with_bots
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    with fake_season_server(tmp_path) as running:
-        yield running
+def server(serve: ServerFactory, tmp_path: Path) -> RunningServer:
+    return with_bots(serve(), tmp_path)
 
 
 def cli(server: RunningServer, *argv: str) -> int:

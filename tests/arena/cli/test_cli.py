@@ -8,7 +8,6 @@ import argparse
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,17 +21,8 @@ from arena.core.series import SeriesOutcome, SeriesSpec, outcome_of
 from arena.server.app import RunningServer, start_server
 from engine import Series
 from tests.helpers.arena_helpers import REPO_ROOT, make_bot_folder
-from tests.helpers.fake_runner import run_fake_series
 
 SAMPLES = REPO_ROOT / "sample_bots"
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0,
-                           runner_factory=lambda config: run_fake_series)
-    yield running
-    running.stop(grace=None)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,13 +13,12 @@ from arena.cli import main
 from arena.core.text import unknown_name
 from arena.server.app import RunningServer
 from tests.helpers.arena_helpers import make_bot_folder
-from tests.helpers.fake_runner import fake_season_server
+from tests.helpers.servers import ServerFactory, with_bots
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    with fake_season_server(tmp_path) as running:
-        yield running
+def server(serve: ServerFactory, tmp_path: Path) -> RunningServer:
+    return with_bots(serve(), tmp_path)
 
 
 def test_the_message_names_the_closest_known_name() -> None:

@@ -5,15 +5,14 @@ refused), each named in authentication errors."""
 from __future__ import annotations
 
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from arena.cli import main
 from arena.cli.credentials import credentials_path, find_credentials
-from arena.server.app import RunningServer, start_server
-from tests.helpers.fake_runner import run_fake_series
+from arena.server.app import RunningServer
+from tests.helpers.servers import ServerFactory
 
 SERVER = "arena.example:50551"
 
@@ -87,11 +86,9 @@ def test_a_credentials_file_others_can_read_is_refused(
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "srv" / "arena.db", port=0,
-                           runner_factory=lambda config: run_fake_series)
-    yield running
-    running.stop(grace=None)
+def server(serve: ServerFactory, tmp_path: Path) -> RunningServer:
+    """Served from a folder of its own: the test keeps its config files in tmp_path."""
+    return serve(database=tmp_path / "srv" / "arena.db")
 
 
 def test_an_authentication_error_names_the_source_and_the_next_step(

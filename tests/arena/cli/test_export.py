@@ -6,26 +6,16 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from arena.cli import main
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from engine import Series
 from tests.helpers.arena_helpers import REPO_ROOT
-from tests.helpers.fake_runner import run_fake_series
 
 SAMPLES = REPO_ROOT / "sample_bots"
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0,
-                           runner_factory=lambda config: run_fake_series)
-    yield running
-    running.stop(grace=None)
 
 
 def run(capsys: pytest.CaptureFixture[str], server: RunningServer, *argv: str) -> str:

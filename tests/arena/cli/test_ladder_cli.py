@@ -16,14 +16,8 @@ from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 from arena.cli import main
 from arena.server.app import RunningServer
 from tests.helpers.arena_helpers import make_bot_folder, upload_folder
-from tests.helpers.format_server import auth, fake_runner_server, stub_with_bots
+from tests.helpers.format_server import auth, stub_with_bots
 from tests.helpers.polling import wait_until
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    with fake_runner_server(tmp_path) as running:
-        yield running
 
 
 @pytest.fixture

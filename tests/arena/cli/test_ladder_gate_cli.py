@@ -7,7 +7,6 @@ owner admit the version (or withdraw it)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -16,18 +15,11 @@ from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.core.settings import SeasonConfig
 from arena.server.app import RunningServer
-from arena.storage.ladder_gates import gates_of_ladder
-from arena.storage.ladder_rounds import add_ladder_round, members_by_round
+from arena.storage import add_ladder_round, gates_of_ladder, members_by_round
 from tests.arena.server.test_submit import add_author, run
 from tests.helpers.arena_helpers import make_bot_folder
-from tests.helpers.format_server import auth, fake_runner_server
+from tests.helpers.format_server import auth
 from tests.helpers.polling import wait_until
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    with fake_runner_server(tmp_path) as running:
-        yield running
 
 
 def submit(capsys: pytest.CaptureFixture[str], server: RunningServer, token: str,

@@ -4,7 +4,6 @@ that server the default of later commands (issue 28, point 6)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,9 +12,9 @@ from arena.cli import main
 from arena.cli.client import default_server
 from arena.cli.credentials import credentials_path, default_server_path, find_credentials
 from arena.core.defaults import DEFAULT_SERVER
-from arena.server.app import RunningServer, start_server
-from tests.helpers.fake_runner import run_fake_series
+from arena.server.app import RunningServer
 from tests.helpers.ports import free_port
+from tests.helpers.servers import ServerFactory
 
 
 @pytest.fixture
@@ -29,11 +28,9 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "srv" / "arena.db", port=0,
-                           runner_factory=lambda config: run_fake_series)
-    yield running
-    running.stop(grace=None)
+def server(serve: ServerFactory, tmp_path: Path) -> RunningServer:
+    """Served from a folder of its own: the test keeps its config files in tmp_path."""
+    return serve(database=tmp_path / "srv" / "arena.db")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,15 +19,14 @@ from arena.cli.render import fault_summary
 from arena.core.sizes import human_size
 from arena.server.app import RunningServer
 from tests.helpers.arena_helpers import REPO_ROOT, make_bot_folder
-from tests.helpers.fake_runner import fake_season_server
+from tests.helpers.servers import ServerFactory, with_bots
 
 SAMPLES = REPO_ROOT / "sample_bots"
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    with fake_season_server(tmp_path) as running:
-        yield running
+def server(serve: ServerFactory, tmp_path: Path) -> RunningServer:
+    return with_bots(serve(), tmp_path)
 
 
 def cli_json(capsys: pytest.CaptureFixture[str], server: RunningServer, *argv: str) -> object:

@@ -149,7 +149,7 @@ def test_two_hand_started_bots_need_no_sandbox(greedy_by_hand: int) -> None:
 
 def test_a_registered_bot_plays_from_its_registered_copy(tmp_path: Path) -> None:
     from arena.core.manifest import content_hash, iter_bot_files
-    from arena.storage.store import Storage
+    from arena.storage import Storage
 
     db = tmp_path / "arena.db"
     storage = Storage(db)

@@ -5,23 +5,20 @@ returns at once with --no-wait. `arena bots show` reports a deactivation and why
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from arena.cli import main
-from arena.server.app import RunningServer, start_server
-from tests.helpers.fake_runner import fake_season_server
+from arena.server.app import RunningServer
 from tests.helpers.lifecycle_helpers import mark_deactivated
 from tests.helpers.sandboxes import HOSTILE_BOTS, SAMPLE_BOTS
+from tests.helpers.servers import ServerFactory, with_bots
 
 
 @pytest.fixture
-def vetting_server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0, vetting_sandbox="process")
-    yield running
-    running.stop(grace=None)
+def vetting_server(serve: ServerFactory) -> RunningServer:
+    return serve(runner=None, vetting_sandbox="process")
 
 
 def cli(capsys: pytest.CaptureFixture[str], server: RunningServer, *argv: str
@@ -63,9 +60,8 @@ def test_register_no_wait_returns_before_vetting(
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    with fake_season_server(tmp_path) as running:
-        yield running
+def server(serve: ServerFactory, tmp_path: Path) -> RunningServer:
+    return with_bots(serve(), tmp_path)
 
 
 def test_bots_show_reports_a_deactivation_and_its_reason(

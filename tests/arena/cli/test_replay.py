@@ -10,7 +10,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +19,13 @@ from arena.core.series import BotRef, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.match.runner import run_series
 from arena.sandbox.process import ProcessSandbox
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from arena.storage import Storage
 from engine.actions import Action, ActionKind
 from engine.profiles import FRIENDLY
 from engine.series import Series
 from tests.helpers.arena_helpers import register_folder
+from tests.helpers.servers import ServerFactory
 
 REPO = Path(__file__).resolve().parents[3]
 GREEDY = REPO / "sample_bots" / "greedy"
@@ -131,12 +131,10 @@ def test_a_changed_bot_is_stopped_at_its_first_divergence(stored_db: Path,
 
 
 @pytest.fixture
-def server(stored_db: Path, tmp_path: Path) -> Iterator[RunningServer]:
+def server(serve: ServerFactory, stored_db: Path, tmp_path: Path) -> RunningServer:
     copy = tmp_path / "served.db"
     shutil.copy(stored_db, copy)
-    running = start_server(copy, port=0)
-    yield running
-    running.stop(grace=None)
+    return serve(database=copy, runner=None)
 
 
 def test_from_the_server_the_stored_moves_replay_one_seat(server: RunningServer) -> None:

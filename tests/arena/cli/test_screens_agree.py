@@ -23,10 +23,11 @@ from starlette.testclient import TestClient
 
 from arena.cli.render import plain_console, print_standings
 from arena.core.series import SeriesOutcome, SeriesSpec
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from tests.helpers.arena_helpers import make_bot_folder, upload_folder
 from tests.helpers.fake_runner import run_fake_series
 from tests.helpers.polling import wait_until
+from tests.helpers.servers import ServerFactory
 
 BOTS = ("k1", "k2", "k3", "k4", "k5", "k6", "random1", "random2")
 SERIES_SECONDS = 10
@@ -75,15 +76,10 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
 
 
 @pytest.fixture
-def server(tmp_path: Path, clock: Clock) -> Iterator[tuple[RunningServer, ScriptedRunner]]:
+def server(serve: ServerFactory, clock: Clock) -> Iterator[tuple[RunningServer, ScriptedRunner]]:
     runner = ScriptedRunner(clock)
-    running = start_server(tmp_path / "arena.db", port=0, runner_factory=lambda config: runner,
-                           http=("127.0.0.1", 0))
-    try:
-        yield running, runner
-    finally:
-        runner.resume.set()
-        running.stop(grace=None)
+    yield serve(runner=runner, http=("127.0.0.1", 0)), runner
+    runner.resume.set()
 
 
 def terminal_text(standings: arena_pb2.Standings) -> str:

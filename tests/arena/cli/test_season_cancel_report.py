@@ -16,7 +16,8 @@ from arena.cli import main
 from arena.cli.client import ArenaClient
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.server.app import RunningServer
-from tests.helpers.fake_runner import fake_season_server, run_fake_series
+from tests.helpers.fake_runner import run_fake_series
+from tests.helpers.servers import ServerFactory, with_bots
 
 BOUND_S = 30.0
 
@@ -40,10 +41,9 @@ def runner() -> GatedRunner:
 
 
 @pytest.fixture
-def server(tmp_path: Path, runner: GatedRunner) -> Iterator[RunningServer]:
-    with fake_season_server(tmp_path, runner=runner) as running:
-        yield running
-        runner.gate.set()  # no series left waiting
+def server(serve: ServerFactory, tmp_path: Path, runner: GatedRunner) -> Iterator[RunningServer]:
+    yield with_bots(serve(runner=runner), tmp_path)
+    runner.gate.set()  # no series left waiting
 
 
 def create(server: RunningServer, *, hold: bool) -> int:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,9 +14,8 @@ import pytest
 from arena.cli.app import main
 from arena.core.faults import BotFault, FaultKind
 from arena.core.text import first_forbidden, neutralise, quote, safe_text
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from tests.helpers.arena_helpers import REPO_ROOT, make_bot_folder
-from tests.helpers.fake_runner import run_fake_series
 
 SAMPLES = REPO_ROOT / "sample_bots"
 HIDDEN = ("\x1b", "\x00", "\u202e", "\u2066", "\x07", "\r", "\u200b", "\x85", "\u2028")
@@ -49,14 +47,6 @@ def test_a_fault_keeps_a_bounded_neutral_message_and_tail() -> None:
     assert fault.message.startswith("card '\\x1b[2Jxxx") and len(fault.message) < 2100
     assert fault.stderr_tail.endswith("\\u202e\nlast words\n")
     assert "\u202e" not in fault.stderr_tail and len(fault.stderr_tail) < 17_000
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0,
-                           runner_factory=lambda config: run_fake_series)
-    yield running
-    running.stop(grace=None)
 
 
 def cli(capsys: pytest.CaptureFixture[str], server: RunningServer,

@@ -49,7 +49,7 @@ def test_stored_form_is_unchanged_and_round_trips() -> None:
     assert CONFIG.to_dict() == STORED
     assert SeasonConfig.from_dict(STORED) == CONFIG
     assert SeasonConfig.from_dict({"sandbox": "docker", "concurrency": 2}) == SeasonConfig(
-        concurrency=2)
+        sandbox="docker", concurrency=2)
 
 
 def test_proto_conversion_both_ways() -> None:

@@ -21,8 +21,7 @@ from arena.execution.local_cluster import LocalCluster, wait_for_workers
 from arena.match.runner import run_series
 from arena.sandbox import registry
 from arena.season.runner import SeasonRunner
-from arena.storage import Storage
-from arena.storage.lifecycle import deactivations_of
+from arena.storage import Storage, deactivations_of
 from tests.arena.execution.test_cluster import BOUND_S, REPO_ROOT, planned_ids, stored_ids
 from tests.arena.execution.test_cluster import new_season as season_of
 from tests.arena.execution.test_cluster_trust import rows

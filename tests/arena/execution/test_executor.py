@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.core.limits import TimeLimits
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.execution import LocalExecutor, local_executor_factory
@@ -21,7 +22,6 @@ from arena.season.events import EventHub
 from arena.season.formats import plan_season
 from arena.season.runner import SeasonRunner
 from arena.storage import Storage
-from engine.profiles import get_profile
 from tests.arena.sandbox.test_admission_load import FakeLoad
 from tests.helpers.arena_helpers import (
     made_up_outcome,
@@ -30,12 +30,13 @@ from tests.helpers.arena_helpers import (
     trust_outcome,
 )
 from tests.helpers.polling import wait_until
+from tests.helpers.series_specs import spec
 
 
-def spec(tmp_path: Path, series_id: str) -> SeriesSpec:
+def solo(tmp_path: Path, series_id: str) -> SeriesSpec:
+    """A series of one small bot against itself."""
     bot = BotRef.from_folder(make_bot_folder(tmp_path, "solo"))
-    return SeriesSpec(series_id=series_id, seed=1, profile=get_profile("friendly"),
-                      max_hands=5, swap_seats=False, bots=(bot, bot))
+    return spec(bot, bot, series_id, seed=1, max_hands=5, limits=TimeLimits())
 
 
 def test_local_executor_answers_through_futures(tmp_path: Path) -> None:
@@ -46,7 +47,7 @@ def test_local_executor_answers_through_futures(tmp_path: Path) -> None:
 
     with LocalExecutor(run, 2) as executor:
         assert executor.capacity == 2
-        good, bad = executor.submit(spec(tmp_path, "1-0")), executor.submit(spec(tmp_path, "1-1"))
+        good, bad = executor.submit(solo(tmp_path, "1-0")), executor.submit(solo(tmp_path, "1-1"))
         assert good.result(timeout=30).winner == 1
         with pytest.raises(RuntimeError, match="docker went away"):
             bad.result(timeout=30)
@@ -107,9 +108,9 @@ def test_a_second_series_waits_for_an_idle_core(tmp_path: Path) -> None:
     admission = Admission(2, cores=2, load=load, poll_s=0.001)
     playing = Playing()
     with LocalExecutor(playing, 2, admission=admission) as executor:
-        first = executor.submit(spec(tmp_path, "1-0"))
+        first = executor.submit(solo(tmp_path, "1-0"))
         wait_until(lambda: playing.started == ["1-0"], what="the first series playing")
-        second = executor.submit(spec(tmp_path, "1-1"))
+        second = executor.submit(solo(tmp_path, "1-1"))
         wait_until(lambda: load.reads >= 3, what="the second series asking for a core")
         assert playing.started == ["1-0"]
         load.sample = LoadSample(1.0)  # one core idle
@@ -124,7 +125,7 @@ def test_on_a_machine_busy_for_good_series_play_one_after_another(tmp_path: Path
     playing = Playing()
     admission = Admission(2, cores=2, load=FakeLoad(9.0, 80.0), poll_s=0.001)
     with LocalExecutor(playing, 3, admission=admission) as executor:
-        futures = [executor.submit(spec(tmp_path, f"1-{n}")) for n in range(3)]
+        futures = [executor.submit(solo(tmp_path, f"1-{n}")) for n in range(3)]
         for count in (1, 2, 3):
             wait_until(lambda count=count: len(playing.started) == count,  # type: ignore[misc]
                        what=f"series {count} playing")
@@ -238,7 +239,7 @@ def test_closing_the_local_executor_closes_its_runner_after_the_series_in_flight
             events.append("closed")
 
     executor = LocalExecutor(ClosableRunner(), 1)  # type: ignore[arg-type]
-    future = executor.submit(spec(tmp_path, "1-0"))
+    future = executor.submit(solo(tmp_path, "1-0"))
     threading.Timer(0.05, release.set).start()
     executor.close()
     assert future.done() and events == ["played 1-0", "closed"]

@@ -20,9 +20,7 @@ from arena.execution.cluster import ClusterExecutor
 from arena.execution.local_cluster import LocalCluster
 from arena.season.formats import LADDER_FORMAT
 from arena.season.runner import SeasonRunner
-from arena.storage import Storage
-from arena.storage.ladder_gates import gates_of_ladder
-from arena.storage.ladder_rounds import add_ladder_round, members_by_round
+from arena.storage import Storage, add_ladder_round, gates_of_ladder, members_by_round
 from tests.helpers.clusters import running_cluster
 from tests.helpers.gate_helpers import make_gated_ladder, register_folder, sample_as
 from tests.helpers.polling import wait_until

@@ -22,8 +22,7 @@ from arena.season.events import EventHub
 from arena.season.league_rules import LeagueRule
 from arena.season.leagues import LeagueKeeper, LeaguePlan, create_league, final_order
 from arena.season.manager import SeasonManager
-from arena.storage import Storage
-from arena.storage.leagues import league_moves, league_seasons
+from arena.storage import Storage, league_moves, league_seasons
 from tests.helpers.arena_helpers import register_folder
 from tests.helpers.clusters import running_cluster
 from tests.helpers.polling import wait_until

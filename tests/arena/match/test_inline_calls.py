@@ -21,7 +21,7 @@ from arena.match.inline_calls import CallGuard, CutOff, supervise
 from arena.match.runner import run_series
 from arena.sandbox.base import InProcessTarget
 from arena.sandbox.inprocess import InProcessBot, InProcessSandbox
-from tests.arena.match.test_inprocess_direct import sample, sdk_bot, spec
+from tests.arena.match.test_inprocess_direct import equal_spec, sample, sdk_bot
 
 
 class FakeClock:
@@ -193,7 +193,7 @@ SPINS = (
 def test_an_in_process_bot_that_spins_is_a_timeout_and_is_stopped(tmp_path: Path) -> None:
     spins = sdk_bot(tmp_path, "spins", SPINS, "spins:Spins")
     limits = TimeLimits(startup_s=20.0, decision_s=0.05, reserve_s=0.0)
-    chosen = spec(spins, sample("greedy"), 4, max_hands=2, swap_seats=False, limits=limits)
+    chosen = equal_spec(spins, sample("greedy"), 4, max_hands=2, swap_seats=False, limits=limits)
     sandbox = InProcessSandbox()
     outcome = run_series(chosen, sandbox)
     assert outcome.fault is not None
@@ -236,7 +236,7 @@ def test_an_in_process_bot_blocked_in_c_is_a_timeout_at_the_cut_off(tmp_path: Pa
     release = threading.Event()
     sleeper = SleepsAnHour(release)
     limits = TimeLimits(startup_s=20.0, decision_s=0.05, reserve_s=0.1)
-    chosen = spec(sample("random"), sample("greedy"), 4, max_hands=2, swap_seats=False,
+    chosen = equal_spec(sample("random"), sample("greedy"), 4, max_hands=2, swap_seats=False,
                   limits=limits)
     events: list[dict[str, Any]] = []
     try:

@@ -30,6 +30,7 @@ from engine.profiles import get_profile
 from engine.series import Series
 from tests.helpers.arena_helpers import REPO_ROOT, make_bot_folder
 from tests.helpers.grpc_inprocess import GrpcInProcessSandbox, serve_over_grpc
+from tests.helpers.series_specs import spec
 
 SAMPLES = REPO_ROOT / "sample_bots"
 LIMITS = TimeLimits(startup_s=20.0, decision_s=2.0, reserve_s=10.0)
@@ -58,13 +59,10 @@ def sample(name: str) -> BotRef:
     return BotRef.from_folder(SAMPLES / name)
 
 
-def spec(first: BotRef, second: BotRef, seed: int, **changes: Any) -> SeriesSpec:
-    values: dict[str, Any] = {
-        "series_id": f"eq-{seed}", "seed": seed, "profile": get_profile("friendly"),
-        "max_hands": 12, "swap_seats": bool(seed % 2), "bots": (first, second),
-        "limits": LIMITS}
-    values.update(changes)
-    return SeriesSpec(**values)
+def equal_spec(first: BotRef, second: BotRef, seed: int, **changes: Any) -> SeriesSpec:
+    """Series ``eq-<seed>`` of 12 hands, seats swapped on odd seeds: the equality tests'."""
+    options: dict[str, Any] = {"max_hands": 12, "swap_seats": bool(seed % 2), "limits": LIMITS}
+    return spec(first, second, f"eq-{seed}", seed=seed, **(options | changes))
 
 
 def played(chosen: SeriesSpec, sandbox: Sandbox) -> tuple[SeriesOutcome, list[dict[str, Any]]]:
@@ -88,7 +86,7 @@ def test_direct_and_grpc_paths_play_the_same_series(
         tmp_path: Path, seed: int, pair: tuple[str, str]) -> None:
     seeded = sdk_bot(tmp_path, "seeded-random", SEEDED_RANDOM, "seeded_random:SeededRandom")
     bots = [seeded if name == "random" else sample(name) for name in pair]
-    chosen = spec(bots[0], bots[1], seed)
+    chosen = equal_spec(bots[0], bots[1], seed)
     direct, direct_events = played(chosen, InProcessSandbox())
     over_grpc, grpc_events = played(chosen, GrpcInProcessSandbox())
     assert direct.fault is None and over_grpc.fault is None
@@ -102,7 +100,7 @@ def test_direct_and_grpc_paths_play_the_same_series(
 
 
 def test_direct_path_plays_as_bots_in_their_own_processes() -> None:
-    chosen = spec(sample("greedy"), sample("shark"), 11, max_hands=6)
+    chosen = equal_spec(sample("greedy"), sample("shark"), 11, max_hands=6)
     direct, _ = played(chosen, InProcessSandbox())
     in_processes, _ = played(chosen, ProcessSandbox())
     assert direct.fault is None and in_processes.fault is None
@@ -142,7 +140,7 @@ def test_a_misbehaving_bot_gets_the_same_fault_on_both_paths(
     code = ("import hollywood_sdk as hs\n"
             "class Hostile(hs.Bot):\n" + HOSTILE[misbehaviour])
     hostile = sdk_bot(tmp_path, "hostile", code, "hostile:Hostile")
-    chosen = spec(sample("greedy"), hostile, 5, max_hands=4)
+    chosen = equal_spec(sample("greedy"), hostile, 5, max_hands=4)
     direct, direct_events = played(chosen, InProcessSandbox())
     over_grpc, grpc_events = played(chosen, GrpcInProcessSandbox())
     assert direct.fault is not None and over_grpc.fault is not None
@@ -187,7 +185,7 @@ def test_a_bot_that_does_not_answer_in_time_is_a_timeout_on_both_paths(
     deadline and reserve: TIMEOUT at the same decision; the series ends without it."""
     blocks = sdk_bot(tmp_path, "blocks", BLOCKS, "blocks:Blocks")
     limits = TimeLimits(startup_s=20.0, decision_s=0.05, reserve_s=0.0)
-    chosen = spec(blocks, sample("greedy"), 4, max_hands=2, swap_seats=False, limits=limits)
+    chosen = equal_spec(blocks, sample("greedy"), 4, max_hands=2, swap_seats=False, limits=limits)
     sandbox = InProcessSandbox()
     try:
         direct, direct_events = played(chosen, sandbox)
@@ -262,7 +260,7 @@ def told_as_one(seen: list[Any]) -> list[Any]:
 
 
 def test_the_bot_sees_the_same_observations_as_over_grpc_and_only_its_own() -> None:
-    chosen = spec(sample("greedy"), sample("shark"), 9, max_hands=3)
+    chosen = equal_spec(sample("greedy"), sample("shark"), 9, max_hands=3)
     direct: list[Recorder] = []
     over_grpc: list[Recorder] = []
     first, _ = played(chosen, RecordingSandbox(direct, over_grpc=False))

@@ -10,25 +10,12 @@ from typing import Any
 import pytest
 
 from arena.core.faults import FaultKind
-from arena.core.limits import TimeLimits
-from arena.core.series import BotRef, SeriesSpec
 from arena.match.runner import run_series
 from arena.sandbox import SandboxError
 from arena.sandbox.docker import docker_client as connect_docker
-from engine.profiles import get_profile
 from engine.series import Series
 from tests.helpers.sandboxes import HOSTILE_BOTS, SAMPLE_BOTS, arena_leftovers, bot_ref
-
-LIMITS = TimeLimits(startup_s=10.0, decision_s=1.0, reserve_s=2.0)
-
-
-def spec(first: BotRef, second: BotRef, series_id: str, **changes: Any) -> SeriesSpec:
-    values: dict[str, Any] = {
-        "series_id": series_id, "seed": 2024, "profile": get_profile("friendly"),
-        "max_hands": 30, "swap_seats": False, "bots": (first, second), "limits": LIMITS,
-    }
-    values.update(changes)
-    return SeriesSpec(**values)
+from tests.helpers.series_specs import spec
 
 
 @pytest.mark.docker

@@ -16,6 +16,7 @@ from arena.core.series import BotRef, SeriesSpec
 from arena.match.botclient import BotInfo
 from arena.match.runner import run_series
 from arena.match.startup import start_both
+from arena.sandbox.base import RunningBot, Sandbox
 from arena.sandbox.process import ProcessSandbox
 from engine.profiles import get_profile
 from tests.helpers.sandboxes import HOSTILE_BOTS, SAMPLE_BOTS, arena_leftovers, bot_ref
@@ -49,10 +50,14 @@ class Behaviour:
     seen: dict[str, float] = field(default_factory=dict)
 
 
-class FakeBot:
+class FakeBot(RunningBot):
     def __init__(self, behaviour: Behaviour, clock: SeatClocks, target: str) -> None:
-        self.behaviour, self.clock, self.target = behaviour, clock, target
+        self.behaviour, self.clock, self._target = behaviour, clock, target
         self.stopped = False
+
+    @property
+    def target(self) -> str:
+        return self._target
 
     def wait_ready(self, timeout: float) -> None:
         self.behaviour.seen["wait_ready"] = timeout
@@ -87,7 +92,7 @@ class FakeConnection:
         pass
 
 
-class FakeSandbox:
+class FakeSandbox(Sandbox):
     name = "fake"
     description = "fake bots with virtual start-up times"
 

@@ -23,8 +23,8 @@ from arena.core.limits import TimeLimits
 from arena.core.series import SeriesSpec
 from arena.match.runner import run_series
 from arena.sandbox.process import ProcessSandbox
-from engine.profiles import get_profile
 from tests.helpers.sandboxes import HOSTILE_BOTS, SAMPLE_BOTS, bot_ref
+from tests.helpers.series_specs import spec
 
 pytestmark = pytest.mark.slow
 
@@ -54,14 +54,14 @@ def one_busy_core() -> Iterator[int]:
         os.sched_setaffinity(0, before)
 
 
-def spec(hostile: str) -> SeriesSpec:
+def starved(hostile: str) -> SeriesSpec:
     bots = (bot_ref(HOSTILE_BOTS / hostile), bot_ref(SAMPLE_BOTS / "random"))
-    return SeriesSpec(f"starved-{hostile}", 3, get_profile("friendly"), 3, False, bots, LIMITS)
+    return spec(*bots, f"starved-{hostile}", seed=3, max_hands=3, limits=LIMITS)
 
 
 def test_a_bot_starved_below_its_limit_voids_the_series(one_busy_core: int) -> None:
     with pytest.raises(ArenaOverload) as raised:
-        run_series(spec("spins_alone"), ProcessSandbox())
+        run_series(starved("spins_alone"), ProcessSandbox())
     assert re.fullmatch(
         r"the bot: no answer to Decide within 0\.30 s of its own time, but in \d+\.\d\d s "
         r"the machine gave it only 0\.\d\d s \(bot CPU 0\.\d\d s, waited for a core "

@@ -17,13 +17,13 @@ import pytest
 from arena.core.faults import BotFault, FaultKind
 from arena.core.series import BotRef
 from arena.sandbox import registry
-from arena.sandbox.base import release_of, reused_bot, series_number_of
+from arena.sandbox.base import RunningBot, Sandbox
 from arena.sandbox.reuse import ReusePool
 from tests.helpers.arena_helpers import make_bot_folder
 from tests.helpers.polling import wait_until
 
 
-class FakeBot:
+class FakeBot(RunningBot):
     def __init__(self, number: int, bot: str) -> None:
         self.number, self.bot = number, bot
         self.dead = False
@@ -50,7 +50,7 @@ class FakeBot:
         self.stopped.set()
 
 
-class FakeSandbox:
+class FakeSandbox(Sandbox):
     name = "fake"
     description = "fake"
 
@@ -97,11 +97,11 @@ def test_a_bot_handed_back_clean_serves_its_versions_next_series(
         tmp_path: Path, pool: ReusePool) -> None:
     (alpha,) = bots(tmp_path, "alpha")
     first = pool.start(alpha, series_id="1", seat=0)
-    assert series_number_of(first) == 1
-    release_of(first)
+    assert first.series_number == 1
+    first.release()
     settled(pool, 1)
     second = pool.start(alpha, series_id="2", seat=1)
-    assert inner_of(second) is inner_of(first) and series_number_of(second) == 2
+    assert inner_of(second) is inner_of(first) and second.series_number == 2
     assert pool.counters.reused == 1 and pool.counters.started == 1
     assert not inner_of(first).stopped.is_set()
 
@@ -112,8 +112,8 @@ def test_a_stopped_bot_is_never_reused(tmp_path: Path, pool: ReusePool) -> None:
     first.stop()  # the runner stops a bot that faulted
     wait_until(inner_of(first).stopped.is_set, what="the faulty bot stopped")
     second = pool.start(alpha, series_id="2", seat=0)
-    assert inner_of(second) is not inner_of(first) and series_number_of(second) == 1
-    release_of(first)  # a late release of a stopped lease changes nothing
+    assert inner_of(second) is not inner_of(first) and second.series_number == 1
+    first.release()  # a late release of a stopped lease changes nothing
     assert pool.idle() == 0
 
 
@@ -122,8 +122,8 @@ def test_replaced_after_its_series_limit(tmp_path: Path, pool: ReusePool) -> Non
     served = []
     for series in range(4):
         lease = pool.start(alpha, series_id=str(series), seat=0)
-        served.append((inner_of(lease).number, series_number_of(lease)))
-        release_of(lease)
+        served.append((inner_of(lease).number, lease.series_number))
+        lease.release()
         if series < 2:
             settled(pool, 1)
     wait_until(lambda: pool.counters.retired_series == 1, what="the third series' retirement")
@@ -136,7 +136,7 @@ def test_replaced_above_the_memory_threshold(tmp_path: Path, pool: ReusePool) ->
     (alpha,) = bots(tmp_path, "alpha")
     first = pool.start(alpha, series_id="1", seat=0)
     inner_of(first).memory = 5001
-    release_of(first)
+    first.release()
     wait_until(inner_of(first).stopped.is_set, what="the big container stopped")
     assert pool.counters.retired_memory == 1 and pool.idle() == 0
     assert inner_of(pool.start(alpha, series_id="2", seat=0)) is not inner_of(first)
@@ -146,24 +146,24 @@ def test_a_bot_that_died_between_series_is_replaced_not_charged(
         tmp_path: Path, pool: ReusePool) -> None:
     (alpha,) = bots(tmp_path, "alpha")
     first = pool.start(alpha, series_id="1", seat=0)
-    release_of(first)
+    first.release()
     settled(pool, 1)
     inner_of(first).dead = True
     second = pool.start(alpha, series_id="2", seat=0)  # no fault: a fresh one
-    assert inner_of(second) is not inner_of(first) and series_number_of(second) == 1
+    assert inner_of(second) is not inner_of(first) and second.series_number == 1
     assert pool.counters.retired_dead == 1
 
 
 def test_never_across_versions_or_code(tmp_path: Path, pool: ReusePool) -> None:
     alpha, beta = bots(tmp_path, "alpha", "beta")
     first = pool.start(alpha, series_id="1", seat=0)
-    release_of(first)
+    first.release()
     settled(pool, 1)
     assert inner_of(pool.start(beta, series_id="2", seat=0)) is not inner_of(first)
     (alpha.folder / "extra.py").write_text("CHANGED = True\n")  # new code, same version
     assert inner_of(pool.start(alpha, series_id="3", seat=0)) is not inner_of(first)
     newer = replace(alpha, version="2.0.0")
-    assert reused_bot(pool, newer, series_id="4", seat=0, deal="") is None
+    assert pool.reuse(newer, series_id="4", seat=0, deal="") is None
 
 
 def test_one_series_at_a_time(tmp_path: Path, pool: ReusePool) -> None:
@@ -171,8 +171,8 @@ def test_one_series_at_a_time(tmp_path: Path, pool: ReusePool) -> None:
     first = pool.start(alpha, series_id="1", seat=0)
     second = pool.start(alpha, series_id="1", seat=1)  # the same version in both seats
     assert inner_of(second) is not inner_of(first)
-    release_of(first)
-    release_of(second)
+    first.release()
+    second.release()
     settled(pool, 2)
     third, fourth = (pool.start(alpha, series_id="2", seat=seat) for seat in (0, 1))
     assert {inner_of(third).number, inner_of(fourth).number} == {0, 1}
@@ -184,10 +184,10 @@ def test_idle_containers_expire_and_close_stops_them(tmp_path: Path) -> None:
     pool = ReusePool(inner, idle_s=60.0, clock=lambda: now[0], janitor=False)
     alpha, beta = bots(tmp_path, "alpha", "beta")
     old, kept = pool.start(alpha, series_id="1", seat=0), pool.start(beta, series_id="1", seat=1)
-    release_of(old)
+    old.release()
     settled(pool, 1)
     now[0] = 30.0
-    release_of(kept)
+    kept.release()
     settled(pool, 2)
     now[0] = 61.0
     assert pool.reuse(beta, series_id="2", seat=0) is not None  # expires alpha's, not beta's
@@ -195,7 +195,7 @@ def test_idle_containers_expire_and_close_stops_them(tmp_path: Path) -> None:
     assert pool.counters.expired == 1
     pool.close()
     assert inner.closed and not inner_of(kept).stopped.is_set()  # beta's is leased
-    release_of(pool_lease := pool.start(alpha, series_id="3", seat=0))
+    (pool_lease := pool.start(alpha, series_id="3", seat=0)).release()
     assert inner_of(pool_lease).stopped.is_set()  # handed back after the close: stopped
 
 
@@ -209,7 +209,7 @@ def test_the_docker_backend_reuses_unless_told_fresh(monkeypatch: pytest.MonkeyP
         return made[-1]
 
     monkeypatch.setattr(warm, "warm_docker_sandbox", fake_warm)
-    assert registry.backend("docker").reuses_bots
+    assert registry.backend("docker").capabilities.reuses_bots
     reusing = registry.create("docker", series_per_container=7)
     assert isinstance(reusing, ReusePool) and reusing.series_per_container == 7
     assert reusing.inner is made[-1]
@@ -217,8 +217,9 @@ def test_the_docker_backend_reuses_unless_told_fresh(monkeypatch: pytest.MonkeyP
     assert fresh is made[-1] and not isinstance(fresh, ReusePool)
     assert isinstance(registry.create("docker"), ReusePool)  # reuse is the default
     for sandbox in (reusing, fresh):
-        sandbox.close()  # type: ignore[attr-defined]
-    assert not hasattr(registry.create("process", series_per_container=7), "reuse")
+        sandbox.close()
+    assert not registry.backend("process").capabilities.reuses_bots
+    assert not isinstance(registry.create("process", series_per_container=7), ReusePool)
 
 
 def test_a_version_with_a_kept_container_starts_no_spare(tmp_path: Path) -> None:
@@ -233,11 +234,11 @@ def test_a_version_with_a_kept_container_starts_no_spare(tmp_path: Path) -> None
         wait_until(lambda: warm.spares() == 1, what="a spare of alpha")
         lease = pool.start(alpha, series_id="1", seat=0)  # takes it; another is asked for
         wait_until(lambda: warm.spares() == 1, what="alpha's next spare")
-        release_of(lease)
+        lease.release()
         settled(pool, 1)
         started = len(warm.inner.started)  # type: ignore[attr-defined]
         pool.prepare(alpha)  # kept: the image only
-        assert series_number_of(pool.start(alpha, series_id="2", seat=0)) == 2
+        assert pool.start(alpha, series_id="2", seat=0).series_number == 2
         assert len(warm.inner.started) == started  # type: ignore[attr-defined]
         assert pool.counters.reused == 1 and warm.spares() == 1
     finally:
@@ -271,12 +272,12 @@ def test_a_bot_that_computes_between_series_is_replaced(tmp_path: Path, pool: Re
 
     first = pool.start(alpha, series_id="1", seat=0)
     inner_of(first).sched_source = lambda: busy_source  # type: ignore[attr-defined]
-    release_of(first)
+    first.release()
     settled(pool, 1)
     cpu[1] = (2.2, 0.0)  # its server's housekeeping: kept
     second = pool.start(alpha, series_id="2", seat=0)
     assert inner_of(second) is inner_of(first)
-    release_of(second)
+    second.release()
     settled(pool, 1)
     cpu[1] = (2.2 + 0.3, 0.0)  # it computed while no series was playing
     third = pool.start(alpha, series_id="3", seat=0)

@@ -15,14 +15,14 @@ import pytest
 
 from arena.core.faults import FaultKind
 from arena.core.limits import TimeLimits
-from arena.core.series import BotRef, SeriesSpec
+from arena.core.series import BotRef
 from arena.match.runner import run_series
 from arena.sandbox.admission import Admission
 from arena.sandbox.reuse import ReusePool
 from arena.sandbox.warm import WarmPool
-from engine.profiles import get_profile
 from tests.helpers.polling import wait_until
 from tests.helpers.sandboxes import HOSTILE_BOTS, REPO_ROOT
+from tests.helpers.series_specs import spec
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(600)]
 
@@ -30,17 +30,7 @@ PROBE = BotRef.from_folder(HOSTILE_BOTS / "series_probe")
 RANDOM = BotRef.from_folder(REPO_ROOT / "sample_bots" / "random")
 CRASHES = BotRef.from_folder(HOSTILE_BOTS / "crashes_mid_series")
 LIMITS = TimeLimits(startup_s=30.0, decision_s=2.0, reserve_s=10.0)
-
-
-def deal_seed(series_id: str) -> int:
-    """Each series its own deal: a kept bot is never dealt the same cards twice."""
-    return int.from_bytes(series_id.encode(), "big")
-
-
-def spec(first: BotRef, second: BotRef, series_id: str) -> SeriesSpec:
-    return SeriesSpec(series_id=series_id, seed=deal_seed(series_id),
-                      profile=get_profile("friendly"),
-                      max_hands=3, swap_seats=False, bots=(first, second), limits=LIMITS)
+SERIES: dict[str, Any] = {"max_hands": 3, "limits": LIMITS}
 
 
 class Leases:
@@ -100,7 +90,7 @@ def reusing(docker_sandbox: Any) -> Any:
 def test_a_reused_container_gets_a_fresh_handshake_per_series(reusing: ReusePool) -> None:
     sandbox = Leases(reusing)
     for number in (1, 2, 3):
-        outcome = run_series(spec(PROBE, RANDOM, f"r{number}"), sandbox)
+        outcome = run_series(spec(PROBE, RANDOM, f"r{number}", **SERIES), sandbox)
         assert outcome.fault is None, outcome.fault
         wait_until(lambda: reusing.idle() == 2, what="both containers kept")
     probe = {sandbox.container("r1", 0), sandbox.container("r2", 0), sandbox.container("r3", 0)}
@@ -121,14 +111,14 @@ def test_a_reused_container_gets_a_fresh_handshake_per_series(reusing: ReusePool
 
 def test_a_crash_ends_only_its_container(reusing: ReusePool, docker_client: Any) -> None:
     sandbox = Leases(reusing)
-    first = run_series(spec(CRASHES, PROBE, "x1"), sandbox)
+    first = run_series(spec(CRASHES, PROBE, "x1", **SERIES), sandbox)
     assert first.fault is not None and first.fault.kind is FaultKind.CRASH
     assert first.fault.seat == 0
     crashed = sandbox.container("x1", 0)
     wait_until(lambda: not docker_client.containers.list(all=True, filters={"id": crashed}),
                what="the crashed container removed")
     wait_until(lambda: reusing.idle() == 1, what="the probe's container kept")
-    second = run_series(spec(CRASHES, PROBE, "x2"), sandbox)
+    second = run_series(spec(CRASHES, PROBE, "x2", **SERIES), sandbox)
     assert second.fault is not None and second.fault.seat == 0
     assert sandbox.container("x2", 0) != crashed  # a new container for the crasher
     assert sandbox.container("x2", 1) == sandbox.container("x1", 1)  # the other bot's kept
@@ -144,7 +134,7 @@ def test_a_fresh_container_per_series_still_works(docker_sandbox: Any) -> None:
     sandbox = Leases(fresh)
     try:
         for number in (1, 2):
-            assert run_series(spec(PROBE, RANDOM, f"f{number}"), sandbox).fault is None
+            assert run_series(spec(PROBE, RANDOM, f"f{number}", **SERIES), sandbox).fault is None
         assert sandbox.container("f1", 0) != sandbox.container("f2", 0)
         for series_id in ("f1", "f2"):
             lines = reports(sandbox.got[(series_id, 0)].stderr_tail())  # after its removal
@@ -161,7 +151,7 @@ def test_a_container_over_the_memory_threshold_is_replaced(docker_sandbox: Any) 
     sandbox = Leases(pool)
     try:
         for number in (1, 2):
-            assert run_series(spec(PROBE, RANDOM, f"m{number}"), sandbox).fault is None
+            assert run_series(spec(PROBE, RANDOM, f"m{number}", **SERIES), sandbox).fault is None
             wait_until(lambda n=number: pool.counters.retired_memory == 2 * n,
                        what="both containers replaced (each uses more than 1 KiB)")
         assert sandbox.container("m1", 0) != sandbox.container("m2", 0)

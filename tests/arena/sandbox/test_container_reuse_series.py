@@ -13,29 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from arena.core.faults import FaultKind
-from arena.core.limits import TimeLimits
-from arena.core.series import BotRef, SeriesSpec
+from arena.core.series import BotRef
 from arena.match.runner import run_series
 from arena.sandbox.inprocess import InProcessSandbox
 from arena.sandbox.reuse import ReusePool
-from engine.profiles import get_profile
 from tests.helpers.arena_helpers import REPO_ROOT, make_bot_folder
+from tests.helpers.series_specs import spec
 
 PROBE = BotRef.from_folder(REPO_ROOT / "tests" / "hostile_bots" / "series_probe")
 RANDOM = BotRef.from_folder(REPO_ROOT / "sample_bots" / "random")
-LIMITS = TimeLimits(startup_s=10.0, decision_s=1.0, reserve_s=2.0)
-
-
-def deal_seed(series_id: str) -> int:
-    """Each series its own deal: a kept bot is never dealt the same cards twice."""
-    return int.from_bytes(series_id.encode(), "big")
-
-
-def spec(first: BotRef, second: BotRef, series_id: str, max_hands: int = 3) -> SeriesSpec:
-    return SeriesSpec(series_id=series_id, seed=deal_seed(series_id),
-                      profile=get_profile("friendly"),
-                      max_hands=max_hands, swap_seats=False, bots=(first, second),
-                      limits=LIMITS)
+HANDS = 3
 
 
 class Recording(ReusePool):
@@ -71,7 +58,7 @@ def test_a_reused_bot_gets_a_handshake_per_series_and_forgets_its_opponent() -> 
     pool = Recording(InProcessSandbox(), series_per_container=10)
     try:
         for number in (1, 2, 3):
-            outcome = run_series(spec(PROBE, RANDOM, f"s{number}"), pool)
+            outcome = run_series(spec(PROBE, RANDOM, f"s{number}", max_hands=HANDS), pool)
             assert outcome.fault is None and outcome.hands_played >= 1
             pool_settles(pool, 2)
         probe = pool.bot_of("s1", 0)
@@ -121,11 +108,11 @@ def test_a_crash_ends_only_its_bot(tmp_path: Path) -> None:
     crashes = crashing_bot(tmp_path)
     pool = Recording(InProcessSandbox(), series_per_container=10)
     try:
-        first = run_series(spec(crashes, PROBE, "c1"), pool)
+        first = run_series(spec(crashes, PROBE, "c1", max_hands=HANDS), pool)
         assert first.fault is not None and first.fault.kind is FaultKind.CRASH
         assert first.fault.seat == 0
         pool_settles(pool, 1)  # the probe's, not the crashed bot's
-        second = run_series(spec(crashes, PROBE, "c2"), pool)
+        second = run_series(spec(crashes, PROBE, "c2", max_hands=HANDS), pool)
         assert second.fault is not None and second.fault.seat == 0
         assert pool.bot_of("c2", 0) is not pool.bot_of("c1", 0)  # a fresh one
         assert pool.bot_of("c2", 1) is pool.bot_of("c1", 1)  # the other seat's kept
@@ -142,7 +129,8 @@ def test_one_series_per_bot_when_told_so() -> None:
     pool = Recording(InProcessSandbox(), series_per_container=1)
     try:
         for number in (1, 2):
-            assert run_series(spec(PROBE, RANDOM, f"f{number}"), pool).fault is None
+            played = spec(PROBE, RANDOM, f"f{number}", max_hands=HANDS)
+            assert run_series(played, pool).fault is None
         assert pool.bot_of("f1", 0) is not pool.bot_of("f2", 0)
         for series_id in ("f1", "f2"):
             assert re.match(r"start series_id=[0-9a-f]{16} series_number=1 handshakes=1",

@@ -11,11 +11,9 @@ from typing import Any
 import pytest
 
 from arena.core.faults import BotFault, FaultKind
-from arena.core.limits import TimeLimits
 from arena.core.manifest import BotManifest, ManifestError
-from arena.core.series import BotRef, SeriesSpec
+from arena.core.series import BotRef
 from arena.match.runner import run_series
-from arena.sandbox.base import in_process_target_of
 from arena.sandbox.config import SandboxConfig
 from arena.sandbox.inprocess import (
     InProcessBot,
@@ -23,21 +21,11 @@ from arena.sandbox.inprocess import (
     load_bot_class,
     remove_leftovers_of_dead_arenas,
 )
-from engine.profiles import get_profile
 from engine.series import Series
 from tests.helpers.arena_helpers import REPO_ROOT, make_bot_folder
+from tests.helpers.series_specs import spec
 
 SAMPLES = REPO_ROOT / "sample_bots"
-LIMITS = TimeLimits(startup_s=10.0, decision_s=1.0, reserve_s=2.0)
-
-
-def spec(first: BotRef, second: BotRef, series_id: str = "ip-1", **changes: Any) -> SeriesSpec:
-    values: dict[str, Any] = {
-        "series_id": series_id, "seed": 2024, "profile": get_profile("friendly"),
-        "max_hands": 30, "swap_seats": False, "bots": (first, second), "limits": LIMITS,
-    }
-    values.update(changes)
-    return SeriesSpec(**values)
 
 
 def sdk_bot(tmp_path: Path, name: str, code: str, sdk_class: str = "") -> BotRef:
@@ -150,7 +138,7 @@ def test_a_started_bot_is_its_object_handed_to_the_match_with_nothing_served(
     sandbox = InProcessSandbox(SandboxConfig(socket_dir_root=str(tmp_path)))
     running = sandbox.start(BotRef.from_folder(SAMPLES / "greedy"))
     assert isinstance(running, InProcessBot)
-    target = in_process_target_of(running)
+    target = running.in_process_target
     assert target is not None
     assert type(target.bot).__name__ == "GreedyBot"
     assert (target.name, target.version, target.author) == (

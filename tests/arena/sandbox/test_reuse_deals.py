@@ -22,7 +22,7 @@ from arena.core.limits import TimeLimits
 from arena.core.series import BotRef, SeriesSpec, deal_of
 from arena.match import runner as runner_module
 from arena.match.runner import run_series
-from arena.sandbox.base import release_of, series_number_of
+from arena.sandbox.base import RunningBot, Sandbox
 from arena.sandbox.inprocess import InProcessBot, InProcessSandbox
 from arena.sandbox.reuse import ReusePool
 from engine.cards import parse_cards
@@ -33,7 +33,7 @@ from tests.helpers.polling import wait_until
 from tests.helpers.sandboxes import HOSTILE_BOTS
 
 
-class FakeBot:
+class FakeBot(RunningBot):
     def __init__(self, number: int) -> None:
         self.number = number
         self.memory_read = threading.Event()
@@ -59,7 +59,7 @@ class FakeBot:
         self.stopped = True
 
 
-class FakeSandbox:
+class FakeSandbox(Sandbox):
     name = "fake"
     description = "fake"
 
@@ -97,8 +97,8 @@ def play(pool: ReusePool, bot: BotRef, deal: str, series_id: str = "") -> FakeBo
     """One series of ``bot`` dealing ``deal``, handed back clean and settled."""
     idle = pool.idle()
     lease = pool.start(bot, series_id=series_id or deal, seat=0, deal=deal)
-    release_of(lease)
-    wait_until(lambda: pool.idle() == idle + (series_number_of(lease) == 1),
+    lease.release()
+    wait_until(lambda: pool.idle() == idle + (lease.series_number == 1),
                what="the container kept")
     return inner_of(lease)
 
@@ -138,7 +138,7 @@ def test_a_container_being_checked_is_not_waited_for_when_it_was_dealt_the_deal(
     try:
         first = pool.start(alpha, series_id="a", seat=0, deal="X")
         inner_of(first).memory_read.clear()  # its check after the series hangs
-        release_of(first)
+        first.release()
         mirrored: list[Any] = []
         thread = threading.Thread(target=lambda: mirrored.append(
             pool.start(alpha, series_id="b", seat=0, deal="X")), daemon=True)
@@ -188,7 +188,7 @@ def hand_back(pool: ReusePool, lease: Any, rng: random.Random) -> None:
         lease.stop()
         return
     idle, bot = pool.idle(), inner_of(lease)
-    release_of(lease)
+    lease.release()
     wait_until(lambda: pool.idle() == idle + 1 or bot.stopped, what="the bot checked",
                interval_s=0.001)
 

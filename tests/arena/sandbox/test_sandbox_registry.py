@@ -19,9 +19,10 @@ from arena.core.series import BotRef
 from arena.core.settings import ConfigError
 from arena.sandbox import registry
 from arena.sandbox.inprocess import InProcessBot, InProcessSandbox
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from arena.server.convert import config_from_message
 from tests.helpers.arena_helpers import REPO_ROOT, make_bot_folder, upload_folder
+from tests.helpers.servers import ServerFactory
 
 SAMPLES = REPO_ROOT / "sample_bots"
 
@@ -47,10 +48,25 @@ def fake_backend() -> Iterator[None]:
     registry.unregister("fake")
 
 
-def test_builtin_backends() -> None:
-    assert registry.names() == ("docker", "inprocess", "process")
-    assert registry.backend("inprocess").needs_sdk_class
-    assert not registry.backend("docker").needs_sdk_class
+BUILT_IN = ("docker", "inprocess", "process")
+
+
+def test_builtin_backends_declare_what_they_do() -> None:
+    assert set(BUILT_IN) <= set(registry.names())
+    capabilities = {name: registry.backend(name).capabilities for name in BUILT_IN}
+    assert capabilities == {
+        "docker": registry.Capabilities(builds_images=True, reuses_bots=True),
+        "inprocess": registry.Capabilities(needs_sdk_class=True),
+        "process": registry.Capabilities(),
+    }
+
+
+def test_the_default_backend_is_the_registry_s() -> None:
+    assert registry.default_name() == "docker"
+    assert registry.backend("") is registry.backend("docker")  # a season naming none
+    assert config_from_message(arena_pb2.SeasonConfig()).sandbox == "docker"  # stored by name
+    args = build_parser().parse_args(["play", "random", "greedy"])
+    assert args.sandbox == "docker"  # arena play, which has no server to fill it in
 
 
 def test_cli_choices_follow_the_registry(fake_backend: None, capsys) -> None:
@@ -60,8 +76,10 @@ def test_cli_choices_follow_the_registry(fake_backend: None, capsys) -> None:
     registry.unregister("fake")
     with pytest.raises(SystemExit):
         build_parser().parse_args(["season", "create", "--bots", "a", "b", "--sandbox", "fake"])
-    assert ("invalid choice: 'fake' (choose from 'docker', 'inprocess', 'process')"
-            in capsys.readouterr().err)
+    refused = capsys.readouterr().err
+    assert "invalid choice: 'fake' (choose from " in refused
+    assert all(f"'{name}'" in refused for name in BUILT_IN)
+    assert "'fake'," not in refused and ", 'fake'" not in refused
 
 
 def test_proto_conversion_accepts_registered_names_only(fake_backend: None) -> None:
@@ -70,14 +88,13 @@ def test_proto_conversion_accepts_registered_names_only(fake_backend: None) -> N
     with pytest.raises(ConfigError) as caught:
         config_from_message(arena_pb2.SeasonConfig(sandbox_backend="vm"))
     assert str(caught.value) == (
-        "sandbox must be one of docker, fake, inprocess, process, got 'vm'")
+        f"sandbox must be one of {', '.join(registry.names())}, got 'vm'")
+    assert "fake" in registry.names()
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0)  # the production runner factory
-    yield running
-    running.stop(grace=None)
+def server(serve: ServerFactory) -> RunningServer:
+    return serve(runner=None)  # the production runner factory
 
 
 def _create(server: RunningServer, bots: list[str], backend: str) -> arena_pb2.Season:
@@ -109,7 +126,8 @@ def test_unknown_backend_is_invalid_argument(server: RunningServer) -> None:
         _create(server, [str(SAMPLES / "random"), str(SAMPLES / "greedy")], "vm")
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert caught.value.details() == (
-        "sandbox must be one of docker, inprocess, process, got 'vm'")
+        f"sandbox must be one of {', '.join(registry.names())}, got 'vm'")
+    assert set(BUILT_IN) <= set(registry.names())
     assert server.storage.list_seasons() == []
 
 

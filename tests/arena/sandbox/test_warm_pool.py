@@ -16,11 +16,12 @@ import pytest
 from arena.core.faults import BotFault, FaultKind
 from arena.core.series import BotRef
 from arena.sandbox.admission import Admission
+from arena.sandbox.base import RunningBot, Sandbox
 from arena.sandbox.warm import WARM_SERIES_ID, WarmPool
 from tests.helpers.arena_helpers import make_bot_folder
 
 
-class FakeBot:
+class FakeBot(RunningBot):
     def __init__(self, number: int, bot: str, series_id: str) -> None:
         self.number, self.bot, self.series_id = number, bot, series_id
         self.dead = False
@@ -46,7 +47,7 @@ class FakeBot:
         self.stopped.set()
 
 
-class FakeSandbox:
+class FakeSandbox(Sandbox):
     name = "fake"
     description = "fake"
 

@@ -17,7 +17,7 @@ from arena.season.formats.king_of_the_hill import KingOfTheHill
 from arena.server.app import RunningServer
 from arena.storage import SeriesRecord
 from tests.helpers.arena_helpers import result
-from tests.helpers.format_server import auth, fake_runner_server, play, stub_with_bots
+from tests.helpers.format_server import auth, play, stub_with_bots
 
 A, B, C, D = "a@1", "b@1", "c@1", "d@1"
 
@@ -55,12 +55,6 @@ def test_each_bot_challenges_the_holder_in_turn() -> None:
         ("Reigns", {A: "0", B: "2", C: "0", D: "1"})]
     assert extras.sections[0].lines == ("Holding the hill: d@1",)
     assert format_summary({"format": "king-of-the-hill"}) == "king-of-the-hill"
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    with fake_runner_server(tmp_path) as running:
-        yield running
 
 
 @pytest.fixture

@@ -11,15 +11,13 @@ import pytest
 
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
-from arena.execution import LocalExecutor, RunSeries
 from arena.season.formats import format_for
-from arena.season.runner import SeasonRunner
 from arena.storage import Storage
 from tests.helpers.arena_helpers import (
     made_up_outcome,
     register_bots,
-    trust_outcome,
 )
+from tests.helpers.season_play import play
 
 SETTINGS: dict[str, dict[str, object]] = {
     "swiss": {"format": "swiss", "rounds": 3, "series_per_pair": 2},
@@ -43,13 +41,6 @@ def make_season(storage: Storage, root: Path, format_name: str) -> int:
         name="", config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=ids,
         plan=[p.as_row() for p in first])
     return season.id
-
-
-def play(storage: Storage, season_id: int, run: RunSeries,
-         cancel: threading.Event | None = None) -> str:
-    with LocalExecutor(run, 1) as executor:
-        return SeasonRunner(storage, season_id, executor, cancel=cancel,
-                            verify=trust_outcome).run()
 
 
 def season_state(storage: Storage, season_id: int) -> tuple[object, ...]:

@@ -18,9 +18,7 @@ from arena.season.events import EventHub
 from arena.season.formats import LADDER_FORMAT, OpenEnded, format_for
 from arena.season.ladder_gating import GateMatches, held_off
 from arena.season.manager import SeasonManager
-from arena.storage import Storage
-from arena.storage.ladder_gates import GateRecord, gates_of_ladder
-from arena.storage.ladder_rounds import add_ladder_round
+from arena.storage import GateRecord, Storage, add_ladder_round, gates_of_ladder
 from tests.helpers.arena_helpers import register_folder
 from tests.helpers.gate_helpers import in_process_runner, make_gated_ladder, sample_as
 from tests.helpers.polling import DEFAULT_BOUND_S, wait_until

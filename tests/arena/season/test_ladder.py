@@ -14,14 +14,13 @@ from pathlib import Path
 from arena.core.manifest import content_hash, iter_bot_files
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
-from arena.execution import LocalExecutor, RunSeries
+from arena.execution import LocalExecutor
 from arena.season.formats import LADDER_FORMAT, OpenEnded, format_for
 from arena.season.formats.ladder_matchmaking import MAX_DEBT
 from arena.season.runner import SeasonRunner
-from arena.storage import Storage
-from arena.storage.ladder_rounds import members_by_round
-from arena.storage.lifecycle import ensure_version_row
+from arena.storage import Storage, members_by_round
 from tests.helpers.arena_helpers import made_up_outcome, make_bot_folder, trust_outcome
+from tests.helpers.season_play import play
 
 ROUNDS = 9
 
@@ -37,7 +36,9 @@ def register(storage: Storage, root: Path, name: str, version: str = "1.0.0") ->
 
 def deactivate(storage: Storage, bot_id: str) -> None:
     with storage.transaction() as db:
-        ensure_version_row(db, bot_id)
+        # A version registered by the operator has no lifecycle row until one is needed.
+        db.execute("INSERT OR IGNORE INTO bot_versions (bot_id, submitted_by, bundle, status, "
+                   "status_changed_at) VALUES (?, '', '', 'active', '')", (bot_id,))
         db.execute("UPDATE bot_versions SET status='deactivated', status_detail='by the test' "
                    "WHERE bot_id=?", (bot_id,))
 
@@ -80,13 +81,6 @@ class Arrivals:
         if spec.series_id == self.cancel_at and self.cancel is not None:
             self.cancel.set()
         return outcome(spec)
-
-
-def play(storage: Storage, season_id: int, run: RunSeries,
-         cancel: threading.Event | None = None) -> str:
-    with LocalExecutor(run, 1) as executor:
-        return SeasonRunner(storage, season_id, executor, cancel=cancel,
-                            verify=trust_outcome).run()
 
 
 def ladder_state(storage: Storage, season_id: int) -> tuple[object, ...]:

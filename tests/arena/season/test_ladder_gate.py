@@ -15,15 +15,21 @@ from pathlib import Path
 import pytest
 
 from arena.core.settings import ConfigError, SeasonConfig
-from arena.execution import LocalExecutor, local_executor_factory
+from arena.execution import local_executor_factory
 from arena.season.events import EventHub
 from arena.season.formats import LADDER_FORMAT, OpenEnded, format_for
 from arena.season.ladder_gating import GateMatches, held_off, predecessors
 from arena.season.manager import SeasonManager
-from arena.season.runner import SeasonRunner
-from arena.storage import NotFoundError, Storage
-from arena.storage.ladder_gates import admit_to_ladder, gates_of_ladder, gates_of_version
-from arena.storage.ladder_rounds import add_ladder_round, members_by_round
+from arena.season.verify import verify_outcome
+from arena.storage import (
+    NotFoundError,
+    Storage,
+    add_ladder_round,
+    admit_to_ladder,
+    gates_of_ladder,
+    gates_of_version,
+    members_by_round,
+)
 from tests.helpers.gate_helpers import (
     ArrivesInRoundOne,
     in_process_runner,
@@ -31,6 +37,7 @@ from tests.helpers.gate_helpers import (
     register_folder,
     sample_as,
 )
+from tests.helpers.season_play import play
 
 NO_MATCHES = GateMatches(lambda match_id: None, lambda match_id: None)
 """Gate matches neither started nor stopped (the test plays them itself, or not)."""
@@ -49,17 +56,10 @@ def gated_ladder(tmp_path: Path, old: str, new: str, **settings: object
         storage, ladder_id, sample_as(bots, new, "player", "2.0.0"))
 
 
-def play(storage: Storage, ladder_id: int, run: ArrivesInRoundOne,
-         cancel: threading.Event | None = None, **runner: object) -> str:
-    with LocalExecutor(run, 1) as executor:
-        return SeasonRunner(storage, ladder_id, executor, cancel=cancel,
-                            **runner).run()  # type: ignore[arg-type]
-
-
 def test_a_clearly_better_version_is_accepted_and_replaces_its_predecessor(
         tmp_path: Path) -> None:
     storage, ladder_id, run = gated_ladder(tmp_path, old="random", new="greedy")
-    assert play(storage, ladder_id, run) == "finished"
+    assert play(storage, ladder_id, run, verify=verify_outcome) == "finished"
     [gate] = gates_of_ladder(storage, ladder_id)
     assert (gate.bot_id, gate.predecessor, gate.verdict.status) == (
         "player@2.0.0", "player@1.0.0", "accepted")
@@ -79,7 +79,7 @@ def test_a_clearly_better_version_is_accepted_and_replaces_its_predecessor(
 
 def test_a_worse_version_is_rejected_and_its_predecessor_stays(tmp_path: Path) -> None:
     storage, ladder_id, run = gated_ladder(tmp_path, old="greedy", new="random")
-    assert play(storage, ladder_id, run) == "finished"
+    assert play(storage, ladder_id, run, verify=verify_outcome) == "finished"
     [gate] = gates_of_ladder(storage, ladder_id)
     assert (gate.bot_id, gate.verdict.status) == ("player@2.0.0", "rejected")
     assert gate.verdict.elo < 0 and gate.verdict.llr < -2.94  # log(beta / (1 - alpha)) = -2.944
@@ -95,7 +95,7 @@ def test_an_undecided_match_is_inconclusive_and_the_owner_may_admit_it(
     storage, ladder_id, run = gated_ladder(
         tmp_path, old="random", new="greedy", ladder_rounds=3,
         ladder_gate_sprt="elo0=0,elo1=5,alpha=0.001,beta=0.001", ladder_gate_max_pairs=1)
-    assert play(storage, ladder_id, run) == "finished"
+    assert play(storage, ladder_id, run, verify=verify_outcome) == "finished"
     [gate] = gates_of_ladder(storage, ladder_id)
     assert (gate.verdict.status, gate.verdict.pairs) == ("inconclusive", 1)
     assert len(storage.results(gate.match_id)) == 2
@@ -122,7 +122,7 @@ def test_owner_decides_keeps_even_an_accepted_version_off_until_admitted(
         tmp_path: Path) -> None:
     storage, ladder_id, run = gated_ladder(tmp_path, old="random", new="greedy",
                                            ladder_gate_rule="owner-decides")
-    assert play(storage, ladder_id, run) == "finished"
+    assert play(storage, ladder_id, run, verify=verify_outcome) == "finished"
     [gate] = gates_of_ladder(storage, ladder_id)
     assert gate.verdict.status == "accepted" and gate.admitted_by == ""
     assert members_by_round(storage, ladder_id)[-1] == ["player@1.0.0", "rival@1.0.0"]
@@ -139,12 +139,14 @@ def test_the_match_is_opened_once_across_a_stop_and_a_resume(tmp_path: Path) -> 
         cancel.set()
 
     matches = GateMatches(stop_before_the_match, lambda match_id: None)
-    assert play(storage, ladder_id, run, cancel, gate_matches=matches) == "cancelled"
+    assert play(storage, ladder_id, run, cancel, verify=verify_outcome,
+                gate_matches=matches) == "cancelled"
     [opened] = gates_of_ladder(storage, ladder_id)
     assert opened.verdict.status == "pending" and started == [opened.match_id]
     assert storage.get_season(opened.match_id).status == "created"
     assert storage.results(opened.match_id) == []
-    assert play(storage, ladder_id, run) == "finished"  # resumed: the match in place
+    # Resumed: the match in place.
+    assert play(storage, ladder_id, run, verify=verify_outcome) == "finished"
     [decided] = gates_of_ladder(storage, ladder_id)
     assert decided.match_id == opened.match_id and decided.verdict.status == "accepted"
     assert len(storage.list_seasons()) == 2  # the ladder and its one gate match

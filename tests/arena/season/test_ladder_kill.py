@@ -15,9 +15,7 @@ from arena.cli.client import ArenaClient
 from arena.core.settings import SeasonConfig
 from arena.season.formats import LADDER_FORMAT, format_for, format_name
 from arena.season.formats.ladder import Ladder
-from arena.storage import Storage
-from arena.storage.deal_keys import deal_key
-from arena.storage.ladder_rounds import members_by_round
+from arena.storage import Storage, deal_key, members_by_round
 from tests.helpers.ports import free_port
 from tests.helpers.serve_process import (
     register_active,

@@ -13,8 +13,9 @@ from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.season.league_rules import LeagueRule
 from arena.season.leagues import LeagueError, LeagueKeeper, LeaguePlan, create_league
-from arena.storage import NotFoundError, Storage
-from arena.storage.leagues import (
+from arena.storage import (
+    NotFoundError,
+    Storage,
     StoredMove,
     add_league_round,
     cancel_league,

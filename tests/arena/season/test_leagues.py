@@ -21,8 +21,7 @@ from arena.season.leagues import (
     create_league,
     division_formats,
 )
-from arena.storage import Storage
-from arena.storage.leagues import StoredMove, league_moves, league_seasons
+from arena.storage import Storage, StoredMove, league_moves, league_seasons
 from tests.helpers.arena_helpers import made_up_outcome, register_bots
 from tests.helpers.league_helpers import RecordingManager, divisions_of, finish_round
 from tests.helpers.lifecycle_helpers import mark_deactivated

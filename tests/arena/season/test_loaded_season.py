@@ -32,8 +32,7 @@ from arena.match.runner import run_series
 from arena.sandbox import registry
 from arena.season.formats import plan_season
 from arena.season.runner import SeasonRunner
-from arena.storage import Storage
-from arena.storage.voids import voids_of
+from arena.storage import Storage, voids_of
 from engine.profiles import get_profile
 from tests.helpers.sandboxes import HOSTILE_BOTS, SAMPLE_BOTS
 

@@ -17,8 +17,7 @@ from arena.core.settings import SeasonConfig
 from arena.execution import ExcludesPlayers
 from arena.season.formats import plan_season
 from arena.season.runner import MAX_PLAYS, SeasonRunner
-from arena.storage import Storage
-from arena.storage.refusals import count_refused_outcome
+from arena.storage import Storage, count_refused_outcome
 from tests.helpers.arena_helpers import register_bots
 from tests.helpers.fake_runner import run_fake_series
 

@@ -15,11 +15,10 @@ from arena.core.status import SeasonStatus
 from arena.season.readings import SeasonReadings
 from arena.season.runner import MAX_VOID_TRIES
 from arena.server.convert import season_message
-from arena.storage import Storage
-from arena.storage.lifecycle import version_life
-from arena.storage.voids import voids_of
+from arena.storage import Storage, version_life, voids_of
 from arena.web.views import season_page
-from tests.arena.season.test_scheduler import _season, _winner_by_seed, play
+from tests.arena.season.test_scheduler import _season, _winner_by_seed
+from tests.helpers.season_play import play
 
 
 class StarvedFirst:
@@ -47,7 +46,7 @@ def test_a_voided_series_is_played_again_from_the_same_seed_and_seats(tmp_path: 
     season_id = _season(storage, tmp_path)
     first = storage.pending_series(season_id)[0]
     run = StarvedFirst(first.series_id, times=1)
-    assert play(storage, season_id, run) == SeasonStatus.FINISHED
+    assert play(storage, season_id, run, concurrency=2) == SeasonStatus.FINISHED
     tries = [(s.seed, s.swap_seats, s.bots[0].name, s.bots[1].name)
              for s in run.specs if s.series_id == first.series_id]
     seats = (first.seed, first.swap_seats, first.seat0_bot.split("@")[0],
@@ -72,7 +71,7 @@ def test_three_voids_of_one_series_pause_the_season_and_a_restart_resumes(
     season_id = _season(storage, tmp_path)
     stubborn = storage.pending_series(season_id)[0]
     run = StarvedFirst(stubborn.series_id, times=MAX_VOID_TRIES)
-    assert play(storage, season_id, run) == SeasonStatus.FAILED
+    assert play(storage, season_id, run, concurrency=2) == SeasonStatus.FAILED
     season = storage.get_season(season_id)
     assert season.error.startswith(
         f"paused: series {stubborn.series_id} was voided 3 times in a row because the machine "
@@ -86,7 +85,7 @@ def test_three_voids_of_one_series_pause_the_season_and_a_restart_resumes(
     for bot_id in season.bot_ids:
         assert version_life(storage, bot_id).status == "active"
     # Started again on a machine with room: the season resumes and finishes.
-    assert play(storage, season_id, run) == SeasonStatus.FINISHED
+    assert play(storage, season_id, run, concurrency=2) == SeasonStatus.FINISHED
     assert storage.get_result(stubborn.series_id) is not None
     assert storage.get_season(season_id).series_voided == 3
 
@@ -101,7 +100,8 @@ def test_the_website_and_the_api_show_the_voids(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "a.db")
     season_id = _season(storage, tmp_path)
     first = storage.pending_series(season_id)[0]
-    assert play(storage, season_id, StarvedFirst(first.series_id, times=2)) == SeasonStatus.FINISHED
+    starved = StarvedFirst(first.series_id, times=2)
+    assert play(storage, season_id, starved, concurrency=2) == SeasonStatus.FINISHED
     client = TestClient(create_app(storage, EventHub()))
     page = client.get(f"/seasons/{season_id}").text
     assert ('<p class="voided" id="voided">2 series voided for arena overload (the machine '

@@ -17,7 +17,7 @@ import pytest
 from arena.core.faults import BotFault
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
-from arena.sandbox.base import RunningBot, release_of
+from arena.sandbox.base import RunningBot, Sandbox
 from arena.sandbox.reuse import ReusePool
 from arena.season.formats import plan_season
 from arena.season.play_order import LOOK_AHEAD, next_to_play
@@ -64,7 +64,7 @@ def test_nothing_waiting_is_an_error() -> None:
 # ------------------------------------------------ a season through a reuse pool
 
 
-class FakeBot:
+class FakeBot(RunningBot):
     target = "unix:/fake"
 
     def wait_ready(self, timeout: float) -> None:
@@ -80,7 +80,7 @@ class FakeBot:
         pass
 
 
-class FakeSandbox:
+class FakeSandbox(Sandbox):
     name = "fake"
     description = "fake"
 
@@ -120,7 +120,7 @@ class OldestFirst:
         with self._lock:
             spec, bots, future = self._in_flight.pop(0)
         for bot in bots:
-            release_of(bot)
+            bot.release()
         future.set_result(made_up_outcome(spec.series_id, winner=spec.seed % 2,
                                           games_won=(2, 1)))
 

@@ -18,8 +18,7 @@ from arena.execution import PlaysElsewhere
 from arena.season.forfeits import MAX_CONFIRMING_PLAYS, RemoteForfeits, faulted_seats
 from arena.season.formats import plan_season
 from arena.season.runner import SeasonRunner
-from arena.storage import Storage
-from arena.storage.lifecycle import deactivations_of
+from arena.storage import Storage, deactivations_of
 from engine.series import Series
 from tests.helpers.arena_helpers import register_bots
 from tests.helpers.fake_runner import run_fake_series

@@ -14,19 +14,18 @@ import pytest
 
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
-from arena.execution import LocalExecutor, RunSeries
+from arena.execution import LocalExecutor
 from arena.season.events import EventHub
 from arena.season.formats import RoundRobin, circle_rounds, format_for, plan_season
 from arena.season.manager import SeasonManager
-from arena.season.runner import SeasonRunner
 from arena.storage import Storage
 from engine import Series
 from engine.dealing import deal_hand
 from tests.helpers.arena_helpers import (
     made_up_outcome,
     register_bots,
-    trust_outcome,
 )
+from tests.helpers.season_play import play
 
 BOTS = [f"bot{n}@1" for n in range(6)]
 
@@ -166,14 +165,6 @@ def _winner_by_seed(spec: SeriesSpec) -> SeriesOutcome:
     return made_up_outcome(spec.series_id, winner=spec.seed % 2, games_won=(2, 1))
 
 
-def play(storage: Storage, season_id: int, run: RunSeries, *, concurrency: int = 2,
-         **options: object) -> str:
-    """Run a season with ``run`` on a local executor; its final status."""
-    with LocalExecutor(run, concurrency) as executor:
-        return SeasonRunner(storage, season_id, executor, verify=trust_outcome,
-                            **options).run()  # type: ignore[arg-type]
-
-
 def test_runner_plays_every_planned_series_once(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "a.db")
     season_id = _season(storage, tmp_path)
@@ -185,7 +176,7 @@ def test_runner_plays_every_planned_series_once(tmp_path: Path) -> None:
             played.append(spec.series_id)
         return _winner_by_seed(spec)
 
-    assert play(storage, season_id, run) == "finished"
+    assert play(storage, season_id, run, concurrency=2) == "finished"
     planned = [p.series_id for p in storage.planned_series(season_id)]
     assert sorted(played) == sorted(planned)
     assert [r.series_id for r in storage.results(season_id)] == planned
@@ -196,7 +187,7 @@ def test_runner_passes_the_planned_spec(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "a.db")
     season_id = _season(storage, tmp_path, bots=2)
     specs: list[SeriesSpec] = []
-    play(storage, season_id, lambda s: specs.append(s) or _winner_by_seed(s))
+    play(storage, season_id, lambda s: specs.append(s) or _winner_by_seed(s), concurrency=2)
     by_id = {p.series_id: p for p in storage.planned_series(season_id)}
     for spec in specs:
         planned = by_id[spec.series_id]
@@ -212,7 +203,8 @@ def test_runner_resumes_with_only_the_pending_series(tmp_path: Path) -> None:
     for entry in planned[:2]:
         storage.store_result(entry, made_up_outcome(entry.series_id, winner=0), {})
     played: list[str] = []
-    play(storage, season_id, lambda s: played.append(s.series_id) or _winner_by_seed(s))
+    play(storage, season_id, lambda s: played.append(s.series_id) or _winner_by_seed(s),
+         concurrency=2)
     assert sorted(played) == sorted(p.series_id for p in planned[2:])
     assert len(storage.results(season_id)) == len(planned)
 

@@ -13,16 +13,14 @@ import pytest
 
 from arena.core.series import SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
-from arena.execution import LocalExecutor, RunSeries
 from arena.season import formats
 from arena.season.formats import Format, Pairing
-from arena.season.runner import SeasonRunner
 from arena.storage import SeriesRecord, Storage
 from tests.helpers.arena_helpers import (
     made_up_outcome,
     register_bots,
-    trust_outcome,
 )
+from tests.helpers.season_play import play
 
 
 class WinnerMeetsThird(Format):
@@ -88,13 +86,6 @@ def b_wins(spec: SeriesSpec) -> SeriesOutcome:
 
 def b_wins_planned(series_id: str, bots: tuple[str, str]) -> SeriesOutcome:
     return made_up_outcome(series_id, winner=bots.index("b@1.0.0") if "b@1.0.0" in bots else 0)
-
-
-def play(storage: Storage, season_id: int, run: RunSeries,
-         cancel: threading.Event | None = None) -> str:
-    with LocalExecutor(run, 1) as executor:
-        return SeasonRunner(storage, season_id, executor, cancel=cancel,
-                            verify=trust_outcome).run()
 
 
 def expected_plan(season_id: int) -> list[tuple[str, int, int, tuple[str, str]]]:

@@ -7,7 +7,6 @@ public field carries the server's data directory."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -21,19 +20,17 @@ from tests.arena.server.test_submit import (
     good,
     member,
     run,
-    start,
     stored_nothing,
     submit,
 )
+from tests.helpers.servers import ServerFactory
 
 HEAD = b'name = "tiny"\nversion = "1.0.0"\nlanguage = "python"\n'
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start(tmp_path / "data")
-    yield running
-    running.stop(grace=None)
+def server(serve: ServerFactory, tmp_path: Path) -> RunningServer:
+    return serve(database=tmp_path / "data" / "arena.db")
 
 
 def refused(running: RunningServer, data: bytes) -> tuple[grpc.StatusCode, str]:

@@ -43,14 +43,6 @@ def add_bots(storage: Storage, count: int, root: Path) -> list[str]:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0, resume=False,
-                           runner_factory=lambda config: run_fake_series)
-    yield running
-    running.stop(grace=None)
-
-
-@pytest.fixture
 def stub(server: RunningServer) -> Iterator[arena_pb2_grpc.ArenaServiceStub]:
     with grpc.insecure_channel(server.address) as channel:
         yield arena_pb2_grpc.ArenaServiceStub(channel)

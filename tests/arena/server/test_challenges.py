@@ -27,8 +27,7 @@ from arena.season.challenge_queue import ChallengeQueue, ChallengeRules
 from arena.season.events import EventHub
 from arena.season.seeding import current_ratings
 from arena.server.app import RunningServer, start_server
-from arena.storage import Storage
-from arena.storage.challenges import challenge_seasons
+from arena.storage import Storage, challenge_seasons
 from arena.web.app import create_app
 from tests.helpers.arena_helpers import register_bots
 from tests.helpers.web_helpers import create_season
@@ -169,7 +168,7 @@ class _Manager:
 
 
 def test_challenges_wait_for_ranked_play_and_play_a_few_at_once(tmp_path: Path) -> None:
-    from arena.storage.challenges import create_challenge
+    from arena.storage import create_challenge
     from engine.profiles import FRIENDLY
 
     storage = Storage(tmp_path / "arena.db")

@@ -6,7 +6,6 @@ quoting a bounded, neutralised part of the value (issue 18, point 1)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import grpc
 import pytest
@@ -14,9 +13,8 @@ from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from arena.server.doors import RULES, refusal, request_types
-from tests.helpers.fake_runner import run_fake_series
 
 
 def all_request_messages() -> Iterator[Descriptor]:
@@ -81,14 +79,6 @@ def test_an_unknown_enum_number_is_refused() -> None:
         "status: 99 is not a known SeasonStatus (SEASON_STATUS_UNSPECIFIED, "
         "SEASON_STATUS_CREATED, SEASON_STATUS_RUNNING, SEASON_STATUS_FINISHED, "
         "SEASON_STATUS_CANCELLED, SEASON_STATUS_FAILED)")
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0,
-                           runner_factory=lambda config: run_fake_series)
-    yield running
-    running.stop(grace=None)
 
 
 def code_and_details(call: object, *args: object, **kwargs: object) -> tuple[object, str]:

@@ -23,7 +23,7 @@ from arena.server.app import RunningServer, start_server
 from arena.server.event_log import EVENT_LOGGER, configure_event_log
 from engine.series import Series
 from tests.helpers.arena_helpers import make_bot_folder, upload_folder
-from tests.helpers.fake_runner import fake_season_server
+from tests.helpers.servers import ServerFactory, with_bots
 
 HOSTILE_REASON = "boom\x1b[2J\u202etxt.exe"
 
@@ -50,9 +50,8 @@ def log_stream() -> Iterator[io.StringIO]:
 
 
 @pytest.fixture
-def server(tmp_path: Path, log_stream: io.StringIO) -> Iterator[RunningServer]:
-    with fake_season_server(tmp_path, ("crashy", "steady"), crashy_loses) as running:
-        yield running
+def server(serve: ServerFactory, tmp_path: Path, log_stream: io.StringIO) -> RunningServer:
+    return with_bots(serve(runner=crashy_loses), tmp_path, ("crashy", "steady"))
 
 
 def lines(stream: io.StringIO) -> list[dict[str, Any]]:

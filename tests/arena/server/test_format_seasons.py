@@ -13,13 +13,7 @@ import pytest
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.server.app import RunningServer
-from tests.helpers.format_server import auth, fake_runner_server, play, stub_with_bots
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    with fake_runner_server(tmp_path) as running:
-        yield running
+from tests.helpers.format_server import auth, play, stub_with_bots
 
 
 @pytest.fixture

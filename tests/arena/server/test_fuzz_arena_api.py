@@ -16,10 +16,10 @@ from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from tests.helpers.arena_helpers import REPO_ROOT, upload_folder
-from tests.helpers.fake_runner import run_fake_series
 from tests.helpers.proto_strategies import FUZZ_EXAMPLES, messages
+from tests.helpers.servers import servers
 
 SAMPLES = REPO_ROOT / "sample_bots"
 SERVICE = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"]
@@ -34,19 +34,18 @@ BAD_ANSWERS = (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN)
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     """A server with two bots and one finished season."""
-    running = start_server(tmp_path_factory.mktemp("fuzz") / "arena.db", port=0,
-                           runner_factory=lambda config: run_fake_series)
-    token = (("authorization", f"Bearer {running.token}"),)
-    with grpc.insecure_channel(running.address) as channel:
-        stub = arena_pb2_grpc.ArenaServiceStub(channel)
-        for name in ("random", "greedy"):
-            upload_folder(stub, token, SAMPLES / name)
-        season = stub.CreateSeason(arena_pb2.CreateSeasonRequest(
-            bots=["random", "greedy"], name="seeded",
-            config=arena_pb2.SeasonConfig(max_hands=3)), metadata=token).season
-    assert running.manager.wait(season.id, timeout=60)
-    yield running
-    running.stop(grace=None)
+    with servers(tmp_path_factory.mktemp("fuzz")) as serve:  # one for the module
+        running = serve()
+        token = (("authorization", f"Bearer {running.token}"),)
+        with grpc.insecure_channel(running.address) as channel:
+            stub = arena_pb2_grpc.ArenaServiceStub(channel)
+            for name in ("random", "greedy"):
+                upload_folder(stub, token, SAMPLES / name)
+            season = stub.CreateSeason(arena_pb2.CreateSeasonRequest(
+                bots=["random", "greedy"], name="seeded",
+                config=arena_pb2.SeasonConfig(max_hands=3)), metadata=token).season
+        assert running.manager.wait(season.id, timeout=60)
+        yield running
 
 
 def dump(db_path: Path) -> list[str]:

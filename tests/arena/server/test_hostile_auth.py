@@ -5,19 +5,14 @@ address, with a message saying when to retry, and other addresses are unaffected
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import grpc
 import pytest
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.core.auth_limit import AuthLimits, FailedAuthLimiter
 from arena.core.defaults import AUTH_METADATA_KEY
-from arena.server.app import RunningServer, start_server
-from arena.storage import authors
-from arena.storage.authors import add_author, revoke_author
-from tests.helpers.fake_runner import run_fake_series
+from arena.server.app import RunningServer
+from arena.storage import add_author, authors, revoke_author
 
 SECRET = "A" * 43
 """A well-formed secret (43 characters of base64url) that is nobody's."""
@@ -29,14 +24,6 @@ class FakeClock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0,
-                           runner_factory=lambda config: run_fake_series)
-    yield running
-    running.stop(grace=None)
 
 
 def list_authors(address: str, token: str) -> grpc.RpcError | None:

@@ -10,18 +10,15 @@ import tarfile
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import grpc
 import pytest
 from hollywood.arena.v1 import arena_pb2
 
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from arena.server.upload_stream import idle_limited
 from arena.server.uploads import UploadLimits, UploadRefused
-from arena.storage.authors import add_author
-from arena.storage.submissions import bundles_dir
-from tests.helpers.fake_runner import run_fake_series
+from arena.storage import add_author, bundles_dir
 from tests.helpers.hostile_archives import (
     bot_entries,
     end,
@@ -37,23 +34,12 @@ from tests.helpers.hostile_archives import (
     submit,
 )
 from tests.helpers.polling import wait_until
+from tests.helpers.servers import ServerFactory
 
 GIB = 1024 * 1024 * 1024
 LIMIT_TEXT = "at most 65536 bytes allowed (a bot's paths are far shorter)"
 AFTER_BOT = 3 * 1024
 """Where the entry after ``bot_entries()`` starts: 3 files of one block each."""
-
-
-def start(tmp_path: Path, limits: UploadLimits | None = None) -> RunningServer:
-    return start_server(tmp_path / "arena.db", port=0, upload_limits=limits,
-                        runner_factory=lambda config: run_fake_series)
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start(tmp_path)
-    yield running
-    running.stop(grace=None)
 
 
 def stored_nothing(running: RunningServer) -> bool:
@@ -157,10 +143,10 @@ def incoming_is_empty(running: RunningServer) -> bool:
     return not incoming.exists() or not any(incoming.iterdir())
 
 
-def test_a_stalled_upload_ends_stores_nothing_and_frees_its_slot(tmp_path: Path) -> None:
+def test_a_stalled_upload_ends_stores_nothing_and_frees_its_slot(serve: ServerFactory) -> None:
     # A tiny idle limit: the uploads below stall for good, so the verdict does not
     # depend on how fast the machine is.
-    running = start(tmp_path, UploadLimits(concurrent=1, idle_seconds=0.2))
+    running = serve(upload_limits=UploadLimits(concurrent=1, idle_seconds=0.2))
     never = threading.Event()
     try:
         archive = gz(bot_entries(), end())
@@ -178,11 +164,10 @@ def test_a_stalled_upload_ends_stores_nothing_and_frees_its_slot(tmp_path: Path)
             wait_until(lambda: not readers(), what="the upload's reader thread to end")
     finally:
         never.set()
-        running.stop(grace=None)
 
 
-def test_an_upload_stalled_after_its_header_ends_too(tmp_path: Path) -> None:
-    running = start(tmp_path, UploadLimits(idle_seconds=0.2))
+def test_an_upload_stalled_after_its_header_ends_too(serve: ServerFactory) -> None:
+    running = serve(upload_limits=UploadLimits(idle_seconds=0.2))
     never = threading.Event()
 
     def header_only() -> Iterator[object]:
@@ -197,16 +182,13 @@ def test_an_upload_stalled_after_its_header_ends_too(tmp_path: Path) -> None:
                    what="the stalled upload's slot to be freed")
     finally:
         never.set()
-        running.stop(grace=None)
 
 
 @pytest.fixture
-def patient_server(tmp_path: Path) -> Iterator[RunningServer]:
+def patient_server(serve: ServerFactory) -> RunningServer:
     """A server whose idle limit never ends the stalled uploads of a test, however
     slow the machine."""
-    running = start(tmp_path, UploadLimits(idle_seconds=600.0))
-    yield running
-    running.stop(grace=None)
+    return serve(upload_limits=UploadLimits(idle_seconds=600.0))
 
 
 def test_an_author_at_its_upload_limit_does_not_block_another_author(

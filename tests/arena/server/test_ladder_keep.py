@@ -12,16 +12,10 @@ import pytest
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.server.app import RunningServer
-from arena.storage.ladder_rounds import members_by_round
+from arena.storage import members_by_round
 from tests.arena.server.test_submit import add_author, run
 from tests.helpers.arena_helpers import make_bot_folder
-from tests.helpers.format_server import fake_runner_server, stub_with_bots
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    with fake_runner_server(tmp_path) as running:
-        yield running
+from tests.helpers.format_server import stub_with_bots
 
 
 @pytest.fixture

@@ -20,8 +20,7 @@ from arena.core.status import SeasonStatus
 from arena.season.league_rules import LeagueRule
 from arena.season.leagues import LeaguePlan, create_league
 from arena.server.app import RunningServer, start_server
-from arena.storage import Storage
-from arena.storage.leagues import league_moves, league_seasons
+from arena.storage import Storage, league_moves, league_seasons
 from tests.helpers.arena_helpers import register_bots
 from tests.helpers.fake_runner import run_fake_series
 from tests.helpers.format_server import auth, fake_runner_server, stub_with_bots

@@ -25,6 +25,7 @@ from arena.server.app import RunningServer, start_server
 from tests.helpers import lifecycle_helpers
 from tests.helpers.arena_helpers import REPO_ROOT
 from tests.helpers.polling import wait_until
+from tests.helpers.servers import ServerFactory
 
 CRASHING_CODE = ("import sys\n\n\nclass RandomBot:\n    def __init__(self) -> None:\n"
                  "        raise RuntimeError('boom: no strategy yet')\n\n\n"
@@ -56,11 +57,8 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def vetting_server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0, resume=False,
-                           vetting_sandbox="process")
-    yield running
-    running.stop(grace=None)
+def vetting_server(serve: ServerFactory) -> RunningServer:
+    return serve(runner=None, resume=False, vetting_sandbox="process")
 
 
 def test_uploads_are_vetted_a_good_bot_plays_a_crashing_one_is_rejected(
@@ -132,7 +130,7 @@ def test_a_version_left_unvetted_by_a_stopped_server_is_vetted_by_the_next(
 def counting_backend() -> Iterator[list[str]]:
     registry.register(registry.Backend("counting", "in-process, counting starts",
                                        "tests.helpers.lifecycle_helpers:CountingSandbox",
-                                       needs_sdk_class=True))
+                                       registry.Capabilities(needs_sdk_class=True)))
     lifecycle_helpers.STARTS.clear()
     yield lifecycle_helpers.STARTS
     registry.unregister("counting")

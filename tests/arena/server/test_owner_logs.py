@@ -22,7 +22,7 @@ from starlette.testclient import TestClient
 
 from arena.cli import main
 from arena.server.app import RunningServer, start_server
-from arena.storage.seat_logs import read_seat_logs
+from arena.storage import read_seat_logs
 from arena.web.app import create_app
 from tests.helpers.arena_helpers import REPO_ROOT, make_bot_folder, upload_folder
 

@@ -18,8 +18,7 @@ from hollywood.arena.v1 import arena_pb2
 
 from arena.cli.client import ArenaClient
 from arena.season.formats import plan_season
-from arena.storage import Storage
-from arena.storage.deal_keys import deal_key
+from arena.storage import Storage, deal_key
 from tests.helpers.ports import free_port
 from tests.helpers.serve_process import (
     register_active,

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,17 +15,16 @@ from arena.cli.client import ArenaClient
 from arena.cli.local import sample_bot_folders
 from arena.cli.submit import upload
 from arena.sandbox.docker import OWNER_LABEL
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from engine import Series
+from tests.helpers.servers import ServerFactory
 
 pytestmark = pytest.mark.docker
 
 
 @pytest.fixture
-def server(tmp_path: Path, base_image: str) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0)
-    yield running
-    running.stop(grace=None)
+def server(serve: ServerFactory, base_image: str) -> RunningServer:
+    return serve(runner=None)  # bots run in Docker, from the base image built first
 
 
 def test_docker_season_through_the_api(server: RunningServer, docker_client: Any) -> None:

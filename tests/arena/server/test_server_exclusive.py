@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -18,13 +17,12 @@ from arena.server.app import RunningServer, start_server
 from arena.server.exclusive import ServerConflictError
 from tests.helpers.arena_helpers import REPO_ROOT
 from tests.helpers.ports import free_port
+from tests.helpers.servers import ServerFactory
 
 
 @pytest.fixture
-def first(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "a.db", port=0, resume=False)
-    yield running
-    running.stop(grace=None)
+def first(serve: ServerFactory, tmp_path: Path) -> RunningServer:
+    return serve(database=tmp_path / "a.db", runner=None, resume=False)
 
 
 def test_a_second_server_on_the_same_database_is_refused(

@@ -5,7 +5,6 @@ the cap is reached."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -14,30 +13,22 @@ from hollywood.arena.v1 import arena_pb2
 
 from arena.cli.client import ArenaClient
 from arena.core.peers import client_of
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from arena.server.stream_limits import StreamSlots
 from tests.helpers.arena_helpers import make_bot_folder, upload_folder
-from tests.helpers.fake_runner import run_fake_series
+from tests.helpers.servers import ServerFactory
 
 MAX_WORKERS = 12  # 4 stream slots: 12 threads less the 8 kept for unary calls
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0, resume=False,
-                           runner_factory=lambda config: run_fake_series,
-                           max_workers=MAX_WORKERS, max_streams_per_client=3)
-    yield running
-    running.stop(grace=None)
+def server(serve: ServerFactory) -> RunningServer:
+    return serve(max_workers=MAX_WORKERS, max_streams_per_client=3)
 
 
 @pytest.fixture
-def one_client_server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0, resume=False,
-                           runner_factory=lambda config: run_fake_series,
-                           max_workers=MAX_WORKERS, max_streams_per_client=MAX_WORKERS)
-    yield running
-    running.stop(grace=None)
+def one_client_server(serve: ServerFactory) -> RunningServer:
+    return serve(max_workers=MAX_WORKERS, max_streams_per_client=MAX_WORKERS)
 
 
 def _held_season(client: ArenaClient, tmp_path: Path) -> int:

@@ -19,29 +19,17 @@ from hollywood.arena.v1 import arena_pb2
 
 from arena.cli import main
 from arena.cli.client import ArenaClient
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from arena.server.uploads import UploadLimits
-from arena.storage.submissions import bundles_dir
+from arena.storage import bundles_dir
 from tests.helpers.arena_helpers import REPO_ROOT, make_bot_folder
-from tests.helpers.fake_runner import run_fake_series
 from tests.helpers.polling import wait_until
+from tests.helpers.servers import ServerFactory
 
 SAMPLES = REPO_ROOT / "sample_bots"
 GOOD_TOML = (b'name = "tiny"\nversion = "1.0.0"\nlanguage = "python"\n'
              b'[run]\ncommand = ["python3", "-m", "tiny"]\n')
 DOCKERFILE = b"FROM python:3.11-slim\n"
-
-
-def start(tmp_path: Path, limits: UploadLimits | None = None) -> RunningServer:
-    return start_server(tmp_path / "arena.db", port=0, upload_limits=limits,
-                        runner_factory=lambda config: run_fake_series)
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start(tmp_path)
-    yield running
-    running.stop(grace=None)
 
 
 def member(name: str, data: bytes = b"", kind: bytes = tarfile.REGTYPE,
@@ -128,14 +116,11 @@ def test_a_bad_upload_gets_its_own_error_and_stores_nothing(
     (UploadLimits(entries=2), good(), "more than 2 entries (at 'tiny.py')"),
 ])
 def test_over_a_limit_is_resource_exhausted_and_stores_nothing(
-        tmp_path: Path, limits: UploadLimits, data: bytes, expected: str) -> None:
-    running = start(tmp_path, limits)
-    try:
-        error = refused(running, data)
-        assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert expected in error.details()
-    finally:
-        running.stop(grace=None)
+        serve: ServerFactory, limits: UploadLimits, data: bytes, expected: str) -> None:
+    running = serve(upload_limits=limits)
+    error = refused(running, data)
+    assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert expected in error.details()
 
 
 def test_a_good_upload_registers_from_the_unpacked_copy(server: RunningServer) -> None:
@@ -289,8 +274,9 @@ def test_arenaignore_leaves_listed_files_out(
         ".arenaignore", "Dockerfile", "bot.toml", "tidy.py"]
 
 
-def test_uploads_beyond_the_concurrent_limit_are_refused_at_once(tmp_path: Path) -> None:
-    running = start(tmp_path, UploadLimits(concurrent=1))
+def test_uploads_beyond_the_concurrent_limit_are_refused_at_once(
+        serve: ServerFactory) -> None:
+    running = serve(upload_limits=UploadLimits(concurrent=1))
     release = threading.Event()
 
     def slow() -> Iterator[arena_pb2.SubmitBotRequest]:
@@ -313,7 +299,6 @@ def test_uploads_beyond_the_concurrent_limit_are_refused_at_once(tmp_path: Path)
         assert running.service.upload_slots.in_use == 0
     finally:
         release.set()
-        running.stop(grace=None)
 
 
 def test_a_version_that_has_played_cannot_be_replaced(server: RunningServer) -> None:
@@ -334,20 +319,18 @@ def test_a_version_that_has_played_cannot_be_replaced(server: RunningServer) -> 
     assert server.storage.get_bot("tiny@1.0.0") == before
 
 
-def test_a_decompression_bomb_in_a_header_is_refused_before_it_is_read(tmp_path: Path) -> None:
+def test_a_decompression_bomb_in_a_header_is_refused_before_it_is_read(
+        serve: ServerFactory) -> None:
     # A pax header is read whole by tar: 8 MiB of it, compressed to a few KiB.
     bomb = member("bomb", b"1" * (8 * 1024 * 1024))
     bomb[0].type = tarfile.XHDTYPE
     bomb[0].size = len(bomb[1])
-    running = start(tmp_path, UploadLimits(unpacked_bytes=10_000, entries=5))
-    try:
-        error = refused(running, good(bomb))
-        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
-        assert error.details() == (
-            "the tar stream has a pax extended header of 8388608 bytes at byte 3072: at "
-            "most 65536 bytes allowed (a bot's paths are far shorter)")
-    finally:
-        running.stop(grace=None)
+    running = serve(upload_limits=UploadLimits(unpacked_bytes=10_000, entries=5))
+    error = refused(running, good(bomb))
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert error.details() == (
+        "the tar stream has a pax extended header of 8388608 bytes at byte 3072: at "
+        "most 65536 bytes allowed (a bot's paths are far shorter)")
 
 
 def test_bots_register_is_the_admins_upload_stored_in_the_servers_data_directory(

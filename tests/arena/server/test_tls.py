@@ -25,7 +25,7 @@ from arena.core.settings import ConfigError
 from arena.core.tls import TlsFiles
 from arena.core.token_binding import is_loopback
 from arena.server.app import RunningServer, start_server
-from tests.helpers.fake_runner import run_fake_series
+from tests.helpers.servers import servers
 from tests.helpers.tls_helpers import Certificates, make_certificates
 
 OFF_MACHINE = "192.0.2.1:50551"  # TEST-NET-1 (RFC 5737): never routed, never reached here
@@ -39,11 +39,8 @@ def certificates(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, certificates: Certificates
            ) -> Iterator[RunningServer]:
-    running = start_server(tmp_path_factory.mktemp("srv") / "arena.db", port=0,
-                           http=("localhost", 0), tls=TlsFiles(certificates.cert, certificates.key),
-                           runner_factory=lambda config: run_fake_series)
-    yield running
-    running.stop(grace=None)
+    with servers(tmp_path_factory.mktemp("srv")) as serve:  # one for the module
+        yield serve(http=("localhost", 0), tls=TlsFiles(certificates.cert, certificates.key))
 
 
 @pytest.fixture

@@ -12,8 +12,7 @@ import pytest
 
 from arena.server.vetting import DEFAULT_VETTING_SLOTS, VettingWorker
 from arena.server.vetting_queue import FairQueue
-from arena.storage import Storage
-from arena.storage.lifecycle import version_life
+from arena.storage import Storage, version_life
 from tests.helpers.polling import wait_until
 from tests.helpers.vetting_helpers import BlockingVetter, store_version
 
@@ -108,15 +107,22 @@ def test_an_authors_endless_builds_do_not_hold_up_another_authors_version(
 
 def test_a_restart_vets_again_what_the_arena_rejected_not_what_the_author_did(
         storage: Storage, vetter: BlockingVetter, tmp_path: Path) -> None:
-    from arena.storage.vetting_records import ARENA, AUTHOR, Verdict, code_to_vet, record_verdict
+    from arena.storage import (
+        ARENA_FAILED,
+        AUTHOR_FAILED,
+        VettingVerdict,
+        code_to_vet,
+        record_verdict,
+    )
 
     arena_rejected = store_version(storage, tmp_path, "ann", "unlucky", "1.0.0")
     author_rejected = store_version(storage, tmp_path, "bob", "broken", "1.0.0")
     unvetted = store_version(storage, tmp_path, "bob", "fresh", "1.0.0")
     record_verdict(storage, code_to_vet(storage, arena_rejected),
-                   Verdict("rejected", "the arena could not vet it (DockerException)", ARENA))
+                   VettingVerdict("rejected", "the arena could not vet it (DockerException)",
+                                  ARENA_FAILED))
     record_verdict(storage, code_to_vet(storage, author_rejected),
-                   Verdict("rejected", "broken faulted: crash", AUTHOR))
+                   VettingVerdict("rejected", "broken faulted: crash", AUTHOR_FAILED))
     worker = VettingWorker(storage, "process", vetter=vetter)
     try:
         assert worker.resume() == [arena_rejected, unvetted]
@@ -134,10 +140,10 @@ def test_a_restart_vets_again_what_the_arena_rejected_not_what_the_author_did(
 def test_revetting_refuses_a_deactivated_version_it_is_the_admins_reactivate(
         storage: Storage, tmp_path: Path) -> None:
     from arena.core.status import IllegalTransitionError
-    from arena.storage.vetting_records import Verdict, code_to_vet, record_verdict
+    from arena.storage import VettingVerdict, code_to_vet, record_verdict
 
     bot_id = store_version(storage, tmp_path, "ann", "shaky", "1.0.0")
-    record_verdict(storage, code_to_vet(storage, bot_id), Verdict("active", "vetted"))
+    record_verdict(storage, code_to_vet(storage, bot_id), VettingVerdict("active", "vetted"))
     with storage.transaction() as db:
         db.execute("UPDATE bot_versions SET status='deactivated' WHERE bot_id=?", (bot_id,))
     worker = VettingWorker(storage, "process", vetter=BlockingVetter(lambda _: "ann"))

@@ -23,10 +23,11 @@ from arena.core.series import BotRef
 from arena.execution.vetting import Vetting
 from arena.server import vetting as vetting_module
 from arena.server.app import RunningServer, start_server
-from arena.storage.vetting_records import expected_hash
+from arena.storage import expected_hash
 from tests.arena.server.test_lifecycle import bot_folder, run
 from tests.arena.server.test_submit import add_author
 from tests.helpers.polling import wait_until
+from tests.helpers.servers import ServerFactory
 
 
 class GatedVetter:
@@ -66,13 +67,10 @@ def vetter(monkeypatch: pytest.MonkeyPatch) -> GatedVetter:
 
 
 @pytest.fixture
-def server(tmp_path: Path, vetter: GatedVetter) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0, resume=False,
-                           vetting_sandbox="process")
-    yield running
+def server(serve: ServerFactory, vetter: GatedVetter) -> Iterator[RunningServer]:
+    yield serve(runner=None, resume=False, vetting_sandbox="process")
     for gate in vetter.gates.values():
         gate.set()
-    running.stop(grace=None)
 
 
 def status_of(client: ArenaClient, bot_id: str) -> arena_pb2.BotVersion:

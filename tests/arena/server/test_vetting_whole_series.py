@@ -21,10 +21,11 @@ from arena.core.series import BotRef
 from arena.match.validation import validate_bot
 from arena.sandbox import registry as sandbox_registry
 from arena.sandbox.base import Sandbox
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from tests.arena.server.test_vetting_integrity import status_of
 from tests.helpers.arena_helpers import REPO_ROOT
 from tests.helpers.polling import wait_until
+from tests.helpers.servers import ServerFactory
 
 HAND = 4
 # The random sample bot (a random opponent rarely ends a series before hand 4:
@@ -61,11 +62,8 @@ def late_bot(root: Path) -> Path:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    running = start_server(tmp_path / "arena.db", port=0, resume=False,
-                           vetting_sandbox="process")
-    yield running
-    running.stop(grace=None)
+def server(serve: ServerFactory) -> RunningServer:
+    return serve(runner=None, resume=False, vetting_sandbox="process")
 
 
 def settled(client: ArenaClient, bot_id: str) -> str:

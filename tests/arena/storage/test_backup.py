@@ -14,7 +14,7 @@ import pytest
 
 from arena.cli import main as arena
 from arena.storage import Storage
-from arena.storage.backup import BackupError, backup, restore
+from arena.storage.backup import BackupError, restore_backup, write_backup
 from tests.helpers.arena_helpers import make_bot_folder, register_folder
 
 
@@ -41,13 +41,13 @@ def rows(db: Path, sql: str) -> list[tuple[object, ...]]:
 def test_a_backup_restores_elsewhere_with_its_bot_files(tmp_path: Path) -> None:
     db = stored_arena(tmp_path)
     archive = tmp_path / "copy.tar"
-    summary = backup(db, archive)
+    summary = write_backup(db, archive)
     assert (summary.bots, summary.series_results) == (2, 0)
     # the database and each bot's three files (bot.toml, Dockerfile, its module)
     assert summary.files == 1 + 2 * 3
 
     new_db = tmp_path / "elsewhere" / "copy.db"
-    restored = restore(archive, new_db)
+    restored = restore_backup(archive, new_db)
     assert restored.bots == 2
     ids = rows(new_db, "SELECT id, folder FROM bots ORDER BY seq")
     assert [bot_id for bot_id, _ in ids] == ["alpha@1.0.0", "beta@1.0.0"]
@@ -66,9 +66,9 @@ def test_a_backup_restores_elsewhere_with_its_bot_files(tmp_path: Path) -> None:
 def test_restore_refuses_to_overwrite(tmp_path: Path) -> None:
     db = stored_arena(tmp_path)
     archive = tmp_path / "copy.tar"
-    backup(db, archive)
+    write_backup(db, archive)
     with pytest.raises(BackupError, match="already exists"):
-        restore(archive, db)
+        restore_backup(archive, db)
 
 
 def rewrite_member(archive: Path, out: Path, name: str, data: bytes) -> None:
@@ -85,7 +85,7 @@ def rewrite_member(archive: Path, out: Path, name: str, data: bytes) -> None:
 def test_a_tampered_backup_is_refused_and_nothing_is_put_in_place(tmp_path: Path) -> None:
     db = stored_arena(tmp_path)
     archive = tmp_path / "copy.tar"
-    backup(db, archive)
+    write_backup(db, archive)
     with tarfile.open(archive) as source:
         member = next(m for m in source.getmembers() if m.name.endswith("alpha.py"))
         size = member.size
@@ -93,7 +93,7 @@ def test_a_tampered_backup_is_refused_and_nothing_is_put_in_place(tmp_path: Path
     rewrite_member(archive, tampered, member.name, b"#" * size)
     target = tmp_path / "restored" / "arena.db"
     with pytest.raises(BackupError, match=r"alpha\.py does not match its SHA-256"):
-        restore(tampered, target)
+        restore_backup(tampered, target)
     assert not target.exists()
     assert not (tmp_path / "restored" / "arena.bots").exists()
 
@@ -101,13 +101,13 @@ def test_a_tampered_backup_is_refused_and_nothing_is_put_in_place(tmp_path: Path
 def test_a_member_outside_the_manifest_or_a_path_escape_is_refused(tmp_path: Path) -> None:
     db = stored_arena(tmp_path)
     archive = tmp_path / "copy.tar"
-    backup(db, archive)
+    write_backup(db, archive)
     with tarfile.open(archive, "a") as appended:
         info = tarfile.TarInfo("../escape.txt")
         info.size = 3
         appended.addfile(info, io.BytesIO(b"bad"))
     with pytest.raises(BackupError, match=r"'\.\./escape\.txt' is not in the manifest"):
-        restore(archive, tmp_path / "restored" / "arena.db")
+        restore_backup(archive, tmp_path / "restored" / "arena.db")
     assert not (tmp_path / "restored" / "escape.txt").exists()
     assert not (tmp_path / "escape.txt").exists()
 
@@ -116,7 +116,7 @@ def test_files_that_are_not_backups_get_a_clear_error(tmp_path: Path) -> None:
     not_tar = tmp_path / "notes.txt"
     not_tar.write_text("hello\n")
     with pytest.raises(BackupError, match="not a readable tar archive"):
-        restore(not_tar, tmp_path / "a.db")
+        restore_backup(not_tar, tmp_path / "a.db")
     other_tar = tmp_path / "other.tar"
     with tarfile.open(other_tar, "w") as archive:
         info = tarfile.TarInfo("backup.json")
@@ -124,13 +124,13 @@ def test_files_that_are_not_backups_get_a_clear_error(tmp_path: Path) -> None:
         info.size = len(body)
         archive.addfile(info, io.BytesIO(body))
     with pytest.raises(BackupError, match="not a backup of this format"):
-        restore(other_tar, tmp_path / "b.db")
+        restore_backup(other_tar, tmp_path / "b.db")
     with pytest.raises(BackupError, match="no database there"):
-        backup(tmp_path / "missing.db", tmp_path / "x.backup")
+        write_backup(tmp_path / "missing.db", tmp_path / "x.backup")
     garbage = tmp_path / "garbage.db"
     garbage.write_bytes(b"\x00garbage" * 100)
     with pytest.raises(BackupError, match="cannot be read as an SQLite database"):
-        backup(garbage, tmp_path / "y.backup")
+        write_backup(garbage, tmp_path / "y.backup")
     assert not (tmp_path / "y.backup").exists()
 
 
@@ -161,9 +161,9 @@ def test_a_snapshot_taken_during_writes_holds_whole_transactions(tmp_path: Path)
         counts = []
         for index in range(5):
             archive = tmp_path / f"during-{index}.backup"
-            backup(db, archive)
+            write_backup(db, archive)
             restored = tmp_path / f"r{index}" / "arena.db"
-            restore(archive, restored)
+            restore_backup(archive, restored)
             (a,), = rows(restored, "SELECT COUNT(*) FROM a")
             (b,), = rows(restored, "SELECT COUNT(*) FROM b")
             assert a == b

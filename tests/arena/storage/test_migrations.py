@@ -8,7 +8,6 @@ import json
 import re
 import shutil
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +17,13 @@ from arena.cli import main
 from arena.core.faults import BotFault, FaultKind
 from arena.core.series import SeriesOutcome, SeriesSpec, outcome_of
 from arena.season.formats import RoundRobin
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from arena.storage import Storage, StorageError
 from arena.storage.deal_keys import deal_key
 from arena.storage.migrations import MIGRATIONS, Migration, migrate
 from engine.series import Series
 from tests.helpers.arena_helpers import REPO_ROOT, make_bot_folder
+from tests.helpers.servers import ServerFactory
 
 FIXTURES = REPO_ROOT / "tests" / "fixtures" / "db"
 
@@ -64,11 +64,8 @@ def seat0_wins(spec: SeriesSpec) -> SeriesOutcome:
 
 
 @pytest.fixture
-def server(release_1: Path) -> Iterator[RunningServer]:
-    running = start_server(release_1, port=0, resume=False,
-                           runner_factory=lambda config: seat0_wins)
-    yield running
-    running.stop(grace=None)
+def server(serve: ServerFactory, release_1: Path) -> RunningServer:
+    return serve(database=release_1, runner=seat0_wins, resume=False)
 
 
 def cli(capsys: pytest.CaptureFixture[str], server: RunningServer, *argv: str) -> str:

@@ -16,7 +16,7 @@ from arena.storage import Storage
 from arena.storage.lifecycle import LifecycleError, reactivate, version_life
 from arena.storage.submissions import Submission, store_submission
 from arena.storage.vetting_records import (
-    Verdict,
+    VettingVerdict,
     code_to_vet,
     mark_for_revetting,
     record_verdict,
@@ -91,7 +91,7 @@ def test_storage_walks_the_lifecycle_and_refuses_what_the_table_refuses(
     assert version_life(storage, bot_id).status is VersionStatus.RECEIVED
     assert set_stage(storage, code, VersionStatus.BUILDING)
     assert set_stage(storage, code, VersionStatus.VALIDATING)
-    record_verdict(storage, code, Verdict(VersionStatus.ACTIVE, "vetted"))
+    record_verdict(storage, code, VettingVerdict(VersionStatus.ACTIVE, "vetted"))
     assert version_life(storage, bot_id).status is VersionStatus.ACTIVE
     with pytest.raises(IllegalTransitionError, match="is active: it cannot become building"):
         set_stage(storage, code, VersionStatus.BUILDING)  # a stage without `revet`
@@ -113,5 +113,5 @@ def test_a_verdict_is_active_or_rejected(uploaded: tuple[Storage, str]) -> None:
     storage, bot_id = uploaded
     with pytest.raises(ValueError, match="a verdict is one of"):
         record_verdict(storage, code_to_vet(storage, bot_id),
-                       Verdict(VersionStatus.DEACTIVATED, "no"))
+                       VettingVerdict(VersionStatus.DEACTIVATED, "no"))
     assert version_life(storage, bot_id).status is VersionStatus.RECEIVED

@@ -16,8 +16,7 @@ from arena.core.settings import SeasonConfig
 from arena.season.events import EventHub
 from arena.season.league_rules import LeagueRule
 from arena.season.leagues import LeagueKeeper, LeaguePlan, create_league
-from arena.storage import Storage
-from arena.storage.leagues import cancel_league
+from arena.storage import Storage, cancel_league
 from arena.web.app import create_app
 from tests.helpers.league_helpers import RecordingManager, finish_round
 from tests.helpers.web_helpers import HOSTILE_NAME, register

@@ -17,12 +17,12 @@ from arena.season.standings import compute_standings
 from arena.storage import Storage
 from arena.web.app import create_app
 from tests.helpers.arena_helpers import made_up_outcome
+from tests.helpers.season_play import play
 from tests.helpers.web_helpers import (
     HOSTILE_NAME,
     TERMINAL_NAME,
     create_season,
     forfeiting,
-    play,
     register,
 )
 

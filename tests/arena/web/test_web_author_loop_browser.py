@@ -22,9 +22,10 @@ from selenium.webdriver.remote.webdriver import WebDriver
 
 from arena.cli.client import ArenaClient
 from arena.cli.submit import pack
-from arena.server.app import RunningServer, start_server
+from arena.server.app import RunningServer
 from tests.helpers.arena_helpers import REPO_ROOT
 from tests.helpers.browser import chromium, console_errors, wait_for
+from tests.helpers.servers import ServerFactory
 
 pytestmark = pytest.mark.browser
 
@@ -55,13 +56,8 @@ def ann_greedy(root: Path) -> Path:
 
 
 @pytest.fixture
-def running(tmp_path: Path) -> Iterator[RunningServer]:
-    server = start_server(tmp_path / "arena.db", host=LOCAL, port=0, resume=False,
-                          http=(LOCAL, 0))
-    try:
-        yield server
-    finally:
-        server.stop()
+def running(serve: ServerFactory) -> RunningServer:
+    return serve(runner=None, host=LOCAL, resume=False, http=(LOCAL, 0))
 
 
 @pytest.fixture

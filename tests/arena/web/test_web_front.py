@@ -16,7 +16,8 @@ from arena.season.leagues import LeaguePlan, create_league
 from arena.season.readings import SeasonReadings
 from arena.storage import Storage
 from arena.web.app import create_app
-from tests.helpers.web_helpers import create_season, play, register
+from tests.helpers.season_play import play
+from tests.helpers.web_helpers import create_season, register
 
 
 def test_the_front_page_shows_the_tv_top_latest_results_and_leagues(tmp_path: Path) -> None:

@@ -15,7 +15,8 @@ from arena.season.events import EventHub
 from arena.season.formats import LADDER_FORMAT, format_for
 from arena.storage import Storage
 from arena.web.app import create_app
-from tests.arena.season.test_ladder import Arrivals, make_ladder, play
+from tests.arena.season.test_ladder import Arrivals, make_ladder
+from tests.helpers.season_play import play
 from tests.helpers.web_helpers import register
 
 

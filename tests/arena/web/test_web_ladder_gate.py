@@ -11,8 +11,7 @@ from starlette.testclient import TestClient
 from arena.core.settings import SeasonConfig
 from arena.season.events import EventHub
 from arena.season.formats import LADDER_FORMAT, OpenEnded, format_for
-from arena.storage import Storage
-from arena.storage.ladder_gates import GateMatch, Verdict, admit_to_ladder, decide_gate, open_gate
+from arena.storage import GateMatch, GateVerdict, Storage, admit_to_ladder, decide_gate, open_gate
 from arena.web.app import create_app
 from tests.helpers.arena_helpers import make_bot_folder
 from tests.helpers.gate_helpers import register_folder
@@ -58,7 +57,7 @@ def test_a_pending_gate_shows_its_match_playing(tmp_path: Path) -> None:
 
 def test_an_accepted_gate_shows_its_figures_and_the_rule_admits_it(tmp_path: Path) -> None:
     storage, ladder_id = gated(tmp_path, "accepted-replaces")
-    decide_gate(storage, ladder_id, "a@2.0.0", Verdict("accepted", 12, 412.4, 201.6, 980.2,
+    decide_gate(storage, ladder_id, "a@2.0.0", GateVerdict("accepted", 12, 412.4, 201.6, 980.2,
                                                        2.961))
     html, data = page(storage, "a@2.0.0")
     assert '<td class="gate-status">accepted</td><td class="num">12</td>' in html
@@ -72,7 +71,7 @@ def test_an_accepted_gate_shows_its_figures_and_the_rule_admits_it(tmp_path: Pat
 
 def test_who_admitted_it_is_shown_escaped(tmp_path: Path) -> None:
     storage, ladder_id = gated(tmp_path, "owner-decides")
-    decide_gate(storage, ladder_id, "a@2.0.0", Verdict("rejected", 9, -300.0, -900.0, -100.0,
+    decide_gate(storage, ladder_id, "a@2.0.0", GateVerdict("rejected", 9, -300.0, -900.0, -100.0,
                                                        -2.97))
     assert '<td class="gate-admitted">not admitted</td>' in page(storage, "a@2.0.0")[0]
     admit_to_ladder(storage, "a@2.0.0", True, "<script>alert(1)</script>")

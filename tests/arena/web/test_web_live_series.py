@@ -27,7 +27,8 @@ from engine import Action, Series
 from engine.profiles import Profile
 from tests.helpers.live_helpers import SteppedRunner, choose
 from tests.helpers.polling import wait_until
-from tests.helpers.web_helpers import create_season, play, register
+from tests.helpers.season_play import play
+from tests.helpers.web_helpers import create_season, register
 
 BOUND = 60.0
 Event = tuple[str, dict[str, Any]]
@@ -59,7 +60,8 @@ class Scripted:
         self.board, self.hub = MoveBoard(), EventHub()
         self.runner = SteppedRunner(self.board)
         self.thread = threading.Thread(target=play, daemon=True,
-                                       args=(storage, self.season_id, self.runner, self.hub))
+                                       args=(storage, self.season_id, self.runner),
+                                       kwargs={"hub": self.hub})
         self.thread.start()
         assert self.runner.started.wait(BOUND)
         self.web_storage = Storage(root / "live.db")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
-from arena.storage.human_games import get_human_game
+from arena.storage import get_human_game
 from arena.web.play_games import HumanGames
 from tests.helpers.play_helpers import (
     PlayArena,

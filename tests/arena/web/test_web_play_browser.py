@@ -18,8 +18,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from arena.season.events import EventHub
-from arena.storage import Storage
-from arena.storage.human_games import get_human_game
+from arena.storage import Storage, get_human_game
 from arena.web.serve import WebServer, start_web
 from tests.arena.web.test_web_browser import (
     browser,  # noqa: F401 (the fixture)

@@ -30,7 +30,8 @@ from arena.web.params import (
     NameConvertor,
     SeriesIdConvertor,
 )
-from tests.helpers.web_helpers import HOSTILE_NAME, create_season, play, register
+from tests.helpers.season_play import play
+from tests.helpers.web_helpers import HOSTILE_NAME, create_season, register
 
 PARAM = re.compile(r"\{(\w+)(?::\w+)?\}")
 HEADER_NAMES = ("accept", "accept-encoding", "range", "if-none-match", "if-modified-since",

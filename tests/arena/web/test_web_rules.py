@@ -14,7 +14,8 @@ from arena.season.events import EventHub
 from arena.storage import Storage
 from arena.web.app import create_app
 from arena.web.rules_page import RULES_DOC, RulesMissingError, render_markdown, rules_html
-from tests.helpers.web_helpers import create_season, play, register
+from tests.helpers.season_play import play
+from tests.helpers.web_helpers import create_season, register
 
 SECTIONS = ("cards", "melds", "deadwood", "the-deal", "the-upcard-offer", "a-turn",
             "dead-hands", "knocking-and-gin", "layoffs", "scoring-a-hand", "who-deals-next",

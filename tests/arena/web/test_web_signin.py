@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 from arena.core.auth_limit import AuthLimits, FailedAuthLimiter
 from arena.core.seat_logs import DecisionLog, SeatLog
 from arena.season.events import EventHub
-from arena.storage.authors import add_author, revoke_author
+from arena.storage import add_author, revoke_author
 from arena.storage.logs import encode_document
 from arena.storage.seat_log_rows import insert_seat_logs
 from arena.web import sessions as sessions_module

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import ssl
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -18,19 +17,15 @@ from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.core.tls import TlsFiles
 from arena.server.app import RunningServer, start_server
+from tests.helpers.servers import ServerFactory
 from tests.helpers.tls_helpers import make_certificates
 
 LOCAL = "127.0.0.1"
 
 
 @pytest.fixture
-def running(tmp_path: Path) -> Iterator[RunningServer]:
-    server = start_server(tmp_path / "arena.db", host=LOCAL, port=0, resume=False,
-                          http=(LOCAL, 0))
-    try:
-        yield server
-    finally:
-        server.stop()
+def running(serve: ServerFactory) -> RunningServer:
+    return serve(runner=None, host=LOCAL, resume=False, http=(LOCAL, 0))
 
 
 def web_url(running: RunningServer) -> str:

@@ -22,7 +22,8 @@ from arena.web.broadcast import Message
 from arena.web.replay import replay_frames
 from arena.web.tv import PacedSeries, TvChannel, TvPace
 from arena.web.tv_choice import RULE, featured_chooser
-from tests.helpers.web_helpers import create_season, play, register, store_knock_series
+from tests.helpers.season_play import play
+from tests.helpers.web_helpers import create_season, register, store_knock_series
 
 PACE = TvPace(move_s=2.0, linger_s=7.0)
 

@@ -24,7 +24,8 @@ from tests.arena.web.test_web_browser import (
     text,
 )
 from tests.helpers.browser import SCREENSHOTS, console_errors, wait_for
-from tests.helpers.web_helpers import create_season, play, register
+from tests.helpers.season_play import play
+from tests.helpers.web_helpers import create_season, register
 
 pytestmark = pytest.mark.browser
 
