@@ -34,6 +34,14 @@ def new_nonce() -> str:
     return secrets.token_hex(NONCE_BYTES)
 
 
+def new_nonces(count: int) -> list[str]:
+    """``count`` fresh random nonces, as ``new_nonce`` makes them, from one draw of
+    the system's randomness (a 999,000-series plan asks for as many)."""
+    digits = 2 * NONCE_BYTES
+    text = secrets.token_hex(NONCE_BYTES * count)
+    return [text[start:start + digits] for start in range(0, len(text), digits)]
+
+
 def seed_commitment(seed: int, nonce: str) -> str:
     """The commitment to ``seed`` with ``nonce``: lowercase hex SHA-256 of the domain,
     a NUL, the nonce's bytes, a NUL and the seed in decimal."""

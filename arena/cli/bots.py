@@ -13,7 +13,7 @@ from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli.client import ArenaClient, connect
+from arena.cli.client import ArenaClient, connect, every_bot
 from arena.cli.lifecycle import rejection_text, status_of, wait_all_active, wait_vetted
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import shown
@@ -46,7 +46,7 @@ def check_folders(client: ArenaClient, folders: Sequence[Path]) -> list[BotFolde
             raise CliError(f"{bot.folder}: {problem}")
         checked.append(bot)
     registered = {bot.id: bot.content_hash
-                  for bot in client.stub.ListBots(arena_pb2.ListBotsRequest()).bots}
+                  for bot in every_bot(client)}
     seen: dict[str, BotFolder] = {}
     for bot in checked:
         known = registered.get(bot.id)
@@ -112,7 +112,7 @@ def wait_for_vetting(client: ArenaClient, results: Sequence[arena_pb2.SubmitBotR
 
 def cmd_bots_list(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
-        bots = client.stub.ListBots(arena_pb2.ListBotsRequest()).bots
+        bots = every_bot(client)
     if args.json:
         print_json([to_json(bot) for bot in bots])
         return 0

@@ -15,7 +15,7 @@ from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
 from rich.markup import escape
 
-from arena.cli.client import connect
+from arena.cli.client import connect, every_season
 from arena.cli.commands import ClientCommand
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import shown, status_name
@@ -42,8 +42,7 @@ def cmd_ladder_start(args: argparse.Namespace, console: Console) -> int:
                        "(use `arena season create --format ...`)")
     config.format = LADDER_FORMAT
     with connect(args) as client:
-        ladder = latest_ladder(list(client.stub.ListSeasons(
-            arena_pb2.ListSeasonsRequest()).seasons))
+        ladder = latest_ladder(every_season(client))
         status = status_name(ladder.status) if ladder is not None else ""
         if ladder is not None and status == "running":
             raise CliError(f"the ladder (season {ladder.id}) is already running; "
@@ -70,8 +69,7 @@ def _ladder_id(args: argparse.Namespace) -> int:
     if args.ladder:
         return int(args.ladder)
     with connect(args) as client:
-        ladder = latest_ladder(list(client.stub.ListSeasons(
-            arena_pb2.ListSeasonsRequest()).seasons))
+        ladder = latest_ladder(every_season(client))
     if ladder is None:
         raise CliError("no ladder yet (start one with `arena ladder start`)")
     return int(ladder.id)

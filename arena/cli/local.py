@@ -1,11 +1,13 @@
 """The commands that work on this machine rather than through a running server:
 ``arena serve``, ``arena season run``, ``arena match`` and ``arena demo`` (each starts an arena
-server on a database) and ``arena images prepare-base`` (Docker).
+server on a database) and ``arena images prepare-base`` (the host's preparation of the
+sandbox, e.g. Docker's base image).
 
 ``season run`` and ``demo`` start an embedded server for their own duration
 (``embedded``) and drive it through the same gRPC API as every other command.
-The server, Docker and image modules are imported inside the functions that use
-them, so that loading the command line for any other command stays light.
+The server modules are imported inside the functions that use them, and a sandbox
+backend's module only when one is created, so that loading the command line for
+any other command stays light.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from rich.console import Console
 from rich.text import Text
 
 from arena.cli.bots import check_folders, register_folders
-from arena.cli.client import ArenaClient
+from arena.cli.client import ArenaClient, every_bot
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import (
     LIVE_TOP_ROWS,
@@ -42,11 +44,13 @@ from arena.cli.submit import unbuilt
 from arena.cli.watching import unbatched
 from arena.core.defaults import DEFAULT_DB, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
 from arena.core.manifest import BotManifest, ManifestError
+from arena.core.series import BotRef
 from arena.core.settings import ConfigError
 from arena.core.text import unknown_name
 from arena.core.tls import TlsFiles
 from arena.core.token_binding import is_loopback_host
 from arena.sandbox import registry as sandbox_registry
+from arena.sandbox.base import SandboxError
 from arena.season.formats import MATCH_FORMAT
 
 if TYPE_CHECKING:
@@ -58,6 +62,8 @@ if TYPE_CHECKING:
 REPO_ROOT: Final = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS: Final = REPO_ROOT / "sample_bots"
 DEMO_DB: Final = DEFAULT_DB.with_name("demo.db")
+BUILD_LOG_TAIL_LINES: Final = 40
+"""How much of a failed build's log the demo shows (the owner's whole log is on disk)."""
 
 
 def sample_bot_folders(root: Path = SAMPLE_BOTS) -> list[Path]:
@@ -253,7 +259,7 @@ def season_request(client: ArenaClient, references: Sequence[str],
     from arena.server.validation import check_bots_fit_sandbox, check_season_request
 
     folders = check_folders(client, [Path(ref) for ref in references if is_folder(ref)])
-    listed = client.stub.ListBots(arena_pb2.ListBotsRequest()).bots
+    listed = every_bot(client)
     registry = [(bot.id, bot.name) for bot in listed]
     manifests: dict[str, BotManifest] = {bot.id: bot.manifest for bot in folders}
     for bot in folders:
@@ -325,7 +331,7 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
         console.print(f"left out {folder.name}: not built yet (see {folder}/README.md)",
                       markup=False, highlight=False)
     if sandbox_registry.backend(args.sandbox or "").capabilities.builds_images:
-        _prepare_images(folders, console)
+        _build_bots(args.sandbox or "", folders, console)
     config = season_config_message(args)
     # A fresh database every time: the sample bots' code may have changed under the
     # same version since the last demo, which a kept database would rightly refuse.
@@ -348,32 +354,37 @@ def _remove_database(db: Path) -> None:
     shutil.rmtree(db.with_name(db.stem + ".bots"), ignore_errors=True)
 
 
-def _prepare_images(folders: Sequence[Path], console: Console) -> None:
-    from arena.sandbox.images import BaseImageError, ImageBuildError, build_bot_image, prepare_base
-
+def _build_bots(sandbox_name: str, folders: Sequence[Path], console: Console) -> None:
+    """Build the bots in ``folders`` for the season's sandbox ahead of it (the first
+    build takes minutes), saying what each build did; CliError if one fails."""
     try:
-        with console.status("preparing the local base image (first time: a minute or two)"):
-            base = prepare_base()
-        console.print(f"base image {base.tag} {'built' if base.built else 'up to date'}")
-        for folder in folders:
-            with console.status(f"building the image of {folder.name}"):
-                image = build_bot_image(folder)
-            console.print(f"image {image.tag} {'built' if image.built else 'up to date'}")
-    except (BaseImageError, ImageBuildError) as error:
-        raise CliError(f"image preparation failed: {error}", code=1) from None
-    except Exception as error:  # docker SDK errors
-        raise CliError(f"Docker is not available ({error}); run `make docker-engine` or use "
-                       "--sandbox process", code=1) from None
+        sandbox = sandbox_registry.create(sandbox_name)
+        try:
+            with console.status("preparing the host (first time: a minute or two)"):
+                sandbox.prepare_host()
+            for folder in folders:
+                with console.status(f"building {folder.name}"):
+                    built = sandbox.build(BotRef.from_folder(folder))
+                if not built.passed:
+                    tail = "\n".join(built.log.splitlines()[-BUILD_LOG_TAIL_LINES:])
+                    raise CliError(f"building {folder.name} failed: {built.reason}\n{tail}",
+                                   code=1)
+                console.print(built.summary, markup=False, highlight=False)
+        finally:
+            sandbox.close()
+    except (SandboxError, ManifestError) as error:
+        raise CliError(f"preparing the bots failed: {error}", code=1) from None
 
 
 def cmd_images_prepare_base(args: argparse.Namespace, console: Console) -> int:
-    from arena.sandbox.images import BaseImageError, prepare_base
-
+    name = sandbox_registry.default_name()
     try:
-        base = prepare_base(force=args.force)
-    except BaseImageError as error:
-        raise CliError(f"cannot prepare the base image: {error}", code=1) from None
-    except Exception as error:  # docker SDK errors: the engine is missing or refused
-        raise CliError(f"Docker is not available: {error}", code=1) from None
-    console.print(f"{base.tag} {'built' if base.built else 'up to date'}")
+        sandbox = sandbox_registry.create(name)
+        try:
+            sandbox.prepare_host(force=args.force)
+        finally:
+            sandbox.close()
+    except SandboxError as error:
+        raise CliError(str(error), code=1) from None
+    console.print(f"the host is ready for the {name} sandbox")
     return 0

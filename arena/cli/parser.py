@@ -370,7 +370,8 @@ def _add_reads(commands: Any) -> None:
 def _add_images(commands: Any) -> None:
     images = commands.add_parser("images", help="Docker images").add_subparsers(
         dest="images_command", required=True, metavar="ACTION")
-    prepare = images.add_parser("prepare-base", help="build the local base image if needed")
+    prepare = images.add_parser("prepare-base", help="prepare the default sandbox's host "
+                                "(Docker: build the local base image if needed)")
     prepare.add_argument("--force", action="store_true", help="rebuild even if up to date")
     prepare.set_defaults(handler=cmd_images_prepare_base)
 

@@ -22,7 +22,7 @@ from arena.server.story import NO_HAND_PLAYED
 def cmd_standings(args: argparse.Namespace, console: Console) -> int:
     request = arena_pb2.GetStandingsRequest(
         season_id=args.season, page_size=args.top or args.page_size, page_token=args.page,
-        bot_ids=args.bot, recompute=args.recompute)
+        bot_ids=args.bot, recompute=args.recompute, include_los=args.los)
     with connect(args) as client:
         response = client.stub.GetStandings(request)
     standings = response.standings

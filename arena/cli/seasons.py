@@ -9,7 +9,7 @@ from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
 from rich.text import Text
 
-from arena.cli.client import connect
+from arena.cli.client import connect, every_season
 from arena.cli.output import print_json, to_json
 from arena.cli.render import (
     LIVE_TOP_ROWS,
@@ -138,7 +138,7 @@ def cmd_season_show(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_season_list(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
-        seasons = client.stub.ListSeasons(arena_pb2.ListSeasonsRequest()).seasons
+        seasons = every_season(client)
     if args.json:
         print_json([to_json(season) for season in seasons])
         return 0

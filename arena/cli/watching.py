@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 RECONNECT_CODES: Final = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
@@ -36,6 +37,7 @@ TERMINAL: Final = frozenset({arena_pb2.SEASON_STATUS_FINISHED,
                              arena_pb2.SEASON_STATUS_CANCELLED,
                              arena_pb2.SEASON_STATUS_FAILED})
 LIST_PAGE: Final = 1000
+Item = TypeVar("Item", bound=Message)
 
 
 @dataclass
@@ -72,6 +74,7 @@ class ResilientWatch:
         self.request = arena_pb2.WatchSeasonRequest()
         self.request.CopyFrom(request)
         self.request.batch_series_events = True
+        self.request.standings_deltas = True  # ``unbatched`` applies them
         self.backoff = backoff or Backoff()
         self.sleep = sleep
         self.on_retry = on_retry
@@ -172,9 +175,24 @@ class ResilientWatch:
 def unbatched(stream: Iterable[arena_pb2.WatchSeasonResponse]
               ) -> Iterator[arena_pb2.WatchSeasonResponse]:
     """``stream`` with each ``series_events`` batch split into a message per event
-    (``series_started`` / ``series_finished``, with the batch's status and counts)."""
+    (``series_started`` / ``series_finished``, with the batch's status and counts)
+    and each ``standings_delta`` applied to the stream's previous standings (a
+    ``standings`` message: what every view reads)."""
+    held: arena_pb2.Standings | None = None
     for message in stream:
-        if message.WhichOneof("event") != "series_events":
+        event = message.WhichOneof("event")
+        if event == "standings_delta":
+            if held is None:
+                raise StreamBroke("a standings delta before any standings")
+            whole = arena_pb2.WatchSeasonResponse(
+                status=message.status, series_done=message.series_done,
+                series_total=message.series_total)
+            whole.standings.CopyFrom(apply_standings_delta(
+                held, message.standings_delta.standings))
+            message, event = whole, "standings"
+        if event == "standings":
+            held = message.standings
+        if event != "series_events":
             yield message
             continue
         for item in message.series_events.events:
@@ -188,6 +206,41 @@ def unbatched(stream: Iterable[arena_pb2.WatchSeasonResponse]
             else:
                 continue  # an event kind of a newer server
             yield single
+
+
+def apply_standings_delta(held: arena_pb2.Standings, delta: arena_pb2.Standings
+                          ) -> arena_pb2.Standings:
+    """The standings ``delta`` (a ``StandingsDelta.standings``) makes of ``held``."""
+    result = arena_pb2.Standings()
+    result.CopyFrom(delta)
+    rows = _merged(held.rows, delta.rows, _bot)
+    del result.rows[:]
+    result.rows.extend(sorted(rows, key=lambda row: row.rank))
+    for name, key in (("crosstable", _pair), ("los", _pair)):
+        merged = _merged(getattr(held, name), getattr(delta, name), key)
+        target = getattr(result, name)
+        del target[:]
+        target.extend(merged)
+    return result
+
+
+
+
+def _bot(item: arena_pb2.StandingRow) -> Hashable:
+    return item.bot_id
+
+
+def _pair(item: arena_pb2.CrosstableCell | arena_pb2.LosCell) -> Hashable:
+    return (item.bot_id, item.opponent_id)
+
+
+def _merged(held: Iterable[Item], changed: Iterable[Item],
+            key: Callable[[Item], Hashable]) -> list[Item]:
+    """``held`` with the items of the same key replaced by ``changed``'s, in place,
+    and ``changed``'s new ones after them."""
+    merged = {key(item): item for item in held}
+    merged.update((key(item), item) for item in changed)
+    return list(merged.values())
 
 
 def say_retry(attempt: int, delay: float, reason: str) -> None:

@@ -10,6 +10,7 @@ from arena.execution.base import (
     PlaysElsewhere,
     RunnerFactory,
     RunSeries,
+    StartsAhead,
 )
 from arena.execution.local import LocalExecutor, local_executor_factory
 
@@ -21,5 +22,6 @@ __all__ = [
     "PlaysElsewhere",
     "RunSeries",
     "RunnerFactory",
+    "StartsAhead",
     "local_executor_factory",
 ]

@@ -9,11 +9,11 @@ series id, so a second result for the same series is dropped, not stored twice.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Protocol, runtime_checkable
 
-from arena.core.series import SeriesOutcome, SeriesSpec
+from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 
 RunSeries = Callable[[SeriesSpec], SeriesOutcome]
@@ -58,6 +58,18 @@ class PlaysElsewhere(Protocol):
     def submit_elsewhere(self, spec: SeriesSpec, avoid: str) -> Future[SeriesOutcome]:
         """Play ``spec`` again, not on ``avoid`` (an outcome's ``played_by``) if
         another player is left."""
+        ...
+
+
+@runtime_checkable
+class StartsAhead(Protocol):
+    """An executor (or the ``RunSeries`` of a local one) that can start the bots of
+    the first series while the season gets ready (``arena.season.start_ahead``)."""
+
+    def start_ahead(self, bots: Sequence[BotRef]) -> None:
+        """Get ``bots`` ready to play (images, containers started within the admission
+        limits) in the background; returns at once, and a failure is left for the
+        series that starts the bot to meet where it belongs."""
         ...
 
 

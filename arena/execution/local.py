@@ -5,12 +5,19 @@ follow too)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from types import TracebackType
 
-from arena.core.series import SeriesOutcome, SeriesSpec
+from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
-from arena.execution.base import Executor, ExecutorFactory, RunnerFactory, RunSeries
+from arena.execution.base import (
+    Executor,
+    ExecutorFactory,
+    RunnerFactory,
+    RunSeries,
+    StartsAhead,
+)
 from arena.sandbox.admission import ADMISSION, Admission
 
 
@@ -34,6 +41,11 @@ class LocalExecutor:
 
     def submit(self, spec: SeriesSpec) -> Future[SeriesOutcome]:
         return self._pool.submit(self._play, spec)
+
+    def start_ahead(self, bots: Sequence[BotRef]) -> None:
+        """Hand ``bots`` to ``run_series`` to start ahead, if it can."""
+        if isinstance(self.run_series, StartsAhead):
+            self.run_series.start_ahead(bots)
 
     def _play(self, spec: SeriesSpec) -> SeriesOutcome:
         if self.admission is None:

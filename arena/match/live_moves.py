@@ -63,6 +63,8 @@ class _Entry:
     hand: int = 1
     sheet: dict[str, Any] | None = None
     ended: bool = False
+    readers: int = 0
+    """Readers waiting on ``moved`` now: a move with none wakes nobody (most series)."""
 
 
 SeriesToken = tuple[int, int]
@@ -110,7 +112,8 @@ class MoveBoard:
                 if len(entry.actions) < self.max_actions:
                     entry.actions.append(event)
                 entry.version += 1
-                entry.moved.notify_all()
+                if entry.readers:
+                    entry.moved.notify_all()
             else:
                 self._changed_entry(entry, self._apply(entry, (event,)))
 
@@ -221,6 +224,12 @@ class MoveBoard:
 
         with self._lock:
             entry = self._entries.get(series_id)
-            condition = self._changed if entry is None else entry.moved
-            condition.wait_for(lambda: token() != seen, timeout)
+            if entry is None:
+                self._changed.wait_for(lambda: token() != seen, timeout)
+                return token()
+            entry.readers += 1
+            try:
+                entry.moved.wait_for(lambda: token() != seen, timeout)
+            finally:
+                entry.readers -= 1
             return token()

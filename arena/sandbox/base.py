@@ -17,9 +17,9 @@ from arena.sandbox.schedstat import SchedSource, no_source
 if TYPE_CHECKING:
     from arena.core.series import BotRef
 
-__all__ = ["BOT_NAME_ENV", "BOT_VERSION_ENV", "InProcessTarget", "RunningBot", "Sandbox",
-           "SandboxError", "check_socket", "identity_environment", "pid_alive",
-           "wait_for_socket"]
+__all__ = ["BOT_NAME_ENV", "BOT_VERSION_ENV", "BuildReport", "InProcessTarget", "LineSink",
+           "RunningBot", "Sandbox", "SandboxError", "check_socket", "identity_environment",
+           "ignore_line", "pid_alive", "wait_for_socket"]
 
 BOT_NAME_ENV = "HOLLYWOOD_BOT_NAME"
 BOT_VERSION_ENV = "HOLLYWOOD_BOT_VERSION"
@@ -129,6 +129,28 @@ class InProcessTarget:
     author: str
 
 
+LineSink = Callable[[str], None]
+"""Where a build's log goes, line by line, as it comes (the bot's owner only)."""
+
+
+def ignore_line(_: str) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What building a bot for its sandbox did (``Sandbox.build``): ``passed``, else
+    ``reason`` (the bot's files are at fault: an upload is rejected with it); the
+    whole ``log`` (its owner's only), ``image_id`` of what was built (empty where
+    nothing is), and a one-line ``summary`` for a console."""
+
+    passed: bool = True
+    reason: str = ""
+    log: str = ""
+    image_id: str = ""
+    summary: str = ""
+
+
 class Sandbox(ABC):
     """Starts bots. ``name`` (its name in ``arena.sandbox.registry``) and
     ``description`` say which isolation a season runs under.
@@ -165,11 +187,23 @@ class Sandbox(ABC):
         del bot, series_id, seat, deal
         return None
 
-    def prepare_host(self) -> None:
+    def build(self, bot: BotRef, *, timeout_s: float | None = None,
+              on_line: LineSink = ignore_line) -> BuildReport:
+        """Build what ``bot`` runs from (an image), as vetting does before a version is
+        admitted: a failure the bot's files caused is a report that did not pass (its
+        log also sent to ``on_line``), a failure of the machine is ``SandboxError``.
+        ``timeout_s`` overrides the backend's build time limit. Nothing to build by
+        default (a passed, empty report); only a backend declaring
+        ``Capabilities.builds_images`` builds."""
+        del bot, timeout_s, on_line
+        return BuildReport()
+
+    def prepare_host(self, *, force: bool = False) -> None:
         """Get the machine ready before the first bot (e.g. the base image a worker
-        needs before it offers this sandbox); ``SandboxError`` saying what to do if
-        it cannot. Nothing by default."""
-        return None
+        needs before it offers this sandbox), redone from scratch if ``force`` (e.g.
+        ``arena images prepare-base --force``); ``SandboxError`` saying what to do
+        if it cannot. Nothing by default."""
+        del force
 
     def close(self) -> None:
         """Stop everything this sandbox still holds (kept bots, spares). Nothing by

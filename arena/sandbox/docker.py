@@ -14,7 +14,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import logging
-import os
 import threading
 import time
 import uuid
@@ -32,16 +31,21 @@ from arena.core.manifest import ManifestError, content_hash
 from arena.sandbox import container_logs
 from arena.sandbox.admission import ADMISSION, Admission
 from arena.sandbox.base import (
+    BuildReport,
+    LineSink,
     RunningBot,
     Sandbox,
     SandboxError,
     identity_environment,
+    ignore_line,
     wait_for_socket,
 )
 from arena.sandbox.base_image import BASE_IMAGE_TAG, BaseImageError
 from arena.sandbox.build_guard import BUILDS, BuildMemory
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
+from arena.sandbox.container_hardening import container_hardening
 from arena.sandbox.container_health import cgroup_memory, container_source, process_running
+from arena.sandbox.docker_build import BASE_LOCK, build_for_owner
 from arena.sandbox.docker_owner import (
     ARENA_LABEL,
     INSTANCE_LABEL,
@@ -56,7 +60,7 @@ from arena.sandbox.docker_owner import (
 )
 from arena.sandbox.docker_owner import process_start as _process_start
 from arena.sandbox.docker_socket import SOCKET_MOUNT, SOCKET_NAME, SocketPlace, make_socket_place
-from arena.sandbox.images import ImageBuildError, build_bot_image
+from arena.sandbox.images import ImageBuildError, build_bot_image, prepare_base
 from arena.sandbox.schedstat import SchedSource, no_source
 from arena.sandbox.tally import TALLY
 
@@ -124,7 +128,6 @@ class DockerSandbox(Sandbox):
         self._images: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()
         """Guards the image cache and the running set, never held over a build."""
-        self._base_lock = threading.Lock()
         self._running: set[DockerBot] = set()
         _LIVE_SANDBOXES.add(self)
         if remove_leftovers:
@@ -175,14 +178,18 @@ class DockerSandbox(Sandbox):
             self._images[key] = image.tag
         return image.tag
 
-    def prepare_host(self) -> None:  # the base image every bot image starts from
-        with self._base_lock:
-            if not self._prepare_base or self._base_ready:
-                return
-            from arena.sandbox.images import prepare_base
+    def build(self, bot: BotRef, *, timeout_s: float | None = None,
+              on_line: LineSink = ignore_line) -> BuildReport:
+        self.prepare_host()
+        return build_for_owner(bot, self.client, base_image=self.base_image, config=self.config,
+                               memory=self._builds, timeout_s=timeout_s, on_line=on_line)
 
+    def prepare_host(self, *, force: bool = False) -> None:  # the bots' base image
+        with BASE_LOCK:  # one at a time in the process, whichever sandbox asks
+            if not force and (not self._prepare_base or self._base_ready):
+                return
             try:
-                prepare_base(self.client)
+                prepare_base(self.client, force=force)
             except BaseImageError as error:
                 raise SandboxError(f"cannot prepare the base image: {error}") from error
             self._base_ready = True
@@ -222,7 +229,7 @@ class DockerSandbox(Sandbox):
                     image, name=name, labels=labels,
                     environment={"HOLLYWOOD_BOT_SOCKET": f"{SOCKET_MOUNT}/{SOCKET_NAME}",
                                  **identity_environment(bot)},
-                    volumes=place.mount(), **self._hardening(),
+                    volumes=place.mount(), **container_hardening(self.config),
                 )
             except docker.errors.ImageNotFound:
                 if attempt == 2:
@@ -230,30 +237,6 @@ class DockerSandbox(Sandbox):
                 with self._lock:
                     self._images = {k: v for k, v in self._images.items() if v != image}
         raise AssertionError("unreachable")
-
-    def _hardening(self) -> dict[str, Any]:
-        config = self.config
-        user = config.user if os.geteuid() == 0 else f"{os.getuid()}:{os.getgid()}"
-        tmpfs = f"{config.tmpfs_options},size={config.tmpfs_size_bytes}"
-        return {
-            "network_mode": config.network_mode,
-            "read_only": config.read_only_root,
-            "tmpfs": {"/tmp": tmpfs},
-            "shm_size": config.shm_size_bytes,
-            "mem_limit": config.memory_bytes,
-            "memswap_limit": config.memory_bytes,
-            "nano_cpus": int(config.cpus * 1e9),
-            "pids_limit": config.max_processes,
-            "cap_drop": list(config.cap_drop),
-            "security_opt": list(config.security_opt),
-            "user": user,
-            "ulimits": [docker.types.Ulimit(name="nofile", soft=config.max_open_files,
-                                            hard=config.max_open_files)],
-            "init": config.init,
-            "log_config": docker.types.LogConfig(
-                type="json-file", config={"max-size": str(config.log_max_bytes), "max-file": "1"}
-            ),
-        }
 
     def stop_all(self) -> None:
         """Stop every bot this sandbox still runs (also called at interpreter exit)."""

@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Final
 
 from arena.core.manifest import ManifestError, content_hash
 from arena.core.settings import DEFAULT_SERIES_PER_CONTAINER
-from arena.sandbox.base import RunningBot, Sandbox
+from arena.sandbox.base import BuildReport, LineSink, RunningBot, Sandbox, ignore_line
 from arena.sandbox.lease import Lease
 from arena.sandbox.tally import TALLY
 from arena.sandbox.warm import WarmPool
@@ -200,8 +200,12 @@ class ReusePool(Sandbox):
                 return self._lease(key, idle.bot, idle.served + 1, _dealt(idle.deals, deal))
             self._stop_later(idle.bot)
 
-    def prepare_host(self) -> None:
-        self.inner.prepare_host()
+    def prepare_host(self, *, force: bool = False) -> None:
+        self.inner.prepare_host(force=force)
+
+    def build(self, bot: BotRef, *, timeout_s: float | None = None,
+              on_line: LineSink = ignore_line) -> BuildReport:
+        return self.inner.build(bot, timeout_s=timeout_s, on_line=on_line)
 
     def idle(self) -> int:
         """Containers waiting for their next series now."""

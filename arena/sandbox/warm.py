@@ -32,10 +32,13 @@ from typing import TYPE_CHECKING
 from arena.core.faults import BotFault
 from arena.sandbox.admission import ADMISSION, Admission
 from arena.sandbox.base import (
+    BuildReport,
     InProcessTarget,
+    LineSink,
     RunningBot,
     Sandbox,
     SandboxError,
+    ignore_line,
 )
 from arena.sandbox.schedstat import SchedSource
 
@@ -129,8 +132,12 @@ class WarmPool(Sandbox):
         self.inner.prepare(bot)
         self._refill(_version_key(bot), bot)
 
-    def prepare_host(self) -> None:
-        self.inner.prepare_host()
+    def prepare_host(self, *, force: bool = False) -> None:
+        self.inner.prepare_host(force=force)
+
+    def build(self, bot: BotRef, *, timeout_s: float | None = None,
+              on_line: LineSink = ignore_line) -> BuildReport:
+        return self.inner.build(bot, timeout_s=timeout_s, on_line=on_line)
 
     def prepare_image(self, bot: BotRef) -> None:
         """Prepare ``bot`` without starting a spare (its container is kept for it)."""

@@ -15,6 +15,7 @@ from arena.season.events import EventHub, SeasonEvent
 from arena.season.ladder_gating import GateMatches, settle_match
 from arena.season.runner import SeasonRunner
 from arena.season.standings_live import StandingsBoard
+from arena.season.start_ahead import start_first_series
 from arena.storage import Storage
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,7 @@ class SeasonManager:
             config = SeasonConfig.from_dict(self.storage.get_season(season_id).config)
             executor = self.executor_factory(config)
             try:
+                start_first_series(self.storage, season_id, executor)
                 status = SeasonRunner(self.storage, season_id, executor, hub=self.hub,
                                       cancel=cancel, board=self.board,
                                       gate_matches=GateMatches(self.start, self.cancel)).run()

@@ -11,8 +11,8 @@ The loop, each step read back from the database so that a run killed at any poin
 2. when none is left, give the format every stored result, round by round; store
    the round it answers (one transaction), or finish when it answers None.
 
-Every outcome is verified before it is stored (``arena.season.verify``: its log
-replayed from the planned seed): a refused outcome is logged with where it was
+Every outcome is verified before it is stored (``arena.season.verify_policy``: its
+log replayed, here on a sample): a refused outcome is logged with where it was
 played and counted (``outcomes_refused``), that player gets no more series of the
 season (an executor that ``ExcludesPlayers``), and the series is played again, at
 most ``MAX_PLAYS`` times in all, so the season ends exactly as planned. A
@@ -48,10 +48,11 @@ from arena.season.events import EventHub, SeasonEvent
 from arena.season.forfeits import RemoteForfeits, deactivated_forfeit
 from arena.season.formats import Format, OpenEnded, PlannedUpFront, format_for, format_name
 from arena.season.ladder_gating import GateMatches
-from arena.season.open_rounds import plan_open_round
+from arena.season.open_rounds import RoundsRead, plan_open_round
 from arena.season.play_order import next_to_play
 from arena.season.standings_live import StandingsBoard
-from arena.season.verify import SERIES, OutcomeCheck, OutcomeMismatch, verify_outcome
+from arena.season.verify import SERIES, OutcomeCheck, OutcomeMismatch
+from arena.season.verify_policy import outcome_check_for
 from arena.storage import (
     PlannedSeries,
     Storage,
@@ -94,16 +95,16 @@ class SeasonRunner:
         cancel: threading.Event | None = None,
         season_format: Format | None = None,
         board: StandingsBoard | None = None,
-        verify: OutcomeCheck = verify_outcome,
+        verify: OutcomeCheck | None = None,
         gate_matches: GateMatches | None = None,
     ) -> None:
         self.storage = storage
         self.gate_matches = gate_matches or GateMatches(self._play_in_place, lambda _: None)
         """Starts and stops the seasons a gate opens (the manager's ``start``, ``cancel``);
         without, each plays in place to its end: none is unfinished when stopped."""
-        self.verify = verify
-        """Checks each outcome before it is stored; only tests of the scheduling with
-        made-up results pass another (``arena.season.verify`` is the real one)."""
+        self.verify = verify or outcome_check_for(executor)
+        """Checks each outcome before it is stored (``arena.season.verify_policy``: all
+        replayed from other machines, sampled here); tests may pass another."""
         self.season_id = season_id
         self.executor = executor
         self.hub = hub or EventHub()
@@ -116,6 +117,7 @@ class SeasonRunner:
         self.bot_ids = season.bot_ids
         self.format = season_format or format_for(format_name(season.config), self.config)
         self.board = board
+        self.rounds_read = RoundsRead()  # a ladder's rounds, each read from storage once
         self._bot_refs: dict[str, BotRef] = {}
         self._error = ""
         self._duplicates = 0
@@ -176,7 +178,7 @@ class SeasonRunner:
             return False  # no next round: spare reading every result (40,000 at 200 bots)
         if isinstance(self.format, OpenEnded):
             planned = plan_open_round(self.storage, self.season_id, self.format,
-                                      self.config, self.gate_matches)
+                                      self.config, self.gate_matches, self.rounds_read)
             if planned == []:
                 self.cancel.wait(IDLE_WAIT_S)  # too few members: wait for bots to join
             return planned is not None

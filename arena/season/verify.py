@@ -82,6 +82,35 @@ def verify_outcome(outcome: SeriesOutcome, *, seed: int, profile: Profile, max_h
         _check_forfeit(series, outcome, outcome.fault)
 
 
+def verify_summary(outcome: SeriesOutcome, *, seed: int, profile: Profile, max_hands: int,
+                   swap_seats: bool) -> None:
+    """The cheap part of ``verify_outcome`` for a played-out outcome (no replay): the
+    log starts with the planned series and ends with the result the outcome claims,
+    winner and figures. What it cannot see (a wrong move in the middle, events the
+    rules do not produce) only the replay finds (``arena.season.verify_policy``
+    decides which outcomes get it)."""
+    log = outcome.log
+    if not isinstance(log, list) or len(log) < 2:
+        raise OutcomeMismatch(TRUNCATED, "the log lacks the series' start and first deal")
+    planned = Series(seed, profile, max_hands=max_hands, swap_seats=swap_seats)
+    for index in (0, 1):
+        if log[index] != planned.log[index]:
+            raise OutcomeMismatch(DEAL, f"log entry {index} is not the planned series' "
+                                  f"start: logged {_short(log[index])}")
+    end = log[-1]
+    if not isinstance(end, dict) or end.get("type") != "series_end":
+        raise OutcomeMismatch(TRUNCATED, f"the log ends with {_short(end)}, not the "
+                              "series' end, and the outcome names no fault")
+    if outcome.winner != end.get("winner"):
+        raise OutcomeMismatch(WINNER, f"the outcome names winner {outcome.winner!r}, its "
+                              f"log {end.get('winner')!r}")
+    for name in _FIGURES:
+        claimed, logged = getattr(outcome.result, name), end.get(name)
+        if _plain(claimed) != _plain(logged):
+            raise OutcomeMismatch(RESULT, f"{name} is {claimed!r}, the log's end says "
+                                  f"{logged!r}")
+
+
 def _replay_actions(series: Series, log: list[Any]) -> None:
     index = len(series.log)
     while index < len(log):

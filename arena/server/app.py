@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 from collections.abc import Sequence
 from concurrent import futures
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from arena.core.defaults import (
     token_path_for,
 )
 from arena.core.operator_files import refuse_unless_regular
-from arena.core.series import SeriesOutcome, SeriesSpec
+from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.core.tls import TlsFiles
 from arena.core.token_binding import (
@@ -47,6 +48,8 @@ from arena.match.runner import run_series
 from arena.sandbox import registry as sandbox_registry
 from arena.sandbox.base import Sandbox
 from arena.sandbox.build_logs import keep_build_logs_beside
+from arena.sandbox.shelf import SandboxShelf
+from arena.season.live_feed import LiveFeeds
 from arena.season.manager import SeasonManager
 from arena.season.readings import SeasonReadings
 from arena.server.event_log import LoggingHub, LoggingSeasonManager
@@ -65,6 +68,7 @@ from arena.server.stream_limits import StreamLimitInterceptor, StreamSlots
 from arena.server.tokens import ensure_admin_token
 from arena.server.uploads import UploadLimits
 from arena.server.vetting import VettingWorker
+from arena.server.watch import encoded_watch_handler
 from arena.storage import Storage
 from arena.web.play_games import PlaySettings
 from arena.web.serve import WebServer, start_web
@@ -77,23 +81,32 @@ UNARY_RESERVE_THREADS: Final = 8
 MAX_STREAMS_PER_CLIENT: Final = 8
 
 
-def sandbox_runner_factory(config: SeasonConfig, board: MoveBoard | None = None) -> RunSeries:
-    """The production runner: ``arena.match.runner.run_series`` in a new sandbox of
-    the season's backend (``arena.sandbox.registry``), its moves on ``board`` for the
-    website's live pages. Raises ``ConfigError`` for a backend that is not
-    registered (the season then stops as failed, saying so)."""
-    return SandboxRunner(sandbox_registry.create(
-        config.sandbox, series_per_container=config.series_per_container), board)
+def sandbox_runner_factory(config: SeasonConfig, board: MoveBoard | None = None,
+                           shelf: SandboxShelf | None = None) -> RunSeries:
+    """The production runner: ``arena.match.runner.run_series`` in a sandbox of the
+    season's backend (``arena.sandbox.registry``), its moves on ``board`` for the
+    website's live pages; with a ``shelf`` (the server's), a sandbox kept across
+    seasons where the backend reuses bots (``arena.sandbox.shelf``). Raises
+    ``ConfigError`` for a backend that is not registered (the season then stops as
+    failed, saying so)."""
+    if shelf is None:
+        return SandboxRunner(sandbox_registry.create(
+            config.sandbox, series_per_container=config.series_per_container), board)
+    sandbox, kept = shelf.lend(config.sandbox, config.series_per_container)
+    return SandboxRunner(sandbox, board, owned=not kept)
 
 
 class SandboxRunner:
     """Plays series in one sandbox; ``close`` (called by the executor when the season
-    is over) releases what the sandbox keeps, e.g. the warm pool's spare bots and
-    the containers kept for reuse: a container never outlives its season."""
+    is over) releases what a sandbox of the season's own keeps, e.g. the warm pool's
+    spare bots and the containers kept for reuse; one the server's shelf keeps
+    (``owned`` False) stays for the next season and is closed with the server."""
 
-    def __init__(self, sandbox: Sandbox, board: MoveBoard | None = None) -> None:
+    def __init__(self, sandbox: Sandbox, board: MoveBoard | None = None, *,
+                 owned: bool = True) -> None:
         self.sandbox = sandbox
         self.board = board
+        self.owned = owned
 
     def __call__(self, spec: SeriesSpec) -> SeriesOutcome:
         if self.board is None:
@@ -101,8 +114,23 @@ class SandboxRunner:
         with self.board.playing(spec.series_id) as moves:
             return run_series(spec, self.sandbox, moves)
 
+    def start_ahead(self, bots: Sequence[BotRef]) -> None:
+        """Prepare ``bots`` on a thread of their own (``StartsAhead``): the warm pool
+        starts each version's first container now, within the admission limits; a
+        version with a container kept for it only has its image seen to."""
+        threading.Thread(target=self._prepare_all, args=(list(bots),), name="start-ahead",
+                         daemon=True).start()
+
+    def _prepare_all(self, bots: list[BotRef]) -> None:
+        for bot in bots:
+            try:
+                self.sandbox.prepare(bot)
+            except Exception as error:  # the bot's series meets it where it belongs
+                log.info("%s@%s not started ahead: %s", bot.name, bot.version, error)
+
     def close(self) -> None:
-        self.sandbox.close()
+        if self.owned:
+            self.sandbox.close()
 
 
 @dataclass
@@ -129,6 +157,8 @@ class RunningServer:
 
     retention: LogRetention | None = None
     """Prunes old seat logs."""
+    shelf: SandboxShelf | None = None
+    """The sandboxes kept across seasons (closed last, after the seasons stopped)."""
 
     def stop(self, grace: float | None = 1.0) -> None:
         if self.retention is not None:
@@ -140,6 +170,8 @@ class RunningServer:
         if self.web is not None:
             self.web.stop()
         self.server.stop(grace).wait()
+        if self.shelf is not None:
+            self.shelf.close()
         self.database_lock.release()
 
 
@@ -197,10 +229,13 @@ def start_server(
         listening = _Listening(host, port, max_workers, slots, http, tls, tuple(interceptors),
                                metrics, play or PlaySettings())
         board = board or MoveBoard()
+        shelf = SandboxShelf()
         executors = executor_factory or local_executor_factory(
-            runner_factory or functools.partial(sandbox_runner_factory, board=board))
+            runner_factory or functools.partial(sandbox_runner_factory, board=board,
+                                                shelf=shelf))
         running = _start(db_path, database_lock, listening, executors, resume,
                          max_season_bots, upload_limits, vetting_sandbox, board)
+        running.shelf = shelf
         running.retention = LogRetention(running.storage, log_retention_days)
         running.retention.start()
         return running
@@ -245,8 +280,11 @@ def _start(
     vetting = None if vetting_sandbox is None else VettingWorker(storage, vetting_sandbox)
     # One source of standings, statistics and progress: the API's and the website's.
     readings = SeasonReadings(storage, manager.board)
+    # One batcher of live updates: the API's watch streams and the website's.
+    feeds = LiveFeeds(hub)
     service = ArenaService(storage, manager, hub, token, max_season_bots=max_season_bots,
-                           upload_limits=upload_limits, vetting=vetting, readings=readings)
+                           upload_limits=upload_limits, vetting=vetting, readings=readings,
+                           feeds=feeds)
     metrics = ArenaMetrics(storage, LiveSources(listening.slots, service.upload_slots, vetting))
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=listening.max_workers,
@@ -259,7 +297,13 @@ def _start(
         # message ahead of what its call has read, not a growing window of several
         # MiB: three uploads at once held ~30 MiB each in gRPC's buffers with it.
         options=[("grpc.so_reuseport", 0), ("grpc.http2.bdp_probe", 0)])
+    # WatchSeason sends bytes encoded once for every stream: its handler goes before
+    # the generated one (generic handlers are tried in order) and over it (by name).
+    watch_handler = encoded_watch_handler(service.WatchSeason)
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(SERVICE_NAME, watch_handler),))
     arena_pb2_grpc.add_ArenaServiceServicer_to_server(service, server)
+    server.add_registered_method_handlers(SERVICE_NAME, watch_handler)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
@@ -290,7 +334,7 @@ def _start(
     if http is not None:
         try:
             web = start_web(db_path, hub, *http, tls=listening.tls, board=board,
-                            readings=readings, admin_token=token,
+                            readings=readings, feeds=feeds, admin_token=token,
                             limiter=service.auth.limiter, play=listening.play)
         except RuntimeError:
             storage.close()

@@ -1,5 +1,6 @@
 """Paged and filtered reads of big seasons: which standings rows a request asks
-for, and the page tokens of ``GetStandings`` and ``ListSeries``.
+for, and the page tokens of ``GetStandings``, ``ListSeries``, ``ListBots`` and
+``ListSeasons``.
 
 A standings token names the snapshot (its sequence) and the next rank, so every
 page of one listing comes from the same standings while results keep arriving; a
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from arena.season.standings import StandingRow, Standings
+from arena.storage import BotRecord, SeasonRecord, Storage
 
 MAX_PAGE_SIZE: Final = 10_000
 
@@ -42,6 +44,40 @@ def parse_series_token(token: str) -> int:
         raise PageError(f"page_token {token!r} is not a series page token (pass the "
                         "next_page_token of the previous page, or nothing for the first)")
     return int(token[1:])
+
+
+def bots_page(storage: Storage, page_size: int, token: str) -> tuple[list[BotRecord], str]:
+    """A ``ListBots`` page (every version when ``page_size`` is 0) and the token of
+    the next ("" after the last): the id of the page's last version."""
+    check_page_size(page_size)
+    after = ""
+    if token:
+        if not token.startswith("b") or len(token) < 2:
+            raise PageError(f"page_token {token!r} is not a bot list page token (pass the "
+                            "next_page_token of the previous page, or nothing for the first)")
+        after = storage.get_bot(token[1:]).id  # unknown: not found, never the first page
+    bots = storage.list_bots(after, page_size + 1 if page_size else None)
+    if page_size and len(bots) > page_size:
+        return bots[:page_size], f"b{bots[page_size - 1].id}"
+    return bots, ""
+
+
+def seasons_page(storage: Storage, page_size: int, token: str
+                 ) -> tuple[list[SeasonRecord], str]:
+    """A ``ListSeasons`` page, newest first (every season when ``page_size`` is 0),
+    and the token of the next ("" after the last): the id of the page's last season."""
+    check_page_size(page_size)
+    before = 0
+    if token:
+        if not token.startswith("n") or not token[1:].isdigit() or int(token[1:]) < 1:
+            raise PageError(f"page_token {token!r} is not a season list page token (pass "
+                            "the next_page_token of the previous page, or nothing for the "
+                            "first)")
+        before = int(token[1:])
+    seasons = storage.list_seasons(before, page_size + 1 if page_size else None)
+    if page_size and len(seasons) > page_size:
+        return seasons[:page_size], f"n{seasons[page_size - 1].id}"
+    return seasons, ""
 
 
 def check_page_size(page_size: int) -> None:

@@ -26,6 +26,7 @@ from arena.season.challenge_queue import ChallengeQueue, ChallengeRules
 from arena.season.events import EventHub
 from arena.season.formats import format_for, format_name, new_deal_key
 from arena.season.leagues import LeagueError, LeagueKeeper
+from arena.season.live_feed import LiveFeeds
 from arena.season.manager import SeasonManager
 from arena.season.readings import SeasonReadings
 from arena.season.seeding import current_ratings
@@ -105,6 +106,7 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
         *, max_season_bots: int = DEFAULT_MAX_SEASON_BOTS,
         upload_limits: UploadLimits | None = None, vetting: VettingWorker | None = None,
         readings: SeasonReadings | None = None, leagues: LeagueKeeper | None = None,
+        feeds: LiveFeeds | None = None,
     ) -> None:
         self.storage = storage
         self.vetting = vetting
@@ -126,6 +128,8 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
         self.leagues = leagues if leagues is not None else LeagueKeeper(
             storage, manager, self.readings)
         self.watch_messages = WatchMessages(storage, self.board, self.messages)
+        # The one batcher of live updates, shared with the website (``arena.server.app``).
+        self.feeds = feeds if feeds is not None else LiveFeeds(hub)
         # Challenges play in the sandbox uploads are vetted in (untrusted code).
         self.challenges = ChallengeQueue(storage, manager, ChallengeRules(
             sandbox=vetting.sandbox_name if vetting is not None else ""))
@@ -193,8 +197,11 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
     def ListBots(
         self, request: arena_pb2.ListBotsRequest, context: grpc.ServicerContext
     ) -> arena_pb2.ListBotsResponse:
-        return self._call(context, lambda: arena_pb2.ListBotsResponse(
-            bots=bots_with_states(self.storage, self.storage.list_bots())))
+        def body() -> arena_pb2.ListBotsResponse:
+            bots, token = pages.bots_page(self.storage, request.page_size, request.page_token)
+            return arena_pb2.ListBotsResponse(bots=bots_with_states(self.storage, bots),
+                                              next_page_token=token)
+        return self._call(context, body)
 
     # -- seasons
 
@@ -281,8 +288,12 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
     def ListSeasons(
         self, request: arena_pb2.ListSeasonsRequest, context: grpc.ServicerContext
     ) -> arena_pb2.ListSeasonsResponse:
-        return self._call(context, lambda: arena_pb2.ListSeasonsResponse(
-            seasons=[season_message(season) for season in self.storage.list_seasons()]))
+        def body() -> arena_pb2.ListSeasonsResponse:
+            seasons, token = pages.seasons_page(self.storage, request.page_size,
+                                                request.page_token)
+            return arena_pb2.ListSeasonsResponse(
+                seasons=[season_message(season) for season in seasons], next_page_token=token)
+        return self._call(context, body)
 
     # -- standings and live
 
@@ -304,32 +315,36 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
         else:
             snapshot, offset = self.board.snapshot(season_id), 0
         table = snapshot.standings
+        los = request.include_los
         if request.bot_ids:
             rows = pages.rows_of_bots(table, request.bot_ids)
             return arena_pb2.GetStandingsResponse(standings=self.messages.part(
-                snapshot, pages.with_rows(table, rows, crosstable=True)))
+                snapshot, pages.with_rows(table, rows, crosstable=True), los=los))
         if not request.page_size and not offset:
-            return arena_pb2.GetStandingsResponse(standings=self.messages.whole(snapshot))
+            return arena_pb2.GetStandingsResponse(standings=self.messages.whole(snapshot,
+                                                                                los=los))
         end = offset + request.page_size if request.page_size else len(table.rows)
         response = arena_pb2.GetStandingsResponse(standings=self.messages.part(
-            snapshot, pages.with_rows(table, table.rows[offset:end], crosstable=True)))
+            snapshot, pages.with_rows(table, table.rows[offset:end], crosstable=True),
+            los=los))
         if end < len(table.rows):
             response.next_page_token = pages.standings_token(snapshot.sequence, end)
         return response
 
-    def WatchSeason(
+    def WatchSeason(  # type: ignore[override]  # bytes: its handler sends them as they are
         self, request: arena_pb2.WatchSeasonRequest, context: grpc.ServicerContext
-    ) -> Iterator[arena_pb2.WatchSeasonResponse]:
+    ) -> Iterator[bytes]:
+        """Encoded responses (``encoded_watch_handler`` sends them as they are)."""
         season_id = self._call(context, lambda: self._season_id(request.season_id))
         self._call(context, lambda: self.storage.get_season(season_id))
-        top, bots = request.top, list(request.bot_ids)
+        top, bots = request.top, tuple(request.bot_ids)
         if bots:  # a bot not in the season: say so before streaming
             self._call(context, lambda: pages.rows_of_bots(
                 self.board.snapshot(season_id).standings, bots))
-        stream = WatchStream(self.watch_messages, season_id, top, bots,
-                             batch=request.batch_series_events)
-        with self.hub.subscribe(season_id) as subscription:
-            yield from stream.follow(subscription, context.is_active,
+        view = (season_id, top, bots, request.include_los, request.standings_deltas)
+        stream = WatchStream(self.watch_messages, view, batch=request.batch_series_events)
+        with self.feeds.reader(season_id) as reader:
+            yield from stream.follow(reader, context.is_active,
                                      lambda: self._season_over(season_id))
 
     def _season_over(self, season_id: int) -> bool:

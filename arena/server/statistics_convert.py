@@ -45,8 +45,9 @@ class LosCells:
 
 
 def add_statistics(message: arena_pb2.Standings, stats: SeasonStatistics,
-                   los: LosCells) -> None:
-    """Fill ``message``'s statistics fields and put its rows in the format's order.
+                   los: LosCells | None) -> None:
+    """Fill ``message``'s statistics fields and put its rows in the format's order,
+    with ``los`` the likelihoods of superiority of its rows' bots (none without).
     ``message`` may hold some of the table's rows only (a page, a live view's top
     rows): each keeps its rank in the whole table."""
     position = {bot: rank for rank, bot in enumerate(stats.order, start=1)}
@@ -78,6 +79,7 @@ def add_statistics(message: arena_pb2.Standings, stats: SeasonStatistics,
     left = stats.progress.seconds_left
     message.seconds_left = -1.0 if left is None else left
     message.series_expected = stats.progress.expected or 0
-    message.los.extend(los.of(stats.rating, rows))
+    if los is not None:
+        message.los.extend(los.of(stats.rating, rows))
     # The format's own fields (a bracket, the state of a test), as it gives them.
     json_format.ParseDict(stats.api, message)

@@ -49,6 +49,7 @@ from arena.storage.ladder_rounds import (
     keep_on_ladder,
     kept_versions,
     members_by_round,
+    results_of_rounds,
 )
 from arena.storage.leagues import (
     LeagueRecord,
@@ -197,6 +198,7 @@ __all__ = [
     "rejected_by_arena",
     "rejection_cause",
     "restore_backup",
+    "results_of_rounds",
     "revoke_author",
     "sealed_series",
     "series_pending",

@@ -12,7 +12,8 @@ import json
 from collections.abc import Sequence
 
 from arena.core.status import VersionStatus
-from arena.storage.records import utc_now
+from arena.storage.records import SeriesRecord, result_from_row, utc_now
+from arena.storage.schema import RESULT_COLUMNS_OF_R
 from arena.storage.season_rows import insert_round
 from arena.storage.store import Storage
 
@@ -22,6 +23,25 @@ def members_by_round(storage: Storage, season_id: int) -> list[list[str]]:
     rows = storage.query("SELECT members_json FROM ladder_rounds WHERE season_id=? "
                          "ORDER BY round", (season_id,))
     return [[str(bot_id) for bot_id in json.loads(row[0])] for row in rows]
+
+
+def results_of_rounds(storage: Storage, season_id: int, first_round: int, first_index: int
+                      ) -> list[tuple[int, list[SeriesRecord]]]:
+    """(series planned, results stored in plan order) of each round of the season
+    from ``first_round`` on, whose series are planned from plan index
+    ``first_index`` on: only those rows are read (by index), however many earlier
+    rounds the season has."""
+    rounds: dict[int, tuple[int, list[SeriesRecord]]] = {
+        int(row[0]): (int(row[1]), []) for row in storage.query(
+            "SELECT round, COUNT(*) FROM planned_series WHERE season_id=? AND idx >= ? "
+            "GROUP BY round", (season_id, first_index))}
+    for row in storage.query(
+            f"SELECT {RESULT_COLUMNS_OF_R}, p.round FROM planned_series p "
+            "JOIN series_results r ON r.series_id = p.id "
+            "WHERE p.season_id=? AND p.idx >= ? ORDER BY p.idx", (season_id, first_index)):
+        rounds[int(row["round"])][1].append(result_from_row(row))
+    return [rounds.get(number, (0, [])) for number in
+            range(first_round, max(rounds, default=first_round - 1) + 1)]
 
 
 def add_ladder_round(storage: Storage, season_id: int, round_number: int,

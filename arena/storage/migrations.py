@@ -302,6 +302,13 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
 )""",
         "CREATE INDEX human_games_by_bot ON human_games (bot_id)",
     )),
+    Migration(18, "no index that repeats a unique one (issue 42: a thousand bots)", (
+        # UNIQUE (season_id, idx) and the unique (season_id, stored_seq) already index
+        # a season's rows in these orders: a copy costs one more B-tree write per
+        # row, a million of them for a 1,000-bot round robin's plan.
+        "DROP INDEX IF EXISTS planned_series_by_season",
+        "DROP INDEX IF EXISTS series_results_by_season",
+    )),
 )
 
 

@@ -14,7 +14,7 @@ from arena.core.status import SeasonStatus
 from arena.core.text import safe_text
 from arena.storage.records import utc_now
 from arena.storage.schema import PLANNED_COLUMNS
-from engine.commitment import new_nonce
+from engine.commitment import new_nonces
 
 MAX_NAME_CHARS: Final = 200
 """A stored name (a season's, an author's) keeps this many characters."""
@@ -53,12 +53,14 @@ def insert_round(
     db: sqlite3.Connection, season_id: int, round_number: int, first_index: int,
     plan: Sequence[tuple[int, bool, str, str]],
 ) -> None:
+    nonces = new_nonces(len(plan))
     db.executemany(
         f"INSERT INTO planned_series ({PLANNED_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
         [
             (f"{season_id}-{index}", season_id, index, seed, int(swap), seat0, seat1,
-             round_number, new_nonce())
-            for index, (seed, swap, seat0, seat1) in enumerate(plan, start=first_index)
+             round_number, nonce)
+            for (index, (seed, swap, seat0, seat1)), nonce
+            in zip(enumerate(plan, start=first_index), nonces, strict=True)
         ],
     )
 

@@ -143,8 +143,12 @@ class Storage:
             created = db.execute("SELECT * FROM bots WHERE id=?", (bot_id,)).fetchone()
         return bot_from_row(created), True
 
-    def list_bots(self) -> list[BotRecord]:
-        return [bot_from_row(row) for row in self.query("SELECT * FROM bots ORDER BY seq")]
+    def list_bots(self, after: str = "", limit: int | None = None) -> list[BotRecord]:
+        """Bot versions in registration order, after version ``after`` (an id; "": from
+        the first), at most ``limit``."""
+        return [bot_from_row(row) for row in self.query(
+            "SELECT * FROM bots WHERE seq > COALESCE((SELECT seq FROM bots WHERE id=?), 0) "
+            "ORDER BY seq LIMIT ?", (after, -1 if limit is None else limit))]
 
     def get_bot(self, bot_id: str) -> BotRecord:
         rows = self.query("SELECT * FROM bots WHERE id=?", (bot_id,))
@@ -211,10 +215,12 @@ class Storage:
             raise NotFoundError("no season yet (create one with `arena season create`)")
         return int(rows[0][0])
 
-    def list_seasons(self) -> list[SeasonRecord]:
-        """Every season but challenges' (``arena.storage.challenges``), newest first."""
+    def list_seasons(self, before: int = 0, limit: int | None = None) -> list[SeasonRecord]:
+        """Seasons but challenges' (``arena.storage.challenges``), newest first, below
+        id ``before`` (0: from the newest), at most ``limit``."""
         return [self._season(row) for row in self.query(
-            f"SELECT * FROM seasons WHERE {_NOT_CHALLENGE} ORDER BY id DESC")]
+            f"SELECT * FROM seasons WHERE {_NOT_CHALLENGE} AND (?1 = 0 OR id < ?1) "
+            "ORDER BY id DESC LIMIT ?2", (before, -1 if limit is None else limit))]
 
     def seasons_with_status(self, status: SeasonStatus) -> list[int]:
         return [int(row[0]) for row in

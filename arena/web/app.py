@@ -30,6 +30,7 @@ from arena.core.auth_limit import AuthLimits, FailedAuthLimiter
 from arena.core.progress_text import progress_line
 from arena.match.live_moves import MoveBoard
 from arena.season.events import EventHub
+from arena.season.live_feed import LiveFeeds
 from arena.season.readings import SeasonReadings
 from arena.storage import NotFoundError, Storage, is_sealed
 from arena.web import views
@@ -119,13 +120,13 @@ class Website:
 
     def __init__(self, storage: Storage, hub: EventHub, board: MoveBoard | None = None,
                  readings: SeasonReadings | None = None,
-                 owner_views: OwnerViews | None = None, tv_pace: TvPace | None = None
-                 ) -> None:
+                 owner_views: OwnerViews | None = None, tv_pace: TvPace | None = None,
+                 feeds: LiveFeeds | None = None) -> None:
         self.storage = storage
         self.owner_views = owner_views or OwnerViews()
         self.readings = readings if readings is not None else SeasonReadings(storage)
         self.templates = make_templates()
-        self.feed = season_feed(hub, self.season_snapshot)
+        self.feed = season_feed(feeds or LiveFeeds(hub), self.season_snapshot)
         self.leaders = SeasonLeaders()
         self.live = LivePages(storage, board or MoveBoard(), self.templates)
         self.tv = TvPages(storage, self.live.board, self.readings, self.live, self.html,
@@ -287,15 +288,17 @@ def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | 
                board: MoveBoard | None = None, readings: SeasonReadings | None = None, *,
                sessions: SessionStore | None = None, limiter: FailedAuthLimiter | None = None,
                owner_views: OwnerViews | None = None,
-               play: HumanGames | None = None, tv_pace: TvPace | None = None) -> Starlette:
+               play: HumanGames | None = None, tv_pace: TvPace | None = None,
+               feeds: LiveFeeds | None = None) -> Starlette:
     """The website over ``storage`` (best a connection of its own) and ``hub``, showing
     the standings of ``readings`` (the server's; without, its own) and the series in
     play on ``board``; authors sign in to ``sessions`` (without: authors only, no
     admin), failed sign-ins counted by ``limiter`` (the server's API shares it), and
     see the owner panes ``owner_views`` fill; people play the bots in ``play``
     (without: the default ``PlaySettings``, signed-in authors only); Arena TV
-    broadcasts at ``tv_pace`` (default ``TvPace``)."""
-    site = Website(storage, hub, board, readings, owner_views, tv_pace)
+    broadcasts at ``tv_pace`` (default ``TvPace``); live season pages follow the
+    ticks of ``feeds`` (the server's, which its watch streams share; without, its own)."""
+    site = Website(storage, hub, board, readings, owner_views, tv_pace, feeds)
     sessions = sessions or SessionStore(storage)
     sign_in = SignInPages(sessions, limiter or FailedAuthLimiter(AuthLimits()), site.html)
     games = play or HumanGames(storage, PlaySettings())

@@ -6,11 +6,13 @@ browsers watch it."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Hashable
 from typing import Any, Final
 
 import jinja2
 from markupsafe import Markup
+from sse_starlette.event import ServerSentEvent
 from sse_starlette.sse import EventSourceResponse
 from starlette.requests import Request
 from starlette.responses import Response
@@ -22,6 +24,8 @@ from arena.web.live_series import NowPlayingSource, SeriesSource, now_playing_ro
 from arena.web.params import query_id
 
 SSE_RETRY_MS: Final = 1000
+ENCODED_KEPT: Final = 256
+"""Recent updates kept encoded (each broadcast to all of its clients at once)."""
 PING_S: Final = 15.0
 SEND_TIMEOUT_S: Final = 5.0
 """A viewer that takes no message for this long is cut off (sse-starlette)."""
@@ -89,9 +93,18 @@ class LivePages:
         """``messages`` (of a ``Broadcast``) as the response of an SSE route."""
 
         async def events() -> Any:
-            async for event, data in messages:
-                yield {"event": event, "data": data, "retry": SSE_RETRY_MS}
+            async for message in messages:
+                yield encoded(message)
 
         return EventSourceResponse(events(), ping=int(self.ping_s),
                                    send_timeout=self.send_timeout_s,
                                    headers={"Cache-Control": "no-store"})
+
+
+@functools.lru_cache(maxsize=ENCODED_KEPT)
+def encoded(message: Message) -> bytes:
+    """An update as sent to a browser, encoded once for all its clients: a
+    ``Broadcast`` hands every client the same message (its data the same string,
+    whose hash Python keeps, so the lookup does not grow with its size)."""
+    event, data = message
+    return ServerSentEvent(data=data, event=event, retry=SSE_RETRY_MS).encode()

@@ -22,6 +22,7 @@ from arena.core.defaults import DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
 from arena.core.tls import TlsFiles
 from arena.match.live_moves import MoveBoard
 from arena.season.events import EventHub
+from arena.season.live_feed import LiveFeeds
 from arena.season.readings import SeasonReadings
 from arena.storage import Storage
 from arena.web.app import Website, create_app
@@ -109,18 +110,20 @@ class WebServer:
 def start_web(db_path: Path, hub: EventHub, host: str = DEFAULT_HTTP_HOST,
               port: int = DEFAULT_HTTP_PORT, *, tls: TlsFiles | None = None,
               board: MoveBoard | None = None, readings: SeasonReadings | None = None,
-              admin_token: str | None = None,
+              feeds: LiveFeeds | None = None, admin_token: str | None = None,
               limiter: FailedAuthLimiter | None = None,
               play: PlaySettings | None = None, tv_pace: TvPace | None = None
               ) -> WebServer:
     """The website over the database at ``db_path``, started (HTTPS with ``tls``),
     showing the standings of ``readings`` (the server's; without, its own) and the
-    series in play on ``board``; authors (and, with ``admin_token``, the admin) sign
-    in, failed sign-ins counted by ``limiter`` (the API's); people play the bots as
-    ``play`` allows (default ``PlaySettings``: signed-in authors only); Arena TV
-    broadcasts at ``tv_pace`` (default ``TvPace``)."""
+    series in play on ``board``, its live pages batched by ``feeds`` (the server's,
+    shared with the API's watch streams; without, its own); authors (and, with
+    ``admin_token``, the admin) sign in, failed sign-ins counted by ``limiter`` (the
+    API's); people play the bots as ``play`` allows (default ``PlaySettings``:
+    signed-in authors only); Arena TV broadcasts at ``tv_pace`` (default ``TvPace``)."""
     storage = Storage(db_path)
     app = create_app(storage, hub, lifespan=_remember_loop, board=board, readings=readings,
+                     feeds=feeds,
                      sessions=SessionStore(storage, admin_token), limiter=limiter,
                      play=HumanGames(storage, play or PlaySettings()), tv_pace=tv_pace)
     server = WebServer(app, host, port, storage, tls)

@@ -14,7 +14,7 @@ recording.
 Prints, next to the issue's targets:
 
 1. the time to create and store the 39,800-series plan (CreateSeason, one transaction),
-   and the plan of a season of the server's default limit of bots (256: 65,280 series);
+   and the plan of a season of the server's default limit of bots (1,024: 1,047,552 series);
 2. per-series cost outside play at 0 %, 50 % and 99 % of the season stored: the
    median wall-time gap between consecutive stored results over a window of series,
    and the server process's CPU time per series over that window (the figure that
@@ -34,9 +34,15 @@ measured first the same way, each over windows of a tenth of its series, to show
 how the cost per series and a standings update grow with the field.
 
 Options: --bots N (200), --also N,N,... (20,50,100), --window N (2000), --watchers N
-(10), --concurrency N (2), --largest N (the default bot limit; 0 skips that plan),
---recorders N (worker processes recording outcomes; the cores), --db PATH (a temp
-file; with --also '').
+(10), --top N (rows each stream asks for: 20; 0 the whole table), --no-deltas,
+--sse N (browsers on the season page's live stream: 0), --concurrency N (2),
+--largest N (the default bot limit; 0 skips that plan), --recorders N (worker
+processes recording outcomes; the cores), --db PATH (a temp file; with --also ''),
+--outcomes PATH (recorded outcomes kept for the next run; with --also '').
+
+The crowd figure of issue 42: --bots 100 --also '' --watchers 100 --top 0 --sse 100
+(server CPU per series over the season, and per watcher the delay from a stored
+series to the first update showing it and the bytes of a standings update).
 """
 
 from __future__ import annotations
@@ -44,6 +50,8 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import pickle
+import random
 import statistics
 import sys
 import tempfile
@@ -56,6 +64,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from figures import report  # noqa: E402
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc  # noqa: E402
 
 from arena.core.defaults import DEFAULT_MAX_SEASON_BOTS  # noqa: E402
@@ -67,14 +76,11 @@ from arena.season.standings_live import StandingsBoard  # noqa: E402
 from arena.server.app import start_server  # noqa: E402
 from engine.profiles import Profile  # noqa: E402
 
-RANDOM = BotRef.from_folder(ROOT / "sample_bots" / "random")
 GREEDY = BotRef.from_folder(ROOT / "sample_bots" / "greedy")
-SHARK = BotRef.from_folder(ROOT / "sample_bots" / "shark")
 
 
 Deal = tuple[int, bool, int, str]
 """What fixes a series' log: seed, seat swap, hand cap and profile name."""
-KINDS = ((GREEDY, GREEDY), (SHARK, GREEDY), (SHARK, SHARK), (GREEDY, RANDOM))
 
 
 def deal_of(spec: SeriesSpec) -> Deal:
@@ -82,14 +88,18 @@ def deal_of(spec: SeriesSpec) -> Deal:
 
 
 def record_one(spec: SeriesSpec) -> SeriesOutcome:
-    """In a worker process: play ``spec`` with real sample bots in-process (the pair
-    chosen by the seed, so logs of every kind appear)."""
-    from arena.match.runner import run_series
-    from arena.sandbox import registry
+    """In a worker process: play ``spec``'s deal on the engine alone, a seeded mix of
+    greedy and random moves (milliseconds a series: a 100-bot league's 4,950 deals
+    are recorded in a minute, where real sample bots took seconds each), into an
+    outcome whose log the season's verification replays like any other."""
+    from arena.core.series import outcome_of
+    from engine.series import Series
+    from tests.helpers.deal_helpers import play_series
 
-    bots = KINDS[spec.seed % len(KINDS)]
-    return run_series(replace(spec, bots=bots, limits=TimeLimits(20.0, 5.0, 30.0)),
-                      registry.create("inprocess"))
+    series = Series(spec.seed, spec.profile, max_hands=spec.max_hands,
+                    swap_seats=spec.swap_seats)
+    play_series(series, random.Random(spec.seed))
+    return outcome_of(spec.series_id, series, None, None, (0.0, 0.0), 0.0)
 
 
 def record_outcomes(storage: Any, season_id: int, workers: int) -> dict[Deal, SeriesOutcome]:
@@ -107,7 +117,7 @@ def record_outcomes(storage: Any, season_id: int, workers: int) -> dict[Deal, Se
     for planned in storage.planned_series(season_id):
         spec = SeriesSpec(series_id=f"record-{planned.seed}-{planned.swap_seats}",
                           seed=planned.seed, profile=profile, max_hands=max_hands,
-                          swap_seats=planned.swap_seats, bots=KINDS[0],
+                          swap_seats=planned.swap_seats, bots=(GREEDY, GREEDY),
                           limits=TimeLimits(20.0, 5.0, 30.0))
         specs.setdefault(deal_of(spec), spec)
     context = multiprocessing.get_context("spawn")
@@ -116,28 +126,125 @@ def record_outcomes(storage: Any, season_id: int, workers: int) -> dict[Deal, Se
         return dict(zip(specs, outcomes, strict=True))
 
 
-def watch(address: str, season_id: int, count: int, done: Any) -> None:
-    """In a child process: ``count`` streams; put (series_done, receive time) of the
-    last standings message each received."""
+Arrivals = tuple[list[float], list[float], int, int]
+"""What one watcher saw: for each stored series n (index n - 1) when a message first
+showed it (its series event or standings counting it; 0.0: never) and when standings
+first counted it; the standings updates received and their bytes."""
+
+
+class Coverage:
+    """One watcher's arrivals (``Arrivals``), filled as its messages come."""
+
+    def __init__(self, total: int) -> None:
+        self.any = [0.0] * total
+        self.standings = [0.0] * total
+        self.shown = self.counted = 0
+        self.updates = self.update_bytes = 0
+
+    def saw(self, upto: int, at: float, *, standings: bool = False, size: int = 0) -> None:
+        if standings:
+            self.updates += 1
+            self.update_bytes += size
+            while self.counted < min(upto, len(self.standings)):
+                self.standings[self.counted] = at
+                self.counted += 1
+        while self.shown < min(upto, len(self.any)):
+            self.any[self.shown] = at
+            self.shown += 1
+
+    def arrivals(self) -> Arrivals:
+        return self.any, self.standings, self.updates, self.update_bytes
+
+
+def watch(address: str, season_id: int, count: int, top: int, deltas: bool, total: int,
+          done: Any) -> None:
+    """In a child process: ``count`` WatchSeason streams as the terminal opens them
+    (series events batched; standings deltas unless ``deltas`` is off); put each
+    stream's ``Arrivals`` (its raw bytes are counted before decoding)."""
     import grpc
 
-    def follow(results: list[tuple[int, float]]) -> None:
-        with grpc.insecure_channel(address) as channel:
-            stub = arena_pb2_grpc.ArenaServiceStub(channel)
-            last = (0, 0.0)
-            for message in stub.WatchSeason(arena_pb2.WatchSeasonRequest(
-                    season_id=season_id, top=20, batch_series_events=True)):
-                if message.WhichOneof("event") == "standings":
-                    last = (message.standings.series_done, time.time())
-            results.append(last)
+    request = arena_pb2.WatchSeasonRequest(season_id=season_id, top=top,
+                                           batch_series_events=True,
+                                           standings_deltas=deltas)
 
-    results: list[tuple[int, float]] = []
+    def follow(results: list[Arrivals]) -> None:
+        coverage = Coverage(total)
+        with grpc.insecure_channel(address) as channel:
+            stream = channel.unary_stream(
+                "/hollywood.arena.v1.ArenaService/WatchSeason",
+                request_serializer=arena_pb2.WatchSeasonRequest.SerializeToString,
+                response_deserializer=lambda data: data)
+            for data in stream(request):
+                at = time.time()
+                message = arena_pb2.WatchSeasonResponse.FromString(data)
+                kind = message.WhichOneof("event")
+                if kind == "series_events":
+                    seqs = [e.finished.series.stored_seq for e in message.series_events.events
+                            if e.WhichOneof("event") == "finished"]
+                    coverage.saw(max(seqs, default=0), at)
+                elif kind == "standings":
+                    coverage.saw(message.standings.sequence, at, standings=True,
+                                 size=len(data))
+                elif kind == "standings_delta":
+                    coverage.saw(message.series_done, at, standings=True, size=len(data))
+        results.append(coverage.arrivals())
+
+    results: list[Arrivals] = []
     threads = [threading.Thread(target=follow, args=(results,)) for _ in range(count)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     done.put(results)
+
+
+def view_sse(host: str, port: int, season_id: int, count: int, total: int,
+             ready: Any, done: Any) -> None:
+    """In a child process: ``count`` browsers on the season page's live stream
+    (``/api/seasons/{id}/events``, Server-Sent Events, read as raw HTTP); put each
+    one's ``Arrivals`` (a snapshot's ``version`` is the series it counts)."""
+    import asyncio
+    import re
+
+    version = re.compile(rb'"version": (\d+)')
+    final = re.compile(rb'"status": "(finished|failed|cancelled)"')
+
+    async def browser() -> Arrivals:
+        coverage = Coverage(total)
+        reader, writer = await asyncio.open_connection(host, port)
+        writer.write(f"GET /api/seasons/{season_id}/events HTTP/1.1\r\nHost: {host}\r\n"
+                     "Accept: text/event-stream\r\n\r\n".encode())
+        await writer.drain()
+        buffer = b""
+        while True:
+            chunk = await reader.read(1 << 16)
+            if not chunk:
+                break
+            at = time.time()
+            buffer += chunk
+            *events, buffer = buffer.split(b"\r\n\r\n")
+            for event in events:
+                found = version.search(event)
+                if found:
+                    coverage.saw(int(found[1]), at, standings=True, size=len(event) + 4)
+                if final.search(event):
+                    writer.close()
+                    return coverage.arrivals()
+        return coverage.arrivals()
+
+    async def crowd() -> list[Arrivals]:
+        browsers = [asyncio.ensure_future(browser()) for _ in range(count)]
+        await asyncio.sleep(1.0)
+        ready.put(True)
+        return list(await asyncio.gather(*browsers))
+
+    done.put(asyncio.run(crowd()))
+
+
+def delays_ms(stored_wall: list[float], seen: list[list[float]]) -> list[float]:
+    """Per watcher and stored series: from its storing to the watcher's message."""
+    return [(arrived - stored) * 1000 for arrivals in seen
+            for stored, arrived in zip(stored_wall, arrivals, strict=False) if arrived]
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -156,6 +263,13 @@ def main(argv: list[str] | None = None) -> None:
                         help="series per cost window (2000; at most a tenth of the "
                              "season's series)")
     parser.add_argument("--watchers", type=int, default=10)
+    parser.add_argument("--top", type=int, default=20,
+                        help="rows each watch stream asks for (20, as the terminal's live "
+                             "view; 0: the whole table)")
+    parser.add_argument("--deltas", action=argparse.BooleanOptionalAction, default=True,
+                        help="watch streams ask for standings deltas (as the terminal does)")
+    parser.add_argument("--sse", type=int, default=0,
+                        help="browsers on the season page's live stream (0)")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--largest", type=int, default=DEFAULT_MAX_SEASON_BOTS,
                         help="bots of the second plan timed (the default season limit; "
@@ -163,6 +277,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--recorders", type=int, default=os.cpu_count() or 1,
                         help="worker processes recording the outcomes (the cores)")
     parser.add_argument("--db", type=Path)
+    parser.add_argument("--outcomes", type=Path,
+                        help="a file keeping the recorded outcomes for the next run of the "
+                             "same size (read if it exists, else written)")
     args = parser.parse_args(argv)
     sizes = [int(size) for size in args.also.split(",") if size.strip()] + [args.bots]
     for bots in sizes:
@@ -188,7 +305,10 @@ def season(args: argparse.Namespace) -> None:
         # Every stream comes from this machine: the per-client cap must admit them all.
         server = start_server(db, port=0, resume=False,
                               runner_factory=lambda config: replay,
-                              max_streams_per_client=args.watchers + 1)
+                              max_streams_per_client=args.watchers + 1,
+                              # a stream holds a thread of the server's pool
+                              max_workers=32 + args.watchers,
+                              http=("127.0.0.1", 0) if args.sse else None)
         try:
             run(server, args, recorded)
         finally:
@@ -231,10 +351,16 @@ def run(server: Any, args: argparse.Namespace,
                         f"default limit is {DEFAULT_MAX_SEASON_BOTS}): "
                         f"{time.perf_counter() - began:.2f} s")
     began = time.perf_counter()
-    recorded.update(record_outcomes(storage, season.id, args.recorders))
-    print(f"{len(recorded)} deals recorded for the plan's {total} series by "
-          f"{args.recorders} processes in {time.perf_counter() - began:.0f} s, median "
-          f"{statistics.median(o.hands_played for o in recorded.values())} hands")
+    if args.outcomes is not None and args.outcomes.exists():
+        recorded.update(pickle.loads(args.outcomes.read_bytes()))
+        print(f"{len(recorded)} recorded deals read from {args.outcomes}")
+    else:
+        recorded.update(record_outcomes(storage, season.id, args.recorders))
+        print(f"{len(recorded)} deals recorded for the plan's {total} series by "
+              f"{args.recorders} processes in {time.perf_counter() - began:.0f} s, median "
+              f"{statistics.median(o.hands_played for o in recorded.values())} hands")
+        if args.outcomes is not None:
+            args.outcomes.write_bytes(pickle.dumps(recorded))
 
     stored_at: list[float] = []
     cpu_at: list[float] = []
@@ -257,17 +383,30 @@ def run(server: Any, args: argparse.Namespace,
     recorder.start()
     context = multiprocessing.get_context("spawn")
     results = context.Queue()
-    watcher = context.Process(target=watch, args=(server.address, season.id, args.watchers,
-                                                  results))
+    watcher = context.Process(target=watch, args=(
+        server.address, season.id, args.watchers, args.top, args.deltas, total, results))
     watcher.start()
+    browsers = None
+    if args.sse:
+        ready, seen_sse = context.Queue(), context.Queue()
+        browsers = context.Process(target=view_sse, args=(
+            "127.0.0.1", server.web.port, season.id, args.sse, total, ready, seen_sse))
+        browsers.start()
+        ready.get(timeout=120)
     time.sleep(3.0)  # let the streams open before the season starts
     started = time.perf_counter()
+    cpu_started = time.process_time()
     stub.StartSeason(arena_pb2.StartSeasonRequest(season_id=season.id), metadata=auth)
     server.manager.wait(season.id)
     season_s = time.perf_counter() - started
+    season_cpu_s = time.process_time() - cpu_started
     recorder.join(10)
-    lags = results.get(timeout=120)
+    seen = results.get(timeout=300)
     watcher.join(30)
+    sse_seen: list[Arrivals] = []
+    if browsers is not None:
+        sse_seen = seen_sse.get(timeout=300)
+        browsers.join(30)
     played = storage.get_season(season.id)
     if played.series_done != total or len(stored_at) != total:
         raise SystemExit(f"only {played.series_done}/{total} series played "
@@ -283,7 +422,8 @@ def run(server: Any, args: argparse.Namespace,
         return statistics.median(gaps), cpu
 
     print(f"{args.bots} bots, {total} series, concurrency {args.concurrency}, "
-          f"{args.watchers} watch streams (top 20 rows), zero-cost play")
+          f"{args.watchers} watch streams (top {args.top or 'all'} rows), {args.sse} SSE "
+          "viewers, zero-cost play")
     print(f"plan created and stored (CreateSeason): {plan_s:.2f} s   [target < 2 s]"
           f"{largest_text}")
     print(f"season wall time: {season_s:.1f} s ({total / season_s:.0f} series/s)")
@@ -300,10 +440,33 @@ def run(server: Any, args: argparse.Namespace,
                          ("CPU", [c for _, c in costs.values()])):
         print(f"  spread ({name}): {(max(values) / max(min(values), 1e-9) - 1):.0%}   "
               "[target flat within 25 %]")
-    last_stored = wall_at[-1]
-    worst = max((received - last_stored for _, received in lags), default=0.0)
-    print(f"watcher lag at the end: worst {worst * 1000:.0f} ms over {len(lags)} streams, "
-          f"all saw {sorted({done for done, _ in lags})} series   [target <= 1 s]")
+    load = os.getloadavg()
+    conditions = (f"{args.bots} bots, {args.watchers} watch streams (top {args.top or 'all'}"
+                  f"{', deltas' if args.deltas else ''}), {args.sse} SSE viewers; load "
+                  f"{load[0]:.1f}")
+    cpu_per_series = season_cpu_s * 1000 / total
+    print(f"server CPU over the whole season: {cpu_per_series:.2f} ms per series "
+          f"(load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})   [target <= 2 ms]")
+    report("big season: server CPU per series outside play", cpu_per_series, 2.0,
+           unit="ms", conditions=conditions)
+    for name, crowd in (("gRPC watchers", seen), ("SSE viewers", sse_seen)):
+        if not crowd:
+            continue
+        shown = delays_ms(wall_at, [arrivals[0] for arrivals in crowd])
+        counted = delays_ms(wall_at, [arrivals[1] for arrivals in crowd])
+        missing = sum(1 for arrivals in crowd if not arrivals[0][-1])
+        updates = sum(arrivals[2] for arrivals in crowd)
+        size = sum(arrivals[3] for arrivals in crowd) / max(1, updates)
+        print(f"{name} ({len(crowd)}): delay from a stored series to the first update "
+              f"showing it: median {statistics.median(shown):.0f} ms, p90 "
+              f"{percentile(shown, 0.9):.0f} ms; to standings counting it: median "
+              f"{statistics.median(counted):.0f} ms   [target <= 50 ms]; "
+              f"{updates / len(crowd):.0f} standings updates per watcher, "
+              f"{size / 1000:.1f} kB each; {missing} never saw the last series")
+        report(f"big season: {name}, median delay stored -> update", statistics.median(shown),
+               50.0, unit="ms", conditions=conditions)
+        report(f"big season: {name}, bytes per standings update per watcher", size,
+               unit="B", conditions=conditions)
 
     board = StandingsBoard(storage)
     began = time.perf_counter()

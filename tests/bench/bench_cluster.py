@@ -116,8 +116,10 @@ def bench_cluster(series_per_pair: int) -> None:
             cluster = up(workers, slots=slots, sandboxes=["inprocess"], port=0,
                          state_dir=Path(state))
             try:
-                count, wall, *_ = play(partial(ClusterExecutor, cluster.address, "inprocess"),
-                                         "inprocess", folders, series_per_pair)
+                # The cluster takes mutual TLS only: the client shows its certificate.
+                count, wall, *_ = play(partial(ClusterExecutor, cluster.address, "inprocess",
+                                               security=cluster.client_security()),
+                                       "inprocess", folders, series_per_pair)
             finally:
                 down(Path(state))
         print(f"cluster, {workers} worker(s) x {slots} slot(s): {count / wall * 60:7.1f} "

@@ -14,7 +14,8 @@ bench-venv`` and never the project's: ``.bench-venv-pettingzoo/`` (``pettingzoo[
 1.24, the last release with ``gin_rummy_v4``, and ``rlcard``) and ``.bench-venv/``
 (``open-spiel``), driven by ``tests/bench/env_anchor.py``. CPU time is each process's
 own (``time.process_time``); the sides take turns in rounds so the machine's load
-moves them alike. An anchor that is not installed is named and left out.
+moves them alike. An anchor that is not installed is named and left out. ``--tiny``:
+a few steps, only to show it runs.
 """
 
 from __future__ import annotations
@@ -119,18 +120,20 @@ def main() -> None:
     anchors = start_anchors()
     spent: dict[str, int] = dict.fromkeys([*ours, *anchors], 0)
     loads = [os.getloadavg()[0]]
-    for _ in range(ROUNDS):
+    tiny = "--tiny" in sys.argv[1:]  # that it runs (tests/project/), not a figure
+    rounds, steps = (1, 50) if tiny else (ROUNDS, STEPS)
+    for _ in range(rounds):
         for name, step in ours.items():
             began = time.process_time_ns()
-            for _ in range(STEPS):
+            for _ in range(steps):
                 step()
             spent[name] += time.process_time_ns() - began
         for kind, anchor in anchors.items():
-            spent[kind] += anchor.cpu_ns(STEPS)
+            spent[kind] += anchor.cpu_ns(steps)
         loads.append(os.getloadavg()[0])
     for anchor in anchors.values():
         anchor.close()
-    rate = {name: STEPS * ROUNDS / (nanoseconds / 1e9) for name, nanoseconds in spent.items()}
+    rate = {name: steps * rounds / max(1, nanoseconds) * 1e9 for name, nanoseconds in spent.items()}
     for name in ours:
         print(f"{name:<34} {rate[name]:>9,.0f} steps per CPU second")
     for kind in anchors:
@@ -143,7 +146,7 @@ def main() -> None:
         print(f"{side} / {name}: {ratio:.2f}x (target {target:g}x)")
         report(f"env steps per CPU s, {side} / {name}", ratio, target, at_most=False,
                conditions=conditions)
-    print(f"({STEPS * ROUNDS} random-legal steps per side over {ROUNDS} interleaved rounds; "
+    print(f"({steps * rounds} random-legal steps per side over {rounds} interleaved rounds; "
           f"{conditions})")
 
 

@@ -57,6 +57,10 @@ from tests.helpers import series_specs  # noqa: E402
 from tests.helpers.grpc_inprocess import GrpcInProcessSandbox  # noqa: E402
 
 TARGET_RATIO = 0.5
+ROUND_TRIP_TARGET = 1.25
+ROUND_TRIP_LOAD = 4.0
+"""The round trip's target holds at a load of 4 or below (issue 41): above, the
+figure is printed without it."""
 LIMITS = TimeLimits(startup_s=20.0, decision_s=1.0, reserve_s=30.0)
 PROFILE = get_profile("friendly")
 MAX_HANDS = 200
@@ -178,9 +182,14 @@ def round_trips(calls: int) -> None:
     print(f"  random bot, gRPC in proc {best['grpc']:7.1f} us  "
           f"({best['grpc'] / best['direct']:.1f}x the direct call)")
     print(f"  echo bot, direct         {best['echo']:7.1f} us")
-    report("in-process decision, random bot / echo bot (direct)",
-           best["direct"] / best["echo"],
-           conditions=f"{best['direct']:.1f} against {best['echo']:.1f} CPU-us")
+    load = os.getloadavg()[0]
+    ratio = best["direct"] / best["echo"]
+    print(f"  ratio {ratio:.2f}x at load {load:.1f} (target <= {ROUND_TRIP_TARGET}x at load "
+          f"<= {ROUND_TRIP_LOAD:.0f}{'' if load <= ROUND_TRIP_LOAD else ': load above it'})")
+    report("in-process decision, random bot / echo bot (direct)", ratio,
+           ROUND_TRIP_TARGET if load <= ROUND_TRIP_LOAD else None,
+           conditions=f"{best['direct']:.1f} against {best['echo']:.1f} CPU-us, load "
+           f"{load:.1f}")
 
 
 def series_per_second(backend: str, count: int) -> tuple[float, float]:

@@ -5,7 +5,8 @@ called for every decision, as the arena does), profile ``friendly``. Random play
 rarely knocks, so most hands run until the dead-hand point: the slowest kind of
 hand. A second line measures a knock-happy policy (knock whenever legal), whose
 series finish in far fewer hands.
-Run: ``.venv/bin/python tests/bench/bench_play.py`` (or ``make bench``).
+Run: ``.venv/bin/python tests/bench/bench_play.py`` (or ``make bench``); ``--tiny``: a few
+hands and series, only to show it runs.
 """
 
 from __future__ import annotations
@@ -85,14 +86,15 @@ def _pair(rates: tuple[float, float], digits: int = 0) -> str:
 
 
 def main() -> int:
-    hand_rates, kinds = bench_hands(3000)
+    tiny = "--tiny" in sys.argv[1:]  # that it runs (tests/project/), not a figure
+    hand_rates, kinds = bench_hands(30 if tiny else 3000)
     print(f"single hands, random vs random:  hands/s  {_pair(hand_rates)}   outcomes {kinds}")
-    series_rates, series_hand_rates, mean_hands = bench_series(30, random_policy)
+    series_rates, series_hand_rates, mean_hands = bench_series(2 if tiny else 30, random_policy)
     print(
         f"full series, random vs random:   hands/s  {_pair(series_hand_rates)}   "
         f"series/s {_pair(series_rates, 2)}   ({mean_hands:.0f} hands per series)"
     )
-    happy_rates, happy_hand_rates, happy_mean = bench_series(200, knock_happy_policy)
+    happy_rates, happy_hand_rates, happy_mean = bench_series(2 if tiny else 200, knock_happy_policy)
     print(
         f"full series, knock when legal:   hands/s  {_pair(happy_hand_rates)}   "
         f"series/s {_pair(happy_rates, 2)}   ({happy_mean:.0f} hands per series)"

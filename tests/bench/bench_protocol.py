@@ -14,6 +14,8 @@ Prints, over a Unix socket between this process and a bot in another process:
    own process against a bare unary echo of a payload of the same size, each over a
    Unix socket to another process, in chunks of 100 calls interleaved (echo, random,
    greedy, echo, ...) so that all see the same load; the ratio of the medians.
+
+``--tiny``: a few calls and one series per pair, only to show it runs.
 """
 
 from __future__ import annotations
@@ -249,15 +251,16 @@ def round_trip_ratio(rounds: int) -> None:
 
 
 def main() -> None:
-    count = 2000
-    round_trip_ratio(50)
+    tiny = "--tiny" in sys.argv[1:]  # that it runs (tests/project/), not a figure
+    count = 20 if tiny else 2000
+    round_trip_ratio(1 if tiny else 50)
     unary_us, stream_us = bare_calls(count)
     print(f"bare gRPC unary round trip (600 B, Unix socket): median {unary_us:7.0f} us")
     print(f"bidi stream, one message each way (600 B):      median {stream_us:7.0f} us")
     bench_conversion(count)
     bench_decide(count)
     for names in SERIES_PAIRS:
-        bench_series(10, names)
+        bench_series(1 if tiny else 10, names)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ alone, then all at once, each beside an upload that stalls; prints the peak
 resident size over the server's size at rest, next to the bound docs/arena.md
 states (64 MiB).
 
-Options: --runs N (1): runs of the all-at-once reading (its maximum is printed).
+Options: --runs N (1): runs of the all-at-once reading (its maximum is printed);
+--tiny: only that reading (that it runs, for tests/project/).
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ BOUND_MIB = 64
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--tiny", action="store_true",
+                        help="all at once only, not each class alone: that it runs")
     args = parser.parse_args()
-    for name in HOSTILE:
+    for name in () if args.tiny else HOSTILE:
         with tempfile.TemporaryDirectory() as root:
             reading = measure_hostile_uploads(Path(root), (name,))
         print(f"{name}: peak {reading.over_idle_mib:.1f} MiB over idle "

@@ -7,8 +7,8 @@
 3. the arena's decision overhead while 200 SSE clients watch a season of the sample
    bots in the in-process sandbox, versus no client (target: within 10 %).
 
-``python tests/bench/bench_web.py [CLIENTS]``; ``... clients URL N`` is the client
-process it starts itself.
+``python tests/bench/bench_web.py [CLIENTS] [--tiny]`` (``--tiny``: one small season
+each way, that it runs); ``... clients URL N`` is the client process it starts itself.
 """
 
 from __future__ import annotations
@@ -166,7 +166,8 @@ def season_seconds_per_decision(clients: int) -> float:
                                http=("localhost", 0))
         try:
             assert running.web is not None
-            season_id = sample_season(running.storage, series_per_pair=6, max_hands=60)
+            season_id = sample_season(running.storage, series_per_pair=1 if TINY else 6,
+                                      max_hands=60)
             process = None
             if clients:
                 process = start_clients(
@@ -197,7 +198,7 @@ def season_seconds_per_decision(clients: int) -> float:
 
 def overhead(clients: int) -> None:
     alone, watched = [], []
-    for _ in range(3):  # interleaved: the machine's load drifts
+    for _ in range(1 if TINY else 3):  # interleaved: the machine's load drifts
         alone.append(season_seconds_per_decision(0))
         watched.append(season_seconds_per_decision(clients))
     base, loaded = statistics.median(alone), statistics.median(watched)
@@ -206,6 +207,10 @@ def overhead(clients: int) -> None:
           f"{loaded * 1e6:.0f} us with {clients} SSE clients: {ratio * 100:+.1f} % "
           f"(target within {OVERHEAD_TARGET * 100:.0f} %) "
           f"{'OK' if ratio <= OVERHEAD_TARGET else 'OVER'}")
+
+
+TINY = "--tiny" in sys.argv[1:]
+"""One season each way, of one series per pair: that it runs (tests/project/)."""
 
 
 def main() -> None:

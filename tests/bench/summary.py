@@ -35,13 +35,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from figures import Figure, parse
 
 HERE = Path(__file__).resolve().parent
-ANCHORED: tuple[str, ...] = ("deadwood", "env", "inprocess", "protocol", "sprt_gate",
-                             "metrics", "season", "sandbox")
+ANCHORED: tuple[str, ...] = ("deadwood", "env", "inprocess", "season_run", "protocol",
+                             "sprt_gate", "metrics", "thousand", "season", "sandbox",
+                             "league")
 """The benchmarks whose figures have anchors or targets (issue 29; the SPRT gate's
 error rates, issue 44; the learning environment's speed, issue 39; a metrics
-scrape's cost, issue 40), in run order: the short, Docker-free ones first."""
+scrape's cost, issue 40; a season as `arena season run` plays it and a league's
+kept containers, issue 41; a thousand bots, issue 42), in run order: the short,
+Docker-free ones first."""
 NEEDS_DOCKER: frozenset[str] = frozenset({"season", "sandbox", "cluster", "vetting_fairness",
-                                          "shark_strength", "deploy"})
+                                          "shark_strength", "deploy", "league"})
 
 
 SEASON_SHARE_TARGET = 15.0

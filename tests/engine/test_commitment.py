@@ -15,6 +15,7 @@ from engine.commitment import (
     check_commitment,
     check_revealed_deal,
     new_nonce,
+    new_nonces,
     seed_commitment,
 )
 
@@ -47,6 +48,14 @@ def test_nonces_are_fresh_128_bit_hex() -> None:
     nonces = {new_nonce() for _ in range(50)}
     assert len(nonces) == 50
     assert all(len(n) == 32 and n == n.lower() and int(n, 16) >= 0 for n in nonces)
+
+
+def test_nonces_drawn_together_are_as_many_fresh_ones() -> None:
+    nonces = new_nonces(1000)
+    assert len(nonces) == 1000 and len(set(nonces)) == 1000
+    assert all(len(n) == 32 and set(n) <= set("0123456789abcdef") for n in nonces)
+    assert seed_commitment(5, nonces[-1]) != seed_commitment(5, nonces[0])  # each one usable
+    assert new_nonces(0) == []
 
 
 @pytest.mark.parametrize("nonce", ["", "00", NONCE.upper(), NONCE + "00", "zz" * 16])

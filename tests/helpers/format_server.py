@@ -49,6 +49,7 @@ def play(stub: arena_pb2_grpc.ArenaServiceStub, server: RunningServer, bots: lis
     for _ in stub.WatchSeason(arena_pb2.WatchSeasonRequest(season_id=created.id)):
         pass
     season = stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=created.id)).season
-    standings = stub.GetStandings(arena_pb2.GetStandingsRequest(season_id=created.id)).standings
+    standings = stub.GetStandings(arena_pb2.GetStandingsRequest(season_id=created.id,
+                                                               include_los=True)).standings
     assert season.status == arena_pb2.SEASON_STATUS_FINISHED, season.error
     return season, standings

@@ -76,3 +76,25 @@ def test_the_docker_season_shares_are_read_from_their_words() -> None:
     pool = printed_figure("docker season arena share, pool: 55.0 % of season wall (55 % ...)")
     assert pool is not None and pool.target is None and pool.measured == 55.0
     assert printed_figure("arena share of series wall time (outside bot thinking): 5 %") is None
+
+
+def test_make_bench_fails_when_a_benchmark_fails(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``summary.py`` (``make bench``) ends with status 1 when a benchmark fails, and
+    0 when every one ran, whether its targets were met or not."""
+    import summary
+
+    bench = tmp_path / "tests" / "bench"
+    bench.mkdir(parents=True)
+    (bench / "bench_missed.py").write_text(
+        "print('FIGURE " + '{"name": "slow", "measured": 9.0, "target": 1.0}' + "')\n")
+    (bench / "bench_broken.py").write_text("raise SystemExit(3)\n")
+    monkeypatch.setattr(summary, "HERE", bench)
+    monkeypatch.setattr(sys, "argv", ["summary.py", "--only", "missed"])
+    assert summary.main() == 0
+    monkeypatch.setattr(sys, "argv", ["summary.py", "--only", "missed,broken"])
+    assert summary.main() == 1
+    out = capsys.readouterr().out
+    assert "FAILED" in out and "exit 3" in out
+    assert "NO" in out  # the missed target: a figure in the table, not a failure

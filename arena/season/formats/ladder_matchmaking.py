@@ -21,7 +21,8 @@ member order (the ladder's members in the order they joined).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from bisect import bisect_left
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -52,7 +53,7 @@ class Standing:
     position: int
 
 
-def stint_start(history: Sequence[Sequence[str]], bot_id: str) -> int:
+def stint_start(history: Sequence[Collection[str]], bot_id: str) -> int:
     """The index of the first round of ``bot_id``'s current stint: the run of
     rounds ending with the last one of ``history`` that all list it."""
     start = len(history)
@@ -71,7 +72,8 @@ def debts(history: Sequence[Sequence[str]], results_by_round: Sequence[Sequence[
                          f"{len(results_by_round)} earlier rounds")
     owed: dict[str, float] = {}
     members = history[-1]
-    starts = {bot_id: stint_start(history, bot_id) for bot_id in members}
+    rounds = [set(round_members) for round_members in history]  # 1,000 members: no list scans
+    starts = {bot_id: stint_start(rounds, bot_id) for bot_id in members}
     for index, results in enumerate(results_by_round):
         present = [bot_id for bot_id in members if starts[bot_id] <= index]
         if not present:
@@ -101,12 +103,53 @@ def choose_meetings(members: Sequence[str], owed: Mapping[str, float],
     by_sigma = sorted((s for s in queue if s.bot_id not in taken),
                       key=lambda s: (-round(s.rating.sigma, 9), -round(s.debt, 9), s.position))
     chosen += by_sigma[:2 * meetings - len(chosen)]
-    unpaired = sorted(chosen, key=lambda s: (-round(s.rating.sigma, 9), s.position))
+    return pair_closest(chosen)
+
+
+def pair_closest(chosen: Sequence[Standing]) -> list[tuple[str, str]]:
+    """Pairs ``chosen`` from the most uncertain down, each with the still unpaired
+    member of the closest mu (ties: the higher sigma, then the member order). The
+    unpaired are kept in mu order, so the closest is found next to where its mu
+    would go, not by a scan of all of them (500 places at 1,000 members)."""
+    order = sorted(chosen, key=lambda s: (-round(s.rating.sigma, 9), s.position))
+    by_mu = sorted(chosen, key=lambda s: (s.rating.mu, s.position))
+    mus = [s.rating.mu for s in by_mu]
+    paired: set[str] = set()
     pairs: list[tuple[str, str]] = []
-    while unpaired:
-        first = unpaired.pop(0)
-        partner = min(unpaired, key=lambda s: (round(abs(s.rating.mu - first.rating.mu), 9),
-                                                -round(s.rating.sigma, 9), s.position))
-        unpaired.remove(partner)
+    for first in order:
+        if first.bot_id in paired:
+            continue
+        _take(by_mu, mus, first)
+        partner = min(_nearest(by_mu, mus, first.rating.mu),
+                      key=lambda s: (-round(s.rating.sigma, 9), s.position))
+        _take(by_mu, mus, partner)
+        paired |= {first.bot_id, partner.bot_id}
         pairs.append((first.bot_id, partner.bot_id))
     return pairs
+
+
+def _take(by_mu: list[Standing], mus: list[float], standing: Standing) -> None:
+    """Remove ``standing`` from ``by_mu`` and its mu from ``mus`` (kept in step)."""
+    index = bisect_left(mus, standing.rating.mu)
+    while by_mu[index] is not standing:  # past the others of the same mu
+        index += 1
+    del by_mu[index], mus[index]
+
+
+def _nearest(by_mu: Sequence[Standing], mus: Sequence[float], mu: float) -> list[Standing]:
+    """Every standing of ``by_mu`` (mus ``mus``, ascending) at the least distance
+    from ``mu``, the distance rounded as matchmaking compares it."""
+    at = bisect_left(mus, mu)
+    best: float | None = None
+    found: list[Standing] = []
+    for step, stop in ((-1, -1), (1, len(mus))):
+        index = at - 1 if step < 0 else at
+        while index != stop:
+            distance = round(abs(mus[index] - mu), 9)
+            if best is not None and distance > best:
+                break
+            if best is None or distance < best:
+                best, found = distance, []
+            found.append(by_mu[index])
+            index += step
+    return found

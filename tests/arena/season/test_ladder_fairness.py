@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from arena.core.settings import SeasonConfig
 from arena.season.formats import format_for
 from arena.season.formats.ladder import MAX_MEMBERS, Ladder
-from arena.season.formats.ladder_matchmaking import MAX_DEBT
+from arena.season.formats.ladder_matchmaking import MAX_DEBT, Rating, Standing, pair_closest
 from arena.storage import SeriesRecord
 from tests.arena.season.test_format_king_of_the_hill import won_by
 
@@ -119,7 +119,7 @@ def test_members_are_the_newest_active_versions_unless_kept() -> None:
     assert Ladder(2).members(active, set()) == ["a@2", "c@1", "b@2"]
     assert Ladder(2).members(active, {"b@1", "c@1", "z@1"}) == ["b@1", "a@2", "c@1", "b@2"]
     crowd = [f"bot{i}@1" for i in range(MAX_MEMBERS + 2)]
-    assert Ladder(2).members(crowd, set()) == crowd[:MAX_MEMBERS] and MAX_MEMBERS == 256
+    assert Ladder(2).members(crowd, set()) == crowd[:MAX_MEMBERS] and MAX_MEMBERS == 1024
 
 
 def test_the_windowed_elo_reads_only_the_latest_series_and_marks_provisional() -> None:
@@ -193,3 +193,37 @@ def test_ratings_kept_between_rounds_are_the_standings_ratings(
             bots, [r for rs in results_by_round[:end] for r in rs]).rows}
         assert {bot: (rating.mu, rating.sigma) for bot, rating in ratings.items()} == {
             bot: (table[bot].rating_mu, table[bot].rating_sigma) for bot in bots}
+
+
+def scanned_pairs(chosen: list[Standing]) -> list[tuple[str, str]]:
+    """The pairing by a scan of every unpaired member (the rule as first written,
+    before the mu-ordered search), the reference the faster one must equal."""
+    unpaired = sorted(chosen, key=lambda s: (-round(s.rating.sigma, 9), s.position))
+    pairs: list[tuple[str, str]] = []
+    while unpaired:
+        first = unpaired.pop(0)
+        partner = min(unpaired, key=lambda s: (round(abs(s.rating.mu - first.rating.mu), 9),
+                                                -round(s.rating.sigma, 9), s.position))
+        unpaired.remove(partner)
+        pairs.append((first.bot_id, partner.bot_id))
+    return pairs
+
+
+@settings(max_examples=200, deadline=None)
+@given(ratings=st.lists(st.tuples(st.sampled_from([0.0, 1.0, 2.5, 3.0, 25.0, 24.999999999]),
+                                  st.sampled_from([1.0, 4.0, 8.0, 8.333])),
+                        min_size=1, max_size=12).map(lambda rows: rows[:len(rows) // 2 * 2]))
+def test_pairing_by_mu_order_is_the_scan_of_every_member(
+        ratings: list[tuple[float, float]]) -> None:
+    # Few distinct mus and sigmas: ties of distance (both sides, equal mus) are common.
+    chosen = [Standing(f"bot{index}", 0.0, Rating(mu, sigma), index)
+              for index, (mu, sigma) in enumerate(ratings)]
+    assert pair_closest(chosen) == scanned_pairs(chosen)
+
+
+def test_a_thousand_members_are_paired_as_the_scan_pairs_them() -> None:
+    generator = random.Random(42)
+    chosen = [Standing(f"bot{index}", 0.0, Rating(round(generator.gauss(25, 5), 1),
+                                                  generator.choice([2.0, 3.5, 8.333])), index)
+              for index in range(500)]
+    assert pair_closest(chosen) == scanned_pairs(chosen)

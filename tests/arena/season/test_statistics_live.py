@@ -113,32 +113,6 @@ def test_between_refits_everything_but_the_rating_is_the_tables_own(
     storage.close()
 
 
-def test_a_live_view_is_built_at_most_once_per_interval_however_many_streams_ask(
-        tmp_path: Path) -> None:
-    from arena.server.watch import StandingsMessages, WatchMessages
-
-    storage = Storage(tmp_path / "a.db")
-    season_id = season_with_plan(storage)
-    board = StandingsBoard(storage)
-    now = [50.0]
-    messages = WatchMessages(storage, board, StandingsMessages(storage), reuse_s=0.25,
-                             clock=lambda: now[0])
-    stored = store_in_random_order(storage, season_id, seed=3)
-    next(stored)
-    board.update(season_id)
-    first = messages.standings(season_id, 2, ())
-    assert first.standings.sequence == 1 and len(first.standings.rows) == 2
-    next(stored)
-    board.update(season_id)
-    now[0] += 0.2  # within the interval: the same message, one result behind
-    assert messages.standings(season_id, 2, ()) is first
-    assert messages.standings(season_id, 0, ()).standings.sequence == 2  # another view
-    assert messages.standings(season_id, 2, (), fresh=True).standings.sequence == 2
-    now[0] += 0.05
-    assert messages.standings(season_id, 2, ()).standings.sequence == 2
-    storage.close()
-
-
 def test_a_cut_of_the_table_keeps_the_whole_tables_ranks_and_statistics(
         tmp_path: Path) -> None:
     from arena.server import pages
@@ -151,10 +125,11 @@ def test_a_cut_of_the_table_keeps_the_whole_tables_ranks_and_statistics(
         pass
     snapshot = board.update(season_id)
     built = StandingsMessages(storage)
-    whole = built.whole(snapshot)
+    whole = built.whole(snapshot, los=True)
     last = snapshot.standings.rows[-1].bot_id
     part = built.part(snapshot, pages.with_rows(
-        snapshot.standings, pages.live_rows(snapshot.standings, 1, (last,)), crosstable=False))
+        snapshot.standings, pages.live_rows(snapshot.standings, 1, (last,)), crosstable=False),
+        los=True)
     by_bot = {row.bot_id: row for row in whole.rows}
     assert [row.rank for row in part.rows] == [1, 5]
     for row in part.rows:

@@ -87,10 +87,14 @@ def test_a_season_above_the_servers_limit_is_refused_saying_how_to_allow_it(
         running.stop(grace=None)
 
 
-def test_256_bots_by_default_and_a_200_bot_plan_stored_whole(
+def test_1024_bots_by_default_and_a_200_bot_plan_stored_whole(
         tmp_path: Path, server: RunningServer, stub: arena_pb2_grpc.ArenaServiceStub) -> None:
-    ids = add_bots(server.storage, 256, tmp_path)
-    assert create(stub, server, ids).series_total == 256 * 255
+    ids = add_bots(server.storage, 1025, tmp_path)
+    with pytest.raises(grpc.RpcError) as refused:
+        create(stub, server, ids)
+    assert "a season of 1025 bots is more than this server's limit of 1024 bots" in \
+        str(refused.value.details())
+    assert create(stub, server, ids[:256]).series_total == 256 * 255
     season = create(stub, server, ids[:200])
     assert (season.series_total, season.series_done) == (39_800, 0)
     plan = server.storage.planned_series(season.id)
@@ -120,6 +124,43 @@ def test_series_list_pages_stay_put_while_results_arrive(
     everything = stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=season.id))
     assert len(everything.series) == 20 and not everything.next_page_token
     assert sum(s.played for s in everything.series) == 9
+
+
+def test_bots_and_seasons_come_in_pages_that_new_ones_do_not_shift(
+        tmp_path: Path, server: RunningServer, stub: arena_pb2_grpc.ArenaServiceStub) -> None:
+    ids = add_bots(server.storage, 7, tmp_path)
+    first = stub.ListBots(arena_pb2.ListBotsRequest(page_size=3))
+    assert [bot.id for bot in first.bots] == ids[:3] and first.next_page_token
+    later = add_bots(server.storage, 9, tmp_path)[7:]  # two more, registered meanwhile
+    seen, token = [bot.id for bot in first.bots], first.next_page_token
+    while token:
+        page = stub.ListBots(arena_pb2.ListBotsRequest(page_size=3, page_token=token))
+        seen += [bot.id for bot in page.bots]
+        token = page.next_page_token
+    assert seen == ids + later
+    assert [bot.id for bot in stub.ListBots(arena_pb2.ListBotsRequest()).bots] == ids + later
+
+    seasons = [create(stub, server, ids[:2]).id for _ in range(5)]
+    newest = stub.ListSeasons(arena_pb2.ListSeasonsRequest(page_size=2))
+    assert [season.id for season in newest.seasons] == seasons[::-1][:2]
+    create(stub, server, ids[:2])  # a newer season does not shift the next pages
+    seen_seasons, token = [season.id for season in newest.seasons], newest.next_page_token
+    while token:
+        page = stub.ListSeasons(arena_pb2.ListSeasonsRequest(page_size=2, page_token=token))
+        seen_seasons += [season.id for season in page.seasons]
+        token = page.next_page_token
+    assert seen_seasons == seasons[::-1]
+
+    for bad, request in (("b", arena_pb2.ListBotsRequest(page_token="n3")),
+                         ("b", arena_pb2.ListBotsRequest(page_size=10_001)),
+                         ("n", arena_pb2.ListSeasonsRequest(page_token="i0"))):
+        call = stub.ListBots if bad == "b" else stub.ListSeasons
+        with pytest.raises(grpc.RpcError) as refused:
+            call(request)
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT, refused.value
+    with pytest.raises(grpc.RpcError) as unknown:
+        stub.ListBots(arena_pb2.ListBotsRequest(page_token="bnobody@1"))
+    assert unknown.value.code() == grpc.StatusCode.NOT_FOUND
 
 
 def test_standings_pages_come_from_one_snapshot(

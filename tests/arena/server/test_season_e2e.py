@@ -68,9 +68,13 @@ def test_docker_season_through_the_api(server: RunningServer, docker_client: Any
         assert first.series.seed == detail.series.seed
         assert (first.series.seat0_bot, first.series.seat1_bot) == (
             detail.series.seat1_bot, detail.series.seat0_bot)
-    # Every container of this season was removed (this process owns them) once the
-    # season's thread has closed its sandbox (spares, removals still under way).
+    # The season's containers outlive it, kept by the server for its bots' next
+    # seasons (arena/sandbox/shelf.py); every one is removed (this process owns them)
+    # when the server closes its shelf, as its stop does.
     assert server.manager.wait(season.id, timeout=120)
     owner = f"{OWNER_LABEL}={os.getpid()}"
+    assert docker_client.api.containers(filters={"label": owner})  # kept, up
+    assert server.shelf is not None
+    server.shelf.close()
     assert docker_client.api.containers(all=True, filters={"label": owner}) == []
 

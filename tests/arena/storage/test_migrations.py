@@ -89,10 +89,10 @@ def test_the_fixture_is_a_release_1_database() -> None:
 
 def test_release_1_database_opens_migrated_with_the_same_plan(
         release_1: Path, server: RunningServer) -> None:
-    assert raw_version(release_1) == "17"  # vetted hashes (6), voided series (7), refusals (8),
+    assert raw_version(release_1) == "18"  # vetted hashes (6), voided series (7), refusals (8),
     # whole outcomes (9), the ladder (10), its gate (11), leagues (12), cancelled leagues (13),
     # committed deal seeds (14), seat logs (15),
-    # challenges (16), human games (17)
+    # challenges (16), human games (17), no index repeating a unique one (18)
     storage = server.storage
     season = storage.get_season(1)
     assert season.bot_ids == RELEASE_1_BOTS and season.status == "finished"
@@ -182,10 +182,10 @@ def test_migrating_twice_changes_nothing(release_1: Path) -> None:
     connection = sqlite3.connect(release_1, isolation_level=None)
     try:
         assert migrate(connection, release_1) == 1
-        assert migrate(connection, release_1) == 17
+        assert migrate(connection, release_1) == 18
     finally:
         connection.close()
-    assert raw_version(release_1) == "17"
+    assert raw_version(release_1) == "18"
 
 
 def test_release_1_logs_move_apart_compressed_and_read_back_unchanged(

@@ -37,7 +37,7 @@ def test_fresh_database_uses_wal_and_records_schema_version(tmp_path: Path) -> N
     Storage(tmp_path / "a.db").close()
     raw = sqlite3.connect(tmp_path / "a.db")
     assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "17"
+    assert raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "18"
     columns = [row[1] for row in raw.execute("PRAGMA table_info(planned_series)")]
     assert columns == ["id", "season_id", "idx", "seed", "swap_seats", "seat0_bot",
                        "seat1_bot", "round", "seed_nonce"]
@@ -53,7 +53,7 @@ def test_newer_schema_is_refused_saying_what_to_do(tmp_path: Path) -> None:
         Storage(tmp_path / "a.db")
     message = str(refused.value)
     assert str(tmp_path / "a.db") in message
-    assert "schema version 99 is newer than this arena's version 17" in message
+    assert "schema version 99 is newer than this arena's version 18" in message
     assert "written by a newer arena release" in message and "another --db" in message
     raw = sqlite3.connect(tmp_path / "a.db")
     assert raw.execute("SELECT value FROM meta").fetchone()[0] == "99"  # left alone
@@ -269,3 +269,27 @@ def test_results_by_round(tmp_path: Path) -> None:
     assert [[r.series_id for r in results] for results in rounds] == [
         [first.series_id], [third.series_id]]
     assert rounds[1][0].winner == 1
+
+
+def test_a_seasons_rows_are_read_by_index_whatever_is_stored(tmp_path: Path) -> None:
+    """Reading one season's plan or its results in storage order never scans every
+    stored row (a thousand-bot round robin stores a million), and no index only
+    repeats a unique one (each costs a B-tree write per stored row)."""
+    storage = Storage(tmp_path / "a.db")
+    plans = {
+        "SELECT * FROM planned_series WHERE season_id=? ORDER BY idx": "planned_series",
+        "SELECT * FROM series_results WHERE season_id=? AND stored_seq > ? "
+        "ORDER BY stored_seq": "series_results",
+        "SELECT COALESCE(MAX(stored_seq), 0) FROM series_results WHERE season_id=?":
+            "series_results",
+    }
+    for sql, table in plans.items():
+        steps = " / ".join(row["detail"] for row in storage.query(
+            "EXPLAIN QUERY PLAN " + sql, (1,) * sql.count("?")))
+        assert f"SCAN {table}" not in steps and "USING" in steps and "INDEX" in steps, steps
+    indexes = {row["name"] for row in storage.query(
+        "SELECT name FROM sqlite_master WHERE type='index' "
+        "AND tbl_name IN ('planned_series', 'series_results')")}
+    assert "planned_series_by_season" not in indexes
+    assert "series_results_by_season" not in indexes
+    storage.close()

@@ -21,6 +21,7 @@ import pytest
 
 from arena.core import arguments
 from arena.season.events import EventHub, SeasonEvent
+from arena.season.live_feed import LiveFeeds
 from arena.server.app import start_server
 from arena.web.chart import RatingPoint, rating_svg
 from arena.web.live import season_feed
@@ -51,7 +52,8 @@ class CountingSnapshot:
 
 def test_one_snapshot_per_update_reaches_every_client() -> None:
     hub, snapshot = EventHub(), CountingSnapshot()
-    feed = season_feed(hub, snapshot, poll_seconds=0.02)
+    feed = season_feed(LiveFeeds(hub, interval=0.0), snapshot, poll_seconds=0.02,
+                       interval=0.0)
 
     async def scenario() -> list[list[str]]:
         received: list[list[str]] = [[] for _ in range(5)]
@@ -82,7 +84,8 @@ def test_one_snapshot_per_update_reaches_every_client() -> None:
 
 def test_a_client_that_falls_behind_is_dropped_and_the_others_go_on() -> None:
     hub, snapshot = EventHub(), CountingSnapshot()
-    feed = season_feed(hub, snapshot, queue_size=2, poll_seconds=0.02)
+    feed = season_feed(LiveFeeds(hub, interval=0.0), snapshot, queue_size=2,
+                       poll_seconds=0.02, interval=0.0)
 
     async def scenario() -> tuple[list[str], list[str]]:
         fast: list[str] = []
@@ -227,3 +230,24 @@ def test_http_and_no_http_exclude_each_other(capsys: pytest.CaptureFixture[str])
         main(["demo", "--http", "localhost:0", "--no-http"])
     assert exited.value.code == 2
     assert "argument --no-http: not allowed with argument --http" in capsys.readouterr().err
+
+
+def test_a_season_source_sends_a_snapshot_at_most_once_per_interval() -> None:
+    from arena.web.live import SeasonSource
+
+    hub, snapshot, now = EventHub(), CountingSnapshot(), [100.0]
+    source = SeasonSource(LiveFeeds(hub, interval=0.0), snapshot, 7, interval=0.25,
+                          clock=lambda: now[0])
+    assert source.first() == [("snapshot", "season 7 snapshot 1")]
+    hub.publish(SeasonEvent("series_finished", 7, series_id="7-0"))
+    assert source.next(0.0) == ([("snapshot", "season 7 snapshot 2")], False)
+    hub.publish(SeasonEvent("series_finished", 7, series_id="7-1"))
+    now[0] += 0.1
+    assert source.next(0.0) == ([], False)  # held back: within the interval
+    now[0] += 0.15
+    assert source.next(0.0) == ([("snapshot", "season 7 snapshot 3")], False)
+    hub.publish(SeasonEvent("series_started", 7, series_id="7-2"))
+    now[0] += 1.0
+    assert source.next(0.0) == ([], False)  # a start changes nothing shown
+    source.close()
+    assert not hub._subscribers
