@@ -45,9 +45,9 @@ from arena.cli.reads import cmd_series_list, cmd_series_show, cmd_standings, cmd
 from arena.cli.replay import add_replay_command
 from arena.cli.season_options import add_season_options
 from arena.cli.seasons import (
+    add_list_and_settings,
     cmd_season_cancel,
     cmd_season_create,
-    cmd_season_list,
     cmd_season_show,
     cmd_season_start,
 )
@@ -306,7 +306,7 @@ def _add_season(commands: Any) -> None:
                            cmd_season_show)
     show.add_argument("season_id", type=arguments.positive_int, nargs="?", default=0,
                       metavar="SEASON", help="season number (default: the latest)")
-    _client_command(seasons, "list", "list seasons", cmd_season_list)
+    add_list_and_settings(seasons, _client_command)
 
 
 def _add_reads(commands: Any) -> None:

@@ -43,10 +43,10 @@ def seat_folder(text: str) -> tuple[int, str]:
     return int(seat), bot.strip()
 
 
-def _limits_of(config: dict[str, Any]) -> TimeLimits:
-    """The time limits of a season config as JSON (proto field names); the default
-    of each one missing."""
-    values = {name: config.get(SETTINGS_BY_NAME[name].proto_field) for name in _LIMIT_NAMES}
+def _limits_of(message: dict[str, Any]) -> TimeLimits:
+    """The time limits of a ``SeasonConfig`` message as JSON (proto field names, from
+    the server or an export, not the stored form); the default of each one missing."""
+    values = {name: message.get(SETTINGS_BY_NAME[name].proto_field) for name in _LIMIT_NAMES}
     return TimeLimits(**{name: float(value) for name, value in values.items() if value})
 
 
@@ -95,7 +95,6 @@ def from_server(args: argparse.Namespace, series_id: str) -> StoredSeries:
 
 
 def from_database(db: Path, series_id: str) -> StoredSeries:
-    from arena.core.settings import ConfigError, SeasonConfig
     from arena.storage import NotFoundError, Storage
 
     if not db.is_file():
@@ -111,10 +110,7 @@ def from_database(db: Path, series_id: str) -> StoredSeries:
         raise CliError(str(error)) from None
     finally:
         storage.close()
-    try:
-        limits = SeasonConfig.from_dict(config).limits
-    except ConfigError:
-        limits = TimeLimits()
+    limits = config.limits
     return StoredSeries(series_id, record.bots, log, limits, record.fault)
 
 

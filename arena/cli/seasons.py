@@ -1,9 +1,11 @@
 """``arena season create | start | cancel | show | list``: seasons on a running
-server (``season run``, which brings its own server, is in ``arena.cli.local``)."""
+server (``season run``, which brings its own server, is in ``arena.cli.local``);
+``arena season settings``: every setting's table, from the declarations."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
@@ -19,8 +21,30 @@ from arena.cli.render import (
     shown,
     status_name,
 )
-from arena.cli.season_options import season_config_message
+from arena.cli.season_options import (
+    format_settings_table,
+    season_config_message,
+    settings_table,
+)
 from arena.cli.watching import ResilientWatch, say_retry
+
+
+def add_list_and_settings(seasons: Any, client_command: Any) -> None:
+    """``arena season list`` (a client of the server) and ``arena season settings``
+    (no server needed)."""
+    client_command(seasons, "list", "list seasons", cmd_season_list)
+    seasons.add_parser(
+        "settings", help="every season setting, the common ones then each format's own, as "
+        "Markdown tables made from their declarations (no server needed)"
+    ).set_defaults(handler=cmd_season_settings)
+
+
+def cmd_season_settings(args: argparse.Namespace, console: Console) -> int:
+    """Print the settings tables in Markdown: the common settings (as docs/arena.md
+    has them), then each format's own (docs/formats.md points here for them)."""
+    print("## Common settings\n\n" + settings_table() + "\n## Settings of each format\n\n"
+          + format_settings_table(), end="")
+    return 0
 
 
 def cmd_season_create(args: argparse.Namespace, console: Console) -> int:

@@ -1,15 +1,21 @@
-"""Season configuration: every season setting declared once, and ``SeasonConfig``.
+"""Season configuration: every common season setting declared once, the formats'
+own settings gathered from their declarations, and ``SeasonConfig``.
 
-``SETTINGS`` declares each setting a season is played under (name, type, default,
-bounds, help text, command-line flag, proto field). Everything else is derived
-from it: ``SeasonConfig.build``/``to_dict``/``from_dict`` here, the
-proto conversion (``arena.server.convert``), the command-line options
-(``arena.cli.season_options``) and the settings table of docs/arena.md (checked
-by a test). To add a setting: one ``Setting`` here, one field in ``SeasonConfig``
-and one in the proto's ``SeasonConfig`` message.
+``SETTINGS`` declares each setting every season is played under (name, type,
+default, bounds, help text, command-line flag, proto field); each format declares
+the settings only it reads as a ``FormatSettings`` dataclass in its own module
+(``arena.core.setting``), registered here by the format registry
+(``register_format_settings``, called by ``arena.season.formats``).
+``all_settings`` is both; everything else is derived from it: ``SeasonConfig``'s
+fields and defaults, ``build``/``to_dict``/``from_stored`` here, the proto
+conversion (``arena.server.convert``), the command-line options and the settings
+tables (``arena.cli.season_options``).
 
-A ``SeasonConfig`` is stored with its season (``to_dict``/``from_dict``), so a
-resumed season plays under exactly the configuration it was created with.
+A ``SeasonConfig`` is stored with its season (``to_dict``); storage alone turns the
+stored form back into one (``from_stored``, in ``arena.storage.store``), so a
+resumed season plays under exactly the configuration it was created with. The
+stored form is flat (the time limits grouped as ``limits``) and unchanged since
+release 1: a format's settings are top-level keys named as their fields.
 
 The sandbox backend is declared here as a name; which names exist is known only
 to ``arena.sandbox.registry`` (a layer above this one), so the layers that see the
@@ -19,15 +25,23 @@ registry (server, CLI, the runner factory) check the name against it.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from arena.core.limits import TimeLimits
+from arena.core.setting import (
+    ConfigError,
+    FormatSettings,
+    Setting,
+    declared_default,
+    declared_settings,
+)
 from engine.profiles import Profile, ProfileError, get_profile
+
+__all__ = ["ConfigError", "FormatSettings", "SeasonConfig", "Setting", "all_settings"]
 
 DEFAULT_SANDBOX: Final = ""  # the registry's default (arena.sandbox.registry.DEFAULT)
 DEFAULT_SERIES_PER_CONTAINER: Final = 25
@@ -37,89 +51,17 @@ long-lived bot is cut off."""
 MAX_SEED: Final = 2**63 - 1
 OVERRIDE_FIELDS: Final = tuple(item.name for item in fields(Profile) if item.name != "name")
 SANDBOX_NAME_PATTERN: Final = re.compile(r"[a-z][a-z0-9_-]{0,31}")
-# A stored setting nested under a group (the time limits) is named in messages
-# with the group's title, as the stored form and TimeLimits group them.
-_GROUP_TITLES: Final = {"limits": "time limits"}
-
-
-class ConfigError(ValueError):
-    """A season setting is invalid; the message names the setting and the problem."""
+_Settings = TypeVar("_Settings", bound=FormatSettings)
 
 
 def default_concurrency() -> int:
-    """Series played at once by default: one per CPU core available to this process."""
+    """Series played at once by default: one per CPU core available to this process
+    (what docs/arena.md and the proto promise; a ``SeasonConfig()`` made in code gets
+    the same, since its field takes this declaration's default)."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One season setting; ``low``/``high`` bound numbers."""
-
-    name: str
-    """Keyword of ``SeasonConfig.build`` and key of the stored form."""
-    kind: type
-    """``int``, ``float``, ``str`` or ``dict`` (the profile overrides)."""
-    default: Any
-    """The value, or a function computing it when the season is built."""
-    help: str
-    """What it means, for ``--help`` and the docs table."""
-    flag: str
-    proto_field: str
-    """Field of ``hollywood.arena.v1.SeasonConfig``; its zero value means the default."""
-    metavar: str = ""
-    default_text: str = ""
-    low: float | None = None
-    high: float | None = None
-    low_exclusive: bool = False
-    """The value must be more than ``low`` (not equal to it)."""
-    stored_under: str = ""
-    """Group of the stored form it is nested in (``limits``), if any."""
-    dest: str = ""
-    """Command-line destination, when it is not the flag's name."""
-    doc: str = ""
-    """Longer text for the docs table, when ``help`` is not enough."""
-    shorthand: tuple[str, Any, str] | tuple[()] = ()
-    """A second flag that sets one value: (flag, value, help)."""
-
-    @property
-    def label(self) -> str:
-        """How messages name the setting."""
-        group = _GROUP_TITLES.get(self.stored_under)
-        return f"{group}: {self.name}" if group else self.name
-
-    @property
-    def shown_default(self) -> str:
-        return self.default_text or str(self.default)
-
-    @property
-    def option_dest(self) -> str:
-        return self.dest or self.flag.removeprefix("--").replace("-", "_")
-
-    def check(self, value: Any) -> None:
-        """Raise ``ConfigError`` if ``value`` is not a valid value of this setting."""
-        if self.kind is int:
-            _check_int(self.label, value, int(self.low or 0), int(self.high or 0))
-        elif self.kind is float:
-            self._check_seconds(value)
-        elif self.kind is str and not isinstance(value, str):
-            raise ConfigError(f"{self.label} must be a string, got {value!r}")
-        elif self.kind is dict and not isinstance(value, Mapping):
-            raise ConfigError(f"{self.label} must be a table of field -> value, got {value!r}")
-
-    def _check_seconds(self, value: Any) -> None:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ConfigError(f"{self.label} must be a number of seconds, got {value!r}")
-        if not math.isfinite(value):
-            raise ConfigError(f"{self.label} must be a finite number of seconds")
-        if self.low is not None and self.low_exclusive and not value > self.low:
-            raise ConfigError(f"{self.label} must be more than {self.low:g} s, got {value:g}")
-        if self.low is not None and value < self.low:
-            raise ConfigError(f"{self.label} must be at least {self.low:g} s, got {value:g}")
-        if self.high is not None and value > self.high:
-            raise ConfigError(f"{self.label} must be at most {self.high:g} s, got {value:g}")
 
 
 _LIMITS = TimeLimits()
@@ -135,15 +77,17 @@ SETTINGS: Final[tuple[Setting, ...]] = (
             "named after its changes, e.g. `friendly[undercut_bonus=20]`)"),
     Setting("series_per_pair", int, 2, "series each pair plays (2 = one duplicate pair)",
             "--series-per-pair", "series_per_pair", metavar="N", low=1, high=1000),
+    # A time is named `_s` inside (TimeLimits, the options' destinations); the flags
+    # and proto fields keep their `-seconds` spelling: contracts with the outside.
     Setting("startup_s", float, _LIMITS.startup_s, "bot start-up + handshake limit",
             "--startup-seconds", "startup_seconds", metavar="S", default_text="20", low=0,
-            high=3600, low_exclusive=True, stored_under="limits"),
+            high=3600, low_exclusive=True, stored_under="limits", dest="startup_s"),
     Setting("decision_s", float, _LIMITS.decision_s, "per-decision deadline",
             "--decision-seconds", "decision_seconds", metavar="S", default_text="1", low=0,
-            high=3600, low_exclusive=True, stored_under="limits"),
+            high=3600, low_exclusive=True, stored_under="limits", dest="decision_s"),
     Setting("reserve_s", float, _LIMITS.reserve_s, "time bank per series for decisions "
             "over the deadline", "--reserve-seconds", "reserve_seconds", metavar="S",
-            default_text="30", low=0, high=3600, stored_under="limits"),
+            default_text="30", low=0, high=3600, stored_under="limits", dest="reserve_s"),
     Setting("sandbox", str, DEFAULT_SANDBOX, "bot isolation: the sandbox backend (see "
             "docs/sandbox.md)",
             "--sandbox", "sandbox_backend", metavar="NAME"),
@@ -155,59 +99,8 @@ SETTINGS: Final[tuple[Setting, ...]] = (
             "compute every deal (the default: dealt from a secret the server keeps)", "--seed",
             "seed", metavar="N", default_text="secret", low=0,
             high=MAX_SEED),
-    Setting("format", str, "round-robin", "tournament format: round-robin, gauntlet, swiss, "
-            "knockout, sprt, king-of-the-hill or ladder (see docs/formats.md)", "--format",
-            "format",
-            metavar="NAME",
-            doc="tournament format (see docs/formats.md): `round-robin` every pair meets; "
-            "`gauntlet` the challenger meets every other bot; `swiss` rounds pair nearest "
-            "scores; `knockout` a seeded cup; `sprt` a two-bot match stopped by a "
-            "sequential test (what `arena match` runs); `king-of-the-hill` each bot in turn "
-            "challenges the holder; `ladder` never ends: series among the active bots, "
-            "round after round"),
-    Setting("challenger", str, "", "gauntlet: the bot that meets every other bot "
-            "(name@version or name; added to the bots if not listed)", "--challenger",
-            "challenger", metavar="BOT", default_text="–"),
-    Setting("rounds", int, 0, "swiss: rounds to play (0 = ceil(log2(bots)))", "--rounds",
-            "rounds", metavar="N", low=0, high=1000),
-    Setting("tiebreak_pairs", int, 3, "knockout: further duplicate pairs a drawn tie plays "
-            "before the higher seed goes through", "--tiebreak-pairs", "tiebreak_pairs",
-            metavar="N", low=0, high=100),
-    Setting("sprt", str, "elo0=0,elo1=10,alpha=0.05,beta=0.05", "sprt: the test's "
-            "hypotheses and error rates", "--sprt", "sprt", metavar="SPEC",
-            doc="sprt: `elo0=E0,elo1=E1,alpha=A,beta=B`: H0 Elo <= E0 against H1 Elo >= E1 "
-            "(logistic Elo), false-positive rate alpha, false-negative rate beta"),
-    Setting("max_pairs", int, 1000, "sprt: duplicate pairs played at most before the match "
-            "stops undecided", "--max-pairs", "max_pairs", metavar="N", low=1, high=100_000),
-    Setting("ladder_rounds", int, 0, "ladder: rounds to play before it stops (0 = no end: it "
-            "plays until stopped)", "--ladder-rounds", "ladder_rounds", metavar="N", low=0,
-            high=10_000_000),
-    Setting("ladder_meetings", int, 0, "ladder: meetings per round (0 = a quarter of the "
-            "members, at least one)", "--ladder-meetings", "ladder_meetings", metavar="N",
-            low=0, high=1000),
-    Setting("ladder_window", int, 1000, "ladder: latest series the windowed Bradley-Terry "
-            "rating is fitted on", "--ladder-window", "ladder_window", metavar="W", low=2,
-            high=1_000_000),
-    Setting("ladder_gate", str, "none", "ladder: what a new version of a member plays before "
-            "it joins: none (it replaces its predecessor at once) or sprt (a match against "
-            "its predecessor first)", "--gate", "ladder_gate", metavar="GATE",
-            doc="ladder: what a new version of a member plays before it joins: `none` (it "
-            "replaces its predecessor at the next round) or `sprt` (first a match against "
-            "its predecessor, a sequential test with `--gate-sprt` and `--gate-max-pairs`; "
-            "`--gate-rule` says what its verdict does)"),
-    Setting("ladder_gate_sprt", str, "elo0=0,elo1=20,alpha=0.05,beta=0.05", "ladder gate: the "
-            "test of the new version against its predecessor", "--gate-sprt",
-            "ladder_gate_sprt", metavar="SPEC",
-            doc="ladder gate: the test of the new version (A) against its predecessor (B), "
-            "as `--sprt`: `elo0=E0,elo1=E1,alpha=A,beta=B`"),
-    Setting("ladder_gate_max_pairs", int, 200, "ladder gate: duplicate pairs the match plays "
-            "at most before it ends inconclusive", "--gate-max-pairs", "ladder_gate_max_pairs",
-            metavar="N", low=1, high=100_000),
-    Setting("ladder_gate_rule", str, "accepted-replaces", "ladder gate: what the verdict "
-            "does: accepted-replaces (accepted: the new version replaces its predecessor; "
-            "rejected or inconclusive: it stays off) or owner-decides (it joins only when "
-            "its owner admits it: arena ladder admit)", "--gate-rule", "ladder_gate_rule",
-            metavar="RULE"),
+    Setting("format", str, "round-robin", "tournament format (see docs/formats.md; its own "
+            "settings are the options named after it)", "--format", "format", metavar="NAME"),
     Setting("series_per_container", int, DEFAULT_SERIES_PER_CONTAINER, "series a bot's "
             "container serves, one after another, each begun by a new Handshake, before it is "
             "replaced (1 = a fresh container for every series; docker sandbox)",
@@ -220,66 +113,112 @@ SETTINGS: Final[tuple[Setting, ...]] = (
             "--deactivate-after", "deactivate_after", metavar="K", low=1, high=10_000),
 )
 SETTINGS_BY_NAME: Final = {setting.name: setting for setting in SETTINGS}
+_FORMAT_SETTINGS: dict[str, type[FormatSettings]] = {}
+_ALL_SETTINGS: list[tuple[Setting, ...]] = [SETTINGS]
+"""``all_settings``, made again at each registration (a season is read often)."""
+
+
+def register_format_settings(format_name: str, settings_class: type[FormatSettings]) -> None:
+    """Declare the settings format ``format_name`` alone reads (the format registry
+    calls this for each format). A setting name is owned once."""
+    taken = {setting.name for setting in all_settings()}
+    for setting in declared_settings(settings_class):
+        if setting.name in taken and _FORMAT_SETTINGS.get(format_name) is not settings_class:
+            raise ValueError(f"season setting {setting.name!r} of {format_name} is declared "
+                             "twice")
+    _FORMAT_SETTINGS[format_name] = settings_class
+    _ALL_SETTINGS[0] = SETTINGS + tuple(setting for kind in _FORMAT_SETTINGS.values()
+                                        for setting in declared_settings(kind))
+
+
+def format_settings_classes() -> Mapping[str, type[FormatSettings]]:
+    """Each registered format's settings class, by format name."""
+    return dict(_FORMAT_SETTINGS)
+
+
+def all_settings() -> tuple[Setting, ...]:
+    """The common settings, then each registered format's own, in registry order."""
+    return _ALL_SETTINGS[0]
+
+
+def setting_named(name: str) -> Setting:
+    """The declaration of the setting ``name`` (common or a format's)."""
+    for setting in all_settings():
+        if setting.name == name:
+            return setting
+    raise ConfigError(f"unknown season setting: {name}")
+
+
+def _field(name: str) -> Any:
+    return declared_default(SETTINGS_BY_NAME[name])
 
 
 @dataclass(frozen=True)
 class SeasonConfig:
-    """Everything a season is played under (one field per ``SETTINGS`` entry, the
-    time limits grouped as ``limits``). Construct with ``SeasonConfig.build``
-    (validates and fills defaults); the stored form is ``to_dict``."""
+    """Everything a season is played under: one field per common setting (its
+    default the declaration's), the time limits grouped as ``limits``, and each
+    registered format's typed settings (``settings_for``). Construct with
+    ``build`` (validates and fills defaults); the stored form is ``to_dict``."""
 
-    profile_name: str = "friendly"
-    profile_overrides: Mapping[str, Any] = field(default_factory=dict)
-    series_per_pair: int = 2
+    profile_name: str = _field("profile_name")
+    profile_overrides: Mapping[str, Any] = _field("profile_overrides")
+    series_per_pair: int = _field("series_per_pair")
     limits: TimeLimits = field(default_factory=TimeLimits)
-    sandbox: str = DEFAULT_SANDBOX
-    concurrency: int = 1
-    max_hands: int = 200
-    seed: int = 0
-    format: str = "round-robin"
-    challenger: str = ""
-    rounds: int = 0
-    tiebreak_pairs: int = 3
-    sprt: str = "elo0=0,elo1=10,alpha=0.05,beta=0.05"
-    max_pairs: int = 1000
-    ladder_rounds: int = 0
-    ladder_meetings: int = 0
-    ladder_window: int = 1000
-    ladder_gate: str = "none"
-    ladder_gate_sprt: str = "elo0=0,elo1=20,alpha=0.05,beta=0.05"
-    ladder_gate_max_pairs: int = 200
-    ladder_gate_rule: str = "accepted-replaces"
-    series_per_container: int = DEFAULT_SERIES_PER_CONTAINER
-    deactivate_after: int = 5
+    sandbox: str = _field("sandbox")
+    concurrency: int = _field("concurrency")
+    max_hands: int = _field("max_hands")
+    seed: int = _field("seed")
+    format: str = _field("format")
+    series_per_container: int = _field("series_per_container")
+    deactivate_after: int = _field("deactivate_after")
+    format_settings: tuple[FormatSettings, ...] = field(
+        default_factory=lambda: tuple(kind() for kind in _FORMAT_SETTINGS.values()))
+    """One typed settings object per registered format (at its defaults unless set)."""
 
     @classmethod
     def build(cls, **values: Any) -> SeasonConfig:
-        """A validated configuration from setting values by name (``SETTINGS``);
+        """A validated configuration from setting values by name (``all_settings``);
         a missing or ``None`` value means the default. Raises ``ConfigError``."""
-        unknown = sorted(set(values) - set(SETTINGS_BY_NAME))
+        declared = all_settings()
+        unknown = sorted(set(values) - {setting.name for setting in declared})
         if unknown:
             raise ConfigError(f"unknown season setting(s): {', '.join(unknown)}")
-        flat = {setting.name: _default(setting) if values.get(setting.name) is None
-                else values[setting.name] for setting in SETTINGS}
-        for setting in SETTINGS:
+        flat = {setting.name: setting.default_value() if values.get(setting.name) is None
+                else values[setting.name] for setting in declared}
+        for setting in declared:
             setting.check(flat[setting.name])
         if flat["sandbox"] and not SANDBOX_NAME_PATTERN.fullmatch(flat["sandbox"]):
             raise ConfigError(f"sandbox {flat['sandbox']!r} is not a sandbox name")
+        owned = tuple(settings_class(**{setting.name: flat.pop(setting.name)
+                                        for setting in declared_settings(settings_class)})
+                      for settings_class in _FORMAT_SETTINGS.values())
         grouped: dict[str, Any] = {}
         for setting in SETTINGS:
             if setting.stored_under:
                 group = grouped.setdefault(setting.stored_under, {})
                 group[setting.name] = flat.pop(setting.name)
         flat["profile_overrides"] = dict(flat["profile_overrides"])
-        config = cls(limits=TimeLimits(**grouped["limits"]), **flat)
+        config = cls(limits=TimeLimits(**grouped["limits"]), format_settings=owned, **flat)
         config.profile()
         return config
 
+    def settings_for(self, settings_class: type[_Settings]) -> _Settings:
+        """This season's values of one format's settings (their defaults when the
+        format was registered after this configuration was built)."""
+        for settings in self.format_settings:
+            if type(settings) is settings_class:
+                return settings
+        return settings_class()
+
     def values(self) -> dict[str, Any]:
         """Every setting's value by name: ``build(**config.values())`` is ``config``."""
-        return {setting.name: getattr(self.limits if setting.stored_under else self,
-                                      setting.name)
-                for setting in SETTINGS}
+        common = {setting.name: getattr(self.limits if setting.stored_under else self,
+                                        setting.name)
+                  for setting in SETTINGS}
+        for settings in self.format_settings:
+            common.update({setting.name: getattr(settings, setting.name)
+                           for setting in declared_settings(type(settings))})
+        return common
 
     def with_changes(self, **changes: Any) -> SeasonConfig:
         """A validated copy with some settings (by name) changed."""
@@ -297,25 +236,31 @@ class SeasonConfig:
             raise ConfigError(f"profile: {error}") from None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe form, the inverse of ``from_dict``."""
+        """JSON-safe stored form, the inverse of ``from_stored``: every common setting,
+        every setting of the season's format, and another format's only when it is
+        not at its default (a league's, whose divisions play several formats), so
+        registering a format changes no other season's stored form."""
         stored: dict[str, Any] = {}
+        own_format = _FORMAT_SETTINGS.get(self.format)
+        own = {setting.name for setting in declared_settings(own_format)} if own_format else set()
         for name, value in self.values().items():
-            group = SETTINGS_BY_NAME[name].stored_under
+            setting = SETTINGS_BY_NAME.get(name)
+            if setting is None and name not in own and value == setting_named(name).default:
+                continue
+            group = setting.stored_under if setting is not None else ""
             target = stored.setdefault(group, {}) if group else stored
             target[name] = dict(value) if isinstance(value, Mapping) else value
         return stored
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SeasonConfig:
-        """Rebuild (and re-validate) a stored configuration."""
+    def from_stored(cls, data: Mapping[str, Any]) -> SeasonConfig:
+        """Rebuild (and re-validate) a stored configuration: storage's one reader of
+        the stored form (``arena.storage.store``); a key no registered setting
+        declares (another arena's format) is left out."""
         return cls.build(**{
             setting.name: (data.get(setting.stored_under) or {}).get(setting.name)
             if setting.stored_under else data.get(setting.name)
-            for setting in SETTINGS})
-
-
-def _default(setting: Setting) -> Any:
-    return setting.default() if callable(setting.default) else setting.default
+            for setting in all_settings()})
 
 
 def parse_override(text: str) -> tuple[str, Any]:
@@ -343,10 +288,3 @@ def parse_override_value(key: str, raw: str) -> Any:
         if not raw:
             raise ConfigError(f"profile override {key!r} has an empty value") from None
         return raw
-
-
-def _check_int(name: str, value: object, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{name} must be an integer, got {value!r}")
-    if not low <= value <= high:
-        raise ConfigError(f"{name} must be between {low} and {high}, got {value}")

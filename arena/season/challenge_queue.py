@@ -15,9 +15,9 @@ import logging
 import threading
 from dataclasses import dataclass
 
-from arena.core.settings import ConfigError, SeasonConfig
+from arena.core.settings import ConfigError
 from arena.core.status import SeasonStatus
-from arena.season.formats import OpenEnded, format_class, format_name
+from arena.season.formats import OpenEnded, format_class
 from arena.season.manager import SeasonManager
 from arena.storage import Storage, challenge_seasons
 
@@ -74,10 +74,9 @@ class ChallengeQueue:
         for season_id in self.storage.seasons_with_status(SeasonStatus.RUNNING):
             if season_id in challenges:
                 continue
-            stored = self.storage.get_season(season_id).config
+            config = self.storage.get_season(season_id).config
             try:
-                SeasonConfig.from_dict(stored)
-                open_ended = issubclass(format_class(format_name(stored)), OpenEnded)
+                open_ended = issubclass(format_class(config.format), OpenEnded)
             except ConfigError:
                 open_ended = False
             if not open_ended:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 
 from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
-from arena.season.formats import LadderGate, OpenEnded, format_for, format_name, new_deal_key
+from arena.season.formats import LadderGate, OpenEnded, format_for, new_deal_key
 from arena.storage import (
     GATE_PENDING,
     GATE_SUPERSEDED,
@@ -169,8 +169,8 @@ def settle_match(storage: Storage, season_id: int) -> None:
 
 
 def _gate_of(storage: Storage, ladder_id: int) -> LadderGate | None:
-    config = SeasonConfig.from_dict(storage.get_season(ladder_id).config)
-    ladder = format_for(format_name(config.to_dict()), config)
+    config = storage.get_season(ladder_id).config
+    ladder = format_for(config.format, config)
     return ladder.gate if isinstance(ladder, OpenEnded) else None
 
 

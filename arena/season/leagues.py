@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import arena.storage as stored
-from arena.core.settings import SETTINGS_BY_NAME, ConfigError, SeasonConfig
+from arena.core.settings import ConfigError, SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.season.formats import FORMATS, Ratings, format_class, format_for
 from arena.season.formats.base import check_owned_settings, derive_round_seed, new_deal_key
@@ -63,11 +63,8 @@ class LeaguePlan:
 
     @classmethod
     def of(cls, league: LeagueRecord) -> LeaguePlan:
-        config = league.config
-        return cls(LeagueRule(int(config["divisions"]), int(config["promote"]),
-                              int(config["relegate"])),
-                   int(config["rounds"]), tuple(str(name) for name in config["formats"]),
-                   SeasonConfig.from_dict(config["season"]))
+        return cls(LeagueRule(*league.division_counts), league.planned_rounds,
+                   league.division_formats, league.season_config)
 
 
 def division_formats(divisions: int, default: str, chosen: Mapping[int, str]
@@ -104,9 +101,9 @@ def division_config(config: SeasonConfig, format_name: str, seed: int) -> Season
     """The league's settings for a division playing ``format_name``: the settings
     only other formats read back at their defaults (a Swiss division's rounds are
     not a round-robin division's)."""
-    foreign = {setting: SETTINGS_BY_NAME[setting].default
+    foreign = {setting.name: setting.default
                for name, cls in FORMATS.items() if name != format_name
-               for setting in cls.settings if setting not in format_class(format_name).settings}
+               for setting in cls.own_settings()}
     return config.with_changes(**foreign, format=format_name, seed=seed)
 
 

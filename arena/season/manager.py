@@ -8,7 +8,6 @@ import logging
 import threading
 from collections.abc import Callable
 
-from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.execution import ExecutorFactory
 from arena.season.events import EventHub, SeasonEvent
@@ -72,7 +71,7 @@ class SeasonManager:
         # image) is made here, off the RPC thread; if it cannot be made the season
         # fails with why.
         try:
-            config = SeasonConfig.from_dict(self.storage.get_season(season_id).config)
+            config = self.storage.get_season(season_id).config
             executor = self.executor_factory(config)
             try:
                 start_first_series(self.storage, season_id, executor)

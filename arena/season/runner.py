@@ -41,12 +41,11 @@ from typing import Final
 
 from arena.core.faults import ArenaOverload, FaultKind
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
-from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.execution import ExcludesPlayers, Executor, PlaysElsewhere
 from arena.season.events import EventHub, SeasonEvent
 from arena.season.forfeits import RemoteForfeits, deactivated_forfeit
-from arena.season.formats import Format, OpenEnded, PlannedUpFront, format_for, format_name
+from arena.season.formats import Format, OpenEnded, PlannedUpFront, format_for
 from arena.season.ladder_gating import GateMatches
 from arena.season.open_rounds import RoundsRead, plan_open_round
 from arena.season.play_order import next_to_play
@@ -110,12 +109,12 @@ class SeasonRunner:
         self.hub = hub or EventHub()
         self.cancel = cancel or threading.Event()
         season = storage.get_season(season_id)
-        self.config = SeasonConfig.from_dict(season.config)
+        self.config = season.config
         self.deal_key = deal_key(storage, season_id, self.config.seed)  # never shown
         self.profile = Profile.from_dict(season.profile)
         self.profile_dict = self.profile.to_dict()
         self.bot_ids = season.bot_ids
-        self.format = season_format or format_for(format_name(season.config), self.config)
+        self.format = season_format or format_for(self.config.format, self.config)
         self.board = board
         self.rounds_read = RoundsRead()  # a ladder's rounds, each read from storage once
         self._bot_refs: dict[str, BotRef] = {}

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.core.settings import ConfigError, SeasonConfig
+from arena.core.settings import ConfigError
 from arena.core.status import SeasonStatus
 from arena.season.formats import (
     ExtraColumn,
@@ -27,7 +27,6 @@ from arena.season.formats import (
     SeasonView,
     Section,
     format_for,
-    format_name,
     rounds_of,
 )
 from arena.season.progress import Pace, Progress
@@ -76,19 +75,19 @@ def season_statistics(season: SeasonRecord, planned: Sequence[PlannedSeries],
     fitting ``results`` (``statistics_live`` refits only when the results have
     grown); ``pace``: one that has counted at least ``results`` (``statistics_live``
     keeps one per season instead of reparsing every result's time)."""
-    name = format_name(season.config)
+    name = season.config.format
     bots = list(season.bot_ids)
     if rating is None:
         rating = rating_fit(bots, results)
     stats = SeasonStatistics(name, [row.bot_id for row in standings.rows], rating, {})
     extras, expected = FormatStandings(), None
     try:
-        season_format = format_for(name, SeasonConfig.from_dict(season.config))
+        season_format = format_for(name, season.config)
     except ConfigError:
         season_format = None  # a season of a newer arena: its standings still show
     if season_format is not None:
         extras = season_format.standings(SeasonView(
-            bots, SeasonConfig.from_dict(season.config).seed, planned, results,
+            bots, season.config.seed, planned, results,
             rounds_of(results, planned),
             {row.bot_id: row.rating_ordinal for row in standings.rows}))
         try:

@@ -11,10 +11,11 @@ from hollywood.arena.v1 import arena_pb2
 from arena.core.faults import BotFault
 from arena.core.settings import (
     DEFAULT_SANDBOX,
-    SETTINGS,
-    SETTINGS_BY_NAME,
+    ConfigError,
     SeasonConfig,
+    all_settings,
     parse_override_value,
+    setting_named,
 )
 from arena.core.status import SeasonStatus
 from arena.sandbox import registry as sandbox_registry
@@ -45,13 +46,21 @@ def config_from_message(message: arena_pb2.SeasonConfig) -> SeasonConfig:
     """A validated ``SeasonConfig`` from a request (zero values = defaults), its
     sandbox a registered backend. Raises ``ConfigError`` naming the bad field."""
     values: dict[str, Any] = {}
-    for setting in SETTINGS:
+    for setting in all_settings():
+        if not setting.proto_field:
+            continue  # a format's setting without a field of its own: format_settings
         raw = getattr(message, setting.proto_field)
         if setting.kind is dict:
             values[setting.name] = {key: parse_override_value(key, value)
                                     for key, value in raw.items()}
         elif raw:  # proto3: the zero value means "not set", i.e. the default
             values[setting.name] = raw
+    for name, text in message.format_settings.items():
+        setting = setting_named(name)
+        if setting.proto_field:
+            raise ConfigError(f"format_settings: {name} is sent in its own field, "
+                              f"{setting.proto_field}")
+        values[name] = setting.from_text(text)
     # Stored with the backend's own name, so that a season keeps its backend
     # whatever the registry's default becomes.
     values["sandbox"] = sandbox_registry.backend(values.get("sandbox", DEFAULT_SANDBOX)).name
@@ -61,19 +70,21 @@ def config_from_message(message: arena_pb2.SeasonConfig) -> SeasonConfig:
 def config_message(config: SeasonConfig) -> arena_pb2.SeasonConfig:
     message = arena_pb2.SeasonConfig()
     for name, value in config.values().items():
-        setting = SETTINGS_BY_NAME[name]
+        setting = setting_named(name)
         if setting.kind is dict:
             getattr(message, setting.proto_field).update(
                 {key: json.dumps(item) for key, item in value.items()})
-        else:
+        elif setting.proto_field:
             setattr(message, setting.proto_field, value)
+        elif value != setting.default:  # as a field's zero value: the default is not sent
+            message.format_settings[name] = repr(value) if setting.kind is float else str(value)
     return message
 
 
 def season_message(season: SeasonRecord) -> arena_pb2.Season:
     return arena_pb2.Season(
         id=season.id, name=season.name,
-        config=config_message(SeasonConfig.from_dict(season.config)),
+        config=config_message(season.config),
         profile_json=json.dumps(season.profile, sort_keys=True),
         bot_ids=list(season.bot_ids), status=STATUS_TO_PROTO[season.status],
         series_total=season.series_total, series_done=season.series_done,

@@ -95,7 +95,7 @@ MAX_BOT_REFERENCES: Final = 10_000
 is checked after the door."""
 
 RULES: Final[dict[str, dict[str, Rule]]] = {
-    "hollywood.arena.v1.ListBotsRequest": {},
+    "hollywood.arena.v1.ListBotsRequest": {"page_size": Scalar(), "page_token": PAGE_TOKEN},
     "hollywood.arena.v1.CreateSeasonRequest": {
         "bots": Items(MAX_BOT_REFERENCES, BOT_REFERENCE),
         "config": Nested(),
@@ -129,23 +129,27 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
         "ladder_gate_rule": SETTING_TEXT,
         "deactivate_after": Scalar(),
         "series_per_container": Scalar(),
+        "format_settings": Entries(64, SETTING_TEXT, Text(1000)),
     },
     "hollywood.arena.v1.StartSeasonRequest": {"season_id": Id()},
     "hollywood.arena.v1.CancelSeasonRequest": {"season_id": Id()},
     "hollywood.arena.v1.GetSeasonRequest": {"season_id": Id()},
-    "hollywood.arena.v1.ListSeasonsRequest": {},
+    "hollywood.arena.v1.ListSeasonsRequest": {"page_size": Scalar(), "page_token": PAGE_TOKEN},
     "hollywood.arena.v1.GetStandingsRequest": {
         "season_id": Id(),
         "page_size": Scalar(),
         "page_token": PAGE_TOKEN,
         "bot_ids": Items(MAX_BOT_REFERENCES, BOT_REFERENCE),
         "recompute": Scalar(),
+        "include_los": Scalar(),
     },
     "hollywood.arena.v1.WatchSeasonRequest": {
         "season_id": Id(),
         "top": Scalar(),
         "bot_ids": Items(MAX_BOT_REFERENCES, BOT_REFERENCE),
         "batch_series_events": Scalar(),
+        "include_los": Scalar(),
+        "standings_deltas": Scalar(),
     },
     "hollywood.arena.v1.ListSeriesRequest": {
         "season_id": Id(),

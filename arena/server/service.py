@@ -24,7 +24,7 @@ from arena.core.text import bounded, neutralise
 from arena.core.token_binding import ServerRecord
 from arena.season.challenge_queue import ChallengeQueue, ChallengeRules
 from arena.season.events import EventHub
-from arena.season.formats import format_for, format_name, new_deal_key
+from arena.season.formats import format_for, new_deal_key
 from arena.season.leagues import LeagueError, LeagueKeeper
 from arena.season.live_feed import LiveFeeds
 from arena.season.manager import SeasonManager
@@ -233,12 +233,11 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
         check_active(self.storage, ids)
         # Without a seed of its own, the season is dealt from a secret (its seed stays 0).
         deal_key = None if config.seed else new_deal_key()
-        stored_config = config.to_dict()
-        season_format = format_for(format_name(stored_config), config)
+        season_format = format_for(config.format, config)
         ids = season_format.seeded(ids, lambda bots: current_ratings(self.storage, bots))
         first_round = season_format.first_round(ids, deal_key or config.seed)
         season = self.storage.create_season(
-            name=request.name.strip(), config=stored_config,
+            name=request.name.strip(), config=config.to_dict(),
             profile=config.profile().to_dict(), bot_ids=ids,
             plan=[pairing.as_row() for pairing in first_round], deal_key=deal_key,
         )

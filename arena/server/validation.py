@@ -16,7 +16,7 @@ from arena.core.manifest import BotManifest, ManifestError, iter_bot_files
 from arena.core.settings import ConfigError, SeasonConfig
 from arena.core.sizes import human_size
 from arena.sandbox import registry as sandbox_registry
-from arena.season.formats import check_owned_settings, format_class, format_name
+from arena.season.formats import check_owned_settings, format_class
 from arena.server.convert import config_from_message
 from arena.server.uploads import UploadLimits
 
@@ -85,7 +85,7 @@ def check_season_request(
             f"{max_bots} bots (start the server with a higher --max-season-bots to allow it)")
     ids = [resolve(reference) for reference in references]
     config = config_from_message(request.config)
-    chosen = format_class(format_name(config.to_dict()))
+    chosen = format_class(config.format)
     check_owned_settings(config)
     config, ids = chosen.admit(config, ids, resolve)
     duplicates = sorted({bot_id for bot_id in ids if ids.count(bot_id) > 1})

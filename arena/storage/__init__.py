@@ -83,6 +83,7 @@ from arena.storage.records import (
     SeasonRecord,
     SeriesRecord,
     StorageError,
+    season_config,
     utc_now,
 )
 from arena.storage.refusals import count_refused_outcome
@@ -201,6 +202,7 @@ __all__ = [
     "results_of_rounds",
     "revoke_author",
     "sealed_series",
+    "season_config",
     "series_pending",
     "series_voided",
     "set_stage",

@@ -20,11 +20,12 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
+from arena.core.settings import SeasonConfig
 from arena.core.text import safe_text
-from arena.storage.records import NotFoundError, utc_now
+from arena.storage.records import NotFoundError, season_config, utc_now
 from arena.storage.season_rows import insert_season
 from arena.storage.store import Storage
 
@@ -40,11 +41,24 @@ class LeagueRecord:
     updated_at: str
     cancelled_at: str = ""
     """When the league was cancelled as a whole ('' while it plays on)."""
+    season_config: SeasonConfig = field(default_factory=SeasonConfig)
+    """The settings every division plays under (``config["season"]``, built once here)."""
 
     @property
     def planned_rounds(self) -> int:
         """The rounds the league plays one after another without being asked."""
         return int(self.config["rounds"])
+
+    @property
+    def division_counts(self) -> tuple[int, int, int]:
+        """Its divisions, and the bots promoted and relegated between two of them."""
+        return (int(self.config["divisions"]), int(self.config["promote"]),
+                int(self.config["relegate"]))
+
+    @property
+    def division_formats(self) -> tuple[str, ...]:
+        """Each division's format, division 1 first."""
+        return tuple(str(name) for name in self.config["formats"])
 
     @property
     def cancelled(self) -> bool:
@@ -187,10 +201,11 @@ def list_leagues(storage: Storage) -> list[LeagueRecord]:
 
 
 def _league(row: sqlite3.Row) -> LeagueRecord:
-    return LeagueRecord(id=int(row["id"]), name=str(row["name"]),
-                        config=json.loads(row["config_json"]),
+    config = json.loads(row["config_json"])
+    return LeagueRecord(id=int(row["id"]), name=str(row["name"]), config=config,
                         created_at=str(row["created_at"]), updated_at=str(row["updated_at"]),
-                        cancelled_at=str(row["cancelled_at"]))
+                        cancelled_at=str(row["cancelled_at"]),
+                        season_config=season_config(json.dumps(config.get("season") or {})))
 
 
 def league_seasons(storage: Storage, league_id: int) -> list[DivisionSeason]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ import orjson
 
 from arena.core.faults import BotFault
 from arena.core.series import SeriesOutcome
+from arena.core.settings import SeasonConfig, all_settings
 from arena.core.status import SeasonStatus
 from engine.commitment import seed_commitment
 from engine.series import SeriesResult
@@ -78,13 +80,27 @@ class PlannedSeries:
         return seed_commitment(self.seed, self.seed_nonce) if self.seed_nonce else ""
 
 
+def season_config(stored_json: str) -> SeasonConfig:
+    """The typed configuration of a season stored as ``stored_json``: the one place a
+    stored configuration is read (``SeasonConfig.from_stored``). A configuration never
+    changes once stored and ``SeasonConfig`` is frozen, so each stored text is parsed
+    and validated once (per set of registered settings), not at every read."""
+    return _parsed_config(stored_json, len(all_settings()))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed_config(stored_json: str, _settings_known: int) -> SeasonConfig:
+    return SeasonConfig.from_stored(json.loads(stored_json))
+
+
 @dataclass(frozen=True)
 class SeasonRecord:
-    """A season as stored."""
+    """A season as stored, its configuration typed (built once, by storage, from the
+    stored form: ``SeasonConfig.from_stored``)."""
 
     id: int
     name: str
-    config: dict[str, Any]
+    config: SeasonConfig
     profile: dict[str, Any]
     bot_ids: tuple[str, ...]
     status: SeasonStatus

@@ -40,6 +40,7 @@ from arena.storage.records import (
     planned_from_row,
     result_from_row,
     result_values,
+    season_config,
     utc_now,
 )
 from arena.storage.schema import PLANNED_COLUMNS, RESULT_COLUMNS, RESULT_COLUMNS_OF_R
@@ -250,7 +251,8 @@ class Storage:
             "(SELECT COALESCE(MAX(stored_seq), 0) FROM series_results WHERE season_id=?1), "
             "(SELECT COUNT(*) FROM voided_series WHERE season_id=?1)", (season_id,))[0]
         return SeasonRecord(
-            id=season_id, name=row["name"], config=json.loads(row["config_json"]),
+            id=season_id, name=row["name"],
+            config=season_config(row["config_json"]),
             profile=json.loads(row["profile_json"]), bot_ids=bots,
             status=SeasonStatus(row["status"]), outcomes_refused=int(row["outcomes_refused"]),
             error=row["error"], created_at=row["created_at"], updated_at=row["updated_at"],

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any, Final
 
-from arena.core.settings import ConfigError, SeasonConfig
-from arena.season.formats import SeasonView, format_for, format_name, reads_plan, rounds_of
+from arena.core.settings import ConfigError
+from arena.season.formats import SeasonView, format_for, reads_plan, rounds_of
 from arena.season.ladder_gating import admitted
 from arena.season.seeding import current_rows
 from arena.season.standings import Standings, compute_standings
@@ -182,8 +182,8 @@ def first_of(storage: Storage, season: SeasonRecord) -> str | None:
         return None
     standings = compute_standings(season.bot_ids, results)
     try:
-        config = SeasonConfig.from_dict(season.config)
-        season_format = format_for(format_name(season.config), config)
+        config = season.config
+        season_format = format_for(config.format, config)
     except ConfigError:
         return standings.rows[0].bot_id
     planned = storage.planned_series(season.id) if reads_plan(season.config) else []

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from arena.core.status import SeasonStatus
-from arena.season.formats import LADDER_FORMAT, format_name
+from arena.season.formats import LADDER_FORMAT
 from arena.season.readings import SeasonReadings
 from arena.storage import NotFoundError, Storage, league_seasons, list_leagues
 from arena.web.views import result_summary, season_summary
@@ -51,5 +51,5 @@ def front_page(storage: Storage, readings: SeasonReadings) -> dict[str, Any]:
                         "cancelled": bool(league.cancelled_at), "seasons": divisions})
     return {"current": None if current is None else season_summary(current),
             "current_is_ladder": current is not None
-            and format_name(current.config) == LADDER_FORMAT, "top": top,
+            and current.config.format == LADDER_FORMAT, "top": top,
             "latest": latest, "leagues": leagues, "league_seasons": sorted(grouped)}

@@ -21,7 +21,6 @@ import time
 from collections.abc import Callable
 from typing import Any, Final
 
-from arena.core.settings import SeasonConfig
 from arena.match.live_moves import LiveSeries, MoveBoard, SeriesToken
 from arena.storage import NotFoundError, Storage
 from arena.web.broadcast import Message
@@ -39,7 +38,7 @@ def series_start(storage: Storage, series_id: str) -> tuple[int, Profile, int, b
     planned = storage.get_planned(series_id)
     season = storage.get_season(planned.season_id)
     return (planned.seed, Profile.from_dict(season.profile),
-            SeasonConfig.from_dict(season.config).max_hands, planned.swap_seats)
+            season.config.max_hands, planned.swap_seats)
 
 
 def series_url(series_id: str) -> str:

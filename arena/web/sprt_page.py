@@ -12,8 +12,8 @@ from typing import Any, Final
 
 from markupsafe import Markup, escape
 
-from arena.core.settings import ConfigError, SeasonConfig
-from arena.season.formats import SeasonView, format_for, format_name, rounds_of
+from arena.core.settings import ConfigError
+from arena.season.formats import SeasonView, format_for, rounds_of
 from arena.season.formats.sprt_match import pentanomial_counts
 from arena.season.standings import compute_standings
 from arena.season.statistics.pentanomial import PAIR_SCORES, SprtSpec, llr
@@ -33,9 +33,9 @@ def sprt_page(storage: Storage, season_id: int) -> dict[str, Any]:
     """The match's page data; ``NotFoundError`` for an unknown season or one whose
     format runs no SPRT."""
     season = storage.get_season(season_id)
-    config = SeasonConfig.from_dict(season.config)
+    config = season.config
     try:
-        season_format = format_for(format_name(season.config), config)
+        season_format = format_for(config.format, config)
     except ConfigError:
         season_format = None
     results = storage.results_stored_after(season_id)

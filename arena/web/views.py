@@ -15,7 +15,7 @@ from typing import Any, Final
 from openskill.models import PlackettLuce
 
 from arena.core.status import SeasonStatus
-from arena.season.formats import format_name, has_no_count
+from arena.season.formats import has_no_count
 from arena.season.readings import SeasonReading, SeasonReadings
 from arena.storage import SeasonRecord, SeriesRecord, Storage, is_sealed, league_of_season
 from arena.web.browse import ladder_gates_of, versions_of
@@ -31,7 +31,7 @@ FAULTS_SHOWN: Final = 50
 def season_summary(season: SeasonRecord) -> dict[str, Any]:
     return {
         "id": season.id, "name": season.name, "status": str(season.status),
-        "format": format_name(season.config), "error": season.error,
+        "format": season.config.format, "error": season.error,
         "created_at": season.created_at, "updated_at": season.updated_at,
         "series_total": season.series_total, "series_done": season.series_done,
         "series_voided": season.series_voided, "bots": len(season.bot_ids),

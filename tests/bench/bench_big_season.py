@@ -108,11 +108,10 @@ def record_outcomes(storage: Any, season_id: int, workers: int) -> dict[Deal, Se
     passes verification, whatever derived its seed."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from arena.core.settings import SeasonConfig
 
     season = storage.get_season(season_id)
     profile = Profile.from_dict(season.profile)
-    max_hands = SeasonConfig.from_dict(season.config).max_hands
+    max_hands = season.config.max_hands
     specs: dict[Deal, SeriesSpec] = {}
     for planned in storage.planned_series(season_id):
         spec = SeriesSpec(series_id=f"record-{planned.seed}-{planned.swap_seats}",

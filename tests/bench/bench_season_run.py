@@ -80,7 +80,7 @@ def bare_series(db: Path) -> tuple[float, int]:
     try:
         season = storage.list_seasons()[-1]
         profile = Profile.from_dict(season.profile)
-        max_hands = int(season.config["max_hands"])
+        max_hands = season.config.max_hands
         planned = storage.planned_series(season.id)
     finally:
         storage.close()

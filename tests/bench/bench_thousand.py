@@ -47,7 +47,7 @@ from figures import report  # noqa: E402
 from arena.core.series import SeriesOutcome, SeriesSpec  # noqa: E402
 from arena.core.settings import SeasonConfig  # noqa: E402
 from arena.season.events import EventHub, SeasonEvent  # noqa: E402
-from arena.season.formats import LADDER_FORMAT, OpenEnded, format_for, format_name  # noqa: E402
+from arena.season.formats import LADDER_FORMAT, OpenEnded, format_for  # noqa: E402
 from arena.season.ladder_gating import GateMatches  # noqa: E402
 from arena.season.open_rounds import RoundsRead, plan_open_round  # noqa: E402
 from arena.season.runner import SeasonRunner  # noqa: E402
@@ -148,7 +148,7 @@ def round_robin(root: Path, bots: int, windows: int) -> None:
     ids = register_bots(storage, root / "bots", [f"bot{i:04d}" for i in range(bots)])
     config = SeasonConfig.build(sandbox="process", seed=7)
     began, cpu_began = time.perf_counter(), time.process_time()
-    season_format = format_for(format_name(config.to_dict()), config)
+    season_format = format_for(config.format, config)
     plan = season_format.first_round(ids, config.seed)
     season = storage.create_season(name="round robin", config=config.to_dict(),
                                    profile=config.profile().to_dict(), bot_ids=ids,

@@ -59,13 +59,17 @@ def play(db: Path, folder: Path, name: str) -> None:
 
 def extract(db: Path) -> dict[str, Any]:
     sys.path.insert(0, str(ROOT))
-    from arena.core.settings import SeasonConfig
-    from arena.season.formats import format_for, format_name
+    from arena.season.formats import format_for
+    from arena.storage import Storage
 
     connection = sqlite3.connect(db)
-    season_id, config_json, created_at = connection.execute(
-        "SELECT id, config_json, created_at FROM seasons ORDER BY id DESC LIMIT 1").fetchone()
-    config = json.loads(config_json)
+    season_id, created_at = connection.execute(
+        "SELECT id, created_at FROM seasons ORDER BY id DESC LIMIT 1").fetchone()
+    storage = Storage(db)
+    try:
+        config = storage.get_season(season_id).config  # built by storage, typed
+    finally:
+        storage.close()
     bots = connection.execute("SELECT COUNT(*) FROM season_bots WHERE season_id=?",
                               (season_id,)).fetchone()[0]
     planned = connection.execute("SELECT COUNT(*) FROM planned_series WHERE season_id=?",
@@ -74,13 +78,13 @@ def extract(db: Path) -> dict[str, Any]:
         "SELECT r.finished_at, r.wall_seconds, p.round FROM series_results r "
         "JOIN planned_series p ON p.id = r.series_id WHERE r.season_id=? ORDER BY r.stored_seq",
         (season_id,)).fetchall()
-    season_format = format_for(format_name(config), SeasonConfig.from_dict(config))
+    season_format = format_for(config.format, config)
     first_round = connection.execute(
         "SELECT COUNT(*) FROM planned_series WHERE season_id=? AND round=1",
         (season_id,)).fetchone()[0]
     return {
         "about": "recorded by tests/helpers/record_progress_fixture.py",
-        "format": format_name(config), "bots": bots, "created_at": created_at,
+        "format": config.format, "bots": bots, "created_at": created_at,
         "planned_at_start": first_round, "planned_at_end": planned,
         "expected": season_format.expected_count(bots, first_round),
         "results": [{"finished_at": finished, "wall_seconds": round(wall, 4), "round": number}

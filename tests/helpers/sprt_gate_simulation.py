@@ -29,7 +29,7 @@ from arena.season.statistics.pentanomial import (
 
 def default_gate() -> tuple[SprtSpec, int]:
     """The test and the pair limit of a ladder gate left at its defaults."""
-    gate = LadderGate.from_config(SeasonConfig(ladder_gate="sprt"))
+    gate = LadderGate.from_config(SeasonConfig.build(ladder_gate="sprt"))
     assert gate is not None
     return gate.match.spec, gate.match.max_pairs
 

@@ -10,12 +10,15 @@ arguments: a season resumed after a crash asks again and must get the same round
 (every round is stored as it is made, so a resumed season replays none).
 
 A format also owns everything else about itself, so the rest of the arena never
-names one: the settings only it reads (``settings``; another format's season
-refuses them), the check and normal form of a new season's configuration and
-bots (``admit``), the bots' order (``seeded``), how many series the season is
-expected to play (``expected_count``, the one source of progress and time left),
-what it adds to the standings (``standings``: columns, order, a note, and typed
-values for the API) and its settings in words (``summary``).
+names one: the settings only it reads (``settings_class``, a dataclass whose
+fields declare them; the registry below registers it with
+``arena.core.settings``, so the command line, the API and the settings table
+show them; another format's season refuses them), the check and normal form of
+a new season's configuration and bots (``admit``), the bots' order
+(``seeded``), how many series the season is expected to play
+(``expected_count``, the one source of progress and time left), what it adds
+to the standings (``standings``: columns, order, a note, and typed values
+for the API) and its settings in words (``summary``).
 
 Formats are chosen by name from the season's ``format`` setting (``FORMATS``; a
 new format is one module and one line there): ``round-robin``, ``gauntlet``,
@@ -26,10 +29,9 @@ docs/formats.md for the rules of each.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Final
+from typing import Final
 
-from arena.core.settings import ConfigError, SeasonConfig
+from arena.core.settings import ConfigError, SeasonConfig, register_format_settings
 from arena.season.formats import base, king_of_the_hill, ladder
 from arena.season.formats.base import (
     ExtraColumn,
@@ -81,7 +83,6 @@ __all__ = [
     "derive_seed",
     "format_class",
     "format_for",
-    "format_name",
     "format_summary",
     "has_no_count",
     "home_seat_first",
@@ -109,10 +110,8 @@ FORMATS: Final[dict[str, type[Format]]] = {
 """Every format, by the name a season's configuration gives."""
 
 
-def format_name(stored_config: Mapping[str, Any]) -> str:
-    """The format a season's stored configuration names (its ``format`` setting;
-    round-robin, the only format before there was a setting, when it names none)."""
-    return str(stored_config.get("format") or DEFAULT_FORMAT)
+for _name, _format in FORMATS.items():
+    register_format_settings(_name, _format.settings_class)
 
 
 def format_class(name: str) -> type[Format]:
@@ -132,37 +131,35 @@ def format_for(name: str, config: SeasonConfig) -> Format:
 def check_owned_settings(config: SeasonConfig) -> None:
     """Raise ``ConfigError`` for a setting another format than ``config``'s owns,
     set to a value other than its default."""
-    base.check_owned_settings(config, format_name(config.to_dict()), FORMATS)
+    base.check_owned_settings(config, config.format, FORMATS)
 
 
-def reads_plan(stored_config: Mapping[str, Any]) -> bool:
-    """Whether the standings of a season stored with ``stored_config`` read its plan
+def reads_plan(config: SeasonConfig) -> bool:
+    """Whether the standings of a season played under ``config`` read its plan
     (False for a format this arena does not know)."""
-    found = FORMATS.get(format_name(stored_config))
+    found = FORMATS.get(config.format)
     return found is not None and found.reads_plan
 
 
-def has_no_count(stored_config: Mapping[str, Any], bot_count: int) -> bool:
-    """Whether a season stored with ``stored_config`` has no count of series to
-    reach (a ladder without a set number of rounds never ends, an SPRT match stops
-    when its test decides): its progress is the series played and their rate, never
-    a bar (False for a format this arena does not know)."""
-    found = FORMATS.get(format_name(stored_config))
+def has_no_count(config: SeasonConfig, bot_count: int) -> bool:
+    """Whether a season played under ``config`` has no count of series to reach (a
+    ladder without a set number of rounds never ends, an SPRT match stops when its
+    test decides): its progress is the series played and their rate, never a bar
+    (False for a format this arena does not know)."""
+    found = FORMATS.get(config.format)
     if found is None:
         return False
     try:
-        season_format = found.from_config(SeasonConfig.from_dict(stored_config))
-        return season_format.expected_count(bot_count, 0) is None
+        return found.from_config(config).expected_count(bot_count, 0) is None
     except ConfigError:
         return False
 
 
-def format_summary(stored_config: Mapping[str, Any]) -> str:
+def format_summary(config: SeasonConfig) -> str:
     """The season's format and its own settings in words, e.g. "gauntlet
     (challenger a@1)" (the bare name for a format this arena does not know)."""
-    name = format_name(stored_config)
-    found = FORMATS.get(name)
+    found = FORMATS.get(config.format)
     if found is None:
-        return name
-    summary = found.summary(SeasonConfig.from_dict(stored_config))
-    return f"{name} {summary}" if summary else name
+        return config.format
+    summary = found.summary(config)
+    return f"{config.format} {summary}" if summary else config.format

@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Self
 
-from arena.core.settings import MAX_SEED, SETTINGS_BY_NAME, ConfigError, SeasonConfig
+from arena.core.setting import FormatSettings, Setting, declared_settings
+from arena.core.settings import MAX_SEED, ConfigError, SeasonConfig
 from arena.storage import PlannedSeries, SeriesRecord
 
 _BYE: Final = -1
@@ -101,9 +102,11 @@ class Format:
     (``first_round``, ``next_round``, ``planned_count``) and may override the
     rest, whose defaults suit a format without settings of its own."""
 
-    settings: ClassVar[tuple[str, ...]] = ()
-    """The settings (names in ``arena.core.settings.SETTINGS``) only this format
-    reads; another format's season refuses a value other than their default."""
+    settings_class: ClassVar[type[FormatSettings]] = FormatSettings
+    """The settings only this format reads, declared as a dataclass (defaults,
+    bounds, help, flag: ``arena.core.setting.format_setting``); the command-line
+    options, the API and the settings table follow from it, and another format's
+    season refuses a value other than their default."""
     reads_plan: ClassVar[bool] = False
     """Whether ``standings`` reads the plan (a big round robin's 40,000 planned rows
     are then not read for every table)."""
@@ -111,6 +114,11 @@ class Format:
     """Whether a finished season's table ranks every bot against the field, so a
     league division may play it and promote and relegate by its order (not an
     open-ended format, nor one that measures one bot or two)."""
+
+    @classmethod
+    def own_settings(cls) -> tuple[Setting, ...]:
+        """The declarations of ``settings_class``'s fields."""
+        return declared_settings(cls.settings_class)
 
     @classmethod
     def from_config(cls, config: SeasonConfig) -> Self:
@@ -181,9 +189,11 @@ def check_owned_settings(config: SeasonConfig, chosen: str,
     for owner, format_class in formats.items():
         if owner == chosen:
             continue
-        for setting in format_class.settings:
-            if getattr(config, setting) != SETTINGS_BY_NAME[setting].default:
-                raise ConfigError(f"{setting} is a setting of the {owner} format, not of {chosen}")
+        values = config.settings_for(format_class.settings_class)
+        for setting in format_class.own_settings():
+            if getattr(values, setting.name) != setting.default:
+                raise ConfigError(f"{setting.name} is a setting of the {owner} format, "
+                                  f"not of {chosen}")
 
 
 class PlannedUpFront(Format):

@@ -5,8 +5,10 @@ each other. Everything is planned in the first round."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Self
 
+from arena.core.setting import FormatSettings, format_setting
 from arena.core.settings import ConfigError, SeasonConfig
 from arena.season.formats.base import (
     Pairing,
@@ -31,10 +33,20 @@ def resolve_challenger(challenger: str, bot_ids: Sequence[str]) -> str:
     return named[0]
 
 
+@dataclass(frozen=True)
+class GauntletSettings(FormatSettings):
+    """The gauntlet's own setting."""
+
+    challenger: str = format_setting(
+        "", "gauntlet: the bot that meets every other bot (name@version or name; added to "
+        "the bots if not listed)", "--challenger", kind=str, proto_field="challenger",
+        metavar="BOT", default_text="–")
+
+
 class Gauntlet(PlannedUpFront):
     """See the module docstring."""
 
-    settings = ("challenger",)
+    settings_class = GauntletSettings
 
     def __init__(self, challenger: str, series_per_pair: int) -> None:
         if not challenger:
@@ -44,21 +56,22 @@ class Gauntlet(PlannedUpFront):
 
     @classmethod
     def from_config(cls, config: SeasonConfig) -> Self:
-        return cls(config.challenger, config.series_per_pair)
+        return cls(config.settings_for(GauntletSettings).challenger, config.series_per_pair)
 
     @classmethod
     def admit(cls, config: SeasonConfig, bot_ids: list[str], resolve: Resolve
               ) -> tuple[SeasonConfig, list[str]]:
         """The challenger is stored as an id, and joins the season if not listed."""
-        if not config.challenger:
+        named = config.settings_for(GauntletSettings).challenger
+        if not named:
             return config, bot_ids
-        challenger = resolve(config.challenger)
+        challenger = resolve(named)
         return (config.with_changes(challenger=challenger),
                 bot_ids if challenger in bot_ids else [*bot_ids, challenger])
 
     @classmethod
     def summary(cls, config: SeasonConfig) -> str:
-        return f"(challenger {config.challenger})"
+        return f"(challenger {config.settings_for(GauntletSettings).challenger})"
 
     def first_round(self, bot_ids: Sequence[str], seed: int) -> list[Pairing]:
         if len(set(bot_ids)) != len(bot_ids) or len(bot_ids) < 2:

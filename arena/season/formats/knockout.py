@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Self
 
+from arena.core.setting import FormatSettings, format_setting
 from arena.core.settings import SeasonConfig
 from arena.season.formats.base import (
     Format,
@@ -150,10 +151,19 @@ def seed_order(bot_ids: Sequence[str], ratings: Mapping[str, float]) -> list[str
     return rated + [bot for bot in bot_ids if bot not in ratings]
 
 
+@dataclass(frozen=True)
+class KnockoutSettings(FormatSettings):
+    """The knockout's own setting."""
+
+    tiebreak_pairs: int = format_setting(
+        3, "knockout: further duplicate pairs a drawn tie plays before the higher seed goes "
+        "through", "--tiebreak-pairs", kind=int, proto_field="tiebreak_pairs", low=0, high=100)
+
+
 class Knockout(Format):
     """See the module docstring."""
 
-    settings = ("tiebreak_pairs",)
+    settings_class = KnockoutSettings
     reads_plan = True  # the bracket is replayed round by round
     ranks_every_bot = True
 
@@ -162,7 +172,7 @@ class Knockout(Format):
 
     @classmethod
     def from_config(cls, config: SeasonConfig) -> Self:
-        return cls(config.tiebreak_pairs)
+        return cls(config.settings_for(KnockoutSettings).tiebreak_pairs)
 
     def seeded(self, bot_ids: Sequence[str], ratings: Ratings) -> list[str]:
         """Seeds by current rating (``seed_order``)."""

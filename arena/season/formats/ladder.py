@@ -38,9 +38,10 @@ from arena.season.formats.base import (
     derive_round_seed,
     meeting,
 )
-from arena.season.formats.ladder_gate import GATE_SETTINGS, LadderGate
+from arena.season.formats.ladder_gate import LadderGate
 from arena.season.formats.ladder_matchmaking import choose_meetings, debts
 from arena.season.formats.ladder_ratings import PlanOrderRatings
+from arena.season.formats.ladder_settings import LadderSettings
 from arena.season.standings import compute_standings
 from arena.season.statistics.bradley_terry import PairResult, fit
 from arena.storage import SeriesRecord
@@ -82,7 +83,7 @@ class OpenEnded(Format):
 class Ladder(OpenEnded):
     """See the module docstring."""
 
-    settings = ("ladder_rounds", "ladder_meetings", "ladder_window", *GATE_SETTINGS)
+    settings_class = LadderSettings
 
     def __init__(self, series_per_pair: int, rounds: int = 0, meetings: int = 0,
                  window: int = 1000, gate: LadderGate | None = None) -> None:
@@ -97,15 +98,17 @@ class Ladder(OpenEnded):
 
     @classmethod
     def from_config(cls, config: SeasonConfig) -> Self:
-        return cls(config.series_per_pair, config.ladder_rounds, config.ladder_meetings,
-                   config.ladder_window, LadderGate.from_config(config))
+        own = config.settings_for(LadderSettings)
+        return cls(config.series_per_pair, own.ladder_rounds, own.ladder_meetings,
+                   own.ladder_window, LadderGate.from_config(config))
 
     @classmethod
     def summary(cls, config: SeasonConfig) -> str:
-        end = f"{config.ladder_rounds} rounds" if config.ladder_rounds else "no end"
+        own = config.settings_for(LadderSettings)
+        end = f"{own.ladder_rounds} rounds" if own.ladder_rounds else "no end"
         gate = LadderGate.from_config(config)
         shown = f", {gate.summary()}" if gate is not None else ""
-        return f"({end}, window {config.ladder_window}{shown})"
+        return f"({end}, window {own.ladder_window}{shown})"
 
     def members(self, active: Sequence[str], kept: Set[str]) -> list[str]:
         newest = {bot_id.partition("@")[0]: bot_id for bot_id in active}  # the last wins

@@ -16,8 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, Self
 
-from arena.core.settings import SETTINGS_BY_NAME, ConfigError, SeasonConfig
+from arena.core.setting import declared_settings
+from arena.core.settings import ConfigError, SeasonConfig
 from arena.season.formats.base import Pairing, derive_round_seed
+from arena.season.formats.ladder_settings import LadderSettings
 from arena.season.formats.sprt_match import SprtMatch
 from arena.storage import GateRecord, GateVerdict, SeriesRecord
 
@@ -32,8 +34,6 @@ RULES: Final = (ACCEPTED_REPLACES, OWNER_DECIDES)
 ACCEPTED: Final = "accepted"
 REJECTED: Final = "rejected"
 INCONCLUSIVE: Final = "inconclusive"
-GATE_SETTINGS: Final = ("ladder_gate", "ladder_gate_sprt", "ladder_gate_max_pairs",
-                        "ladder_gate_rule")
 
 
 class LadderGate:
@@ -48,20 +48,21 @@ class LadderGate:
     def from_config(cls, config: SeasonConfig) -> Self | None:
         """The gate of a ladder played under ``config`` (None without one); raises
         ``ConfigError`` for a gate, rule or test it cannot use."""
-        if config.ladder_gate not in (NO_GATE, SPRT_GATE):
+        own = config.settings_for(LadderSettings)
+        if own.ladder_gate not in (NO_GATE, SPRT_GATE):
             raise ConfigError(f"ladder_gate must be {NO_GATE} or {SPRT_GATE}, "
-                              f"got {config.ladder_gate!r}")
-        if config.ladder_gate_rule not in RULES:
+                              f"got {own.ladder_gate!r}")
+        if own.ladder_gate_rule not in RULES:
             raise ConfigError(f"ladder_gate_rule must be one of {', '.join(RULES)}, "
-                              f"got {config.ladder_gate_rule!r}")
+                              f"got {own.ladder_gate_rule!r}")
         try:
-            match = SprtMatch.from_spec(config.ladder_gate_sprt, config.ladder_gate_max_pairs)
+            match = SprtMatch.from_spec(own.ladder_gate_sprt, own.ladder_gate_max_pairs)
         except ConfigError as error:
             # The test's message names the match's own setting: name the gate's.
             raise ConfigError("ladder_gate_sprt: " + str(error).removeprefix("sprt: ")) from None
-        if config.ladder_gate == NO_GATE:
+        if own.ladder_gate == NO_GATE:
             return None
-        return cls(match, config.ladder_gate_rule)
+        return cls(match, own.ladder_gate_rule)
 
     def summary(self) -> str:
         return (f"gate {SPRT_GATE} {self.match.spec.text()}, at most "
@@ -72,8 +73,7 @@ class LadderGate:
         ``ladder``: the ladder's rules, limits and sandbox, the gate's test, a seed
         of its own derived from the ladder's (none for a ladder without one: the
         match is dealt from a secret deal key of its own)."""
-        own = {name: SETTINGS_BY_NAME[name].default
-               for name in ("ladder_rounds", "ladder_meetings", "ladder_window", *GATE_SETTINGS)}
+        own = {setting.name: setting.default for setting in declared_settings(LadderSettings)}
         return ladder.with_changes(
             **own, format=SPRT_GATE, sprt=self.match.spec.text(),
             max_pairs=self.match.max_pairs,

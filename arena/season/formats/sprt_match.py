@@ -6,8 +6,10 @@ pairs are played. The first bot of the season is A, whose Elo is tested."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Self
 
+from arena.core.setting import FormatSettings, format_setting
 from arena.core.settings import ConfigError, SeasonConfig
 from arena.season.formats.base import (
     Format,
@@ -42,10 +44,24 @@ def pentanomial_counts(bot_a: str, results_by_round: Sequence[Sequence[SeriesRec
     return counts
 
 
+@dataclass(frozen=True)
+class SprtSettings(FormatSettings):
+    """The SPRT match's own settings."""
+
+    sprt: str = format_setting(
+        "elo0=0,elo1=10,alpha=0.05,beta=0.05", "sprt: the test's hypotheses and error rates",
+        "--sprt", kind=str, proto_field="sprt", metavar="SPEC",
+        doc="sprt: `elo0=E0,elo1=E1,alpha=A,beta=B`: H0 Elo <= E0 against H1 Elo >= E1 "
+        "(logistic Elo), false-positive rate alpha, false-negative rate beta")
+    max_pairs: int = format_setting(
+        1000, "sprt: duplicate pairs played at most before the match stops undecided",
+        "--max-pairs", kind=int, proto_field="max_pairs", low=1, high=100_000)
+
+
 class SprtMatch(Format):
     """See the module docstring."""
 
-    settings = ("sprt", "max_pairs")
+    settings_class = SprtSettings
     reads_plan = True  # a pair is a stored round
 
     def __init__(self, spec: SprtSpec, max_pairs: int) -> None:
@@ -61,7 +77,8 @@ class SprtMatch(Format):
 
     @classmethod
     def from_config(cls, config: SeasonConfig) -> Self:
-        return cls.from_spec(config.sprt, config.max_pairs)
+        own = config.settings_for(SprtSettings)
+        return cls.from_spec(own.sprt, own.max_pairs)
 
     @classmethod
     def admit(cls, config: SeasonConfig, bot_ids: list[str], resolve: Resolve
@@ -71,7 +88,8 @@ class SprtMatch(Format):
 
     @classmethod
     def summary(cls, config: SeasonConfig) -> str:
-        return f"({config.sprt}, at most {config.max_pairs} pairs)"
+        own = config.settings_for(SprtSettings)
+        return f"({own.sprt}, at most {own.max_pairs} pairs)"
 
     def standings(self, season: SeasonView) -> FormatStandings:
         """The state of the test."""

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Self
 
+from arena.core.setting import FormatSettings, format_setting
 from arena.core.settings import ConfigError, SeasonConfig
 from arena.season.formats.base import (
     ExtraColumn,
@@ -79,10 +80,18 @@ def swiss_order(scores: Mapping[str, SwissScore], rating: Mapping[str, float]) -
                                            -rating.get(bot, 0.0), bot))
 
 
+@dataclass(frozen=True)
+class SwissSettings(FormatSettings):
+    """The Swiss format's own setting."""
+
+    rounds: int = format_setting(0, "swiss: rounds to play (0 = ceil(log2(bots)))", "--rounds",
+                                 kind=int, proto_field="rounds", low=0, high=1000)
+
+
 class Swiss(Format):
     """See the module docstring; ``rounds`` 0 means ceil(log2(bots))."""
 
-    settings = ("rounds",)
+    settings_class = SwissSettings
     reads_plan = True  # the byes are the bots a stored round leaves out
     ranks_every_bot = True
 
@@ -92,7 +101,7 @@ class Swiss(Format):
 
     @classmethod
     def from_config(cls, config: SeasonConfig) -> Self:
-        return cls(config.rounds, config.series_per_pair)
+        return cls(config.settings_for(SwissSettings).rounds, config.series_per_pair)
 
     def standings(self, season: SeasonView) -> FormatStandings:
         """Score, byes and Buchholz as columns; the table in Swiss order."""

@@ -13,7 +13,6 @@ import grpc
 import pytest
 from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
-from arena.core.settings import SeasonConfig
 from arena.server.app import RunningServer
 from arena.storage import add_ladder_round, gates_of_ladder, members_by_round
 from tests.arena.server.test_submit import add_author, run
@@ -60,7 +59,7 @@ def test_a_gated_ladder_tests_the_new_version_and_its_owner_admits_it(
     assert (gate.bot_id, gate.predecessor, gate.verdict.status, gate.verdict.pairs) == (
         "mine@2.0.0", "mine@1.0.0", "inconclusive", 2)
     match = server.storage.get_season(gate.match_id)
-    assert match.status == "finished" and SeasonConfig.from_dict(match.config).max_pairs == 2
+    assert match.status == "finished" and match.config.values()["max_pairs"] == 2
     assert all("mine@2.0.0" not in members
                for members in members_by_round(server.storage, ladder.id))
 

@@ -52,7 +52,7 @@ def test_defaults_are_plays_own() -> None:
     args = play_parser().parse_args(["a", "b"])
     assert (args.sandbox, args.seed, args.profile, args.max_hands) == (
         "docker", 1, "friendly", 200)
-    assert (args.startup_seconds, args.decision_seconds, args.reserve_seconds) == (
+    assert (args.startup_s, args.decision_s, args.reserve_s) == (
         20.0, 1.0, 30.0)
 
 
@@ -63,7 +63,7 @@ def test_given_values_are_parsed() -> None:
          "--reserve-seconds", "0"])
     assert (args.sandbox, args.seed, args.profile, args.max_hands) == (
         "process", 9, "classic", 7)
-    assert (args.startup_seconds, args.decision_seconds, args.reserve_seconds) == (
+    assert (args.startup_s, args.decision_s, args.reserve_s) == (
         60.0, 2.5, 0.0)
 
 

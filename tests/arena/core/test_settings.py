@@ -9,7 +9,7 @@ from hollywood.arena.v1 import arena_pb2
 from arena.cli.parser import build_parser
 from arena.cli.season_options import season_config_message, settings_table
 from arena.core.limits import TimeLimits
-from arena.core.settings import SETTINGS, ConfigError, SeasonConfig
+from arena.core.settings import SETTINGS, ConfigError, SeasonConfig, all_settings
 from arena.server.convert import config_from_message, config_message
 from tests.helpers.arena_helpers import REPO_ROOT
 
@@ -23,9 +23,12 @@ def test_docs_settings_table_matches_the_declarations() -> None:
 
 def test_every_setting_is_an_option_and_a_proto_field() -> None:
     fields = set(arena_pb2.SeasonConfig.DESCRIPTOR.fields_by_name)
-    assert {setting.proto_field for setting in SETTINGS} == fields
+    # A format setting without a field of its own travels in the generic map.
+    assert {setting.proto_field for setting in all_settings() if setting.proto_field} | {
+        "format_settings"} == fields
     args = build_parser().parse_args(["season", "create", "--bots", "a", "b"])
-    assert all(hasattr(args, setting.option_dest) for setting in SETTINGS)
+    assert all(hasattr(args, setting.option_dest) for setting in all_settings())
+    assert {setting.name for setting in SETTINGS} < {setting.name for setting in all_settings()}
 
 
 CONFIG = SeasonConfig(
@@ -36,20 +39,36 @@ STORED = {
     "profile_name": "classic", "profile_overrides": {"undercut_bonus": 20},
     "series_per_pair": 4, "limits": {"startup_s": 5.0, "decision_s": 0.5, "reserve_s": 10.0},
     "sandbox": "process", "concurrency": 3, "max_hands": 50, "seed": 77,
-    "format": "round-robin", "challenger": "", "rounds": 0, "tiebreak_pairs": 3,
+    "format": "round-robin", "series_per_container": 25, "deactivate_after": 5,
+}
+# What this arena stored before the formats declared their settings: every format's
+# settings, at their defaults, beside the common ones.
+STORED_BEFORE = {
+    **STORED, "challenger": "", "rounds": 0, "tiebreak_pairs": 3,
     "sprt": "elo0=0,elo1=10,alpha=0.05,beta=0.05", "max_pairs": 1000,
     "ladder_rounds": 0, "ladder_meetings": 0, "ladder_window": 1000,
     "ladder_gate": "none", "ladder_gate_sprt": "elo0=0,elo1=20,alpha=0.05,beta=0.05",
     "ladder_gate_max_pairs": 200, "ladder_gate_rule": "accepted-replaces",
-    "series_per_container": 25, "deactivate_after": 5,
 }
 
 
-def test_stored_form_is_unchanged_and_round_trips() -> None:
+def test_stored_form_round_trips_and_the_earlier_form_still_opens() -> None:
     assert CONFIG.to_dict() == STORED
-    assert SeasonConfig.from_dict(STORED) == CONFIG
-    assert SeasonConfig.from_dict({"sandbox": "docker", "concurrency": 2}) == SeasonConfig(
+    assert SeasonConfig.from_stored(STORED) == CONFIG
+    assert SeasonConfig.from_stored(STORED_BEFORE) == CONFIG
+    assert SeasonConfig.from_stored({"sandbox": "docker", "concurrency": 2}) == SeasonConfig(
         sandbox="docker", concurrency=2)
+
+
+def test_stored_form_has_its_formats_settings_and_others_set() -> None:
+    # Its own format's settings always; another's only when set (a league's divisions).
+    ladder = SeasonConfig.build(format="ladder", ladder_window=500, rounds=4)
+    stored = ladder.to_dict()
+    assert {key: stored[key] for key in stored if key not in STORED} == {
+        "ladder_rounds": 0, "ladder_meetings": 0, "ladder_window": 500, "ladder_gate": "none",
+        "ladder_gate_sprt": "elo0=0,elo1=20,alpha=0.05,beta=0.05",
+        "ladder_gate_max_pairs": 200, "ladder_gate_rule": "accepted-replaces", "rounds": 4}
+    assert SeasonConfig.from_stored(stored) == ladder
 
 
 def test_proto_conversion_both_ways() -> None:

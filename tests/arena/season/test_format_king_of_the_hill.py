@@ -54,7 +54,7 @@ def test_each_bot_challenges_the_holder_in_turn() -> None:
     assert [(column.label, dict(column.cells)) for column in extras.columns] == [
         ("Reigns", {A: "0", B: "2", C: "0", D: "1"})]
     assert extras.sections[0].lines == ("Holding the hill: d@1",)
-    assert format_summary({"format": "king-of-the-hill"}) == "king-of-the-hill"
+    assert format_summary(SeasonConfig(format="king-of-the-hill")) == "king-of-the-hill"
 
 
 @pytest.fixture

@@ -22,11 +22,8 @@ SUFFIXES = (".py", ".html", ".js")
 ALLOWED = {
     # The default of the format setting: arena.core sits below the formats.
     ("arena/core/settings.py", 'Setting("format", str, "round-robin",'),
-    ("arena/core/settings.py", 'format: str = "round-robin"'),
-    # Settings and proto fields that share the SPRT format's name: a setting (the
-    # test's specification) and the typed SPRT state of the API, not the format.
-    ("arena/core/settings.py", 'Setting("sprt", str,'),
-    ("arena/core/settings.py", '"--sprt", "sprt", metavar="SPEC",'),
+    # A proto field that shares the SPRT format's name: the SPRT format's own
+    # setting (the test's specification), not the format.
     ("arena/server/doors.py", '"sprt": SETTING_TEXT,'),
     # The API's typed SPRT state that the website's match page reads.
     ("arena/web/sprt_page.py", 'API_FIELD: Final = "sprt"'),
@@ -85,7 +82,8 @@ def test_the_check_finds_a_planted_branch(tmp_path: Path) -> None:
     formats_module.write_text('NAME = "knockout"\n', encoding="utf-8")
     allowed = tmp_path / "arena" / "core" / "settings.py"
     allowed.parent.mkdir(parents=True)
-    allowed.write_text('    format: str = "round-robin"\n', encoding="utf-8")
+    allowed.write_text('X = Setting("format", str, "round-robin", "tournament format")\n',
+                       encoding="utf-8")
     assert format_name_uses(tmp_path) == [
         'arena/server/planted.py:1: if name == "knockout":',
         "arena/server/planted.py:4: isinstance(f, Swiss)"]

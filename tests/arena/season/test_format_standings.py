@@ -44,11 +44,12 @@ def test_a_setting_of_another_format_is_refused_unless_at_its_default() -> None:
 
 
 def test_the_season_line_names_the_formats_own_settings() -> None:
-    assert format_summary({"format": "gauntlet", "challenger": A}) == f"gauntlet (challenger {A})"
-    assert format_summary({"format": "sprt", "sprt": "elo0=0,elo1=5", "max_pairs": 9}) == (
+    assert format_summary(SeasonConfig.build(format="gauntlet", challenger=A)) == (
+        f"gauntlet (challenger {A})")
+    assert format_summary(SeasonConfig.build(format="sprt", sprt="elo0=0,elo1=5", max_pairs=9)) == (
         "sprt (elo0=0,elo1=5, at most 9 pairs)")
-    assert format_summary({}) == "round-robin"
-    assert format_summary({"format": "from-a-newer-arena"}) == "from-a-newer-arena"
+    assert format_summary(SeasonConfig()) == "round-robin"
+    assert format_summary(SeasonConfig(format="from-a-newer-arena")) == "from-a-newer-arena"
 
 
 def test_knockout_seeds_by_rating_and_expects_a_pair_per_tie() -> None:

@@ -11,7 +11,6 @@ import threading
 from pathlib import Path
 
 from arena.core.series import SeriesOutcome, SeriesSpec
-from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.execution import local_executor_factory
 from arena.season.events import EventHub
@@ -56,7 +55,7 @@ def test_a_newer_version_cancels_the_older_versions_unfinished_gate_match(
     ladder_id = make_gated_ladder(storage, ids, ladder_rounds=4)
     add_ladder_round(storage, ladder_id, 1, ids, [(7, False, ids[0], ids[1]),
                                                   (7, False, ids[1], ids[0])])
-    config = SeasonConfig.from_dict(storage.get_season(ladder_id).config)
+    config = storage.get_season(ladder_id).config
     ladder = format_for(LADDER_FORMAT, config)
     assert isinstance(ladder, OpenEnded) and ladder.gate is not None
     runner = HoldsOneVersion()

@@ -71,7 +71,7 @@ def test_a_clearly_better_version_is_accepted_and_replaces_its_predecessor(
           f"[{verdict.elo_low:+.0f}, {verdict.elo_high:+.0f}], LLR {verdict.llr:.2f}")
     match = storage.get_season(gate.match_id)
     assert match.status == "finished" and match.bot_ids == ("player@2.0.0", "player@1.0.0")
-    assert match.config["format"] == "sprt" and match.config["max_pairs"] == 30
+    assert match.config.format == "sprt" and match.config.values()["max_pairs"] == 30
     assert len(storage.results(gate.match_id)) == 2 * gate.verdict.pairs
     assert members_by_round(storage, ladder_id) == [
         ["player@1.0.0", "rival@1.0.0"], ["rival@1.0.0", "player@2.0.0"]]
@@ -103,12 +103,11 @@ def test_an_undecided_match_is_inconclusive_and_the_owner_may_admit_it(
     assert members_by_round(storage, ladder_id) == [["player@1.0.0", "rival@1.0.0"]] * 3
     [admitted] = admit_to_ladder(storage, "player@2.0.0", True, "author ann")
     assert admitted.admitted_by == "author ann" and admitted.verdict.status == "inconclusive"
-    ladder = format_for(LADDER_FORMAT, SeasonConfig.from_dict(
-        storage.get_season(ladder_id).config))
+    ladder = format_for(LADDER_FORMAT, storage.get_season(ladder_id).config)
     assert isinstance(ladder, OpenEnded) and ladder.gate is not None
     candidates = ["player@1.0.0", "rival@1.0.0", "player@2.0.0"]
     history = members_by_round(storage, ladder_id)
-    config = SeasonConfig.from_dict(storage.get_season(ladder_id).config)
+    config = storage.get_season(ladder_id).config
     assert held_off(storage, ladder_id, config, ladder.gate, candidates, history,
                     NO_MATCHES) == set()
     admit_to_ladder(storage, "player@2.0.0", False, "author ann")  # withdrawn: off again
@@ -185,7 +184,7 @@ def test_a_server_killed_during_the_match_resumes_it_once(tmp_path: Path) -> Non
     add_ladder_round(storage, ladder_id, 1, ids, [(7, False, ids[0], ids[1]),
                                                   (7, False, ids[1], ids[0])])
     newcomer = register_folder(storage, sample_as(bots, "greedy", "player", "2.0.0"))
-    config = SeasonConfig.from_dict(storage.get_season(ladder_id).config)
+    config = storage.get_season(ladder_id).config
     ladder = format_for(LADDER_FORMAT, config)
     assert isinstance(ladder, OpenEnded) and ladder.gate is not None
     assert held_off(storage, ladder_id, config, ladder.gate, [*ids, newcomer], [ids],

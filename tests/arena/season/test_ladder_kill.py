@@ -12,8 +12,7 @@ from pathlib import Path
 from hollywood.arena.v1 import arena_pb2
 
 from arena.cli.client import ArenaClient
-from arena.core.settings import SeasonConfig
-from arena.season.formats import LADDER_FORMAT, format_for, format_name
+from arena.season.formats import LADDER_FORMAT, format_for
 from arena.season.formats.ladder import Ladder
 from arena.storage import Storage, deal_key, members_by_round
 from tests.helpers.ports import free_port
@@ -59,8 +58,8 @@ def test_sigkill_mid_ladder_then_resume(tmp_path: Path, processes) -> None:
 
     storage = Storage(db)
     stored = storage.get_season(season.id)
-    config_back = SeasonConfig.from_dict(stored.config)
-    ladder = format_for(format_name(stored.config), config_back)
+    config_back = stored.config
+    ladder = format_for(config_back.format, config_back)
     assert isinstance(ladder, Ladder)
     planned = storage.planned_series(season.id)
     results = storage.results_by_round(season.id)

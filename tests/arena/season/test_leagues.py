@@ -208,10 +208,10 @@ def test_each_division_plays_its_own_format(storage: Storage, tmp_path: Path) ->
                            lambda wanted: RATED)
     seasons = [storage.get_season(season.season_id)
                for season in league_seasons(storage, league.id)]
-    assert [season.config["format"] for season in seasons] == ["round-robin", "swiss"]
+    assert [season.config.format for season in seasons] == ["round-robin", "swiss"]
     assert [season.name for season in seasons] == ["formats: round 1, division 1",
                                                    "formats: round 1, division 2"]
-    assert seasons[0].config["seed"] != seasons[1].config["seed"]
+    assert seasons[0].config.seed != seasons[1].config.seed
 
 
 @pytest.mark.parametrize(("chosen", "message"), [

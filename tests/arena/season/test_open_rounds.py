@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.core.settings import SeasonConfig
 from arena.season.formats import OpenEnded, format_for
 from arena.season.ladder_gating import GateMatches
 from arena.season.open_rounds import RoundsRead, plan_open_round
@@ -18,7 +17,7 @@ from tests.helpers.arena_helpers import made_up_outcome
 def test_rounds_read_once_are_what_storage_holds_round_after_round(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "arena.db")
     season_id = make_ladder(storage, tmp_path / "bots")
-    config = SeasonConfig.from_dict(storage.get_season(season_id).config)
+    config = storage.get_season(season_id).config
     ladder = format_for("ladder", config)
     assert isinstance(ladder, OpenEnded)
     gates = GateMatches(lambda _: None, lambda _: None)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.season.season_statistics import next_row_marks, season_statistics
 from arena.season.standings import compute_standings
@@ -22,7 +23,8 @@ def series(first: str, second: str, won: int, lost: int) -> list[SeriesRecord]:
 
 
 def season(bots: tuple[str, ...], total: int) -> SeasonRecord:
-    return SeasonRecord(id=1, name="s", config={}, profile={"name": "friendly"}, bot_ids=bots,
+    return SeasonRecord(id=1, name="s", config=SeasonConfig(), profile={"name": "friendly"},
+                        bot_ids=bots,
                         status=SeasonStatus.FINISHED, error="", created_at="", updated_at="",
                         series_total=total, series_done=total)
 

@@ -124,7 +124,7 @@ def test_the_quota_refuses_past_it_and_says_when_the_next_fits(
     first = challenge(20)
     assert (first.series, first.status) == (20, arena_pb2.SEASON_STATUS_CREATED)
     # One series at a time, and no fault streak in a challenge deactivates anyone.
-    config = SeasonConfig.from_dict(server.storage.get_season(first.season_id).config)
+    config = server.storage.get_season(first.season_id).config
     assert (config.concurrency, config.deactivate_after) == (1, 10_000)
     now += timedelta(minutes=10)
     challenge(20)  # 40 in the hour: the quota

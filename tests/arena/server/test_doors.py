@@ -124,7 +124,7 @@ def test_the_issue_examples_over_grpc(server: RunningServer) -> None:
 def test_a_real_bug_is_internal_bounded_and_logged_with_its_traceback(
     server: RunningServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def broken() -> None:
+    def broken(*_: object) -> None:
         raise RuntimeError("bug \x1b[2J" + "x" * 100_000)
 
     monkeypatch.setattr(server.storage, "list_bots", broken)

@@ -14,8 +14,7 @@ import pytest
 from hollywood.arena.v1 import arena_pb2
 
 from arena.cli.client import ArenaClient
-from arena.core.settings import SeasonConfig
-from arena.season.formats import format_for, format_name
+from arena.season.formats import format_for
 from arena.storage import Storage, deal_key
 from tests.helpers.ports import free_port
 from tests.helpers.serve_process import (
@@ -61,8 +60,8 @@ def test_sigkill_mid_format_season_then_resume(
 
     storage = Storage(db)
     stored = storage.get_season(season.id)
-    season_format = format_for(format_name(stored.config), SeasonConfig.from_dict(stored.config))
-    seed = deal_key(storage, season.id, SeasonConfig.from_dict(stored.config).seed)
+    season_format = format_for(stored.config.format, stored.config)
+    seed = deal_key(storage, season.id, stored.config.seed)
     planned = storage.planned_series(season.id)
     results = storage.results_by_round(season.id)
     rounds = max(p.round for p in planned)

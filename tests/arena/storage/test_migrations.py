@@ -16,6 +16,7 @@ import pytest
 from arena.cli import main
 from arena.core.faults import BotFault, FaultKind
 from arena.core.series import SeriesOutcome, SeriesSpec, outcome_of
+from arena.core.settings import SeasonConfig
 from arena.season.formats import RoundRobin
 from arena.server.app import RunningServer
 from arena.storage import Storage, StorageError
@@ -96,6 +97,10 @@ def test_release_1_database_opens_migrated_with_the_same_plan(
     storage = server.storage
     season = storage.get_season(1)
     assert season.bot_ids == RELEASE_1_BOTS and season.status == "finished"
+    # The release stored a flat dict without a format; storage builds it typed.
+    assert season.config == SeasonConfig.build(sandbox="process", concurrency=1, max_hands=3,
+                                               seed=5)
+    assert season.config.format == "round-robin"
     assert (season.series_total, season.series_done) == (6, 6)
     planned = storage.planned_series(1)
     assert [p.series_id for p in planned] == [f"1-{n}" for n in range(6)]

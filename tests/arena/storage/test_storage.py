@@ -3,7 +3,6 @@ plans stored round by round."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import fields, replace
 from pathlib import Path
@@ -14,6 +13,7 @@ from arena.core.faults import BotFault, FaultKind
 from arena.core.manifest import content_hash, iter_bot_files
 from arena.core.seat_logs import SeatLog
 from arena.core.series import SeriesOutcome
+from arena.core.settings import SeasonConfig
 from arena.storage import ConflictError, NotFoundError, Storage, StorageError
 from arena.storage.seat_logs import read_seat_logs
 from engine.series import SeriesResult
@@ -217,7 +217,7 @@ def test_plan_is_stored_with_the_season(tmp_path: Path) -> None:
     ]
     record = reopened.get_season(season_id)
     assert (record.series_total, record.series_done, record.status) == (2, 0, "created")
-    assert json.dumps(record.config) == '{"sandbox": "process"}'
+    assert record.config == SeasonConfig(sandbox="process")  # the defaults filled in
 
 
 def test_a_version_string_never_becomes_a_path(tmp_path: Path) -> None:

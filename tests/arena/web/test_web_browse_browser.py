@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from arena.core.settings import SeasonConfig
 from arena.core.status import SeasonStatus
 from arena.season.events import EventHub, SeasonEvent
 from arena.season.formats import format_for
@@ -170,7 +169,7 @@ def test_an_sprt_page_follows_the_match_live(browser: WebDriver, tmp_path: Path)
         assert len(browser.execute_script(points).split()) == 4  # the start and 3 pairs
 
         # A fourth pair, A winning both, stored as the runner stores it.
-        match_config = SeasonConfig.from_dict(storage.get_season(season_id).config)
+        match_config = storage.get_season(season_id).config
         match = format_for(match_config.format, match_config)
         bots = [arena_data.bot_a, arena_data.bot_b]
         following = match.next_round(bots, match_config.seed,
