@@ -39,7 +39,7 @@ from engine.melds import (
     min_deadwood,
     validate_arrangement,
 )
-from engine.observation import Observation, observe
+from engine.observation import Observation, SeatView, observe
 from engine.phase import Phase
 from engine.profiles import CLASSIC, FRIENDLY, PROFILES, Profile, ProfileError, get_profile
 from engine.scoresheet import CapAward, ScoreSheet, ScoreSheetError
@@ -84,6 +84,7 @@ __all__ = [
     "ReplayError",
     "ScoreSheet",
     "ScoreSheetError",
+    "SeatView",
     "Series",
     "SeriesResult",
     "SettleError",

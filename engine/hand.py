@@ -92,6 +92,11 @@ class Hand:
     # ------------------------------------------------------------------ reading
 
     @property
+    def move_count(self) -> int:
+        """How many actions were applied: the hand's moment (``engine.seat_moment``)."""
+        return len(self._played)
+
+    @property
     def moves(self) -> list[Move]:
         """Every applied action in order, with the card each draw took."""
         moves = self._moves

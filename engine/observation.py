@@ -1,10 +1,14 @@
 """What one player at the table may see (docs/rules.md#hidden-information), and nothing more.
 
-An :class:`Observation` is built from the full state by :func:`observe`; it holds
-only public information and the observing seat's own cards: never the opponent's
-unseen cards, the stock's order, or a face-down knock discard of the opponent.
-Two states that differ only in those hidden things give equal observations and
-byte-identical ``json.dumps(observation.to_dict())``.
+A :class:`SeatView` is the one place that says what a seat sees of a hand: it
+reads the full state once and keeps only public information and the seat's own
+cards, never the opponent's unseen cards, the stock's order, or a face-down knock
+discard of the opponent. Everything a bot or a player is shown is rendered from
+one: :func:`observe` renders it whole as an :class:`Observation` (and so the gRPC
+request), and a bot in the arena's process gets its views rendered from it field by
+field when it reads them (``arena.match.direct_views``). Two states that differ
+only in those hidden things give equal observations and byte-identical
+``json.dumps(observation.to_dict())``.
 """
 
 from __future__ import annotations
@@ -13,13 +17,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engine.cards import Card
+from engine.cards import Card, mask_to_cards
 from engine.hand_result import HandResult
 from engine.phase import Phase
 from engine.profiles import Profile
-from engine.scoresheet import ScoreSheet
-
-ThreeScores = tuple[int, int, int]
+from engine.scoresheet import ScoreSheet, ThreeScores
 
 
 def _texts(cards: tuple[Card, ...]) -> list[str]:
@@ -135,8 +137,48 @@ class ObservedHand(Protocol):
     def taken_card(self) -> Card | None: ...
     @property
     def banned_discard(self) -> Card | None: ...
-    def cards(self, seat: int) -> list[Card]: ...
-    def known_cards(self, seat: int) -> list[Card]: ...
+    def masks(self, seat: int) -> tuple[int, int]: ...
+
+
+class SeatView:
+    """What ``seat`` (0 or 1) sees of ``hand`` at the moment it is made: values that
+    never change (ints, card masks with bit = card index, tuples, the finished
+    hand's result), so that it may be rendered later, after the hand went on, and
+    still show that moment. Cheap to make (no card lists): the in-process path makes
+    one at every decision, and most are never rendered beyond their numbers.
+
+    ``held`` is the seat's own cards; ``opponent_known`` the cards the opponent took
+    from the discard pile (the upcard included) and has not discarded since;
+    ``taken_card`` and ``banned_discard`` are set on the seat's own turn only;
+    ``result`` is the hand's result once it is over (its ``public_dict(seat)`` is
+    what the seat may see of it) and ``knock_discard`` the knock discard if the seat
+    may see it (it is the knocker, or the profile lays it face up)."""
+
+    __slots__ = ("banned_discard", "current_player", "dealer", "discard_pile", "hand_number",
+                 "held", "knock_discard", "opponent_hand_size", "opponent_known", "phase",
+                 "result", "seat", "stock_size", "taken_card")
+
+    def __init__(self, hand: ObservedHand, seat: int) -> None:
+        if type(seat) is not int or not 0 <= seat <= 1:  # a bool too: not a seat
+            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+        self.seat = seat
+        self.hand_number = hand.hand_number
+        self.dealer = hand.dealer
+        self.current_player = current = hand.current_player
+        self.phase = hand.phase
+        self.held: int = hand.masks(seat)[0]
+        opponent_held, self.opponent_known = hand.masks(1 - seat)
+        self.opponent_hand_size = opponent_held.bit_count()
+        self.discard_pile = hand.discard_pile
+        self.stock_size = hand.stock_size
+        own_turn = current == seat
+        self.taken_card = hand.taken_card if own_turn else None
+        self.banned_discard = hand.banned_discard if own_turn else None
+        self.result = result = hand.result
+        self.knock_discard: Card | None = None
+        if (result is not None and result.knock_discard is not None
+                and (not result.knock_discard_face_down or result.knocker == seat)):
+            self.knock_discard = result.knock_discard
 
 
 def observe(
@@ -153,39 +195,30 @@ def observe(
     ``previous_result`` is the seat's public view of the previous hand's result,
     shown until this hand ends.
     """
-    if isinstance(seat, bool) or seat not in (0, 1):
-        raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+    view = SeatView(hand, seat)
     if sheet is None:
         sheet = ScoreSheet(hand.profile.game_target)
-    own_turn = hand.current_player == seat
-    opponent = 1 - seat
-    result = hand.result
-    knock_discard = None
-    if (
-        result is not None
-        and result.knock_discard is not None
-        and (not result.knock_discard_face_down or result.knocker == seat)
-    ):
-        knock_discard = result.knock_discard
+    sheet_state = sheet.state
+    result = view.result
     last_result = _plain(result.public_dict(seat)) if result is not None else previous_result
     return Observation(
         seat=seat,
-        hand_number=hand.hand_number,
-        dealer=hand.dealer,
-        current_player=hand.current_player,
-        phase=hand.phase,
-        hand=tuple(hand.cards(seat)),
-        discard_pile=hand.discard_pile,
-        stock_size=hand.stock_size,
-        opponent_hand_size=len(hand.cards(opponent)),
-        opponent_known_cards=tuple(hand.known_cards(opponent)),
-        taken_card=hand.taken_card if own_turn else None,
-        banned_discard=hand.banned_discard if own_turn else None,
-        knock_discard=knock_discard,
-        scores=(sheet.scores(0), sheet.scores(1)),
-        opened=(sheet.opened(0), sheet.opened(1)),
-        game_winners=(sheet.game_winner(0), sheet.game_winner(1), sheet.game_winner(2)),
-        hands_won=(sheet.hands_won(0), sheet.hands_won(1)),
+        hand_number=view.hand_number,
+        dealer=view.dealer,
+        current_player=view.current_player,
+        phase=view.phase,
+        hand=tuple(mask_to_cards(view.held)),
+        discard_pile=view.discard_pile,
+        stock_size=view.stock_size,
+        opponent_hand_size=view.opponent_hand_size,
+        opponent_known_cards=tuple(mask_to_cards(view.opponent_known)),
+        taken_card=view.taken_card,
+        banned_discard=view.banned_discard,
+        knock_discard=view.knock_discard,
+        scores=sheet_state.scores,
+        opened=sheet_state.opened,
+        game_winners=sheet_state.game_winners,
+        hands_won=sheet_state.hands_won,
         profile=hand.profile,
         max_hands=max_hands,
         last_hand_result=last_result,

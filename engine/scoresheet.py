@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-__all__ = ["GAMES", "CapAward", "ScoreSheet", "ScoreSheetError"]
+__all__ = ["GAMES", "CapAward", "ScoreSheet", "ScoreSheetError", "SheetState"]
 
 GAMES: Final = 3
 PLAYERS: Final = 2
@@ -42,6 +42,21 @@ class CapAward:
                 "winner": self.winner}
 
 
+ThreeScores = tuple[int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class SheetState:
+    """The sheet as it stood at one moment, in values that never change
+    (``ScoreSheet.state``): what a seat's observation shows of it."""
+
+    scores: tuple[ThreeScores, ThreeScores]
+    """Game scores (I, II, III) per player."""
+    opened: tuple[tuple[bool, bool, bool], tuple[bool, bool, bool]]
+    game_winners: tuple[int | None, int | None, int | None]
+    hands_won: tuple[int, int]
+
+
 class ScoreSheet:
     """Both players' three game scores, games opened, games finished and hands won."""
 
@@ -53,6 +68,8 @@ class ScoreSheet:
         self._opened = [[False] * GAMES for _ in range(PLAYERS)]
         self._game_winners: list[int | None] = [None] * GAMES
         self._hands_won = [0] * PLAYERS
+        self._state: SheetState | None = None
+        """``state``, once made (until the next change)."""
 
     # -- recording ---------------------------------------------------------
 
@@ -67,6 +84,7 @@ class ScoreSheet:
             raise ScoreSheetError(f"points must be a non-negative integer, got {points!r}")
         if self.is_over:
             raise ScoreSheetError("the series is over: all three games are finished")
+        self._state = None
         self._hands_won[player] += 1
         credited = []
         for game in range(min(self._hands_won[player], GAMES)):
@@ -80,6 +98,19 @@ class ScoreSheet:
         return tuple(credited)
 
     # -- reading -----------------------------------------------------------
+
+    @property
+    def state(self) -> SheetState:
+        """The sheet as it stands, made once per change: cheap to take at every
+        decision, and what it says stays true of that moment."""
+        state = self._state
+        if state is None:
+            state = self._state = SheetState(
+                scores=(self.scores(0), self.scores(1)),
+                opened=(self.opened(0), self.opened(1)),
+                game_winners=(self.game_winner(0), self.game_winner(1), self.game_winner(2)),
+                hands_won=(self.hands_won(0), self.hands_won(1)))
+        return state
 
     def scores(self, player: int) -> tuple[int, int, int]:
         """``player``'s score in games I, II, III."""
@@ -183,6 +214,7 @@ class ScoreSheet:
                 or any(isinstance(h, bool) or not isinstance(h, int) or h < 0 for h in hands)):
             raise ScoreSheetError(f"hands_won must be 2 non-negative integers, got {hands!r}")
         sheet._hands_won = list(hands)
+        sheet._state = None
         sheet._check_consistent()
         return sheet
 

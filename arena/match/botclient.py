@@ -23,7 +23,7 @@ from arena.core.faults import BotFault, FaultKind
 from arena.core.sizes import human_size
 from arena.match import protocol
 from arena.match.decision import Decision, HandEnd, hand_end_message, request_message
-from arena.match.fair_clock import Window
+from arena.match.fair_clock import TimedStep, WallWindow, Window, wait_within
 from engine.actions import Action
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,10 @@ _BUSY_BACKOFF_S: Final = 0.002
 """The first wait before a ``Decide`` the bot's server refused as busy is sent again
 (doubled on each refusal, up to ``_BUSY_BACKOFF_MAX_S``)."""
 _BUSY_BACKOFF_MAX_S: Final = 0.05
-_MIN_CALL_S: Final = 0.001
+
+
+class _Resent(Exception):
+    """A call the bot's server refused as busy was sent again: wait for it."""
 
 Reply = TypeVar("Reply", bound=Message)
 
@@ -144,78 +147,58 @@ class BotClient:
         self,
         request: Decision | bot_pb2.DecideRequest,
         legal_actions: Sequence[Action],
-        timeout: float,
+        allowed_s: float,
         window: Window | None = None,
     ) -> Action:
         """Ask for one decision and return it as an engine action from ``legal_actions``
         (a knock keeps the melds the bot declared).
 
         ``request`` is the loop's ``Decision`` or a message from
-        :func:`arena.match.protocol.decide_request`; ``timeout``
-        cuts the call off (TIMEOUT) by the wall clock, or, given a fair clock's
-        ``window`` (of ``timeout`` seconds), once the bot was charged that much
+        :func:`arena.match.protocol.decide_request`; the call is cut off (TIMEOUT)
+        after ``allowed_s`` seconds by the wall clock, or, given a fair clock's
+        ``window`` (of ``allowed_s`` seconds), once the bot was charged that much
         (``ArenaOverload`` if the window's cap came first). Any invalid answer
         raises ``BotFault``.
         """
         message = request_message(request)
         self.last_note = ""
-        if window is None:
-            reply = self._decide_within(message, timeout)
-        else:
-            reply = self._call_fairly("Decide", self._stub.Decide, message, window)
+        reply = self._call_fairly("Decide", self._stub.Decide, message,
+                                  window if window is not None else WallWindow(allowed_s))
         action = protocol.action_from_reply(reply, legal_actions)
         self.last_note = reply.debug
         return action
 
-    def _decide_within(self, message: bot_pb2.DecideRequest, timeout: float) -> Any:
-        """``Decide`` with ``timeout`` by the wall clock, sent again while the bot's
-        server refuses it as busy (``is_busy``) and the decision has time left."""
-        give_up_at = time.monotonic() + timeout
+    def _call_fairly(self, method: str, call: Any, request: Message, step: TimedStep) -> Any:
+        """The call, waited for while ``step`` has time left (``wait_within``): a
+        starved bot's deadline stretches, up to the window's wall cap, a hanging
+        one's does not. A call the bot's server refuses as busy is sent again while
+        time is left."""
+        future = call.future(request, timeout=step.cap_s)
         refusals = 0
-        while True:
-            left = give_up_at - time.monotonic()
+
+        def wait(left: float) -> Any:
+            nonlocal future, refusals
             try:
-                return self._stub.Decide(message, timeout=max(left, _MIN_CALL_S))
+                return future.result(timeout=left)
             except grpc.RpcError as error:
+                if (isinstance(error, grpc.Call)
+                        and error.code() is grpc.StatusCode.DEADLINE_EXCEEDED):
+                    raise step.verdict(FaultKind.TIMEOUT, f"no answer to {method}") from None
                 if not is_busy(error):
-                    raise fault_from_rpc_error("Decide", error, timeout,
+                    raise fault_from_rpc_error(method, error, step.allowed_s,
                                                FaultKind.TIMEOUT) from None
                 refusals += 1
                 pause = _busy_pause(refusals)
-                if time.monotonic() + pause >= give_up_at:
-                    raise busy_fault(error, timeout, refusals) from None
+                cap_left = step.cap_s - step.wall_s() - pause
+                if step.remaining() <= pause or cap_left <= 0.0:
+                    raise busy_fault(error, step.allowed_s, refusals) from None
                 time.sleep(pause)
+                future = call.future(request, timeout=cap_left)
+                raise _Resent from None
 
-    def _call_fairly(self, method: str, call: Any, request: Message, window: Window) -> Any:
-        """The call, waited for while ``window`` has charged time left: a starved bot's
-        deadline stretches (up to the window's wall cap), a hanging one's does not.
-        A call the bot's server refuses as busy is sent again while time is left."""
-        future = call.future(request, timeout=window.cap_s)
-        refusals = 0
         try:
-            while True:
-                wait_s = window.remaining()
-                if wait_s <= 0.0:
-                    raise window.verdict(FaultKind.TIMEOUT, f"no answer to {method}")
-                try:
-                    return future.result(timeout=wait_s)
-                except grpc.FutureTimeoutError:
-                    continue
-                except grpc.RpcError as error:
-                    if (isinstance(error, grpc.Call)
-                            and error.code() is grpc.StatusCode.DEADLINE_EXCEEDED):
-                        raise window.verdict(FaultKind.TIMEOUT,
-                                             f"no answer to {method}") from None
-                    if not is_busy(error):
-                        raise fault_from_rpc_error(method, error, window.limit_s,
-                                                   FaultKind.TIMEOUT) from None
-                    refusals += 1
-                    pause = _busy_pause(refusals)
-                    cap_left = window.cap_s - window.wall_s() - pause
-                    if window.remaining() <= pause or cap_left <= 0.0:
-                        raise busy_fault(error, window.limit_s, refusals) from None
-                    time.sleep(pause)
-                    future = call.future(request, timeout=cap_left)
+            return wait_within(step, wait, f"no answer to {method}",
+                               not_yet=(grpc.FutureTimeoutError, _Resent))
         finally:
             future.cancel()  # a no-op once it is done
 

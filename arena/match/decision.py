@@ -4,8 +4,8 @@ The loop hands a ``Decision`` to the seat's connection: ``BotClient`` sends its
 ``DecideRequest`` (``message()``, built on first use by
 ``protocol.decide_request`` from the engine's ``Observation``, ``view``, also
 built on first use); a bot called directly in the arena's process is given views
-built from the series' own values (``arena.match.direct_views``), with neither
-built at all. Reading a field the message has (``reserve_ms``, ``observation``...)
+rendered from the engine's ``SeatView`` (``arena.match.direct_views``), with
+neither built at all. Reading a field the message has (``reserve_ms``, ``observation``...)
 reads the message's.
 
 A ``HandEnd`` is the same for the notification at each hand's end: its
@@ -30,11 +30,13 @@ from engine.series import Series
 class Decision:
     """The deciding seat of a series as it stands (not to be changed until the
     decision is answered), its legal actions, the series' rule profile (as sent to
-    bots) and the numbers and times of the request."""
+    bots) and the numbers and times of the request: ``decision_s``, the limit of a
+    decision (``TimeLimits.decision_s``; ``deadline_ms`` on the wire), and the
+    seat's ``reserve_s`` left."""
 
     def __init__(self, series: Series, seat: int, legal_actions: Sequence[Action],
                  profile: bot_pb2.RuleProfile, *, series_id: str, decision_number: int,
-                 deadline_s: float, reserve_s: float) -> None:
+                 decision_s: float, reserve_s: float) -> None:
         self.series = series
         self.seat = seat
         self._view: Observation | None = None
@@ -42,7 +44,7 @@ class Decision:
         self.profile = profile
         self.series_id = series_id
         self.decision_number = decision_number
-        self.deadline_s = deadline_s
+        self.decision_s = decision_s
         self.reserve_s = reserve_s
         self._message: bot_pb2.DecideRequest | None = None
 
@@ -51,7 +53,7 @@ class Decision:
         if self._message is None:
             self._message = protocol.decide_request(
                 self.view, self.legal, self.profile, series_id=self.series_id,
-                decision_number=self.decision_number, deadline_s=self.deadline_s,
+                decision_number=self.decision_number, decision_s=self.decision_s,
                 reserve_s=self.reserve_s)
         return self._message
 
@@ -68,7 +70,7 @@ class Decision:
 
     @property
     def deadline_ms(self) -> int:
-        return protocol.millis(self.deadline_s)
+        return protocol.millis(self.decision_s)
 
     @property
     def reserve_ms(self) -> int:

@@ -3,7 +3,7 @@
 ``DirectConnection`` is the match's connection to a ``hollywood_sdk.Bot`` object
 (``arena.sandbox.base.InProcessTarget``): the same methods, answers and faults as
 ``BotClient`` gives over gRPC, without the transport or the serialisation: the
-bot gets the SDK's views built straight from the engine's values of the loop's
+bot gets the SDK's views rendered from the engine's ``SeatView`` of the loop's
 ``Decision`` (``arena.match.direct_views``: equal to what its gRPC server would
 build from the message), and its action is checked by the same code as a gRPC
 reply. Notifications are handed over as messages, in memory (once a hand; not at
@@ -47,7 +47,7 @@ from arena.match import protocol
 from arena.match.botclient import MAX_REPLY_BYTES, BotInfo
 from arena.match.decision import Decision, HandEnd, hand_end_message
 from arena.match.direct_views import ViewBuilder
-from arena.match.fair_clock import Window
+from arena.match.fair_clock import WallWindow, Window, wait_within
 from arena.match.inline_calls import CallGuard, CutOff
 from arena.sandbox.base import InProcessTarget
 from engine.actions import Action
@@ -146,7 +146,7 @@ class DirectConnection:
         self,
         request: Decision | bot_pb2.DecideRequest,
         legal_actions: Sequence[Action],
-        timeout: float,
+        allowed_s: float,
         window: Window | None = None,
     ) -> Action:
         """As ``BotClient.decide``: the bot's action from ``legal_actions``."""
@@ -155,10 +155,10 @@ class DirectConnection:
         guard = self.call_guard
         if guard.watched:
             answered, value = guard.call("Decide", lambda: self._answer(request),
-                                         timeout, window)
+                                         window if window is not None else WallWindow(allowed_s))
         else:
             answered, value = self._wait("Decide", self._worker.submit(
-                lambda: self._decide_in_worker(request)), timeout, window)
+                lambda: self._decide_in_worker(request)), allowed_s, window)
         if not answered:
             if isinstance(value, BotFault):
                 raise value
@@ -199,17 +199,10 @@ class DirectConnection:
         views = self._views
         try:
             if isinstance(request, Decision):
-                builder = self._builder
-                observation = builder.observation(request)
-                before = builder.holders(observation)
-                try:
-                    action = self._bot.decide(observation)
-                finally:  # before the series goes on (counted alone: no reference on the stack)
-                    after = builder.holders(observation)
-                    builder.settle(observation, before, after)
+                observation = self._builder.observation(request)
             else:
                 observation = views.Observation.from_proto(request)
-                action = self._bot.decide(observation)
+            action = self._bot.decide(observation)
             if not isinstance(action, views.Action):
                 raise TypeError(f"decide() must return an Action, got {type(action).__name__}")
             if isinstance(request, Decision) and not action.melds:
@@ -279,24 +272,13 @@ class DirectConnection:
             self._abandoned = None
         return self._abandoned is not None or self.call_guard.abandoned
 
-    def _wait(self, method: str, replies: queue.SimpleQueue[_Reply], timeout: float,
+    def _wait(self, method: str, replies: queue.SimpleQueue[_Reply], allowed_s: float,
               window: Window | None) -> _Reply:
         """The call's reply, waited for as ``BotClient`` waits for a gRPC reply."""
         try:
-            if window is None:
-                try:
-                    return replies.get(timeout=timeout)
-                except queue.Empty:
-                    raise BotFault(FaultKind.TIMEOUT,
-                                   f"no answer to {method} within {timeout:.3f} s") from None
-            while True:
-                wait_s = window.remaining()
-                if wait_s <= 0.0:
-                    raise window.verdict(FaultKind.TIMEOUT, f"no answer to {method}")
-                try:
-                    return replies.get(timeout=wait_s)
-                except queue.Empty:
-                    continue
+            return wait_within(window if window is not None else WallWindow(allowed_s),
+                               lambda left: replies.get(timeout=left),
+                               f"no answer to {method}", not_yet=(queue.Empty,))
         except BaseException:
             self._abandoned = replies
             raise

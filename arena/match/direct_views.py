@@ -1,19 +1,20 @@
-"""The SDK's views of a decision, built straight from the engine's values.
+"""The SDK's views of a decision, rendered from the engine's ``SeatView``.
 
 A bot called directly (``arena.match.direct``) is given the same
 ``hollywood_sdk.Observation`` its gRPC server would build from the
 ``DecideRequest`` (``Observation.from_proto``), field for field, without the
 message, or the engine's ``Observation`` it is made from, being built and parsed:
-straight from the series' current hand and sheet, reading only what the engine's
-``observe`` reads for the seat (docs/rules.md#hidden-information).
-``tests/arena/match/test_inprocess_direct.py`` checks that both paths give equal views.
+what the seat sees is the engine's ``SeatView`` of the decision (the one definition,
+docs/rules.md#hidden-information; taken lazily, ``engine.seat_moment``), rendered
+here into SDK values when the bot first reads one.
+``tests/arena/match/test_direct_views.py`` checks that both paths give equal views.
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from sys import getrefcount
+from functools import partial
 from typing import Any, Final
 
 from hollywood.bot.v1 import bot_pb2
@@ -23,7 +24,8 @@ from arena.match.decision import Decision
 from engine.actions import Action
 from engine.cards import ALL_CARDS, Card
 from engine.phase import Phase
-from engine.scoresheet import ScoreSheet
+from engine.scoresheet import SheetState
+from engine.seat_moment import SeatMoment
 
 _index = operator.attrgetter("index")
 
@@ -81,25 +83,6 @@ _Rows = tuple[tuple[tuple[Any, ...], ...], ...]
 _SDK_CARDS: tuple[tuple[Any, ...], _Rows] | None = None
 
 
-class _Filler:
-    """Fills the fields an observation left unfilled, from its decision's series:
-    it stands still while the bot decides, and ``ViewBuilder.settle`` fills the
-    observation before the series goes on if the bot kept it."""
-
-    __slots__ = ("_builder", "_decision")
-
-    def __init__(self, builder: ViewBuilder, decision: Decision) -> None:
-        self._builder = builder
-        self._decision: Decision | None = decision
-
-    def __call__(self, values: dict[str, Any]) -> None:
-        decision = self._decision
-        if decision is not None and self._builder._unfilled in values:  # not filled yet
-            self._builder._fill(values, decision)  # one update: all fields at once
-            values.pop(self._builder._unfilled, None)
-            self._decision = None  # once only: never from a later state of the series
-
-
 class ViewBuilder:
     """Builds one connection's SDK views. Everything that recurs is made once: the
     profile's view (per profile), the sheet's (per hand: it changes only when a
@@ -128,77 +111,61 @@ class ViewBuilder:
         (in ``_kept``), so its id is never another object's."""
         self._legal_view_of = self._legal_views.__getitem__
         self._kept: list[Action] = []
-        self._sheet_of: tuple[object, int, Any] = (None, 0, None)
+        self._sheet_of: tuple[SheetState | None, Any] = (None, None)
         self._pile_of: tuple[tuple[Card, ...], tuple[Any, ...]] = ((), ())
 
     def observation(self, decision: Decision) -> Any:
-        """The ``hollywood_sdk.Observation`` of ``decision``: the deciding seat's own
-        view of the series (docs/rules.md#hidden-information: its own cards, the
+        """The ``hollywood_sdk.Observation`` of ``decision``: the deciding seat's
+        ``SeatView`` rendered (docs/rules.md#hidden-information: its own cards, the
         public ones, what it knows of the opponent's). Only its numbers and legal
         actions are filled at once, the rest when the bot first reads one of them
         (``hollywood_sdk.views.UNFILLED``: a bot that reads only the legal actions
-        saves most of the work), or by ``settle`` once the bot answered, if it kept
-        the observation."""
+        saves most of the work). The seat's moment and the sheet's state are noted
+        now, so a bot that reads later, after the series went on, reads what was."""
         try:
             legal = tuple(map(self._legal_view_of, map(id, decision.legal)))
         except KeyError:  # one not seen yet (a first, or one with melds)
             legal = tuple(map(self._legal_view, decision.legal))
+        series = decision.series
+        moment = SeatMoment(series.hand, decision.seat)
         values = {
             "series_id": decision.series_id,
-            "hand_number": decision.series.hand_number,
+            "hand_number": series.hand_number,
             "decision_number": decision.decision_number,
             "seat": decision.seat,
             "legal_actions": legal,
         }
+        fill = partial(self._fill, moment, series.sheet.state, decision.profile,
+                       decision.decision_s, decision.reserve_s)
         if self._unfilled is None:  # an SDK that cannot fill later: all at once
-            self._fill(values, decision)
+            fill(values)
         else:
-            values[self._unfilled] = _Filler(self, decision)
+            values[self._unfilled] = fill
         return self._new_observation(values)
 
-    def holders(self, observation: Any) -> tuple[int, int, int] | None:
-        """How many references there are to ``observation``, its ``__dict__`` and its
-        filler, or None once it is filled. Asked from the same frame before the bot
-        is given it and after, a difference is what the bot kept (``settle``)."""
-        values = observation.__dict__
-        fill = values.get(self._unfilled) if self._unfilled is not None else None
-        if fill is None:
-            return None
-        return getrefcount(observation), getrefcount(values), getrefcount(fill)
-
-    def settle(self, observation: Any, before: tuple[int, int, int] | None,
-               after: tuple[int, int, int] | None) -> None:
-        """Fill what ``observation`` left unfilled if the bot kept a reference to it,
-        its ``__dict__`` or its filler (its ``holders`` ``before`` the bot was given
-        it and ``after`` differ): the series goes on after the decision, and what the
-        bot reads later must be what it was shown. Else it dies unread."""
-        if after is not None and after != before:
-            fill = observation.__dict__.get(self._unfilled)
-            if fill is not None:
-                fill(observation.__dict__)
-
-    def _fill(self, values: dict[str, Any], decision: Decision) -> None:
-        """The fields ``observation`` leaves unfilled, from the series as it stands."""
-        series, seat = decision.series, decision.seat
-        hand = series.hand
-        held, _ = hand.masks(seat)
-        opponent_held, opponent_known = hand.masks(1 - seat)
-        taken = hand.taken_card if hand.current_player == seat else None
+    def _fill(self, moment: SeatMoment, sheet: SheetState, profile: bot_pb2.RuleProfile,
+              decision_s: float, reserve_s: float, values: dict[str, Any]) -> None:
+        """Render the fields an observation left unfilled into ``values`` (its
+        ``__dict__``), and drop the filler (it is asked once)."""
+        view = moment.view()
         millis = self._millis
+        taken = view.taken_card
         values.update({
-            "dealer": hand.dealer,
-            "phase": self._phases[id(hand.phase)],
-            "hand": self._cards_of(held),
-            "discard_pile": self._pile(hand.discard_pile),
-            "stock_size": hand.stock_size,
-            "opponent_hand_size": opponent_held.bit_count(),
-            "opponent_known_cards": self._cards_of(opponent_known),
+            "dealer": view.dealer,
+            "phase": self._phases[id(view.phase)],
+            "hand": self._cards_of(view.held),
+            "discard_pile": self._pile(view.discard_pile),
+            "stock_size": view.stock_size,
+            "opponent_hand_size": view.opponent_hand_size,
+            "opponent_known_cards": self._cards_of(view.opponent_known),
             "taken_discard": self._cards[taken.index] if taken is not None else None,
-            "sheet": self._sheet(series.sheet, hand.hand_number),
-            "profile": self._profile(decision.profile),
-            "deadline_ms": millis.get(decision.deadline_s) or self._to_millis(decision.deadline_s),
-            "reserve_ms": millis.get(decision.reserve_s) or self._to_millis(decision.reserve_s),
+            "sheet": self._sheet(sheet),
+            "profile": self._profile(profile),
+            "deadline_ms": millis.get(decision_s) or self._to_millis(decision_s),
+            "reserve_ms": millis.get(reserve_s) or self._to_millis(reserve_s),
         })
+        if self._unfilled is not None:
+            values.pop(self._unfilled, None)
 
     def _cards_of(self, mask: int) -> tuple[Any, ...]:
         """The SDK cards of a mask, in index order (as ``engine.cards.mask_to_cards``)."""
@@ -250,19 +217,18 @@ class ViewBuilder:
             cards[card.index] if card is not None else None,
             tuple(tuple(cards[melded.index] for melded in meld) for meld in action.melds or ()))
 
-    def _sheet(self, sheet: ScoreSheet, hand_number: int) -> Any:
-        """The sheet's view (made once per hand: only a hand's end changes it)."""
-        known, number, view = self._sheet_of
-        if known is sheet and number == hand_number:
+    def _sheet(self, sheet: SheetState) -> Any:
+        """The sheet's view (made once per state: only a hand's end changes it)."""
+        known, view = self._sheet_of
+        if known is sheet:
             return view
-        winners = tuple(sheet.game_winner(game) for game in range(3))
         view = self._views.Sheet(
-            scores=(sheet.scores(0), sheet.scores(1)),
-            hands_won=(sheet.hands_won(0), sheet.hands_won(1)),
-            game_finished=tuple(winner is not None for winner in winners),
-            game_winner=winners,
+            scores=sheet.scores,
+            hands_won=sheet.hands_won,
+            game_finished=tuple(winner is not None for winner in sheet.game_winners),
+            game_winner=sheet.game_winners,
         )
-        self._sheet_of = (sheet, hand_number, view)
+        self._sheet_of = (sheet, view)
         return view
 
     def _profile(self, message: bot_pb2.RuleProfile) -> Any:

@@ -20,6 +20,13 @@ limit, at least ``MIN_CAP_EXTRA_S`` more). So:
 
 The clock and both readers are injected (``arena.sandbox.schedstat`` in production,
 fakes in the tests), so every verdict is exact in a test.
+
+The time words, from the settings to this clock: ``decision_s`` is the limit of one
+decision (``TimeLimits.decision_s``, ``deadline_ms`` on the wire), ``reserve_s``
+what a seat has left to draw on past it, and ``allowed_s`` what one timed step may
+take (for a decision, ``decision_s`` plus the reserve left; for a start-up,
+``startup_s``). Every wait for a timed step is ``wait_within``: a ``Window``, or a
+``WallWindow`` where no fair clock runs.
 """
 
 from __future__ import annotations
@@ -28,12 +35,13 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from threading import get_ident
-from typing import Final
+from typing import Final, TypeVar
 
 from arena.core.faults import ArenaOverload, BotFault, FaultKind
 from arena.sandbox.schedstat import SchedSource, TaskTimes, current_thread_source
 
 Clock = Callable[[], float]
+T = TypeVar("T")
 
 CAP_FACTOR: Final = 8.0
 """The wall time a step may take, as a multiple of its limit, while the bot is starved.
@@ -95,9 +103,9 @@ class _Tally:
 
 
 class Window:
-    """One timed step of ``limit_s`` charged seconds; see the module docstring."""
+    """One timed step of ``allowed_s`` charged seconds; see the module docstring."""
 
-    def __init__(self, limit_s: float, clock: Clock, bot: SchedSource,
+    def __init__(self, allowed_s: float, clock: Clock, bot: SchedSource,
                  arena: SchedSource, cap_factor: float = CAP_FACTOR, *,
                  arena_start: tuple[float, Mapping[int, TaskTimes]] | None = None) -> None:
         """``arena_start``: when (by ``clock``) an earlier reading of ``arena`` was
@@ -105,9 +113,10 @@ class Window:
         core in between, by at most that long: so much less of its lateness is
         forgiven (the bot is never charged less than by a fresh reading, and at most
         that much more)."""
-        self.limit_s = limit_s
-        capped = limit_s * cap_factor  # max() of two: a call at every decision
-        self.cap_s = capped if capped > limit_s + MIN_CAP_EXTRA_S else limit_s + MIN_CAP_EXTRA_S
+        self.allowed_s = allowed_s
+        capped = allowed_s * cap_factor  # max() of two: a call at every decision
+        least = allowed_s + MIN_CAP_EXTRA_S
+        self.cap_s = capped if capped > least else least
         self._clock = clock
         self._begun = begun = clock()
         # Made at every decision, and most are never asked how they were used: the
@@ -146,16 +155,16 @@ class Window:
         ``exact_above`` (the limit by default), where the difference cannot matter
         to the caller, so the kernel is not asked."""
         wall = self.wall_s()
-        threshold = self.limit_s if exact_above is None else exact_above
+        threshold = self.allowed_s if exact_above is None else exact_above
         return wall if wall <= threshold else self.usage().charged_s
 
     def remaining(self) -> float:
         """How long the step may still wait: charged time left, within the wall cap.
         A lower bound while the wall clock is within the limit (asked again later)."""
         wall = self.wall_s()
-        if wall < self.limit_s:
-            return self.limit_s - wall
-        return max(0.0, min(self.limit_s - self.usage().charged_s, self.cap_s - wall))
+        if wall < self.allowed_s:
+            return self.allowed_s - wall
+        return max(0.0, min(self.allowed_s - self.usage().charged_s, self.cap_s - wall))
 
     def over(self) -> bool:
         return self.remaining() <= 0.0
@@ -168,13 +177,56 @@ class Window:
         own rounding) may split the same time a hair differently, and must not turn
         the bot's time-out into a void."""
         usage = self.usage()
-        if (usage.charged_s >= self.limit_s or usage.wall_s < self.cap_s
+        if (usage.charged_s >= self.allowed_s or usage.wall_s < self.cap_s
                 or not usage.measured):
-            return BotFault(kind, f"{what} within {self.limit_s:.2f} s ({usage.figures()})")
+            return BotFault(kind, f"{what} within {self.allowed_s:.2f} s ({usage.figures()})")
         return ArenaOverload(
-            f"{who}: {what} within {self.limit_s:.2f} s of its own time, but in "
+            f"{who}: {what} within {self.allowed_s:.2f} s of its own time, but in "
             f"{usage.wall_s:.2f} s the machine gave it only {usage.charged_s:.2f} s "
             f"({usage.figures()})")
+
+
+class WallWindow:
+    """A step timed by the wall clock alone, where no fair clock runs (a handshake or
+    a notification, a connection used outside a match): a ``Window``'s ``remaining``
+    and ``verdict``, so every wait has one shape (``wait_within``)."""
+
+    __slots__ = ("_begun", "_clock", "allowed_s", "cap_s")
+
+    def __init__(self, allowed_s: float, clock: Clock = time.monotonic) -> None:
+        self.allowed_s = self.cap_s = allowed_s  # nothing stretches it
+        self._clock = clock
+        self._begun = clock()
+
+    def wall_s(self) -> float:
+        return self._clock() - self._begun
+
+    def remaining(self) -> float:
+        return self.allowed_s - (self._clock() - self._begun)
+
+    def verdict(self, kind: FaultKind, what: str, who: str = "the bot") -> Exception:
+        del who  # the wall clock cannot tell the machine's fault from the bot's
+        return BotFault(kind, f"{what} within {self.allowed_s:.3f} s")
+
+
+TimedStep = Window | WallWindow
+
+
+def wait_within(step: TimedStep, wait: Callable[[float], T], what: str, *,
+                kind: FaultKind = FaultKind.TIMEOUT, who: str = "the bot",
+                not_yet: tuple[type[BaseException], ...] = ()) -> T:
+    """``wait(seconds)`` with what is left of ``step``'s time, until it returns. A
+    wait that ends by one of ``not_yet`` while the step still has time (the bot was
+    starved: the window stretched) is made again with what is left; once none is
+    left, the step's verdict (``what``: e.g. ``no answer to Decide``) is raised."""
+    while True:
+        left = step.remaining()
+        if left <= 0.0:
+            raise step.verdict(kind, what, who)
+        try:
+            return wait(left)
+        except not_yet:
+            continue
 
 
 class Meter:
@@ -194,15 +246,15 @@ class Meter:
         self._recent: tuple[int, SchedSource, float, Mapping[int, TaskTimes]] | None = None
         """The thread whose source was last read, the source, when, and what it said."""
 
-    def window(self, limit_s: float) -> Window:
+    def window(self, allowed_s: float) -> Window:
         """A window starting now; the arena's side is the calling thread."""
         recent = self._recent
         if (recent is not None and recent[0] == get_ident()
                 and self._clock() - recent[2] <= self._reuse_s):
-            return Window(limit_s, self._clock, self._bot, recent[1], self._cap_factor,
+            return Window(allowed_s, self._clock, self._bot, recent[1], self._cap_factor,
                           arena_start=(recent[2], recent[3]))
         arena = self._arena()
-        window = Window(limit_s, self._clock, self._bot, arena, self._cap_factor)
+        window = Window(allowed_s, self._clock, self._bot, arena, self._cap_factor)
         if self._reuse_s > 0.0:
             self._recent = (get_ident(), arena, *window.arena_start())
         return window

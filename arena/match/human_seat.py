@@ -88,7 +88,7 @@ class HumanSeat:
         return BotInfo(self.name, "person", bot_pb2.PROTOCOL_VERSION_1, self.name)
 
     def decide(self, request: Decision | bot_pb2.DecideRequest, legal_actions: Sequence[Action],
-               timeout: float, window: Window | None = None) -> Action:
+               allowed_s: float, window: Window | None = None) -> Action:
         assert isinstance(request, Decision), "a person's seat is called in-process"
         with self._lock:
             self._view, self._legal, self._chosen = request.view, tuple(legal_actions), None

@@ -25,12 +25,11 @@ from __future__ import annotations
 
 import ctypes
 import threading
-import time
 from collections.abc import Callable
 from typing import Final, NamedTuple, TypeVar
 
 from arena.core.faults import BotFault, FaultKind
-from arena.match.fair_clock import Window
+from arena.match.fair_clock import TimedStep
 
 T = TypeVar("T")
 
@@ -53,9 +52,7 @@ class _Call(NamedTuple):
     """A call in progress (a tuple: made at every decision, and set in one store)."""
 
     what: str
-    timeout: float
-    window: Window | None
-    begun: float
+    step: TimedStep
     thread_id: int
 
 
@@ -63,8 +60,7 @@ class CallGuard:
     """One bot's inline calls, as its connection makes them and the supervisor
     watches them (see the module)."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._call: _Call | None = None
         self.abandoned = False
@@ -73,11 +69,11 @@ class CallGuard:
         """True while a supervisor watches: only then may the bot be called inline
         (else its connection hands the call to a thread it can stop waiting for)."""
 
-    def call(self, what: str, function: Callable[[], T], timeout: float,
-             window: Window | None) -> T:
-        """``function()`` on this thread, watched; raises ``Abandoned`` if the
-        supervisor gave up on it meanwhile (the caller must then do nothing more)."""
-        self._call = _Call(what, timeout, window, self._clock(), threading.get_ident())
+    def call(self, what: str, function: Callable[[], T], step: TimedStep) -> T:
+        """``function()`` on this thread, watched, cut off when ``step`` has no time
+        left; raises ``Abandoned`` if the supervisor gave up on it meanwhile (the
+        caller must then do nothing more)."""
+        self._call = _Call(what, step, threading.get_ident())
         try:
             return function()
         except CutOff:
@@ -100,28 +96,19 @@ class CallGuard:
             call = self._call
             if call is None:
                 return None
-            return _remaining(call, self._clock)
+            return call.step.remaining()
 
     def abandon_if_over(self) -> Exception | None:
         """The verdict on the call in progress if it is past its cut-off (it is then
         abandoned, and the bot interrupted), else None."""
         with self._lock:
             call = self._call
-            if call is None or _remaining(call, self._clock) > 0.0:
+            if call is None or call.step.remaining() > 0.0:
                 return None
             self.abandoned = True
             self._call = None
             _interrupt(call.thread_id)
-            if call.window is not None:
-                return call.window.verdict(FaultKind.TIMEOUT, f"no answer to {call.what}")
-            return BotFault(FaultKind.TIMEOUT,
-                            f"no answer to {call.what} within {call.timeout:.3f} s")
-
-
-def _remaining(call: _Call, clock: Callable[[], float]) -> float:
-    if call.window is not None:
-        return call.window.remaining()
-    return call.timeout - (clock() - call.begun)
+            return call.step.verdict(FaultKind.TIMEOUT, f"no answer to {call.what}")
 
 
 def _interrupt(thread_id: int) -> None:

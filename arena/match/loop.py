@@ -2,8 +2,9 @@
 
 Timing: each decision has a deadline (``TimeLimits.decision_s``); time beyond it is
 drawn from the deciding bot's series reserve (``TimeLimits.reserve_s``). The call
-is cut off at deadline + reserve left, so a bot that never answers costs at most
-that. Only ``Decide`` time counts; notifications are not charged.
+is cut off once it took ``allowed_s``, the deadline + reserve left (the words of
+``arena.match.fair_clock``), so a bot that never answers costs at most that. Only
+``Decide`` time counts; notifications are not charged.
 
 Faults: any :class:`~arena.core.faults.BotFault` (from the bot client, or an action the
 engine rejects, e.g. an invalid declared meld arrangement) ends the series at once;
@@ -176,19 +177,19 @@ class _Match:
             series, seat, legal, self.profile,
             series_id=self.series_id,
             decision_number=self.decisions,
-            deadline_s=limits.decision_s,
+            decision_s=limits.decision_s,
             reserve_s=self.reserve[seat],
         )
-        cutoff = limits.decision_s + self.reserve[seat]
+        allowed_s = limits.decision_s + self.reserve[seat]
         begun = self.clock()
-        window = None if self.meters is None else self.meters[seat].window(cutoff)
+        window = None if self.meters is None else self.meters[seat].window(allowed_s)
         self.pending = pending = _Pending(seat, series.hand_number, begun, window)
         client = self.clients[seat]
         try:
             if window is None:
-                action = client.decide(request, legal, timeout=cutoff)
+                action = client.decide(request, legal, allowed_s=allowed_s)
             else:
-                action = client.decide(request, legal, timeout=cutoff, window=window)
+                action = client.decide(request, legal, allowed_s=allowed_s, window=window)
         except BotFault:
             self._charge(pending)
             raise
@@ -196,7 +197,7 @@ class _Match:
         if self.reserve[seat] < 0:  # answered, but after the cut-off (scheduling jitter)
             figures = "" if window is None else f" ({window.usage().figures()})"
             raise BotFault(FaultKind.TIMEOUT, f"answered after {elapsed:.3f} s; "
-                           f"{cutoff:.3f} s allowed (deadline + reserve left)"
+                           f"{allowed_s:.3f} s allowed (deadline + reserve left)"
                            f"{figures}")
         return action
 

@@ -189,7 +189,7 @@ def decide_request(
     *,
     series_id: str,
     decision_number: int,
-    deadline_s: float,
+    decision_s: float,
     reserve_s: float,
 ) -> bot_pb2.DecideRequest:
     """The ``DecideRequest`` for the observing seat. ``profile`` is built once per
@@ -201,7 +201,7 @@ def decide_request(
         observation=observation_to_proto(observation),
         legal_actions=[action_to_proto(action) for action in legal_actions],
         profile=profile,
-        deadline_ms=millis(deadline_s),
+        deadline_ms=millis(decision_s),
         reserve_ms=millis(reserve_s),
     )
 

@@ -228,7 +228,7 @@ class _StoredMovesConnection:
         return BotInfo(name, version, 1, "stored moves")
 
     def decide(self, request: Decision | bot_pb2.DecideRequest, legal_actions: Sequence[Action],
-               timeout: float, window: Window | None = None) -> Action:
+               allowed_s: float, window: Window | None = None) -> Action:
         return self.path.move_for(self.seat, request.decision_number)
 
     def hand_ended(self, request: HandEnd | bot_pb2.HandEndedRequest, timeout: float) -> bool:

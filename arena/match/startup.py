@@ -25,7 +25,7 @@ from arena.core.faults import BotFault, FaultKind
 from arena.core.series import BotRef, SeriesSpec
 from arena.core.text import neutralise
 from arena.match.connection import BotConnection, Connector, connect_bot, connect_running
-from arena.match.fair_clock import Meter, Window, meter_for
+from arena.match.fair_clock import Meter, Window, meter_for, wait_within
 from arena.sandbox.admission import ADMISSION, Admission
 from arena.sandbox.base import RunningBot, Sandbox
 
@@ -149,20 +149,26 @@ def _connect(
 StepResult = TypeVar("StepResult")
 
 
+class _TimedOut(Exception):
+    """A start-up step that timed out while the seat's fair clock still has time."""
+
+
 def _step(window: Window, who: str, what: str,
           step: Callable[[float], StepResult]) -> StepResult:
     """Run one start-up step with what is left of the seat's fair clock. A step that
     timed out is run again (waiting for the socket, dialling and the Handshake are
     idempotent) with the time the bot was starved of, until the clock says the time
     was the bot's (its ``BotFault``) or the machine's (``ArenaOverload``)."""
-    while True:
-        timeout = window.remaining()
-        if timeout <= 0.0:
-            raise window.verdict(FaultKind.STARTUP, f"did not {what}", who)
+
+    def attempt(allowed_s: float) -> StepResult:
         begun = window.wall_s()
         try:
-            return step(timeout)
+            return step(allowed_s)
         except BotFault as fault:
-            timed_out = window.wall_s() - begun >= timeout * _TIMED_OUT_SHARE
+            timed_out = window.wall_s() - begun >= allowed_s * _TIMED_OUT_SHARE
             if fault.kind is not FaultKind.STARTUP or not timed_out:
                 raise
+            raise _TimedOut from None
+
+    return wait_within(window, attempt, f"did not {what}", kind=FaultKind.STARTUP, who=who,
+                       not_yet=(_TimedOut,))

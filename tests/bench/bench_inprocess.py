@@ -133,7 +133,7 @@ def decision_request(index: int) -> tuple[Any, list[Any]]:
     legal = series.legal_actions()
     request = Decision(
         series, seat, legal, protocol.profile_to_proto(PROFILE, MAX_HANDS),
-        series_id="rt", decision_number=index + 1, deadline_s=1.0, reserve_s=30.0)
+        series_id="rt", decision_number=index + 1, decision_s=1.0, reserve_s=30.0)
     return request, legal
 
 
@@ -142,7 +142,7 @@ def cpu_per_call_us(client: Any, calls: int) -> float:
     begun = time.process_time()
     for number in range(calls):
         request, legal = requests[number % len(requests)]
-        client.decide(request, legal, timeout=5.0)
+        client.decide(request, legal, allowed_s=5.0)
     return (time.process_time() - begun) / calls * 1e6
 
 

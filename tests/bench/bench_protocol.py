@@ -116,7 +116,7 @@ def sample_request() -> tuple[object, list[object]]:
     assert seat is not None
     request = protocol.decide_request(
         series.observation(seat), legal, protocol.profile_to_proto(series.profile, 200),
-        series_id="bench", decision_number=1, deadline_s=1.0, reserve_s=30.0)
+        series_id="bench", decision_number=1, decision_s=1.0, reserve_s=30.0)
     return request, legal
 
 
@@ -138,7 +138,7 @@ def bench_decide(count: int) -> None:
             client = BotClient.connect(running.target, startup_timeout=30)
             client.handshake(timeout=10)
             decide = client.decide
-            samples = timed(lambda: decide(request, legal, timeout=5), count, warmup=50)  # noqa: B023
+            samples = timed(lambda: decide(request, legal, allowed_s=5), count, warmup=50)  # noqa: B023
             client.close()
         print(f"BotClient.decide -> {bot.name:10} ({bot.language}, {size} B request): "
               f"median {median_us(samples):7.0f} us, p90 "
@@ -157,7 +157,7 @@ def bench_conversion(count: int) -> None:
         seat = series.current_player
         assert seat is not None
         protocol.decide_request(series.observation(seat), series.legal_actions(), profile,
-                                series_id="b", decision_number=1, deadline_s=1, reserve_s=30)
+                                series_id="b", decision_number=1, decision_s=1, reserve_s=30)
 
     print(f"arena.match.protocol.decide_request (build, no I/O):   median "
           f"{median_us(timed(build, count)):7.0f} us")
@@ -222,8 +222,8 @@ def round_trip_ratio(rounds: int) -> None:
                 client.handshake(timeout=10)
             calls: dict[str, Callable[[], object]] = {
                 "echo": lambda: unary(payload, timeout=5),
-                "random": lambda: clients[0].decide(request, legal, timeout=5),
-                "greedy": lambda: clients[1].decide(request, legal, timeout=5),
+                "random": lambda: clients[0].decide(request, legal, allowed_s=5),
+                "greedy": lambda: clients[1].decide(request, legal, allowed_s=5),
             }
             samples: dict[str, list[float]] = {name: [] for name in calls}
             for call in calls.values():  # warm-up

@@ -126,7 +126,7 @@ def decisions_and_overhead(sandbox: DockerSandbox, series_count: int = 5) -> Non
         request = protocol.decide_request(
             series.observation(seat), series.legal_actions(),
             protocol.profile_to_proto(series.profile, 200), series_id="bench",
-            decision_number=1, deadline_s=1.0, reserve_s=30.0,
+            decision_number=1, decision_s=1.0, reserve_s=30.0,
         )
         stub = clients[seat]._stub
         for _ in range(50):

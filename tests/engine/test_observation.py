@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,11 +20,13 @@ from engine import (
     Deal,
     Hand,
     Profile,
+    SeatView,
     Series,
     deal_hand,
     observe,
     parse_cards,
 )
+from engine.seat_moment import SeatMoment
 from tests.helpers.deal_helpers import action, greedy_choice, make_deal
 
 KNOCKER = "As 2s 3s 4h 5h 6h 7c 7d 7h Kc"
@@ -167,6 +170,17 @@ def seen_by(hand: Hand, seat: int) -> set[Card]:
     return seen
 
 
+def seat_view_values(hand: Hand, seat: int) -> dict[str, object]:
+    """Every value of the seat's ``SeatView``, its result as the seat may see it."""
+    return seat_view_values_of(SeatView(hand, seat))
+
+
+def seat_view_values_of(view: SeatView) -> dict[str, object]:
+    values = {name: getattr(view, name) for name in SeatView.__slots__}
+    values["result"] = None if view.result is None else view.result.public_dict(view.seat)
+    return values
+
+
 def derangement(hidden: list[Card], rng: random.Random) -> dict[Card, Card]:
     """A derangement of the hidden cards (every hidden card moves)."""
     order = sorted(hidden)
@@ -221,6 +235,8 @@ def test_observations_ignore_the_opponents_unseen_cards_and_the_stock_order(
         mine = json.dumps(observe(replayed, seat).to_dict())
         theirs = json.dumps(observe(variant, seat).to_dict())
         assert mine == theirs
+        # What the in-process path renders from, before any rendering.
+        assert seat_view_values(replayed, seat) == seat_view_values(variant, seat)
     assert variant.is_over
     # The hidden state really differed: the stock (and usually the opponent's hand).
     assert replayed.stock() != variant.stock()
@@ -235,3 +251,41 @@ def test_a_hand_observes_itself_as_observe_does() -> None:
             assert set(hand.observation(seat).hand) == set(observe(hand, seat).hand)
         hand.apply(rng.choice(hand.legal_actions()))
     assert hand.observation(0).to_dict() == observe(hand, 0).to_dict()
+
+
+def test_a_seat_view_keeps_its_moment_after_the_hand_goes_on() -> None:
+    hand = Hand(make_deal(OTHER, KNOCKER, "Qd", "9d"), dealer=0, hand_number=3)
+    hand.apply(action("draw discard"))  # seat 1 takes the upcard
+    view = SeatView(hand, 1)
+    hand.apply(action("discard Kc"))
+    hand.apply(action("draw stock"))
+    assert view.held == sum(card.bit for card in parse_cards(KNOCKER + " Qd"))
+    assert (view.taken_card, view.discard_pile, view.stock_size) == (Card.parse("Qd"), (), 31)
+    assert (view.opponent_hand_size, view.opponent_known) == (10, 0)
+    assert observe(hand, 0).opponent_known_cards == (Card.parse("Qd"),)  # the hand went on
+
+
+def test_a_seat_view_refuses_a_seat_that_is_not_0_or_1() -> None:
+    hand = Hand(make_deal(OTHER, KNOCKER, "Qd", "9d"), dealer=0)
+    for seat in (2, -1, True):
+        with pytest.raises(ValueError, match="seat must be 0 or 1"):
+            SeatView(hand, seat)
+
+
+def test_a_seat_moment_read_later_is_the_seat_view_of_its_moment() -> None:
+    """Read while the hand stands still, or after it went on (then from a replay),
+    a ``SeatMoment`` gives the ``SeatView`` made at its moment, for either seat."""
+    hand = Hand(deal_hand(seed=8, hand_number=2), dealer=1, profile=CLASSIC, hand_number=2)
+    rng = random.Random(8)
+    moments: list[tuple[SeatMoment, dict[str, object]]] = []
+    while not hand.is_over:
+        for seat in (0, 1):
+            moments.append((SeatMoment(hand, seat), seat_view_values(hand, seat)))
+        hand.apply(greedy_choice(hand.cards(hand.current_player or 0), hand.legal_actions(), rng))
+    assert len(moments) > 20
+    for moment, then in moments:
+        view = moment.view()
+        assert seat_view_values_of(view) == then
+    still = SeatMoment(hand, 0)  # the hand is over: it stands still from now on
+    assert seat_view_values_of(still.view()) == seat_view_values(hand, 0)
+

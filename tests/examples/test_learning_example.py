@@ -72,7 +72,7 @@ def test_the_bot_sees_the_environments_features_and_makes_the_networks_choices(
             assert seat is not None
             view, legal = series.observation(seat), series.legal_actions()
             request = decide_request(view, legal, profile, series_id="s", decision_number=1,
-                                     deadline_s=1.0, reserve_s=1.0)
+                                     decision_s=1.0, reserve_s=1.0)
             seen = hs.Observation.from_proto(request)
             dense = np.zeros(341, dtype=np.float32)
             for index, value in features(seen).items():

@@ -56,7 +56,7 @@ def play_series(
         decisions += 1
         request = protocol.decide_request(
             series.observation(seat), legal, profile_msg, series_id=series_id,
-            decision_number=decisions, deadline_s=1.0, reserve_s=30.0,
+            decision_number=decisions, decision_s=1.0, reserve_s=30.0,
         )
         reply = bots[seat].decide(hs.Observation.from_proto(request))
         action = protocol.action_from_reply(

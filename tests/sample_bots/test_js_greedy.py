@@ -175,8 +175,8 @@ class TestOverGrpc:
                 legal = series.legal_actions()
                 request = protocol.decide_request(
                     series.observation(seat), legal, profile_message, series_id=f"eq-{seed}",
-                    decision_number=compared + 1, deadline_s=2.0, reserve_s=30.0)
-                action = client.decide(request, legal, timeout=10)  # BotFault unless legal
+                    decision_number=compared + 1, decision_s=2.0, reserve_s=30.0)
+                action = client.decide(request, legal, allowed_s=10)  # BotFault unless legal
                 expected = python_greedy.decide(hs.Observation.from_proto(request))
                 assert str(action) == str(expected), (seed, series.observation(seat).to_dict())
                 series.apply(action)

@@ -217,7 +217,7 @@ def test_every_decision_is_legal_over_many_random_game_states() -> None:
             legal = series.legal_actions()
             request = protocol.decide_request(
                 series.observation(seat), legal, profile, series_id=f"s{seed}",
-                decision_number=checked, deadline_s=1.0, reserve_s=30.0)
+                decision_number=checked, decision_s=1.0, reserve_s=30.0)
             observation = hs.Observation.from_proto(request)
             for bot in (watchers[seat], SharkBot()):
                 action = bot.decide(observation)

@@ -49,7 +49,7 @@ def test_one_busy_refusal_is_retried_within_the_decision(socket_dir: str, fair: 
     try:
         with BotClient.connect(target, startup_timeout=5) as client:
             window = meter_for(no_source).window(10.0) if fair else None
-            action = client.decide(REQUEST, LEGAL, timeout=10.0, window=window)
+            action = client.decide(REQUEST, LEGAL, allowed_s=10.0, window=window)
     finally:
         server.stop(None)
     assert action == Action.discard(Card.parse("Kd"))

@@ -144,7 +144,7 @@ def test_sdk_views_follow_the_series_through_hands_and_profiles() -> None:
             legal = series.legal_actions()
             request = protocol.decide_request(
                 series.observation(seat), legal, profile, series_id="s",
-                decision_number=decisions, deadline_s=1.0, reserve_s=30.0)
+                decision_number=decisions, decision_s=1.0, reserve_s=30.0)
             sdk_view_matches_the_engine(series, request, legal)
             series.apply(knocking_player(series, legal, rng))
             decisions += 1

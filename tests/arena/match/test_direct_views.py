@@ -29,7 +29,7 @@ def test_every_view_equals_the_sdks_parse_of_the_message(seed: int, profile: str
         decisions += 1
         legal = series.legal_actions()
         decision = Decision(series, seat, legal, message_profile, series_id="views",
-                            decision_number=decisions, deadline_s=1.0,
+                            decision_number=decisions, decision_s=1.0,
                             reserve_s=choices.choice([0.0, 0.25, 7.5]))
         built = builders[seat].observation(decision)
         assert built == hs.Observation.from_proto(decision.message())

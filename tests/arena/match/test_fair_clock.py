@@ -40,9 +40,9 @@ class Machine:
                      arena=lambda: lambda: dict(self.arena))
 
 
-def window(machine: Machine, limit_s: float) -> Window:
+def window(machine: Machine, allowed_s: float) -> Window:
     machine.bot.setdefault(7, (3.0, 1.0))  # what the bot did before the window is not counted
-    return machine.meter().window(limit_s)
+    return machine.meter().window(allowed_s)
 
 
 def test_a_bot_that_sleeps_is_charged_on_time_with_its_figures() -> None:

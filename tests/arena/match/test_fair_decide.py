@@ -103,7 +103,7 @@ class StarvedClient:
         self.machine, self.tid, self.wall, self.starved = machine, tid, wall, starved
         self.decisions = 0
 
-    def decide(self, request: object, legal: list[Any], timeout: float,
+    def decide(self, request: object, legal: list[Any], allowed_s: float,
                window: Window | None = None) -> Any:
         assert window is not None
         self.decisions += 1

@@ -84,7 +84,7 @@ def test_any_decide_reply_is_a_legal_action_or_a_fault_of_the_bot(
     bot, client = raw_bot
     bot.reply = reply
     try:
-        action = client.decide(REQUEST, LEGAL, timeout=10)
+        action = client.decide(REQUEST, LEGAL, allowed_s=10)
     except BotFault as fault:
         assert_classified(fault)
         assert fault.kind is not FaultKind.TIMEOUT, fault

@@ -51,7 +51,7 @@ def test_an_action_taken_ends_the_turn_at_once() -> None:
     legal = series.legal_actions()
     person = HumanSeat("ann", idle_s=60.0)
     request = Decision(series, seat, legal, profile_to_proto(FRIENDLY, 1), series_id="s",
-                       decision_number=1, deadline_s=1.0, reserve_s=0.0)
+                       decision_number=1, decision_s=1.0, reserve_s=0.0)
     chosen: list[object] = []
     decider = threading.Thread(target=lambda: chosen.append(person.decide(request, legal, 1.0)))
     decider.start()

@@ -16,6 +16,7 @@ import pytest
 from arena.core.faults import BotFault, FaultKind
 from arena.core.limits import TimeLimits
 from arena.core.series import BotRef
+from arena.match.fair_clock import WallWindow
 from arena.match.inline_calls import CallGuard, CutOff, supervise
 from arena.match.runner import run_series
 from arena.sandbox.base import InProcessTarget
@@ -43,7 +44,7 @@ def poll(condition: Callable[[], bool], bound_s: float = 10.0) -> bool:
 
 def test_a_call_within_its_time_is_never_abandoned() -> None:
     clock = FakeClock()
-    guard = CallGuard(clock)
+    guard = CallGuard()
     seen: list[Any] = []
 
     def answer() -> str:
@@ -51,14 +52,14 @@ def test_a_call_within_its_time_is_never_abandoned() -> None:
         seen.append(guard.abandon_if_over())
         return "answer"
 
-    assert guard.call("Decide", answer, 1.0, None) == "answer"
+    assert guard.call("Decide", answer, WallWindow(1.0, clock)) == "answer"
     assert seen == [None] and not guard.abandoned
     assert guard.remaining() is None  # no call in progress
 
 
 def test_the_guard_gives_the_verdict_exactly_at_the_cut_off() -> None:
     clock = FakeClock()
-    guard = CallGuard(clock)
+    guard = CallGuard()
     entered, proceed = threading.Event(), threading.Event()
     ended: list[str] = []
 
@@ -69,7 +70,7 @@ def test_the_guard_gives_the_verdict_exactly_at_the_cut_off() -> None:
 
     def match_thread() -> None:
         try:
-            ended.append(guard.call("Decide", slow, 1.0, None))
+            ended.append(guard.call("Decide", slow, WallWindow(1.0, clock)))
         except BaseException as error:  # what the match thread leaves by
             ended.append(type(error).__name__)
 
@@ -93,7 +94,7 @@ def test_the_supervisor_interrupts_a_bot_spinning_in_python_at_the_cut_off() -> 
     """The bot advances the (injected) clock as it spins; it is cut off at 0.05 s of
     that clock, never before, and its thread stops spinning."""
     clock = FakeClock()
-    guard = CallGuard(clock)
+    guard = CallGuard()
     cut_at: list[float] = []
     ended_spinning: list[bool] = []
 
@@ -115,8 +116,8 @@ def test_the_supervisor_interrupts_a_bot_spinning_in_python_at_the_cut_off() -> 
         ended.append((index, verdict))
         return "stuck"
 
-    result = supervise(lambda: guard.call("Decide", spin, 0.05, None), (guard,), on_stuck,
-                       idle_check_s=0.05)
+    result = supervise(lambda: guard.call("Decide", spin, WallWindow(0.05, clock)), (guard,),
+                       on_stuck, idle_check_s=0.05)
     assert result == "stuck"
     assert len(ended) == 1 and ended[0][0] == 0
     assert isinstance(ended[0][1], BotFault) and ended[0][1].kind is FaultKind.TIMEOUT
@@ -145,7 +146,7 @@ def test_a_bot_blocked_in_c_is_abandoned_at_the_cut_off() -> None:
         return "stuck"
 
     try:
-        result = supervise(lambda: guard.call("Decide", blocked, 0.02, None), (guard,),
+        result = supervise(lambda: guard.call("Decide", blocked, WallWindow(0.02)), (guard,),
                            on_stuck, idle_check_s=0.02)
         assert result == "stuck" and not returned
         assert isinstance(ended[0], BotFault) and ended[0].kind is FaultKind.TIMEOUT
@@ -276,7 +277,7 @@ def test_the_supervisor_never_sleeps_past_the_shortest_cut_off() -> None:
     from arena.match.inline_calls import next_check
 
     clock = FakeClock()
-    long_call, idle = CallGuard(clock), CallGuard(clock)
+    long_call, idle = CallGuard(), CallGuard()
     seen: list[float] = []
 
     def answer() -> None:
@@ -284,6 +285,6 @@ def test_the_supervisor_never_sleeps_past_the_shortest_cut_off() -> None:
         seen.append(next_check((long_call, idle), 0.5))
         seen.append(next_check((long_call, idle), 60.0))
 
-    long_call.call("Decide", answer, 31.0, None)
+    long_call.call("Decide", answer, WallWindow(31.0, clock))
     assert seen == [0.5, pytest.approx(30.0005)]
     assert next_check((long_call, idle), 0.5) == 0.5  # no call in progress

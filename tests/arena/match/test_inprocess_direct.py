@@ -323,7 +323,7 @@ def first_decision() -> tuple[Any, list[Any]]:
     request = protocol.decide_request(
         series.observation(series.current_player or 0), legal,
         protocol.profile_to_proto(series.profile, 10), series_id="s", decision_number=1,
-        deadline_s=1.0, reserve_s=1.0)
+        decision_s=1.0, reserve_s=1.0)
     return request, legal
 
 
@@ -332,7 +332,7 @@ def test_a_bot_exiting_from_decide_is_a_crash_and_the_connection_goes_on() -> No
     connection = direct_to(bot)
     request, legal = first_decision()
     with pytest.raises(Exception) as raised:
-        connection.decide(request, legal, timeout=5.0)
+        connection.decide(request, legal, allowed_s=5.0)
     assert getattr(raised.value, "kind", None) is FaultKind.CRASH
     assert "SystemExit" in str(raised.value)
     assert connection.hand_ended(bot_pb2.HandEndedRequest(series_id="s"), timeout=5.0)
@@ -364,7 +364,7 @@ def test_a_notification_is_skipped_while_the_bot_is_stuck_in_a_call() -> None:
     request, legal = first_decision()
     try:
         with pytest.raises(Exception) as raised:
-            connection.decide(request, legal, timeout=0.01)
+            connection.decide(request, legal, allowed_s=0.01)
         assert getattr(raised.value, "kind", None) is FaultKind.TIMEOUT
         assert connection.series_ended(bot_pb2.SeriesEndedRequest(), timeout=30.0) is False
     finally:

@@ -29,9 +29,9 @@ class RecordingClient:
         self.notifications: list[Any] = []
 
     def decide(self, request: bot_pb2.DecideRequest, legal: list[Action],
-               timeout: float) -> Action:
+               allowed_s: float) -> Action:
         self.decisions.append(request)
-        self.cutoffs.append(timeout)
+        self.cutoffs.append(allowed_s)
         self.clock[0] += self.think
         return legal[0]
 
@@ -47,10 +47,10 @@ class RecordingClient:
 
 class CrashesInHandTwo(RecordingClient):
     def decide(self, request: bot_pb2.DecideRequest, legal: list[Action],
-               timeout: float) -> Action:
+               allowed_s: float) -> Action:
         if request.hand_number == 2:
             raise BotFault(FaultKind.CRASH, "gone")
-        return super().decide(request, legal, timeout)
+        return super().decide(request, legal, allowed_s)
 
 
 def test_requests_carry_the_series_id_profile_numbers_and_times() -> None:
@@ -113,7 +113,7 @@ class GreedyClient(RecordingClient):
         self.series, self.seat, self.rng = series, seat, random.Random(seat)
 
     def decide(self, request: bot_pb2.DecideRequest, legal: list[Action],
-               timeout: float) -> Action:
+               allowed_s: float) -> Action:
         self.decisions.append(request)
         return greedy_choice(list(self.series.observation(self.seat).hand), legal, self.rng)
 

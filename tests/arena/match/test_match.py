@@ -135,13 +135,13 @@ class TimedBot:
         self.series_ended_count = 0
 
     def decide(self, request: bot_pb2.DecideRequest, legal: list[Action],
-               timeout: float) -> Action:
-        self.cutoffs.append(timeout)
+               allowed_s: float) -> Action:
+        self.cutoffs.append(allowed_s)
         self.reserves_ms.append(request.reserve_ms)
         think = self.think_times.pop(0) if self.think_times else 0.0
-        if think > timeout and not self.answers_late:
-            self.clock.now += timeout
-            raise BotFault(FaultKind.TIMEOUT, f"no answer to Decide within {timeout:.3f} s")
+        if think > allowed_s and not self.answers_late:
+            self.clock.now += allowed_s
+            raise BotFault(FaultKind.TIMEOUT, f"no answer to Decide within {allowed_s:.3f} s")
         self.clock.now += think
         return legal[0]
 

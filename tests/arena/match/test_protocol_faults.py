@@ -45,7 +45,7 @@ def fault_of(socket_dir: str, decide: Reply, timeout: float = 5.0) -> BotFault:
     try:
         with BotClient.connect(target, startup_timeout=5) as client:
             with pytest.raises(BotFault) as caught:
-                client.decide(REQUEST, LEGAL, timeout=timeout)
+                client.decide(REQUEST, LEGAL, allowed_s=timeout)
             return caught.value
     finally:
         server.stop(None)
@@ -62,7 +62,7 @@ def test_a_legal_reply_becomes_the_engine_action_with_its_melds(socket_dir: str)
     try:
         with BotClient.connect(target, startup_timeout=5) as client:
             info = client.handshake(timeout=5)
-            action = client.decide(REQUEST, LEGAL, timeout=5)
+            action = client.decide(REQUEST, LEGAL, allowed_s=5)
     finally:
         server.stop(None)
     assert (info.name, info.protocol_version) == ("scripted", 1)
@@ -155,7 +155,7 @@ def test_a_reply_that_is_not_a_decide_response_is_malformed(socket_dir: str) -> 
     try:
         with BotClient.connect(target, startup_timeout=5) as client:
             with pytest.raises(BotFault) as caught:
-                client.decide(REQUEST, LEGAL, timeout=5)
+                client.decide(REQUEST, LEGAL, allowed_s=5)
             with pytest.raises(BotFault) as unimplemented:
                 client.handshake(timeout=5)
     finally:
@@ -201,7 +201,7 @@ def test_a_vanished_bot_is_a_crash(socket_dir: str) -> None:
     client = BotClient.connect(target, startup_timeout=5)
     server.stop(None)
     with pytest.raises(BotFault) as caught:
-        client.decide(REQUEST, LEGAL, timeout=2)
+        client.decide(REQUEST, LEGAL, allowed_s=2)
     client.close()
     assert caught.value.kind is FaultKind.CRASH
     assert caught.value.message.startswith("lost the connection during Decide")

@@ -31,7 +31,7 @@ def twin_deals() -> tuple[Deal, Deal]:
 def request_bytes(hand: Hand, seat: int, decision_number: int) -> bytes:
     request = protocol.decide_request(
         observe(hand, seat, ScoreSheet()), hand.legal_actions(), PROFILE,
-        series_id="s", decision_number=decision_number, deadline_s=1.0, reserve_s=30.0,
+        series_id="s", decision_number=decision_number, decision_s=1.0, reserve_s=30.0,
     )
     return request.SerializeToString(deterministic=True)
 

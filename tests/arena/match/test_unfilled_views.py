@@ -1,7 +1,8 @@
 """An in-process bot's observation filled when first read (issue 29): a bot that reads
 only the legal actions costs no card views; whatever a bot reads, during its decision
-or after the series went on (it kept the observation, or its ``__dict__``), equals the
-SDK's parse of the gRPC message at that decision (an independent implementation)."""
+or after the series went on (it kept the observation, its ``__dict__`` or its
+filler), equals the SDK's parse of the gRPC message at that decision (an independent
+implementation): the engine's ``SeatView`` it is rendered from holds that moment."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from arena.match.direct import DirectConnection
 from arena.match.direct_views import ViewBuilder
 from arena.sandbox.base import InProcessTarget
 from engine.profiles import get_profile
+from engine.scoresheet import SheetState
+from engine.seat_moment import SeatMoment
 from engine.series import Series
 
 
@@ -33,10 +36,10 @@ def play(bot: hs.Bot, *, inline: bool = True) -> list[hs.Observation]:
         while (seat := series.current_player) is not None:
             legal = series.legal_actions()
             decision = Decision(series, seat, legal, profile, series_id="u",
-                                decision_number=len(expected) + 1, deadline_s=1.0,
+                                decision_number=len(expected) + 1, decision_s=1.0,
                                 reserve_s=5.0)
             expected.append(hs.Observation.from_proto(decision.message()))
-            series.apply(connection.decide(decision, legal, timeout=5.0))
+            series.apply(connection.decide(decision, legal, allowed_s=5.0))
     return expected
 
 
@@ -44,9 +47,10 @@ def counted_fills(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     fills: list[int] = []
     original = ViewBuilder._fill
 
-    def fill(self: ViewBuilder, values: dict[str, Any], decision: Decision) -> None:
-        fills.append(decision.decision_number)
-        original(self, values, decision)
+    def fill(self: ViewBuilder, moment: SeatMoment, sheet: SheetState, profile: Any,
+             decision_s: float, reserve_s: float, values: dict[str, Any]) -> None:
+        fills.append(values.get("decision_number", 0))
+        original(self, moment, sheet, profile, decision_s, reserve_s, values)
 
     monkeypatch.setattr(ViewBuilder, "_fill", fill)
     return fills
@@ -98,17 +102,19 @@ def test_a_kept_observation_reads_what_it_was_at_its_decision(
     fills = counted_fills(monkeypatch)
     bot = Keeps("observation")
     expected = play(bot)
-    assert fills == list(range(1, len(expected) + 1))  # each filled once, at its decision
+    assert fills == []  # nothing read during the decisions: nothing rendered
     assert bot.kept == expected  # read long after: every field as it was then
+    assert fills == list(range(1, len(expected) + 1))  # each rendered once, when read
     assert all(type(kept) is hs.Observation for kept in bot.kept)
 
 
-def test_a_kept_dict_holds_every_field_as_it_was() -> None:
+def test_a_kept_dict_holds_every_field_as_it_was_once_filled() -> None:
     bot = Keeps("dict")
     expected = play(bot)
-    assert [{name: kept[name] for name in vars(view)} for kept, view
-            in zip(bot.kept, expected, strict=True)] == [vars(view) for view in expected]
-    assert not any(UNFILLED in kept for kept in bot.kept)
+    assert all(UNFILLED in kept for kept in bot.kept)  # unread, so unrendered
+    for kept in bot.kept:
+        kept[UNFILLED](kept)  # what the SDK's observation does at its first read
+    assert bot.kept == [vars(view) for view in expected]
 
 
 def test_a_field_read_during_the_decision_fills_it_once(
@@ -120,12 +126,13 @@ def test_a_field_read_during_the_decision_fills_it_once(
     assert fills == list(range(1, len(expected) + 1))
 
 
-def test_a_kept_filler_fills_nothing_once_the_series_went_on(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    fills = counted_fills(monkeypatch)
+def test_a_kept_filler_fills_what_was_at_its_decision() -> None:
     bot = Keeps("filler")
     expected = play(bot)
-    assert fills == list(range(1, len(expected) + 1))  # each observation, at its decision
-    later: dict[str, Any] = {UNFILLED: bot.kept[0]}
-    bot.kept[0](later)
-    assert later == {UNFILLED: bot.kept[0]} and len(fills) == len(expected)
+    for filler, view in zip(bot.kept, expected, strict=True):
+        later: dict[str, Any] = {UNFILLED: filler}
+        filler(later)
+        assert later and UNFILLED not in later
+        assert later == {name: getattr(view, name) for name in later}
+    lazy = set(later)
+    assert {"hand", "opponent_known_cards", "discard_pile", "taken_discard"} <= lazy

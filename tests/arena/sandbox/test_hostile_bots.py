@@ -125,12 +125,12 @@ def _no_symlink(fault: BotFault) -> None:
     assert "a symbolic link at its socket path bot.sock" in fault.message, fault.message
 
 
-def _charged_with_figures(step: str, limit_s: float) -> Callable[[BotFault], None]:
+def _charged_with_figures(step: str, allowed_s: float) -> Callable[[BotFault], None]:
     """A time fault gives the seat's whole limit and what the bot did with it
     (issue 25: never "within 0.0 s")."""
     def check(fault: BotFault) -> None:
         assert re.fullmatch(
-            rf"{step} within {limit_s:.2f} s \(bot CPU \d+\.\d\d s, waited for a core "
+            rf"{step} within {allowed_s:.2f} s \(bot CPU \d+\.\d\d s, waited for a core "
             r"\d+\.\d\d s(, arena late \d+\.\d\d s)?\)", fault.message), fault.message
     return check
 

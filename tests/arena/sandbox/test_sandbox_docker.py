@@ -178,7 +178,7 @@ def test_cpu_limit_holds_a_spinner(docker_sandbox: Any, docker_client: Any) -> N
             request = protocol.decide_request(
                 series.observation(seat), series.legal_actions(),
                 protocol.profile_to_proto(series.profile, 10), series_id="cpu",
-                decision_number=1, deadline_s=1.0, reserve_s=0.0,
+                decision_number=1, decision_s=1.0, reserve_s=0.0,
             )
             call = client._stub.Decide.future(request, timeout=120)  # spins, never answers
             first, first_at = _cpu_nanoseconds(docker_client, bot.container_id)
