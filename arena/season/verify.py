@@ -62,19 +62,26 @@ class OutcomeCheck(Protocol):
                  max_hands: int, swap_seats: bool) -> None: ...
 
 
-def verify_outcome(outcome: SeriesOutcome, *, seed: int, profile: Profile, max_hands: int,
-                   swap_seats: bool) -> None:
-    """Accept ``outcome`` of the series planned with these settings, or raise
-    ``OutcomeMismatch`` saying what does not match."""
-    log = outcome.log
+def _planned_start(log: object, series: Series) -> Series:
+    """``series`` (as planned, nothing played), once ``log`` is seen to start with its
+    start and first deal; else ``OutcomeMismatch``."""
     if not isinstance(log, list) or len(log) < 2:
         raise OutcomeMismatch(TRUNCATED, "the log lacks the series' start and first deal")
-    series = Series(seed, profile, max_hands=max_hands, swap_seats=swap_seats)
     for index in (0, 1):
         if log[index] != series.log[index]:
             raise OutcomeMismatch(DEAL, f"log entry {index} is not the planned series' "
                                   f"start: logged {_short(log[index])}, planned "
                                   f"{_short(series.log[index])}")
+    return series
+
+
+def verify_outcome(outcome: SeriesOutcome, *, seed: int, profile: Profile, max_hands: int,
+                   swap_seats: bool) -> None:
+    """Accept ``outcome`` of the series planned with these settings, or raise
+    ``OutcomeMismatch`` saying what does not match."""
+    log = outcome.log
+    series = _planned_start(log, Series(seed, profile, max_hands=max_hands,
+                                        swap_seats=swap_seats))
     _replay_actions(series, log)
     if outcome.fault is None:
         _check_played_out(series, outcome)
@@ -90,13 +97,7 @@ def verify_summary(outcome: SeriesOutcome, *, seed: int, profile: Profile, max_h
     rules do not produce) only the replay finds (``arena.season.verify_policy``
     decides which outcomes get it)."""
     log = outcome.log
-    if not isinstance(log, list) or len(log) < 2:
-        raise OutcomeMismatch(TRUNCATED, "the log lacks the series' start and first deal")
-    planned = Series(seed, profile, max_hands=max_hands, swap_seats=swap_seats)
-    for index in (0, 1):
-        if log[index] != planned.log[index]:
-            raise OutcomeMismatch(DEAL, f"log entry {index} is not the planned series' "
-                                  f"start: logged {_short(log[index])}")
+    _planned_start(log, Series(seed, profile, max_hands=max_hands, swap_seats=swap_seats))
     end = log[-1]
     if not isinstance(end, dict) or end.get("type") != "series_end":
         raise OutcomeMismatch(TRUNCATED, f"the log ends with {_short(end)}, not the "
