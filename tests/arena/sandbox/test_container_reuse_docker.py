@@ -22,6 +22,7 @@ from arena.sandbox.reuse import ReusePool
 from arena.sandbox.warm import WarmPool
 from tests.helpers.polling import wait_until
 from tests.helpers.sandboxes import HOSTILE_BOTS, REPO_ROOT
+from tests.helpers.seat_recorder import SeatRecorder
 from tests.helpers.series_specs import spec
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(600)]
@@ -31,38 +32,6 @@ RANDOM = BotRef.from_folder(REPO_ROOT / "sample_bots" / "random")
 CRASHES = BotRef.from_folder(HOSTILE_BOTS / "crashes_mid_series")
 LIMITS = TimeLimits(startup_s=30.0, decision_s=2.0, reserve_s=10.0)
 SERIES: dict[str, Any] = {"max_hands": 3, "limits": LIMITS}
-
-
-class Leases:
-    """Wraps a sandbox and remembers the running bot each seat of each series got."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.name, self.description = inner.name, inner.description
-        self.got: dict[tuple[str, int], Any] = {}
-
-    def prepare(self, bot: BotRef) -> None:
-        self.inner.prepare(bot)
-
-    def reuse(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
-              deal: str = "") -> Any:
-        reuse = getattr(self.inner, "reuse", None)
-        found = reuse(bot, series_id=series_id, seat=seat, deal=deal) if reuse else None
-        if found is not None:
-            self.got[(series_id, seat or 0)] = found
-        return found
-
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
-              deal: str = "") -> Any:
-        started = self.inner.start(bot, series_id=series_id, seat=seat, deal=deal)
-        self.got[(series_id, seat or 0)] = started
-        return started
-
-    def container(self, series_id: str, seat: int) -> str:
-        running = self.got[(series_id, seat)]
-        while not hasattr(running, "container_id"):  # lease -> pooled bot -> DockerBot
-            running = running._bot
-        return str(running.container_id)
 
 
 def reports(stderr: str) -> list[str]:
@@ -88,7 +57,7 @@ def reusing(docker_sandbox: Any) -> Any:
 
 
 def test_a_reused_container_gets_a_fresh_handshake_per_series(reusing: ReusePool) -> None:
-    sandbox = Leases(reusing)
+    sandbox = SeatRecorder(reusing)
     for number in (1, 2, 3):
         outcome = run_series(spec(PROBE, RANDOM, f"r{number}", **SERIES), sandbox)
         assert outcome.fault is None, outcome.fault
@@ -110,7 +79,7 @@ def test_a_reused_container_gets_a_fresh_handshake_per_series(reusing: ReusePool
 
 
 def test_a_crash_ends_only_its_container(reusing: ReusePool, docker_client: Any) -> None:
-    sandbox = Leases(reusing)
+    sandbox = SeatRecorder(reusing)
     first = run_series(spec(CRASHES, PROBE, "x1", **SERIES), sandbox)
     assert first.fault is not None and first.fault.kind is FaultKind.CRASH
     assert first.fault.seat == 0
@@ -131,7 +100,7 @@ def test_a_crash_ends_only_its_container(reusing: ReusePool, docker_client: Any)
 
 def test_a_fresh_container_per_series_still_works(docker_sandbox: Any) -> None:
     fresh = WarmPool(docker_sandbox, per_version=0, janitor=False, admission=Admission(2))
-    sandbox = Leases(fresh)
+    sandbox = SeatRecorder(fresh)
     try:
         for number in (1, 2):
             assert run_series(spec(PROBE, RANDOM, f"f{number}", **SERIES), sandbox).fault is None
@@ -148,7 +117,7 @@ def test_a_fresh_container_per_series_still_works(docker_sandbox: Any) -> None:
 def test_a_container_over_the_memory_threshold_is_replaced(docker_sandbox: Any) -> None:
     warm = WarmPool(docker_sandbox, per_version=0, janitor=False, admission=Admission(2))
     pool = ReusePool(warm, series_per_container=10, memory_limit_bytes=1024, janitor=False)
-    sandbox = Leases(pool)
+    sandbox = SeatRecorder(pool)
     try:
         for number in (1, 2):
             assert run_series(spec(PROBE, RANDOM, f"m{number}", **SERIES), sandbox).fault is None

@@ -21,6 +21,7 @@ from arena.sandbox.warm import WarmPool
 from engine.profiles import get_profile
 from tests.helpers.polling import wait_until
 from tests.helpers.sandboxes import HOSTILE_BOTS, REPO_ROOT
+from tests.helpers.seat_recorder import SeatRecorder
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(600)]
 
@@ -29,41 +30,10 @@ RANDOM = BotRef.from_folder(REPO_ROOT / "sample_bots" / "random")
 LIMITS = TimeLimits(startup_s=30.0, decision_s=2.0, reserve_s=10.0)
 
 
-class Leases:
-    """Wraps the pool and remembers the running bot each seat of each series got."""
-
-    def __init__(self, inner: ReusePool) -> None:
-        self.inner = inner
-        self.name, self.description = inner.name, inner.description
-        self.got: dict[tuple[str, int], Any] = {}
-
-    def prepare(self, bot: BotRef) -> None:
-        self.inner.prepare(bot)
-
-    def reuse(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
-              deal: str = "") -> Any:
-        found = self.inner.reuse(bot, series_id=series_id, seat=seat, deal=deal)
-        if found is not None:
-            self.got[(series_id, seat or 0)] = found
-        return found
-
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
-              deal: str = "") -> Any:
-        started = self.inner.start(bot, series_id=series_id, seat=seat, deal=deal)
-        self.got[(series_id, seat or 0)] = started
-        return started
-
-    def container(self, series_id: str, seat: int) -> str:
-        running = self.got[(series_id, seat)]
-        while not hasattr(running, "container_id"):  # lease -> pooled bot -> DockerBot
-            running = running._bot
-        return str(running.container_id)
-
-
 def test_a_duplicate_pair_is_played_by_two_containers_of_each_bot(docker_sandbox: Any) -> None:
     warm = WarmPool(docker_sandbox, per_version=0, janitor=False, admission=Admission(2))
     pool = ReusePool(warm, series_per_container=10, janitor=False)
-    sandbox = Leases(pool)
+    sandbox = SeatRecorder(pool)
     halves = [SeriesSpec(series_id=f"pair-{half}", seed=4343, profile=get_profile("friendly"),
                          max_hands=2, swap_seats=False, bots=bots, limits=LIMITS)
               for half, bots in (("a", (PROBE, RANDOM)), ("b", (RANDOM, PROBE)))]

@@ -18,7 +18,6 @@ from arena.core.limits import TimeLimits
 from arena.core.series import BotRef, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.sandbox.admission import Admission
-from arena.sandbox.base import Sandbox
 from arena.sandbox.reuse import ReusePool
 from arena.sandbox.shelf import SandboxShelf
 from arena.sandbox.warm import WarmPool
@@ -26,6 +25,7 @@ from arena.server.app import SandboxRunner, sandbox_runner_factory
 from engine.profiles import get_profile
 from tests.helpers.polling import wait_until
 from tests.helpers.sandboxes import HOSTILE_BOTS, REPO_ROOT
+from tests.helpers.seat_recorder import SeatRecorder, container_of
 
 
 class Made:
@@ -107,44 +107,13 @@ def spec(first: BotRef, second: BotRef, series_id: str) -> SeriesSpec:
                       bots=(first, second), limits=LIMITS)
 
 
-def container_of(running: Any) -> str:
-    while not hasattr(running, "container_id"):  # lease -> pooled bot -> DockerBot
-        running = running._bot
-    return str(running.container_id)
-
-
-class Seen(Sandbox):
-    """Wraps the season's sandbox and remembers the bot each seat of a series got."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.name, self.description = inner.name, inner.description
-        self.got: dict[tuple[str, int], Any] = {}
-
-    def prepare(self, bot: BotRef) -> None:
-        self.inner.prepare(bot)
-
-    def reuse(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
-              deal: str = "") -> Any:
-        kept = self.inner.reuse(bot, series_id=series_id, seat=seat, deal=deal)
-        if kept is not None:
-            self.got[(series_id, seat or 0)] = kept
-        return kept
-
-    def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
-              deal: str = "") -> Any:
-        started = self.inner.start(bot, series_id=series_id, seat=seat, deal=deal)
-        self.got[(series_id, seat or 0)] = started
-        return started
-
-
-def play_season(shelf: SandboxShelf, series: SeriesSpec) -> Seen:
+def play_season(shelf: SandboxShelf, series: SeriesSpec) -> SeatRecorder:
     """One season of one series, as the server plays it: a runner from the factory,
     closed when the season is over."""
     runner = sandbox_runner_factory(config("docker", 10), shelf=shelf)
     assert isinstance(runner, SandboxRunner)
-    seen = Seen(runner.sandbox)
-    runner.sandbox = seen  # type: ignore[assignment]
+    seen = SeatRecorder(runner.sandbox)
+    runner.sandbox = seen
     try:
         outcome = runner(series)
         assert outcome.fault is None, outcome.fault
