@@ -3,7 +3,7 @@
 // results and faults sections as the server's escaped HTML), so a reconnect (also
 // after a server restart) catches up; each later message is a numbered delta: the
 // sections that changed, whole or as the rows and cells of their table that changed
-// (arena/web/live_delta.py). A delta that does not follow the one applied last (or
+// and the new order of its rows and columns (arena/web/live_delta.py). A delta that does not follow the one applied last (or
 // does not fit the page) starts the stream again, for a fresh snapshot.
 // Only a season that may still change is followed (created or running: the page has
 // a #live-state badge then); the badge says "live" only while the season runs, and
@@ -22,21 +22,50 @@
     state.textContent = !connected ? "reconnecting…" : running ? "live" : "waiting for the start";
     state.classList.toggle("connected", connected && running);
   }
-  function patchRows(section, rows) {
-    const body = section.querySelector("tbody");
+  function parsed(html) {  // one row or cell, parsed where any may stand
+    const holder = document.createElement("template");
+    holder.innerHTML = html;
+    return holder.content.firstElementChild;
+  }
+  function keyed(elements) {  // key -> element: its data-bot, else "#" and its position
+    const found = new Map();
+    Array.from(elements).forEach(function (element, index) {
+      found.set(element.dataset.bot !== undefined ? element.dataset.bot : "#" + index, element);
+    });
+    return found;
+  }
+  function patchTable(section, patch) {  // arena/web/live_delta.py: cells, columns, rows
+    const table = section.querySelector("table");
+    const body = table && table.tBodies[0];
     if (!body) { return false; }
-    for (const [index, change] of Object.entries(rows)) {
-      const row = body.rows[Number(index)];
+    const rows = keyed(table.rows);
+    for (const [key, change] of Object.entries(patch.rows || {})) {
+      const row = rows.get(key);
       if (!row) { return false; }
       if (typeof change === "string") {
-        row.outerHTML = change;
+        const fresh = parsed(change);
+        row.replaceWith(fresh);
+        rows.set(key, fresh);
         continue;
       }
-      for (const [cellIndex, html] of Object.entries(change)) {
-        const cell = row.cells[Number(cellIndex)];
+      const cells = keyed(row.cells);
+      for (const [cellKey, html] of Object.entries(change)) {
+        const cell = cells.get(cellKey);
         if (!cell) { return false; }
-        cell.outerHTML = html;
+        cell.replaceWith(parsed(html));
       }
+    }
+    for (const row of (patch.columns ? table.rows : [])) {
+      const cells = keyed(row.cells);
+      for (const key of patch.columns) {
+        if (!cells.has(key)) { return false; }
+        row.appendChild(cells.get(key));
+      }
+    }
+    for (const key of patch.order || []) {
+      const row = rows.get(key);
+      if (!row || row.parentNode !== body) { return false; }
+      body.appendChild(row);
     }
     return true;
   }
@@ -48,7 +77,7 @@
         section.innerHTML = change;
       } else if (change.html !== undefined) {
         section.innerHTML = change.html;
-      } else if (!patchRows(section, change.rows)) {
+      } else if (!patchTable(section, change)) {
         return false;
       }
     }
