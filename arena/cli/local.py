@@ -27,7 +27,8 @@ from rich.console import Console
 from rich.text import Text
 
 from arena.cli.bots import check_folders, register_folders
-from arena.cli.client import ArenaClient, every_bot
+from arena.cli.client import ArenaClient
+from arena.cli.listing import every_bot
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import (
     LIVE_TOP_ROWS,

@@ -20,6 +20,7 @@ from arena.storage.authors import (
 )
 from arena.storage.backup import BackupError, restore_backup, write_backup
 from arena.storage.challenges import (
+    CHALLENGES_PER_PAGE,
     ChallengeRecord,
     QuotaError,
     challenge_seasons,
@@ -120,6 +121,7 @@ __all__ = [
     "ADMIN_OWNER",
     "ARENA_FAILED",
     "AUTHOR_FAILED",
+    "CHALLENGES_PER_PAGE",
     "GATE_PENDING",
     "GATE_SUPERSEDED",
     "Author",
