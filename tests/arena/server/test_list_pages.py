@@ -17,10 +17,10 @@ from hollywood.arena.v1 import arena_pb2, arena_pb2_grpc
 
 from arena.cli import main
 from arena.core.settings import SeasonConfig
-from arena.server import pages
-from arena.server.app import RunningServer
 from arena.season.league_rules import LeagueRule
 from arena.season.leagues import LeaguePlan, create_league
+from arena.server import pages
+from arena.server.app import RunningServer
 from arena.storage import Storage, add_author, create_challenge
 from engine.profiles import FRIENDLY
 from tests.helpers.arena_helpers import register_bots
@@ -173,11 +173,12 @@ def test_a_series_or_standings_token_of_other_digits_is_a_page_error(
 
 def test_a_page_token_past_the_door_limit_is_refused_before_any_read(
         server: RunningServer, stub: arena_pb2_grpc.ArenaServiceStub) -> None:
-    for call, request in ((stub.ListLeagues, arena_pb2.ListLeaguesRequest(page_token="l" * 201)),
-                          (stub.ListChallenges,
-                           arena_pb2.ListChallengesRequest(page_token="c" * 201))):
+    calls: list[Callable[[], Any]] = [
+        lambda: stub.ListLeagues(arena_pb2.ListLeaguesRequest(page_token="l" * 201)),
+        lambda: stub.ListChallenges(arena_pb2.ListChallengesRequest(page_token="c" * 201))]
+    for call in calls:
         with pytest.raises(grpc.RpcError) as refused:
-            call(request)
+            call()
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert "page_token" in str(refused.value.details())
 
