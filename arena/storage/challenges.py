@@ -127,17 +127,18 @@ _SELECT: Final = ("SELECT c.season_id, c.author, c.challenger, c.opponent, c.ser
 
 
 def list_challenges(storage: Storage, bot: str = "", before: int = 0,
-                    limit: int = CHALLENGES_PER_PAGE) -> list[ChallengeRecord]:
+                    limit: int = CHALLENGES_PER_PAGE, offset: int = 0) -> list[ChallengeRecord]:
     """Challenges newest first, below season id ``before`` (0: from the newest), at
-    most ``limit``; with ``bot`` (a name or name@version) only those one of its
-    versions plays in."""
+    most ``limit`` after skipping ``offset``; with ``bot`` (a name or name@version)
+    only those one of its versions plays in."""
     where, params = " WHERE (? = 0 OR c.season_id < ?)", tuple[str | int, ...]((before, before))
     if bot:
         pattern = _like(bot) if "@" in bot else f"{_like(bot)}@%"
         where += " AND (c.challenger LIKE ? ESCAPE '\\' OR c.opponent LIKE ? ESCAPE '\\')"
         params = (*params, pattern, pattern)
     return [_record(row) for row in storage.query(
-        f"{_SELECT}{where} ORDER BY c.season_id DESC LIMIT ?", (*params, limit))]
+        f"{_SELECT}{where} ORDER BY c.season_id DESC LIMIT ? OFFSET ?",
+        (*params, limit, offset))]
 
 
 def _like(text: str) -> str:

@@ -38,11 +38,6 @@ def season_summary(season: SeasonRecord) -> dict[str, Any]:
     }
 
 
-def seasons_page(storage: Storage) -> dict[str, Any]:
-    """Every season, newest first."""
-    return {"seasons": [season_summary(s) for s in storage.list_seasons()]}
-
-
 def result_summary(result: SeriesRecord) -> dict[str, Any]:
     return {
         "series_id": result.series_id, "bots": list(result.bots),
