@@ -13,7 +13,9 @@ order. A server's first read of a season (e.g. after a restart or a schema
 migration) is a full recompute.
 
 A few recent snapshots are kept so that a paged read can finish on the snapshot it
-began with; an older one is recomputed from the results stored up to its sequence.
+began with; an older one is recomputed from the results stored up to its sequence
+when they are few (``MAX_REBUILT_SNAPSHOT``), else its reader starts again: a
+reader's token must not make the server replay a big season's million results.
 """
 
 from __future__ import annotations
@@ -27,6 +29,13 @@ from arena.season.standings import Standings, StandingsState, compute_standings
 from arena.storage import SeriesRecord, Storage
 
 KEPT_SNAPSHOTS: Final = 16
+MAX_REBUILT_SNAPSHOT: Final = 2_000
+"""Results an older snapshot that is no longer kept is rebuilt from, at most (a
+tenth of a second or so; past it ``SnapshotGoneError``)."""
+
+
+class SnapshotGoneError(LookupError):
+    """An older snapshot that is no longer kept and too costly to rebuild."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +125,8 @@ class StandingsBoard:
 
     def at(self, season_id: int, sequence: int) -> StandingsSnapshot:
         """The standings after exactly ``sequence`` stored results: a kept snapshot,
-        else recomputed from the results stored up to it."""
+        else recomputed from the results stored up to it when there are at most
+        ``MAX_REBUILT_SNAPSHOT`` of them; ``SnapshotGoneError`` else."""
         latest = self.update(season_id)
         if sequence >= latest.sequence:
             return latest
@@ -125,6 +135,10 @@ class StandingsBoard:
             kept = season.kept.get(sequence)
         if kept is not None:
             return kept
+        if sequence > MAX_REBUILT_SNAPSHOT:
+            raise SnapshotGoneError(
+                f"the standings after {sequence} results are no longer kept (results came "
+                "in meanwhile); read them again from the first page")
         bots = self.storage.get_season(season_id).bot_ids
         table = compute_standings(
             bots, self.storage.results_stored_after(season_id, 0, until=sequence))

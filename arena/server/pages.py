@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Final, TypeVar
 
 from arena.season.standings import StandingRow, Standings
+from arena.season.standings_live import SnapshotGoneError, StandingsBoard, StandingsSnapshot
 from arena.storage import (
     CHALLENGES_PER_PAGE,
     Author,
@@ -54,6 +55,17 @@ def parse_standings_token(token: str) -> tuple[int, int]:
         raise PageError(f"page_token {token!r} is not a standings page token (pass the "
                         "next_page_token of the previous page, or nothing for the first)")
     return int(sequence), int(offset)
+
+
+def standings_page_at(board: StandingsBoard, season_id: int, token: str
+                      ) -> tuple[StandingsSnapshot, int]:
+    """The snapshot a standings page token names and the rank its page starts at;
+    ``PageError`` for a token that is not one, or whose snapshot is gone."""
+    sequence, offset = parse_standings_token(token)
+    try:
+        return board.at(season_id, sequence), offset
+    except SnapshotGoneError as gone:
+        raise PageError(str(gone)) from None
 
 
 def series_token(next_index: int) -> str:
