@@ -89,6 +89,7 @@ from arena.storage.records import (
 )
 from arena.storage.refusals import count_refused_outcome
 from arena.storage.seat_logs import prune_seat_logs, read_seat_logs
+from arena.storage.standings_checkpoints import save_standings_checkpoint, standings_checkpoint
 from arena.storage.store import Storage
 from arena.storage.submissions import (
     ADMIN_OWNER,
@@ -203,11 +204,13 @@ __all__ = [
     "restore_backup",
     "results_of_rounds",
     "revoke_author",
+    "save_standings_checkpoint",
     "sealed_series",
     "season_config",
     "series_pending",
     "series_voided",
     "set_stage",
+    "standings_checkpoint",
     "store_human_game",
     "store_round_moves",
     "store_submission",

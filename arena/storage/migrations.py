@@ -309,6 +309,16 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
         "DROP INDEX IF EXISTS planned_series_by_season",
         "DROP INDEX IF EXISTS series_results_by_season",
     )),
+    Migration(19, "standings checkpoints: a big season's table read again from the last "
+                  "one after a restart (issue 42)", (
+        """CREATE TABLE standings_checkpoints (
+    season_id INTEGER PRIMARY KEY REFERENCES seasons(id),
+    sequence INTEGER NOT NULL,           -- the stored results it counts (stored_seq 1..N)
+    last_series TEXT NOT NULL,           -- the series of stored_seq N: a check at reading
+    state BLOB NOT NULL,                 -- arena.season.standings_checkpoint
+    saved_at TEXT NOT NULL
+)""",
+    )),
 )
 
 
