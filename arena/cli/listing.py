@@ -1,6 +1,7 @@
 """The server's lists read page after page (``ListBots``, ``ListSeasons``,
-``ListAuthors``, ``ListLeagues``, ``ListChallenges``): a list of any length comes
-in bounded answers, all of it or its first ``limit`` items (``--limit N`` of the
+``ListAuthors``, ``ListLeagues``, ``ListChallenges``, a season's ``ListSeries`` and
+its whole ``GetStandings`` for ``arena export``): a list of any length comes in
+bounded answers, all of it or its first ``limit`` items (``--limit N`` of the
 ``list`` commands)."""
 
 from __future__ import annotations
@@ -77,3 +78,33 @@ def every_challenge(client: ArenaClient, bot: str = "",
             bot=bot, page_size=size, page_token=token))
         return page.challenges, page.next_page_token
     return read_pages(fetch, limit)
+
+
+def every_series(client: ArenaClient, season_id: int) -> list[arena_pb2.SeriesSummary]:
+    """The season's planned series, in plan order."""
+    def fetch(size: int, token: str) -> tuple[Sequence[arena_pb2.SeriesSummary], str]:
+        page = client.stub.ListSeries(arena_pb2.ListSeriesRequest(
+            season_id=season_id, page_size=size, page_token=token))
+        return page.series, page.next_page_token
+    return read_pages(fetch)
+
+
+STANDINGS_PAGE_ROWS: Final = 50
+"""Standings rows per call: each row brings its crosstable cells (up to a cell per
+other bot), so 50 rows of a 1,000-bot season stay far below a message's 4 MiB."""
+
+
+def whole_standings(client: ArenaClient, season_id: int) -> arena_pb2.Standings:
+    """The season's standings with every row and crosstable cell, read page by page
+    from one table (the pages' token names it): the first page's standings with the
+    later pages' rows and cells added."""
+    request = arena_pb2.GetStandingsRequest(season_id=season_id,
+                                            page_size=STANDINGS_PAGE_ROWS)
+    response = client.stub.GetStandings(request)
+    standings = response.standings
+    while response.next_page_token:
+        request.page_token = response.next_page_token
+        response = client.stub.GetStandings(request)
+        standings.rows.extend(response.standings.rows)
+        standings.crosstable.extend(response.standings.crosstable)
+    return standings

@@ -209,3 +209,36 @@ def test_the_cli_lists_read_every_page_or_the_first_limit(
     assert listed("bots", "list", "--limit", "1") == bots[:1]
     assert len(listed("season", "list")) == 10  # the leagues' (challenges' are apart)
     assert len(listed("season", "list", "--limit", "3")) == 3
+
+
+def test_export_reads_the_series_and_standings_page_by_page(
+        tmp_path: Path, server: RunningServer, stub: arena_pb2_grpc.ArenaServiceStub,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A 1,000-bot season's whole standings (a million crosstable cells) or series list
+    (999,000 rows) does not fit one answer: ``arena export`` reads them in pages."""
+    from tests.arena.server.test_big_seasons import add_bots, create, store_some
+
+    monkeypatch.setattr("arena.cli.listing.LIST_PAGE_SIZE", 3)
+    monkeypatch.setattr("arena.cli.listing.STANDINGS_PAGE_ROWS", 2)
+    tokens: list[str] = []  # the page tokens the server is handed
+    def spy(real: Callable[..., Any]) -> Callable[..., Any]:
+        def called(*args: Any) -> Any:
+            tokens.append(args[-1])
+            return real(*args)
+        return called
+
+    for name in ("standings_page_at", "parse_series_token"):
+        monkeypatch.setattr(pages, name, spy(getattr(pages, name)))
+    season = create(stub, server, add_bots(server.storage, 5, tmp_path))
+    store_some(server, season.id, 7)
+    whole = stub.GetStandings(arena_pb2.GetStandingsRequest(season_id=season.id)).standings
+    target = tmp_path / "out"
+    assert main(["export", "--season", str(season.id), "--to", str(target), "--server",
+                 server.address]) == 0
+    assert f"season {season.id}: 7 series and 5 standings rows" in capsys.readouterr().out
+    exported = json.loads((target / "season.json").read_text())["standings"]
+    assert [row["bot_id"] for row in exported["rows"]] == [row.bot_id for row in whole.rows]
+    cells = {(c["bot_id"], c["opponent_id"]) for c in exported["crosstable"]}
+    assert cells == {(c.bot_id, c.opponent_id) for c in whole.crosstable} and cells
+    assert len(list((target / "series").iterdir())) == 7
+    assert sorted(tokens) == ["i12", "i15", "i18", "i3", "i6", "i9", "s7.2", "s7.4"]
