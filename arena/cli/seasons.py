@@ -13,7 +13,7 @@ from rich.text import Text
 
 from arena.cli.client import connect
 from arena.cli.commands import add_limit
-from arena.cli.listing import every_season
+from arena.cli.listing import every_season, whole_standings
 from arena.cli.output import print_json, to_json
 from arena.cli.render import (
     LIVE_TOP_ROWS,
@@ -64,8 +64,7 @@ def cmd_season_create(args: argparse.Namespace, console: Console) -> int:
             stream = ResilientWatch(client.stub, arena_pb2.WatchSeasonRequest(
                 season_id=season.id, top=LIVE_TOP_ROWS), on_retry=say_retry)
             LiveSeasonView(console).follow(stream, transient=True)
-            print_standings(console, client.stub.GetStandings(
-                arena_pb2.GetStandingsRequest(season_id=season.id)).standings)
+            print_standings(console, whole_standings(client, season.id))
     return 0
 
 
