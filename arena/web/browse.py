@@ -65,14 +65,16 @@ def ladder_gates_of(storage: Storage, bot_id: str) -> list[dict[str, Any]]:
 
 
 def _last_played(storage: Storage, bot_ids: Sequence[str]) -> dict[str, str]:
-    """When each of ``bot_ids`` last played (absent: never)."""
+    """When each of ``bot_ids`` last played (absent: never): two index seeks per
+    version (``series_results_by_seat0``/``1``), however many results are stored."""
     marks = ",".join("?" * len(bot_ids))
     rows = storage.query(
-        "SELECT bot, MAX(finished_at) AS last FROM (SELECT seat0_bot AS bot, finished_at "
-        f"FROM series_results WHERE seat0_bot IN ({marks}) UNION ALL SELECT seat1_bot, "
-        f"finished_at FROM series_results WHERE seat1_bot IN ({marks})) GROUP BY bot",
-        (*bot_ids, *bot_ids))
-    return {str(row["bot"]): str(row["last"]) for row in rows}
+        "SELECT b.id, (SELECT MAX(finished_at) FROM series_results WHERE seat0_bot = b.id) "
+        "AS first, (SELECT MAX(finished_at) FROM series_results WHERE seat1_bot = b.id) "
+        f"AS second FROM bots b WHERE b.id IN ({marks})", tuple(bot_ids))
+    played = {str(row["id"]): max(str(row["first"] or ""), str(row["second"] or ""))
+              for row in rows}
+    return {bot_id: last for bot_id, last in played.items() if last}
 
 
 def _names(storage: Storage, owner: str | None, pager: Pager) -> list[str]:
