@@ -170,7 +170,7 @@ def round_robin(root: Path, bots: int, windows: int) -> None:
           f"{load()}")
     report(f"{bots}-bot round robin: the plan ({total:,} series) stored, CPU", plan_cpu,
            PLAN_TARGET_S, unit="s", conditions=f"{plan_s:.1f} s wall")
-    window = max(1, min(windows, total // 100))
+    window = max(1, min(windows, total // 100 - 1))  # 1 % stays unplayed at 99 %
     costs = []
     for share in (0.0, 0.5, 0.99):
         fill(storage, season.id, int(share * total))
