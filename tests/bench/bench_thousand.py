@@ -220,9 +220,15 @@ def play_window(storage: Storage, season_id: int, window: int) -> tuple[float, f
     subscription = hub.subscribe(season_id)
     stored: list[tuple[float, float]] = []
 
+    ended = threading.Event()
+
     def follow() -> None:
-        while len(stored) <= window and not cancel.is_set():
+        # Until the window is full, or the season has ended and its events are read
+        # (a season that ends with the window's last series must still count it).
+        while len(stored) <= window:
             event: SeasonEvent | None = subscription.get(0.1)
+            if event is None and ended.is_set():
+                break
             if event is not None and event.kind == "series_finished":
                 stored.append((time.perf_counter(), time.process_time()))
         cancel.set()
@@ -232,7 +238,7 @@ def play_window(storage: Storage, season_id: int, window: int) -> tuple[float, f
     runner = SeasonRunner(storage, season_id, Instant(), hub=hub, cancel=cancel,  # type: ignore[arg-type]
                           board=StandingsBoard(storage), verify=trust)
     runner.run()
-    cancel.set()  # a season that ended before the window did
+    ended.set()  # a season that ended before the window did: its last events still count
     follower.join()
     if len(stored) <= window:
         raise SystemExit(f"only {len(stored)} series stored for a window of {window}")
