@@ -27,8 +27,9 @@ from rich.console import Console
 from rich.text import Text
 
 from arena.cli.bots import check_folders, register_folders
-from arena.cli.client import ArenaClient, every_bot
+from arena.cli.client import ArenaClient
 from arena.cli.heap import thresholds_for_play
+from arena.cli.listing import every_bot, whole_standings
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import (
     LIVE_TOP_ROWS,
@@ -309,17 +310,17 @@ def run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
             pass
     else:
         view.follow(stream, transient=True)
-    final = client.stub.GetStandings(arena_pb2.GetStandingsRequest(season_id=created.id))
+    final = whole_standings(client, created.id)
     season = client.stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=created.id)).season
     if not as_json:
         season = shown(season)
     if as_json:
-        print_json({"season": to_json(season), "standings": to_json(final.standings)})
+        print_json({"season": to_json(season), "standings": to_json(final)})
     else:
         console.print()
         console.print(Text.assemble((f"Final standings of season {season.id}", "bold"),
                                     f" ({status_name(season.status)})"))
-        print_standings(console, final.standings)
+        print_standings(console, final)
         for line in fault_summary(view.forfeits):
             console.print(line)
         if season.error:
