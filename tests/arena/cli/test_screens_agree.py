@@ -126,7 +126,8 @@ def test_web_and_terminal_show_the_same_standings_and_time_left_mid_way(
     assert watched.rows == standings.rows
     terminal = terminal_text(standings)
     order = [row.bot_id for row in standings.rows]
-    assert re.findall(r'<tr data-bot="([^"]+)">', html) == order
+    # The standings' rows open with their rank; the crosstable's rows carry the same key.
+    assert re.findall(r'<tr data-bot="([^"]+)"><td class="num">', html) == order
     assert sorted(order, key=terminal.index) == order  # the terminal lists them in that order
 
     # The same pace and time left, worked out by hand.
