@@ -39,7 +39,8 @@ The rules:
 Starting ahead stays the wrapped sandbox's job: the ``docker`` backend is a
 ``ReusePool`` over a ``WarmPool`` (``arena.sandbox.warm``; spares only on idle cores),
 or with ``series_per_container=1`` (``--fresh-container-per-series``) the
-``WarmPool`` alone: a fresh container per bot per series.
+``WarmPool`` alone: a fresh container per bot per series. A version's spare is
+started ahead only on the way to ``AHEAD_CONTAINERS`` containers.
 """
 
 from __future__ import annotations
@@ -74,6 +75,9 @@ IDLE_CPU_SHARE: Final = 0.02
 series (measured idle: 0.1 % for greedy, 0.4 % for js-greedy, their gRPC servers'
 housekeeping); one that computes while idle takes a core from the bots that are
 playing, so it is replaced rather than reused."""
+AHEAD_CONTAINERS: Final = 2
+"""A version's containers worth starting ahead: one per half of a duplicate pair,
+which then take turns over all its series (a spare after that went unused)."""
 DEFAULT_SETTLE_WAIT_S: Final = 5.0
 """How long a series waits for its version's container that is being checked
 after its last series; far shorter than a start on a loaded machine."""
@@ -138,6 +142,7 @@ class ReusePool(Sandbox):
         self._idle: dict[ContainerKey, list[_Idle]] = defaultdict(list)
         self._settling: dict[ContainerKey, list[frozenset[str]]] = defaultdict(list)
         """The deals of each container being checked after its series."""
+        self._leased: dict[ContainerKey, int] = defaultdict(int)
         self._closed = False
         self.counters = ReuseCounters()
         self._stopper = ThreadPoolExecutor(max_workers=2, thread_name_prefix="reuse-stop")
@@ -147,14 +152,11 @@ class ReusePool(Sandbox):
                              daemon=True).start()
 
     def prepare(self, bot: BotRef) -> None:
-        """Prepare ``bot`` (build its image); a version with a container kept for it
-        needs no spare started ahead, so only the image is seen to then (the deal
-        is not known here: a mirrored half whose kept containers were all dealt it
-        starts another container on its own path: once per version, and after a
-        container is replaced)."""
+        """Prepare ``bot`` (build its image); a version with a container needs no
+        spare started ahead, so only the image is seen to then."""
         key = _container_key(bot)
         with self._lock:
-            kept = bool(self._idle.get(key)) or bool(self._settling[key])
+            kept = self._containers(key) > 0
         if kept and isinstance(self.inner, WarmPool):
             self.inner.prepare_image(bot)
         else:
@@ -168,7 +170,13 @@ class ReusePool(Sandbox):
         if reused is not None:
             return reused
         key = _container_key(bot)
-        started = self.inner.start(bot, series_id=series_id, seat=seat, deal=deal)
+        if isinstance(self.inner, WarmPool):
+            with self._lock:
+                ahead = self._containers(key) + 1 < AHEAD_CONTAINERS
+            started = self.inner.start(bot, series_id=series_id, seat=seat, deal=deal,
+                                       start_spare=ahead)
+        else:
+            started = self.inner.start(bot, series_id=series_id, seat=seat, deal=deal)
         with self._lock:
             self.counters.started += 1
         return self._lease(key, started, 1, _dealt(frozenset(), deal))
@@ -235,11 +243,19 @@ class ReusePool(Sandbox):
         def hand_back(bot: RunningBot, served: int, deals: frozenset[str]) -> None:
             self._release(key, bot, served, deals)
 
-        return Lease(bot, served, deals, hand_back=hand_back, retire=self._retire)
+        def retire(bot: RunningBot) -> None:
+            with self._lock:
+                self._leased[key] -= 1
+            self._retire(bot)
+
+        with self._lock:
+            self._leased[key] += 1
+        return Lease(bot, served, deals, hand_back=hand_back, retire=retire)
 
     def _release(self, key: ContainerKey, bot: RunningBot, served: int,
                  deals: frozenset[str]) -> None:
         with self._lock:
+            self._leased[key] -= 1
             if self._closed:
                 self.counters.stopped += 1
                 keep = False
@@ -263,6 +279,9 @@ class ReusePool(Sandbox):
         self._stop_later(bot)
 
     # -- inside
+
+    def _containers(self, key: ContainerKey) -> int:  # leased, being checked, idle
+        return self._leased[key] + len(self._settling[key]) + len(self._idle.get(key, ()))
 
     def _settle(self, key: ContainerKey, bot: RunningBot, served: int,
                 deals: frozenset[str]) -> None:

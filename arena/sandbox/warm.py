@@ -144,10 +144,11 @@ class WarmPool(Sandbox):
         self.inner.prepare(bot)
 
     def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
-              deal: str = "") -> RunningBot:
+              deal: str = "", start_spare: bool = True) -> RunningBot:
         """A spare of ``bot``'s version if one is up (never dealt anything), else a
         bot started now; either way a spare of the version is started for its next
-        series."""
+        series, unless ``start_spare`` is False (the caller keeps bots for it:
+        ``arena.sandbox.reuse``)."""
         key = _version_key(bot)
         self._expire_idle()
         taken = self._take(key)
@@ -157,8 +158,9 @@ class WarmPool(Sandbox):
             try:
                 taken = self.inner.start(bot, series_id=series_id, seat=seat, deal=deal)
             finally:  # the series' own start first: it is the one waited for
-                self._refill(key, bot)
-        else:
+                if start_spare:
+                    self._refill(key, bot)
+        elif start_spare:
             self._refill(key, bot)
         return _PooledBot(taken, self._reaper)
 
