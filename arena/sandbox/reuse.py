@@ -52,14 +52,13 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from arena.core.manifest import ManifestError, content_hash
 from arena.core.settings import DEFAULT_SERIES_PER_CONTAINER
 from arena.sandbox.base import BuildReport, LineSink, RunningBot, Sandbox, ignore_line
-from arena.sandbox.lease import Lease
+from arena.sandbox.lease import KeptBot, Lease, ReuseCounters, busy_while_idle
 from arena.sandbox.tally import TALLY
 from arena.sandbox.warm import WarmPool
 
@@ -69,12 +68,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_IDLE_S: Final = 60.0
-IDLE_CPU_S: Final = 0.25
-IDLE_CPU_SHARE: Final = 0.02
-"""A kept bot may use ``IDLE_CPU_S`` of CPU plus this share of its idle time between
-series (measured idle: 0.1 % for greedy, 0.4 % for js-greedy, their gRPC servers'
-housekeeping); one that computes while idle takes a core from the bots that are
-playing, so it is replaced rather than reused."""
 AHEAD_CONTAINERS: Final = 2
 """A version's containers worth starting ahead: one per half of a duplicate pair,
 which then take turns over all its series (a spare after that went unused)."""
@@ -83,38 +76,6 @@ DEFAULT_SETTLE_WAIT_S: Final = 5.0
 after its last series; far shorter than a start on a loaded machine."""
 
 ContainerKey = tuple[str, str, str, str]
-
-
-@dataclass
-class ReuseCounters:
-    """How the pool served starts (for the benchmark and the log)."""
-
-    reused: int = 0
-    started: int = 0
-    retired_series: int = 0
-    """Replaced after ``series_per_container`` series."""
-    retired_memory: int = 0
-    retired_dead: int = 0
-    """Found dead when handed back or when taken (not charged: between series)."""
-    retired_busy: int = 0
-    """Used more than ``IDLE_CPU_S`` of CPU while kept between series."""
-    stopped: int = 0
-    """Stopped by the series (a fault, an arena-side error) or at the pool's close."""
-    expired: int = 0
-
-
-@dataclass
-class _Idle:
-    bot: RunningBot
-    served: int
-    since: float
-    cpu_s: float | None
-    """Its CPU seconds when it was kept (None if its sandbox cannot say)."""
-    deals: frozenset[str]
-    """Every deal it was dealt."""
-
-    def may_deal(self, deal: str) -> bool:
-        return deal not in self.deals
 
 
 class ReusePool(Sandbox):
@@ -139,7 +100,7 @@ class ReusePool(Sandbox):
         self._now = clock
         self._lock = threading.Lock()
         self._settled = threading.Condition(self._lock)
-        self._idle: dict[ContainerKey, list[_Idle]] = defaultdict(list)
+        self._idle: dict[ContainerKey, list[KeptBot]] = defaultdict(list)
         self._settling: dict[ContainerKey, list[frozenset[str]]] = defaultdict(list)
         """The deals of each container being checked after its series."""
         self._leased: dict[ContainerKey, int] = defaultdict(int)
@@ -196,7 +157,7 @@ class ReusePool(Sandbox):
                 log.info("an idle container of %s died between series; replaced", bot.name)
                 with self._lock:
                     self.counters.retired_dead += 1
-            elif _busy_while_idle(idle, self._now()):
+            elif busy_while_idle(idle, self._now()):
                 log.info("a kept container of %s computed between series; replaced",
                          bot.name)
                 with self._lock:
@@ -295,7 +256,7 @@ class ReusePool(Sandbox):
             with self._lock:
                 self._settling[key].remove(deals)
                 if keep and not self._closed:
-                    self._idle[key].append(_Idle(bot, served, self._now(), cpu, deals))
+                    self._idle[key].append(KeptBot(bot, served, self._now(), cpu, deals))
                     bot_to_stop = None
                 else:
                     bot_to_stop = bot
@@ -323,7 +284,7 @@ class ReusePool(Sandbox):
             return False
         return True
 
-    def _take(self, key: ContainerKey, deal: str) -> _Idle | None:
+    def _take(self, key: ContainerKey, deal: str) -> KeptBot | None:
         """The idle container of ``key`` kept last that was never dealt ``deal``,
         waiting for one being checked that was not either."""
         give_up_at = time.monotonic() + self.settle_wait_s
@@ -353,7 +314,7 @@ class ReusePool(Sandbox):
 
     def _expire_idle(self) -> None:
         now = self._now()
-        expired: list[_Idle] = []
+        expired: list[KeptBot] = []
         with self._lock:
             for key, items in self._idle.items():
                 expired += [item for item in items if now - item.since >= self.idle_s]
@@ -361,14 +322,6 @@ class ReusePool(Sandbox):
             self.counters.expired += len(expired)
         for item in expired:
             self._stop_later(item.bot)
-
-
-def _busy_while_idle(idle: _Idle, now: float) -> bool:
-    if idle.cpu_s is None:
-        return False
-    used = idle.bot.cpu_seconds()
-    allowed = IDLE_CPU_S + IDLE_CPU_SHARE * max(0.0, now - idle.since)
-    return used is not None and used - idle.cpu_s > allowed
 
 
 def _dealt(deals: frozenset[str], deal: str) -> frozenset[str]:
