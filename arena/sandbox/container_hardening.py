@@ -36,3 +36,4 @@ def container_hardening(config: SandboxConfig) -> dict[str, Any]:
             type="json-file", config={"max-size": str(config.log_max_bytes), "max-file": "1"}
         ),
     }
+

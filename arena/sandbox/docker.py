@@ -45,6 +45,7 @@ from arena.sandbox.build_guard import BUILDS, BuildMemory
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 from arena.sandbox.container_hardening import container_hardening
 from arena.sandbox.container_health import cgroup_memory, container_source, process_running
+from arena.sandbox.container_renewal import restart_fresh
 from arena.sandbox.docker_build import BASE_LOCK, build_for_owner
 from arena.sandbox.docker_owner import (
     ARENA_LABEL,
@@ -272,6 +273,8 @@ class DockerBot(RunningBot):
         self._pid: int | None = None
         self._pid_visible = False
         self._source: SchedSource = no_source
+        self._renewed_at: float | None = None
+        """When its bot process was last replaced (``renew``): its stderr starts there."""
 
     @property
     def target(self) -> str:
@@ -329,11 +332,22 @@ class DockerBot(RunningBot):
         return container_logs.stderr_mark()
 
     def series_stderr(self, mark: object, limit: int) -> tuple[bytes, int]:
-        return container_logs.series_stderr(self._container, mark, limit)
+        return container_logs.series_stderr(
+            self._container, self._renewed_at if mark is None else mark, limit)
 
     def _read_tail(self) -> str:
-        return container_logs.stderr_tail(self._container,
-                                          self._sandbox.config.stderr_tail_bytes)
+        return container_logs.stderr_tail(
+            self._container, self._sandbox.config.stderr_tail_bytes, self._renewed_at)
+
+    def renew(self) -> bool:
+        """A fresh bot process: the container restarted (``arena.sandbox.container_renewal``)."""
+        renewed_at = None if self._stopped else restart_fresh(self._container, self._place)
+        if renewed_at is None:
+            return False
+        self._renewed_at = renewed_at
+        self._pid, self._pid_visible, self._source = None, False, no_source
+        TALLY.renewed()
+        return True
 
     def _state(self) -> dict[str, Any] | None:
         if self._final_state is not None:

@@ -27,6 +27,10 @@ class ReuseCounters:
 
     reused: int = 0
     started: int = 0
+    renewed: int = 0
+    """Kept containers given a fresh process (``RunningBot.renew``)."""
+    not_renewed: int = 0
+    """Replaced because they could not be renewed."""
     retired_series: int = 0
     """Replaced after ``series_per_container`` series."""
     retired_memory: int = 0
@@ -50,9 +54,6 @@ class KeptBot:
     """Its CPU seconds when it was kept (None if its sandbox cannot say)."""
     deals: frozenset[str]
     """Every deal it was dealt."""
-
-    def may_deal(self, deal: str) -> bool:
-        return deal not in self.deals
 
 
 HandBack = Callable[[RunningBot, int, frozenset[str]], None]

@@ -15,11 +15,14 @@ The rules:
   when that series hands it back (``release``);
 * never the same deal twice: each container remembers the deals it was dealt
   (``SeriesSpec.deal``, a fingerprint of the seed) and is never leased to a series
-  that deals one of them, so the two series of a duplicate pair (one deal, seats
-  swapped) are played by two containers of each bot, which then take turns over
-  the pairs' halves; a series replayed from its seed, or a season that deals the
-  same cards again, gets other containers too. Held for the container's whole
-  life, whatever seasons it serves;
+  that deals one of them: the second series of a duplicate pair (one deal, seats
+  swapped), a series replayed from its seed, or a season that deals the same cards
+  again gets a fresh process. With ``renew`` (the ``docker`` backend) that is the
+  version's idle container renewed (``RunningBot.renew``: restarted, nothing of its
+  process left; its deals forgotten with it), so one container serves a version;
+  else, or when it cannot be renewed, another container, and two per version take
+  turns over the pairs' halves. Held for the process's whole life, whatever
+  seasons it serves;
 * a container serves one bot version only: the pool is keyed by name, version,
   folder and the folder's content hash (what the image is built from); the limits
   are the wrapped sandbox's, fixed for the pool's life, and the server's pool
@@ -40,7 +43,8 @@ Starting ahead stays the wrapped sandbox's job: the ``docker`` backend is a
 ``ReusePool`` over a ``WarmPool`` (``arena.sandbox.warm``; spares only on idle cores),
 or with ``series_per_container=1`` (``--fresh-container-per-series``) the
 ``WarmPool`` alone: a fresh container per bot per series. A version's spare is
-started ahead only on the way to ``AHEAD_CONTAINERS`` containers.
+started ahead only on the way to its first container, or without ``renew`` to
+``AHEAD_CONTAINERS``.
 """
 
 from __future__ import annotations
@@ -87,6 +91,7 @@ class ReusePool(Sandbox):
         memory_limit_bytes: int | None = None, idle_s: float = DEFAULT_IDLE_S,
         settle_wait_s: float = DEFAULT_SETTLE_WAIT_S,
         clock: Callable[[], float] = time.monotonic, janitor: bool = True,
+        renew: bool = False,
     ) -> None:
         if series_per_container < 1:
             raise ValueError("a container serves at least 1 series")
@@ -97,6 +102,8 @@ class ReusePool(Sandbox):
         self.memory_limit_bytes = memory_limit_bytes
         self.idle_s = idle_s
         self.settle_wait_s = settle_wait_s
+        self.renew = renew
+        self._ahead = 1 if renew else AHEAD_CONTAINERS
         self._now = clock
         self._lock = threading.Lock()
         self._settled = threading.Condition(self._lock)
@@ -126,14 +133,17 @@ class ReusePool(Sandbox):
     def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
               deal: str = "") -> RunningBot:
         """The version's idle container never dealt ``deal`` if there is one
-        (``reuse``), else a new one."""
+        (``reuse``), else one renewed (with ``renew``), else a new one."""
         reused = self.reuse(bot, series_id=series_id, seat=seat, deal=deal)
         if reused is not None:
             return reused
         key = _container_key(bot)
+        renewed = self._renewed(key, deal) if self.renew else None
+        if renewed is not None:
+            return renewed
         if isinstance(self.inner, WarmPool):
             with self._lock:
-                ahead = self._containers(key) + 1 < AHEAD_CONTAINERS
+                ahead = self._containers(key) + 1 < self._ahead
             started = self.inner.start(bot, series_id=series_id, seat=seat, deal=deal,
                                        start_spare=ahead)
         else:
@@ -284,13 +294,33 @@ class ReusePool(Sandbox):
             return False
         return True
 
-    def _take(self, key: ContainerKey, deal: str) -> KeptBot | None:
-        """The idle container of ``key`` kept last that was never dealt ``deal``,
-        waiting for one being checked that was not either."""
+    def _renewed(self, key: ContainerKey, deal: str) -> RunningBot | None:
+        """The version's idle container with a fresh process (nothing of the old one
+        left, so no deal it was dealt), leased to a series dealing ``deal``; None if
+        there is none, or it cannot be renewed (it is stopped then)."""
+        idle = self._take(key, deal, renewing=True)
+        if idle is None:
+            return None
+        if idle.bot.renew():
+            with self._lock:
+                self.counters.renewed += 1
+            return self._lease(key, idle.bot, 1, _dealt(frozenset(), deal))
+        with self._lock:
+            self.counters.not_renewed += 1
+        self._stop_later(idle.bot)
+        return None
+
+    def _take(self, key: ContainerKey, deal: str, *, renewing: bool = False
+              ) -> KeptBot | None:
+        """The idle container of ``key`` kept last that was never dealt ``deal`` (any,
+        when ``renewing`` it), waiting for one being checked that was not either."""
+        def fits(deals: frozenset[str]) -> bool:
+            return renewing or deal not in deals
+
         give_up_at = time.monotonic() + self.settle_wait_s
         with self._lock:
-            while (not any(item.may_deal(deal) for item in self._idle.get(key, ()))
-                   and any(deal not in deals for deals in self._settling[key])
+            while (not any(fits(item.deals) for item in self._idle.get(key, ()))
+                   and any(fits(deals) for deals in self._settling[key])
                    and not self._closed):
                 left = give_up_at - time.monotonic()
                 if left <= 0:
@@ -298,7 +328,7 @@ class ReusePool(Sandbox):
                 self._settled.wait(left)
             idle = self._idle.get(key, [])
             for index in range(len(idle) - 1, -1, -1):
-                if idle[index].may_deal(deal):
+                if fits(idle[index].deals):
                     return idle.pop(index)
             return None
 
@@ -339,8 +369,9 @@ def _container_key(bot: BotRef) -> ContainerKey:
 
 def docker_sandbox(series_per_container: int = DEFAULT_SERIES_PER_CONTAINER) -> Sandbox:
     """The registry's ``docker`` backend: a ``ReusePool`` over a warm pool of
-    ``DockerSandbox`` containers, or the warm pool alone (a fresh container per bot
-    per series) for ``series_per_container=1``."""
+    ``DockerSandbox`` containers, renewing a kept container where a series needs a
+    fresh process, or the warm pool alone (a fresh container per bot per series) for
+    ``series_per_container=1``."""
     from arena.sandbox.warm import warm_docker_sandbox
 
     warm = warm_docker_sandbox()
@@ -348,4 +379,5 @@ def docker_sandbox(series_per_container: int = DEFAULT_SERIES_PER_CONTAINER) -> 
         return warm
     config = getattr(warm.inner, "config", None)
     return ReusePool(warm, series_per_container=series_per_container,
-                     memory_limit_bytes=getattr(config, "reuse_memory_bytes", None))
+                     memory_limit_bytes=getattr(config, "reuse_memory_bytes", None),
+                     renew=True)

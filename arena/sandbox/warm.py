@@ -309,6 +309,9 @@ class _PooledBot(RunningBot):
     def memory_bytes(self) -> int | None:
         return self._bot.memory_bytes()
 
+    def renew(self) -> bool:
+        return self._stopping is None and self._bot.renew()
+
     def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
         self._stopped()
         return self._bot.fault_if_dead(wait_s)
