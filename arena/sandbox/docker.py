@@ -18,6 +18,7 @@ import threading
 import time
 import uuid
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -138,13 +139,9 @@ class DockerSandbox(Sandbox):
 
     def prepare(self, bot: BotRef) -> None:
         """Build the bot's image (and the base image) if needed; see ``image_for``. A
-        build is background work (``arena.sandbox.admission``): it waits for an idle core."""
-        with self._lock:
-            built = self._image_key(bot) in self._images
-        if built:
-            return
-        self._admission.await_idle_core()  # holds no slot: builds take minutes
-        self.image_for(bot)
+        build is background work (``arena.sandbox.admission``): it waits for an idle
+        core (holding no slot: builds take minutes); an image built before waits not."""
+        self.image_for(bot, before_build=self._admission.await_idle_core)
 
     @staticmethod
     def _image_key(bot: BotRef) -> tuple[str, str]:
@@ -154,7 +151,7 @@ class DockerSandbox(Sandbox):
             raise BotFault(FaultKind.STARTUP,
                            f"the bot's folder cannot be built: {error}") from None
 
-    def image_for(self, bot: BotRef) -> str:
+    def image_for(self, bot: BotRef, before_build: Callable[[], object] | None = None) -> str:
         """The bot's image tag, building the base and the image when needed (cached by
         the bot folder's content hash). A failed build is the bot's fault (STARTUP).
         Only the bot's own image is locked while it builds (``build_bot_image``): a
@@ -168,7 +165,7 @@ class DockerSandbox(Sandbox):
         try:
             image = build_bot_image(bot.folder, bot.manifest, client=self.client,
                                     base_image=self.base_image, config=self.config,
-                                    memory=self._builds)
+                                    memory=self._builds, before_build=before_build)
         except (ImageBuildError, ManifestError) as error:
             log_text = error.log if isinstance(error, ImageBuildError) else ""
             raise BotFault(FaultKind.STARTUP, f"the bot's image did not build: {error}",

@@ -367,11 +367,12 @@ def _container_key(bot: BotRef) -> ContainerKey:
     return (bot.name, bot.version, str(folder), digest)
 
 
-def docker_sandbox(series_per_container: int = DEFAULT_SERIES_PER_CONTAINER) -> Sandbox:
+def docker_sandbox(series_per_container: int = DEFAULT_SERIES_PER_CONTAINER, *,
+                   renew: bool = True) -> Sandbox:
     """The registry's ``docker`` backend: a ``ReusePool`` over a warm pool of
     ``DockerSandbox`` containers, renewing a kept container where a series needs a
-    fresh process, or the warm pool alone (a fresh container per bot per series) for
-    ``series_per_container=1``."""
+    fresh process (``renew=False``: starting another), or the warm pool alone (a
+    fresh container per bot per series) for ``series_per_container=1``."""
     from arena.sandbox.warm import warm_docker_sandbox
 
     warm = warm_docker_sandbox()
@@ -380,4 +381,4 @@ def docker_sandbox(series_per_container: int = DEFAULT_SERIES_PER_CONTAINER) -> 
     config = getattr(warm.inner, "config", None)
     return ReusePool(warm, series_per_container=series_per_container,
                      memory_limit_bytes=getattr(config, "reuse_memory_bytes", None),
-                     renew=True)
+                     renew=renew)
