@@ -113,6 +113,10 @@ class WarmPool(Sandbox):
         self._spare_done = threading.Condition(self._lock)  # a spare came up or failed
         self._spares: dict[VersionKey, list[_Spare]] = defaultdict(list)
         self._starting: dict[VersionKey, int] = defaultdict(int)
+        self._queued: dict[VersionKey, int] = defaultdict(int)
+        """Spares of ``_starting`` waiting for a starter thread."""
+        self._unwanted: dict[VersionKey, int] = defaultdict(int)
+        """Queued spares the version no longer needs."""
         self._closed = False
         self.counters = PoolCounters()
         self._starter = ThreadPoolExecutor(max_workers=2, thread_name_prefix="warm-pool")
@@ -155,6 +159,8 @@ class WarmPool(Sandbox):
         if taken is None:
             with self._lock:
                 self.counters.cold += 1
+                if not start_spare:  # the one queued for this series came too late
+                    self._unwanted[key] = self._queued[key]
             try:
                 taken = self.inner.start(bot, series_id=series_id, seat=seat, deal=deal)
             finally:  # the series' own start first: it is the one waited for
@@ -220,14 +226,23 @@ class WarmPool(Sandbox):
                         or idle + starting >= self.total):
                     return
                 self._starting[key] += 1
+                self._queued[key] += 1
             try:
                 self._starter.submit(self._start_spare, key, bot)
             except RuntimeError:  # closed meanwhile
                 with self._lock:
                     self._starting[key] -= 1
+                    self._queued[key] -= 1
                 return
 
     def _start_spare(self, key: VersionKey, bot: BotRef) -> None:
+        with self._lock:
+            self._queued[key] -= 1
+            if self._unwanted[key] > 0:
+                self._unwanted[key] -= 1
+                self._starting[key] -= 1
+                self._spare_done.notify_all()
+                return
         spare: RunningBot | None = None
         admitted = self.admission.try_acquire()  # playing bots first (arena.sandbox.admission)
         try:

@@ -39,6 +39,7 @@ import functools
 import os
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -67,9 +68,10 @@ STARTS_TARGET = len(BOTS)
 SHARE_TARGET = 15.0
 FINISHED = "SEASON_STATUS_FINISHED"
 STOPPED = ("SEASON_STATUS_FAILED", "SEASON_STATUS_CANCELLED")
-POLL_S = 0.1
+SAMPLE_S = 0.1
+"""How often the bots' CPU counters are read (files) while the league plays."""
 LIST_EVERY = 10
-"""Polls between two listings of the containers (a Docker call) for their CPU."""
+"""Samples between two listings of the containers (a Docker call)."""
 
 
 @dataclass
@@ -106,7 +108,7 @@ class League:
 
 
 def seasons(client: ArenaClient, league_id: int) -> list[dict[int, str]]:
-    """Each round's seasons and their status (one call: polling costs the arena CPU)."""
+    """Each round's seasons and their status."""
     league = client.stub.GetLeague(arena_pb2.GetLeagueRequest(league_id=league_id)).league
     return [{table.season_id: arena_pb2.SeasonStatus.Name(table.status)
              for table in played.divisions} for played in league.rounds]
@@ -129,6 +131,18 @@ def play_league(folders: list[Path], options: argparse.Namespace, renew: bool) -
     bots_cpu = league_cpu.BotsCpu(docker_client(), OWNER_LABEL)
     with docker_backend(renew), tempfile.TemporaryDirectory(prefix="bench-league-") as scratch:
         server = start_server(Path(scratch) / "arena.db", port=0)
+        # Asking the server whether the league is over costs its CPU: it is asked
+        # only when one of its seasons ended (the in-process manager's hook, before
+        # the league's own, which makes the next round: so the counts at round 1's
+        # last season's end are those before round 2).
+        ended = threading.Event()
+        counts_at_ends: list[tuple[int, int]] = []
+
+        def season_ended(season_id: int) -> None:
+            counts_at_ends.append((TALLY.container_starts, TALLY.container_renewals))
+            ended.set()
+
+        server.manager.finished_hooks.insert(0, season_ended)
         try:
             with ArenaClient(server.address, server.token) as client:
                 ids = [response.bot.id for response in upload_all(client, folders)]
@@ -141,24 +155,24 @@ def play_league(folders: list[Path], options: argparse.Namespace, renew: bool) -
                         series_per_pair=options.series_per_pair, max_hands=options.max_hands,
                         concurrency=options.concurrency, seed=7)),
                     metadata=client.auth).league
-                round_two = (starts, renewals)
-                polls = 0
+                samples = 0
                 while True:
-                    if polls % LIST_EVERY == 0:
+                    if samples % LIST_EVERY == 0:
                         bots_cpu.list_containers()
                     bots_cpu.sample()
-                    polls += 1
+                    samples += 1
+                    loads.append(os.getloadavg()[0])
+                    if not ended.wait(SAMPLE_S):
+                        continue
+                    wall = time.perf_counter() - begun
+                    ended.clear()
                     rounds = seasons(client, league.id)
                     statuses = [status for played in rounds for status in played.values()]
                     if any(status in STOPPED for status in statuses):
                         raise SystemExit(f"a season stopped: {statuses}")
                     if len(rounds) == ROUNDS and all(s == FINISHED for s in statuses):
                         break
-                    if len(rounds) < ROUNDS:
-                        round_two = (TALLY.container_starts, TALLY.container_renewals)
-                    loads.append(os.getloadavg()[0])
-                    time.sleep(POLL_S)
-                wall = time.perf_counter() - begun
+                round_two = counts_at_ends[DIVISIONS - 1]
                 used = os.times()
                 bots_cpu.list_containers()
                 bots_cpu.sample()

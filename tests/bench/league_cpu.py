@@ -91,8 +91,8 @@ class BotsCpu:
 
     def list_containers(self) -> None:
         """Find the containers (a Docker call: not at every sample)."""
-        self._ids = [container.id for container in self._client.containers.list(
-            filters={"label": self._label})]
+        self._ids = [str(found["Id"]) for found in self._client.api.containers(
+            filters={"label": self._label}, quiet=True)]
 
     def sample(self) -> None:
         for container_id in self._ids:
