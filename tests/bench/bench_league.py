@@ -22,7 +22,7 @@ side in the run, by the backend that starts a second container instead
    (starts, renewals, handshakes, engine, storage, moving to round 2), beside the
    load and the series that really played at once (the sum of the series' wall
    over the league's: admission plays fewer at once while the machine has no idle
-   core, ``arena.sandbox.admission``);
+   core, ``arena.sandbox.admission``), and the share at that number;
 3. where the CPU went (``league_cpu``): the arena's process, Docker's daemons, the
    bot containers, and the arena's share of it with and without the daemons. On a
    machine other work keeps saturated the wall share says more about that work
@@ -204,8 +204,10 @@ def describe(title: str, run: League, at_once: int) -> None:
           f"round 2 (target <= {STARTS_TARGET}, one per version); bot processes started: "
           f"{run.processes} ({run.renewals} in renewed containers; "
           f"{run.containers_round_two + run.renewals_round_two} in round 2)")
+    played = max(1.0, run.series_wall / run.wall)
     print(f"  arena share of the league's wall time: {run.share(at_once):.1f} % "
-          f"(target <= {SHARE_TARGET} %)")
+          f"(target <= {SHARE_TARGET} %); {(1 - run.think / (run.wall * played)) * 100:.1f} % "
+          f"at the {played:.2f} series at once admission allowed")
     print(f"  CPU: arena process {run.arena_cpu:.1f} s, Docker daemons {run.daemons_cpu:.1f} s "
           f"(shared with the machine's other Docker work), bot containers "
           f"{run.bots_cpu:.1f} s (their start-ups included): arena share of the CPU "
