@@ -36,4 +36,3 @@ def container_hardening(config: SandboxConfig) -> dict[str, Any]:
             type="json-file", config={"max-size": str(config.log_max_bytes), "max-file": "1"}
         ),
     }
-

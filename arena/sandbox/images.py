@@ -182,8 +182,9 @@ def build_bot_image(
     ``build_log_dir()``. Only this image's lock is held while building; a
     failure the bot caused is remembered by content hash in ``memory`` and repeated
     at once for the same files. ``before_build`` is called only when a build is
-    needed (an image already built costs no wait). Raises ``ImageBuildError`` on a refused, failed,
-    timed-out or oversized build, ``ManifestError`` for a bad manifest."""
+    needed (an image already built costs no wait). Raises ``ImageBuildError`` on a
+    refused, failed, timed-out or oversized build, ``ManifestError`` for a bad
+    manifest."""
     started = time.monotonic()
     folder = Path(folder)
     manifest = manifest or BotManifest.load(folder)
