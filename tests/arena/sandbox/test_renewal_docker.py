@@ -4,13 +4,15 @@ both halves in one container per bot, the second by a fresh process. The probe
 ``tests/hostile_bots/leaves_traces`` writes what it was dealt to ``/tmp`` and
 ``/dev/shm`` and leaves a background process in its own session; within a series it
 finds its traces (they are real), in the renewed container nothing of them. Another
-version of the probe never gets its container. The pool's rule, fast:
+version of the probe never gets its container. Both places a bot's socket may
+live in: a tmpfs volume (a root arena) and a host directory. The pool's rule, fast:
 tests/arena/sandbox/test_reuse_renewal.py."""
 
 from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,8 @@ from arena.core.limits import TimeLimits
 from arena.core.series import BotRef, SeriesSpec
 from arena.match.runner import run_series
 from arena.sandbox.admission import Admission
+from arena.sandbox.config import DEFAULT_CONFIG
+from arena.sandbox.docker import DockerSandbox
 from arena.sandbox.reuse import ReusePool
 from arena.sandbox.warm import WarmPool
 from engine.profiles import get_profile
@@ -45,9 +49,24 @@ def probe_lines(sandbox: SeatRecorder, series_id: str, seat: int) -> list[tuple[
     return LINE.findall(sandbox.got[(series_id, seat)].stderr_tail())
 
 
+@pytest.fixture(params=["socket-volume", "socket-directory"])
+def sandbox_of_either_socket_place(request: pytest.FixtureRequest, docker_client: Any,
+                                   base_image: str, docker_sandbox: Any) -> Iterator[Any]:
+    """The session's sandbox (a root arena's socket tmpfs volume), and one whose
+    sockets live in host directories (as a non-root arena's do)."""
+    if request.param == "socket-volume":
+        yield docker_sandbox
+        return
+    sandbox = DockerSandbox(docker_client, DEFAULT_CONFIG.with_overrides(socket_tmpfs=False),
+                            base_image=base_image, prepare_base=False)
+    yield sandbox
+    sandbox.stop_all()
+
+
 def test_a_renewed_container_keeps_nothing_of_its_last_process(
-        docker_sandbox: Any, tmp_path: Path) -> None:
-    warm = WarmPool(docker_sandbox, per_version=0, janitor=False, admission=Admission(2))
+        sandbox_of_either_socket_place: Any, tmp_path: Path) -> None:
+    warm = WarmPool(sandbox_of_either_socket_place, per_version=0, janitor=False,
+                    admission=Admission(2))
     pool = ReusePool(warm, series_per_container=10, janitor=False, renew=True)
     sandbox = SeatRecorder(pool)
     other_version = tmp_path / "leaves_traces"
