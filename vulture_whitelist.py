@@ -7,6 +7,7 @@ Read by vulture only (pyproject.toml [tool.vulture]), never imported."""
 _.on_broken_pipe  # rich.Console calls it when the output's reader went away
 _.no_wrap  # rich Column option, set after construction
 _.row_factory  # sqlite3.Connection: rows by column name
+_.trust_env  # requests.Session: read per request (the Docker client's)
 _.uname, _.gname  # tarfile.TarInfo owner names of the base image's files
 _.intercept_service  # grpc.ServerInterceptor's method
 _.readable, _.readinto  # io.RawIOBase's protocol (upload and tar streams)

@@ -86,6 +86,12 @@ class RunningBot(ABC):
         version's next series where the sandbox reuses bots, stopped elsewhere."""
         self.stop()
 
+    def renew(self) -> bool:
+        """Replace the bot's process by a fresh one in the same place, nothing of the
+        old left (no process, no file it wrote), then ready for ``wait_ready``: True if
+        done, False if this bot cannot be renewed (a new one is started instead)."""
+        return False
+
     def stderr_mark(self) -> object:
         """Where the bot's stderr stands now (a byte offset, a time), so that
         ``series_stderr`` reads what came after; None for a bot whose sandbox keeps

@@ -29,10 +29,12 @@ def series_stderr(container: Any, mark: object, limit: int) -> tuple[bytes, int]
     return data[-limit:], len(data)
 
 
-def stderr_tail(container: Any, limit: int) -> str:
-    """The last ``limit`` bytes of ``container``'s stderr (of its last 200 lines)."""
+def stderr_tail(container: Any, limit: int, since: float | None = None) -> str:
+    """The last ``limit`` bytes of ``container``'s stderr (of its last 200 lines, since
+    the time ``since`` if given)."""
     try:
-        raw = container.logs(stdout=False, stderr=True, tail=200)
+        raw = (container.logs(stdout=False, stderr=True, tail=200) if since is None
+               else container.logs(stdout=False, stderr=True, tail=200, since=since))
     except docker.errors.DockerException as error:
         return f"(stderr unavailable: {error})"
     return bytes(raw[-limit:]).decode("utf-8", errors="replace")

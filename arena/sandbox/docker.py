@@ -18,6 +18,7 @@ import threading
 import time
 import uuid
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,7 @@ from arena.sandbox.build_guard import BUILDS, BuildMemory
 from arena.sandbox.config import DEFAULT_CONFIG, SandboxConfig
 from arena.sandbox.container_hardening import container_hardening
 from arena.sandbox.container_health import cgroup_memory, container_source, process_running
+from arena.sandbox.container_renewal import restart_fresh
 from arena.sandbox.docker_build import BASE_LOCK, build_for_owner
 from arena.sandbox.docker_owner import (
     ARENA_LABEL,
@@ -94,6 +96,9 @@ def docker_client() -> Any:
     """A Docker client, or ``SandboxError`` saying how to get an engine running."""
     try:
         client = docker.from_env()
+        # The engine is local (a Unix socket): no proxy applies, and reading the
+        # environment's proxy settings was a fifth of each request's CPU.
+        client.api.trust_env = False
         client.ping()
     except (docker.errors.DockerException, requests.exceptions.RequestException) as error:
         raise SandboxError(
@@ -137,13 +142,9 @@ class DockerSandbox(Sandbox):
 
     def prepare(self, bot: BotRef) -> None:
         """Build the bot's image (and the base image) if needed; see ``image_for``. A
-        build is background work (``arena.sandbox.admission``): it waits for an idle core."""
-        with self._lock:
-            built = self._image_key(bot) in self._images
-        if built:
-            return
-        self._admission.await_idle_core()  # holds no slot: builds take minutes
-        self.image_for(bot)
+        build is background work (``arena.sandbox.admission``): it waits for an idle
+        core (holding no slot: builds take minutes); an image built before waits not."""
+        self.image_for(bot, before_build=self._admission.await_idle_core)
 
     @staticmethod
     def _image_key(bot: BotRef) -> tuple[str, str]:
@@ -153,7 +154,7 @@ class DockerSandbox(Sandbox):
             raise BotFault(FaultKind.STARTUP,
                            f"the bot's folder cannot be built: {error}") from None
 
-    def image_for(self, bot: BotRef) -> str:
+    def image_for(self, bot: BotRef, before_build: Callable[[], object] | None = None) -> str:
         """The bot's image tag, building the base and the image when needed (cached by
         the bot folder's content hash). A failed build is the bot's fault (STARTUP).
         Only the bot's own image is locked while it builds (``build_bot_image``): a
@@ -167,7 +168,7 @@ class DockerSandbox(Sandbox):
         try:
             image = build_bot_image(bot.folder, bot.manifest, client=self.client,
                                     base_image=self.base_image, config=self.config,
-                                    memory=self._builds)
+                                    memory=self._builds, before_build=before_build)
         except (ImageBuildError, ManifestError) as error:
             log_text = error.log if isinstance(error, ImageBuildError) else ""
             raise BotFault(FaultKind.STARTUP, f"the bot's image did not build: {error}",
@@ -272,6 +273,8 @@ class DockerBot(RunningBot):
         self._pid: int | None = None
         self._pid_visible = False
         self._source: SchedSource = no_source
+        self._renewed_at: float | None = None
+        """When its bot process was last replaced (``renew``): its stderr starts there."""
 
     @property
     def target(self) -> str:
@@ -329,11 +332,22 @@ class DockerBot(RunningBot):
         return container_logs.stderr_mark()
 
     def series_stderr(self, mark: object, limit: int) -> tuple[bytes, int]:
-        return container_logs.series_stderr(self._container, mark, limit)
+        return container_logs.series_stderr(
+            self._container, self._renewed_at if mark is None else mark, limit)
 
     def _read_tail(self) -> str:
-        return container_logs.stderr_tail(self._container,
-                                          self._sandbox.config.stderr_tail_bytes)
+        return container_logs.stderr_tail(
+            self._container, self._sandbox.config.stderr_tail_bytes, self._renewed_at)
+
+    def renew(self) -> bool:
+        """A fresh bot process: the container restarted (``arena.sandbox.container_renewal``)."""
+        renewed_at = None if self._stopped else restart_fresh(self._container, self._place)
+        if renewed_at is None:
+            return False
+        self._renewed_at = renewed_at
+        self._pid, self._pid_visible, self._source = None, False, no_source
+        TALLY.renewed()
+        return True
 
     def _state(self) -> dict[str, Any] | None:
         if self._final_state is not None:

@@ -60,6 +60,25 @@ class SocketPlace:
         if os.geteuid() == 0:
             self.directory.chmod(0o750)
 
+    def reopen(self) -> None:
+        """Before the container restarts for a fresh bot: a host directory emptied
+        and open for the new socket again (a volume is a new tmpfs at the restart)."""
+        if self.volume is not None:
+            return
+        for entry in self.directory.iterdir():
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+        if os.geteuid() == 0:
+            self.directory.chmod(0o770)
+
+    def holds(self, mount: dict[str, Any]) -> bool:
+        """Whether ``mount`` (an entry of a container's ``Mounts``) is this place."""
+        if self.volume is not None:
+            return bool(mount.get("Type") == "volume" and mount.get("Name") == self.volume)
+        return bool(mount.get("Type") == "bind" and mount.get("Source") == str(self.directory))
+
     def remove(self, client: Any) -> None:
         if self.volume is not None:
             remove_volume(client, self.volume)

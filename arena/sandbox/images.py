@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -171,6 +171,7 @@ def build_bot_image(
     log_dir: Path | None = None,
     config: SandboxConfig = DEFAULT_CONFIG,
     memory: BuildMemory = BUILDS,
+    before_build: Callable[[], object] | None = None,
 ) -> BotImage:
     """Build (or reuse) the image of the bot in ``folder``.
 
@@ -180,8 +181,10 @@ def build_bot_image(
     ``config.build_timeout_s``. The whole log goes to ``log_dir``, by default
     ``build_log_dir()``. Only this image's lock is held while building; a
     failure the bot caused is remembered by content hash in ``memory`` and repeated
-    at once for the same files. Raises ``ImageBuildError`` on a refused, failed,
-    timed-out or oversized build, ``ManifestError`` for a bad manifest."""
+    at once for the same files. ``before_build`` is called only when a build is
+    needed (an image already built costs no wait). Raises ``ImageBuildError`` on a
+    refused, failed, timed-out or oversized build, ``ManifestError`` for a bad
+    manifest."""
     started = time.monotonic()
     folder = Path(folder)
     manifest = manifest or BotManifest.load(folder)
@@ -203,6 +206,8 @@ def build_bot_image(
             if remembered is not None:
                 raise ImageBuildError(f"{remembered} (remembered from an earlier build of "
                                       "the same files; change the bot to build it again)")
+            if before_build is not None:
+                before_build()
             try:
                 label = _check_and_label(client, context_path, manifest, base_image,
                                          base_is_local=base_id is not None)

@@ -15,11 +15,14 @@ The rules:
   when that series hands it back (``release``);
 * never the same deal twice: each container remembers the deals it was dealt
   (``SeriesSpec.deal``, a fingerprint of the seed) and is never leased to a series
-  that deals one of them, so the two series of a duplicate pair (one deal, seats
-  swapped) are played by two containers of each bot, which then take turns over
-  the pairs' halves; a series replayed from its seed, or a season that deals the
-  same cards again, gets other containers too. Held for the container's whole
-  life, whatever seasons it serves;
+  that deals one of them: the second series of a duplicate pair (one deal, seats
+  swapped), a series replayed from its seed, or a season that deals the same cards
+  again gets a fresh process. With ``renew`` (the ``docker`` backend) that is the
+  version's idle container renewed (``RunningBot.renew``: restarted, nothing of its
+  process left; its deals forgotten with it), so one container serves a version;
+  else, or when it cannot be renewed, another container, and two per version take
+  turns over the pairs' halves. Held for the process's whole life, whatever
+  seasons it serves;
 * a container serves one bot version only: the pool is keyed by name, version,
   folder and the folder's content hash (what the image is built from); the limits
   are the wrapped sandbox's, fixed for the pool's life, and the server's pool
@@ -39,7 +42,9 @@ The rules:
 Starting ahead stays the wrapped sandbox's job: the ``docker`` backend is a
 ``ReusePool`` over a ``WarmPool`` (``arena.sandbox.warm``; spares only on idle cores),
 or with ``series_per_container=1`` (``--fresh-container-per-series``) the
-``WarmPool`` alone: a fresh container per bot per series.
+``WarmPool`` alone: a fresh container per bot per series. A version's spare is
+started ahead only on the way to its first container, or without ``renew`` to
+``AHEAD_CONTAINERS``.
 """
 
 from __future__ import annotations
@@ -51,14 +56,13 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from arena.core.manifest import ManifestError, content_hash
 from arena.core.settings import DEFAULT_SERIES_PER_CONTAINER
 from arena.sandbox.base import BuildReport, LineSink, RunningBot, Sandbox, ignore_line
-from arena.sandbox.lease import Lease
+from arena.sandbox.lease import KeptBot, Lease, ReuseCounters, busy_while_idle
 from arena.sandbox.tally import TALLY
 from arena.sandbox.warm import WarmPool
 
@@ -68,49 +72,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_IDLE_S: Final = 60.0
-IDLE_CPU_S: Final = 0.25
-IDLE_CPU_SHARE: Final = 0.02
-"""A kept bot may use ``IDLE_CPU_S`` of CPU plus this share of its idle time between
-series (measured idle: 0.1 % for greedy, 0.4 % for js-greedy, their gRPC servers'
-housekeeping); one that computes while idle takes a core from the bots that are
-playing, so it is replaced rather than reused."""
+AHEAD_CONTAINERS: Final = 2
+"""A version's containers worth starting ahead: one per half of a duplicate pair,
+which then take turns over all its series (a spare after that went unused)."""
 DEFAULT_SETTLE_WAIT_S: Final = 5.0
 """How long a series waits for its version's container that is being checked
 after its last series; far shorter than a start on a loaded machine."""
 
 ContainerKey = tuple[str, str, str, str]
-
-
-@dataclass
-class ReuseCounters:
-    """How the pool served starts (for the benchmark and the log)."""
-
-    reused: int = 0
-    started: int = 0
-    retired_series: int = 0
-    """Replaced after ``series_per_container`` series."""
-    retired_memory: int = 0
-    retired_dead: int = 0
-    """Found dead when handed back or when taken (not charged: between series)."""
-    retired_busy: int = 0
-    """Used more than ``IDLE_CPU_S`` of CPU while kept between series."""
-    stopped: int = 0
-    """Stopped by the series (a fault, an arena-side error) or at the pool's close."""
-    expired: int = 0
-
-
-@dataclass
-class _Idle:
-    bot: RunningBot
-    served: int
-    since: float
-    cpu_s: float | None
-    """Its CPU seconds when it was kept (None if its sandbox cannot say)."""
-    deals: frozenset[str]
-    """Every deal it was dealt."""
-
-    def may_deal(self, deal: str) -> bool:
-        return deal not in self.deals
 
 
 class ReusePool(Sandbox):
@@ -122,6 +91,7 @@ class ReusePool(Sandbox):
         memory_limit_bytes: int | None = None, idle_s: float = DEFAULT_IDLE_S,
         settle_wait_s: float = DEFAULT_SETTLE_WAIT_S,
         clock: Callable[[], float] = time.monotonic, janitor: bool = True,
+        renew: bool = False,
     ) -> None:
         if series_per_container < 1:
             raise ValueError("a container serves at least 1 series")
@@ -132,12 +102,15 @@ class ReusePool(Sandbox):
         self.memory_limit_bytes = memory_limit_bytes
         self.idle_s = idle_s
         self.settle_wait_s = settle_wait_s
+        self.renew = renew
+        self._ahead = 1 if renew else AHEAD_CONTAINERS
         self._now = clock
         self._lock = threading.Lock()
         self._settled = threading.Condition(self._lock)
-        self._idle: dict[ContainerKey, list[_Idle]] = defaultdict(list)
+        self._idle: dict[ContainerKey, list[KeptBot]] = defaultdict(list)
         self._settling: dict[ContainerKey, list[frozenset[str]]] = defaultdict(list)
         """The deals of each container being checked after its series."""
+        self._leased: dict[ContainerKey, int] = defaultdict(int)
         self._closed = False
         self.counters = ReuseCounters()
         self._stopper = ThreadPoolExecutor(max_workers=2, thread_name_prefix="reuse-stop")
@@ -147,14 +120,11 @@ class ReusePool(Sandbox):
                              daemon=True).start()
 
     def prepare(self, bot: BotRef) -> None:
-        """Prepare ``bot`` (build its image); a version with a container kept for it
-        needs no spare started ahead, so only the image is seen to then (the deal
-        is not known here: a mirrored half whose kept containers were all dealt it
-        starts another container on its own path: once per version, and after a
-        container is replaced)."""
+        """Prepare ``bot`` (build its image); a version with a container needs no
+        spare started ahead, so only the image is seen to then."""
         key = _container_key(bot)
         with self._lock:
-            kept = bool(self._idle.get(key)) or bool(self._settling[key])
+            kept = self._containers(key) > 0
         if kept and isinstance(self.inner, WarmPool):
             self.inner.prepare_image(bot)
         else:
@@ -163,12 +133,21 @@ class ReusePool(Sandbox):
     def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
               deal: str = "") -> RunningBot:
         """The version's idle container never dealt ``deal`` if there is one
-        (``reuse``), else a new one."""
+        (``reuse``), else one renewed (with ``renew``), else a new one."""
         reused = self.reuse(bot, series_id=series_id, seat=seat, deal=deal)
         if reused is not None:
             return reused
         key = _container_key(bot)
-        started = self.inner.start(bot, series_id=series_id, seat=seat, deal=deal)
+        renewed = self._renewed(key, deal) if self.renew else None
+        if renewed is not None:
+            return renewed
+        if isinstance(self.inner, WarmPool):
+            with self._lock:
+                ahead = self._containers(key) + 1 < self._ahead
+            started = self.inner.start(bot, series_id=series_id, seat=seat, deal=deal,
+                                       start_spare=ahead)
+        else:
+            started = self.inner.start(bot, series_id=series_id, seat=seat, deal=deal)
         with self._lock:
             self.counters.started += 1
         return self._lease(key, started, 1, _dealt(frozenset(), deal))
@@ -188,7 +167,7 @@ class ReusePool(Sandbox):
                 log.info("an idle container of %s died between series; replaced", bot.name)
                 with self._lock:
                     self.counters.retired_dead += 1
-            elif _busy_while_idle(idle, self._now()):
+            elif busy_while_idle(idle, self._now()):
                 log.info("a kept container of %s computed between series; replaced",
                          bot.name)
                 with self._lock:
@@ -235,11 +214,19 @@ class ReusePool(Sandbox):
         def hand_back(bot: RunningBot, served: int, deals: frozenset[str]) -> None:
             self._release(key, bot, served, deals)
 
-        return Lease(bot, served, deals, hand_back=hand_back, retire=self._retire)
+        def retire(bot: RunningBot) -> None:
+            with self._lock:
+                self._leased[key] -= 1
+            self._retire(bot)
+
+        with self._lock:
+            self._leased[key] += 1
+        return Lease(bot, served, deals, hand_back=hand_back, retire=retire)
 
     def _release(self, key: ContainerKey, bot: RunningBot, served: int,
                  deals: frozenset[str]) -> None:
         with self._lock:
+            self._leased[key] -= 1
             if self._closed:
                 self.counters.stopped += 1
                 keep = False
@@ -264,6 +251,9 @@ class ReusePool(Sandbox):
 
     # -- inside
 
+    def _containers(self, key: ContainerKey) -> int:  # leased, being checked, idle
+        return self._leased[key] + len(self._settling[key]) + len(self._idle.get(key, ()))
+
     def _settle(self, key: ContainerKey, bot: RunningBot, served: int,
                 deals: frozenset[str]) -> None:
         """Check a container handed back; keep it idle for the next series or stop it."""
@@ -276,7 +266,7 @@ class ReusePool(Sandbox):
             with self._lock:
                 self._settling[key].remove(deals)
                 if keep and not self._closed:
-                    self._idle[key].append(_Idle(bot, served, self._now(), cpu, deals))
+                    self._idle[key].append(KeptBot(bot, served, self._now(), cpu, deals))
                     bot_to_stop = None
                 else:
                     bot_to_stop = bot
@@ -304,13 +294,33 @@ class ReusePool(Sandbox):
             return False
         return True
 
-    def _take(self, key: ContainerKey, deal: str) -> _Idle | None:
-        """The idle container of ``key`` kept last that was never dealt ``deal``,
-        waiting for one being checked that was not either."""
+    def _renewed(self, key: ContainerKey, deal: str) -> RunningBot | None:
+        """The version's idle container with a fresh process (nothing of the old one
+        left, so no deal it was dealt), leased to a series dealing ``deal``; None if
+        there is none, or it cannot be renewed (it is stopped then)."""
+        idle = self._take(key, deal, renewing=True)
+        if idle is None:
+            return None
+        if idle.bot.renew():
+            with self._lock:
+                self.counters.renewed += 1
+            return self._lease(key, idle.bot, 1, _dealt(frozenset(), deal))
+        with self._lock:
+            self.counters.not_renewed += 1
+        self._stop_later(idle.bot)
+        return None
+
+    def _take(self, key: ContainerKey, deal: str, *, renewing: bool = False
+              ) -> KeptBot | None:
+        """The idle container of ``key`` kept last that was never dealt ``deal`` (any,
+        when ``renewing`` it), waiting for one being checked that was not either."""
+        def fits(deals: frozenset[str]) -> bool:
+            return renewing or deal not in deals
+
         give_up_at = time.monotonic() + self.settle_wait_s
         with self._lock:
-            while (not any(item.may_deal(deal) for item in self._idle.get(key, ()))
-                   and any(deal not in deals for deals in self._settling[key])
+            while (not any(fits(item.deals) for item in self._idle.get(key, ()))
+                   and any(fits(deals) for deals in self._settling[key])
                    and not self._closed):
                 left = give_up_at - time.monotonic()
                 if left <= 0:
@@ -318,7 +328,7 @@ class ReusePool(Sandbox):
                 self._settled.wait(left)
             idle = self._idle.get(key, [])
             for index in range(len(idle) - 1, -1, -1):
-                if idle[index].may_deal(deal):
+                if fits(idle[index].deals):
                     return idle.pop(index)
             return None
 
@@ -334,7 +344,7 @@ class ReusePool(Sandbox):
 
     def _expire_idle(self) -> None:
         now = self._now()
-        expired: list[_Idle] = []
+        expired: list[KeptBot] = []
         with self._lock:
             for key, items in self._idle.items():
                 expired += [item for item in items if now - item.since >= self.idle_s]
@@ -342,14 +352,6 @@ class ReusePool(Sandbox):
             self.counters.expired += len(expired)
         for item in expired:
             self._stop_later(item.bot)
-
-
-def _busy_while_idle(idle: _Idle, now: float) -> bool:
-    if idle.cpu_s is None:
-        return False
-    used = idle.bot.cpu_seconds()
-    allowed = IDLE_CPU_S + IDLE_CPU_SHARE * max(0.0, now - idle.since)
-    return used is not None and used - idle.cpu_s > allowed
 
 
 def _dealt(deals: frozenset[str], deal: str) -> frozenset[str]:
@@ -365,10 +367,12 @@ def _container_key(bot: BotRef) -> ContainerKey:
     return (bot.name, bot.version, str(folder), digest)
 
 
-def docker_sandbox(series_per_container: int = DEFAULT_SERIES_PER_CONTAINER) -> Sandbox:
+def docker_sandbox(series_per_container: int = DEFAULT_SERIES_PER_CONTAINER, *,
+                   renew: bool = True) -> Sandbox:
     """The registry's ``docker`` backend: a ``ReusePool`` over a warm pool of
-    ``DockerSandbox`` containers, or the warm pool alone (a fresh container per bot
-    per series) for ``series_per_container=1``."""
+    ``DockerSandbox`` containers, renewing a kept container where a series needs a
+    fresh process (``renew=False``: starting another), or the warm pool alone (a
+    fresh container per bot per series) for ``series_per_container=1``."""
     from arena.sandbox.warm import warm_docker_sandbox
 
     warm = warm_docker_sandbox()
@@ -376,4 +380,5 @@ def docker_sandbox(series_per_container: int = DEFAULT_SERIES_PER_CONTAINER) -> 
         return warm
     config = getattr(warm.inner, "config", None)
     return ReusePool(warm, series_per_container=series_per_container,
-                     memory_limit_bytes=getattr(config, "reuse_memory_bytes", None))
+                     memory_limit_bytes=getattr(config, "reuse_memory_bytes", None),
+                     renew=renew)

@@ -15,11 +15,18 @@ class SandboxTally:
 
     container_starts: int = 0
     container_reuses: int = 0
+    container_renewals: int = 0
+    """Containers restarted for a fresh bot process (``RunningBot.renew``): with
+    ``container_starts``, every bot process started."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def started(self) -> None:
         with self._lock:
             self.container_starts += 1
+
+    def renewed(self) -> None:
+        with self._lock:
+            self.container_renewals += 1
 
     def reused(self) -> None:
         with self._lock:

@@ -113,6 +113,10 @@ class WarmPool(Sandbox):
         self._spare_done = threading.Condition(self._lock)  # a spare came up or failed
         self._spares: dict[VersionKey, list[_Spare]] = defaultdict(list)
         self._starting: dict[VersionKey, int] = defaultdict(int)
+        self._queued: dict[VersionKey, int] = defaultdict(int)
+        """Spares of ``_starting`` waiting for a starter thread."""
+        self._unwanted: dict[VersionKey, int] = defaultdict(int)
+        """Queued spares the version no longer needs."""
         self._closed = False
         self.counters = PoolCounters()
         self._starter = ThreadPoolExecutor(max_workers=2, thread_name_prefix="warm-pool")
@@ -144,21 +148,25 @@ class WarmPool(Sandbox):
         self.inner.prepare(bot)
 
     def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
-              deal: str = "") -> RunningBot:
+              deal: str = "", start_spare: bool = True) -> RunningBot:
         """A spare of ``bot``'s version if one is up (never dealt anything), else a
         bot started now; either way a spare of the version is started for its next
-        series."""
+        series, unless ``start_spare`` is False (the caller keeps bots for it:
+        ``arena.sandbox.reuse``)."""
         key = _version_key(bot)
         self._expire_idle()
         taken = self._take(key)
         if taken is None:
             with self._lock:
                 self.counters.cold += 1
+                if not start_spare:  # the one queued for this series came too late
+                    self._unwanted[key] = self._queued[key]
             try:
                 taken = self.inner.start(bot, series_id=series_id, seat=seat, deal=deal)
             finally:  # the series' own start first: it is the one waited for
-                self._refill(key, bot)
-        else:
+                if start_spare:
+                    self._refill(key, bot)
+        elif start_spare:
             self._refill(key, bot)
         return _PooledBot(taken, self._reaper)
 
@@ -218,14 +226,23 @@ class WarmPool(Sandbox):
                         or idle + starting >= self.total):
                     return
                 self._starting[key] += 1
+                self._queued[key] += 1
             try:
                 self._starter.submit(self._start_spare, key, bot)
             except RuntimeError:  # closed meanwhile
                 with self._lock:
                     self._starting[key] -= 1
+                    self._queued[key] -= 1
                 return
 
     def _start_spare(self, key: VersionKey, bot: BotRef) -> None:
+        with self._lock:
+            self._queued[key] -= 1
+            if self._unwanted[key] > 0:
+                self._unwanted[key] -= 1
+                self._starting[key] -= 1
+                self._spare_done.notify_all()
+                return
         spare: RunningBot | None = None
         admitted = self.admission.try_acquire()  # playing bots first (arena.sandbox.admission)
         try:
@@ -306,6 +323,9 @@ class _PooledBot(RunningBot):
 
     def memory_bytes(self) -> int | None:
         return self._bot.memory_bytes()
+
+    def renew(self) -> bool:
+        return self._stopping is None and self._bot.renew()
 
     def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
         self._stopped()

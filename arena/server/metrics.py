@@ -100,6 +100,9 @@ class _ArenaCollector(Collector):
         yield CounterMetricFamily("arena_container_reuses", "Series served by a kept "
                                   "container instead of a new one.",
                                   value=self._tally.container_reuses)
+        yield CounterMetricFamily("arena_container_renewals", "Kept containers restarted "
+                                  "for a fresh bot process.",
+                                  value=self._tally.container_renewals)
 
 
 class ArenaMetrics:

@@ -3,8 +3,9 @@ clean serves its version's next series (its series number counts up); a stopped 
 (a fault) never does; a container is replaced after N series, above the memory
 threshold, when found dead, when idle too long and when the pool closes; never
 across versions or code; a reused bot takes no start slot; ``run_series`` hands back
-only the seats that were not at fault. Waits for the pool's threads poll with a
-bound."""
+only the seats that were not at fault; spares are started ahead only until a
+version has two containers (one per half of a duplicate pair). Waits for the pool's
+threads poll with a bound."""
 
 from __future__ import annotations
 
@@ -283,3 +284,32 @@ def test_a_bot_that_computes_between_series_is_replaced(tmp_path: Path, pool: Re
     third = pool.start(alpha, series_id="3", seat=0)
     assert inner_of(third) is not inner_of(first) and pool.counters.retired_busy == 1
     wait_until(inner_of(first).stopped.is_set, what="the busy container stopped")
+
+
+def test_spares_stop_at_one_container_per_half_of_a_duplicate_pair(tmp_path: Path) -> None:
+    from arena.sandbox.admission import Admission
+    from arena.sandbox.warm import WarmPool
+
+    alpha, beta = bots(tmp_path, "alpha", "beta")
+    inner = FakeSandbox()
+    warm = WarmPool(inner, per_version=1, janitor=False, admission=Admission(8))
+    pool = ReusePool(warm, janitor=False)
+    try:
+        pool.prepare(alpha)  # nothing kept: the first series' spare
+        wait_until(lambda: warm.spares() == 1, what="alpha's first spare")
+        first = pool.start(alpha, series_id="1", seat=0, deal="d1")
+        wait_until(lambda: warm.spares() == 1, what="a spare for the pair's other half")
+        twin = pool.start(alpha, series_id="2", seat=1, deal="d1")  # alpha's second container
+        for lease in (first, twin):
+            lease.release()
+        settled(pool, 2)
+        for series, deal in (("3", "d2"), ("4", "d2"), ("5", "d3")):
+            lease = pool.start(alpha, series_id=series, seat=0, deal=deal)
+            lease.release()
+            settled(pool, 2)
+        pool.start(beta, series_id="6", seat=1)  # another version: its own spare
+    finally:
+        pool.close()  # waits for every spare being started
+    assert [bot.bot for bot in inner.started] == ["alpha", "alpha", "beta", "beta"]
+    assert pool.counters.reused == 3
+    assert warm.counters.warm == 2 and warm.counters.cold == 1

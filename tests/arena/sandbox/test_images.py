@@ -87,16 +87,18 @@ def test_stage_ignores_a_bots_own_hollywood_dir(tmp_path: Path) -> None:
 @pytest.mark.docker
 def test_build_is_cached_by_content(tmp_path: Path, docker_client: Any, base_image: str) -> None:
     folder = tiny_bot(tmp_path)
+    waits: list[str] = []  # the wait for an idle core (DockerSandbox.prepare): builds only
     first = build_bot_image(folder, client=docker_client, base_image=base_image,
-                            log_dir=tmp_path / "logs")
+                            log_dir=tmp_path / "logs", before_build=lambda: waits.append("1"))
     again = build_bot_image(folder, client=docker_client, base_image=base_image,
-                            log_dir=tmp_path / "logs")
+                            log_dir=tmp_path / "logs", before_build=lambda: waits.append("2"))
     assert first.built and not again.built
     assert (again.tag, again.image_id) == (first.tag, first.image_id)
     (folder / "bot.toml").write_text((folder / "bot.toml").read_text() + "# changed\n")
     changed = build_bot_image(folder, client=docker_client, base_image=base_image,
-                              log_dir=tmp_path / "logs")
+                              log_dir=tmp_path / "logs", before_build=lambda: waits.append("3"))
     assert changed.built and changed.tag != first.tag
+    assert waits == ["1", "3"]
     image = docker_client.images.get(changed.tag)
     assert image.labels["hollywood.bot.content-hash"] == changed.content_hash
     with pytest.raises(docker.errors.ImageNotFound):  # the superseded image was dropped

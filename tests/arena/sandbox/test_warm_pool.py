@@ -246,3 +246,26 @@ def test_preparing_a_version_tops_its_spares_up_to_the_bound(tmp_path: Path) -> 
     poll(lambda: pool.spares() == 2, "alpha topped up again")
     assert len(inner.started) == 4 and pool.counters.cold == 0
     pool.close()
+
+
+def test_a_spare_still_queued_is_dropped_when_its_series_started_without_it(
+        tmp_path: Path) -> None:
+    """A series that started its bot itself (its spare not up in time) and asks for no
+    spare after it (``start_spare=False``: the reuse pool keeps its containers) drops
+    the spare still waiting for a starter: it would only be stopped unused."""
+    beta, gamma, alpha = bots(tmp_path, "beta", "gamma", "alpha")
+    inner = FakeSandbox()
+    inner.spares_may_start.clear()  # beta's and gamma's spares hold both starter threads
+    pool = WarmPool(inner, per_version=1, spare_wait_s=0.0, janitor=False,
+                    admission=Admission(8))
+    try:
+        pool.prepare(beta)
+        pool.prepare(gamma)
+        pool.prepare(alpha)  # queued behind them
+        pool.start(alpha, series_id="1", seat=0, start_spare=False)  # cold: no wait
+        inner.spares_may_start.set()
+    finally:
+        pool.close()  # waits for the starters
+    started = [(bot.bot, bot.series_id) for bot in inner.started]
+    assert sorted(started) == [("alpha", "1"), ("beta", WARM_SERIES_ID),
+                               ("gamma", WARM_SERIES_ID)]

@@ -21,6 +21,7 @@ from arena.cli import main as arena
 from arena.cli.client import ArenaClient
 from arena.core.faults import BotFault, FaultKind
 from arena.core.series import SeriesOutcome, SeriesSpec, outcome_of
+from arena.sandbox.tally import TALLY
 from arena.server.app import RunningServer, start_server
 from engine.series import Series
 from tests.helpers.arena_helpers import make_bot_folder, upload_folder
@@ -188,3 +189,17 @@ def test_a_taken_metrics_port_is_a_clear_error(tmp_path: Path,
         assert "argument --metrics: 'nowhere' is not HOST:PORT" in capsys.readouterr().err
     finally:
         holder.stop(grace=None)
+
+
+def test_the_sandboxes_starts_reuses_and_renewals_are_counted(
+        served: tuple[RunningServer, StallingRunner]) -> None:
+    running, _ = served
+    names = ("arena_container_starts_total", "arena_container_reuses_total",
+             "arena_container_renewals_total")
+    before = scrape(running)
+    TALLY.started()
+    TALLY.reused()
+    TALLY.renewed()
+    TALLY.renewed()
+    after = scrape(running)
+    assert [after[(name, ())] - before[(name, ())] for name in names] == [1, 1, 2]
