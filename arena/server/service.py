@@ -238,7 +238,7 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
         first_round = season_format.first_round(ids, deal_key or config.seed)
         season = self.storage.create_season(
             name=request.name.strip(), config=config.to_dict(),
-            profile=config.profile().to_dict(), bot_ids=ids,
+            profile=config.profile(), bot_ids=ids,
             plan=[pairing.as_row() for pairing in first_round], deal_key=deal_key,
         )
         season_created(season)
@@ -386,7 +386,7 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
                 series=series_message(planned, result, revealed=revealed))
             if result is None or not revealed:  # the log holds the seed and every deal
                 season = self.storage.get_season(planned.season_id)
-                response.profile_json = json.dumps(season.profile, sort_keys=True)
+                response.profile_json = json.dumps(season.profile.to_dict(), sort_keys=True)
                 return response
             events, profile = self.storage.result_log(series_id)
             response.profile_json = json.dumps(profile, sort_keys=True)

@@ -6,7 +6,10 @@ of the arena outside ``arena/storage/`` (and ``arena/core/settings.py``, which
 defines the reader) that parses a stored configuration again: calling
 ``from_stored`` or the old ``SeasonConfig.from_dict``, reading the
 ``config_json`` column, or indexing a configuration as a dict
-(``season.config["format"]``, ``config.get("seed")``)."""
+(``season.config["format"]``, ``config.get("seed")``). The same holds for a season's
+rule profile: storage builds the typed ``Profile`` (``season_profile``), and no module
+outside it rebuilds one from a season's profile (``Profile.from_dict(season.profile)``),
+reads the ``profile_json`` column of a row, or indexes a profile as a dict."""
 
 from __future__ import annotations
 
@@ -19,7 +22,9 @@ from tests.helpers.arena_helpers import REPO_ROOT
 READERS: Final = ("arena/storage/", "arena/core/settings.py")
 PARSING: Final = re.compile(
     r"\bfrom_stored\(|SeasonConfig\.from_dict\(|\bconfig_json\b"
-    r"|\bconfig\[\s*[\"']|\bconfig\.get\(")
+    r"|\bconfig\[\s*[\"']|\bconfig\.get\("
+    r"|\bfrom_dict\(\s*[\w.]*\bprofile\s*\)|\[\s*[\"']profile_json[\"']\s*\]"
+    r"|\.profile\[\s*[\"']|\.profile\.get\(")
 
 
 def stored_config_parsing(repo_root: Path) -> list[str]:
@@ -49,10 +54,24 @@ def test_the_scan_finds_a_planted_parse(tmp_path: Path) -> None:
         "def name(season):\n"
         "    return season.config['format']\n"
         "def seed(stored):\n"
-        "    return SeasonConfig.from_stored(stored).seed\n", encoding="utf-8")
+        "    return SeasonConfig.from_stored(stored).seed\n"
+        "def profile(season):\n"
+        "    return Profile.from_dict(season.profile)\n"
+        "def rules(row):\n"
+        "    return json.loads(row['profile_json'])\n"
+        "def target(season):\n"
+        "    return season.profile['game_target']\n"
+        "def bonus(season):\n"
+        "    return season.profile.get('gin_bonus')\n"
+        "def replayed(start):\n"
+        "    return Profile.from_dict(start['profile'])\n"
+        "def told(message):\n"
+        "    return json.dumps(message.profile_json)\n", encoding="utf-8")
     allowed = tmp_path / "arena" / "storage" / "store.py"
     allowed.parent.mkdir(parents=True)
-    allowed.write_text("config = SeasonConfig.from_stored(json.loads(row['config_json']))\n",
-                       encoding="utf-8")
+    allowed.write_text("config = SeasonConfig.from_stored(json.loads(row['config_json']))\n"
+                       "profile = season_profile(row['profile_json'])\n", encoding="utf-8")
+    # An event log's profile (``start['profile']``) and the protocol's field are no
+    # season's stored profile: lines 16 and 18 are left alone.
     assert [line.split(":", 2)[1] for line in stored_config_parsing(tmp_path)] == [
-        "2", "4", "6"]
+        "2", "4", "6", "8", "10", "12", "14"]
