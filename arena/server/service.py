@@ -357,12 +357,12 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
     ) -> arena_pb2.ListSeriesResponse:
         def body() -> arena_pb2.ListSeriesResponse:
             season_id = self._season_id(request.season_id)
-            self.storage.get_season(season_id)
+            season = self.storage.get_season(season_id)
             pages.check_page_size(request.page_size)
             first = pages.parse_series_token(request.page_token) if request.page_token else 0
             size = request.page_size or None
             # One row more than the page: whether there is a next page.
-            rows = self.storage.series_page(season_id, first, None if size is None else size + 1)
+            rows = season.plan.page(first, None if size is None else size + 1)
             sealed = sealed_series(self.storage, season_id)
             response = arena_pb2.ListSeriesResponse(series=[
                 series_message(planned, result, revealed=planned.series_id not in sealed)

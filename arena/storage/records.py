@@ -118,6 +118,9 @@ class PlanReader(Protocol):
 
     def pending_series(self, season_id: int) -> list[PlannedSeries]: ...
 
+    def series_page(self, season_id: int, first_index: int = 0, limit: int | None = None
+                    ) -> list[tuple[PlannedSeries, SeriesRecord | None]]: ...
+
 
 @dataclass(frozen=True)
 class SeasonPlan:
@@ -136,6 +139,12 @@ class SeasonPlan:
     def pending(self) -> list[PlannedSeries]:
         """The planned series without a stored result, in plan order."""
         return self.reader.pending_series(self.season_id)
+
+    def page(self, first_index: int = 0, limit: int | None = None
+             ) -> list[tuple[PlannedSeries, SeriesRecord | None]]:
+        """The planned series from plan index ``first_index`` on (at most ``limit``),
+        each with its stored result (None while unplayed)."""
+        return self.reader.series_page(self.season_id, first_index, limit)
 
 
 @dataclass(frozen=True)

@@ -87,3 +87,6 @@ def test_the_plan_is_read_when_asked_and_as_stored_then(tmp_path: Path) -> None:
     assert [p.series_id for p in season.plan.series()] == [
         f"{season_id}-0", f"{season_id}-1", f"{season_id}-2"]
     assert [p.series_id for p in season.plan.pending()] == [f"{season_id}-1", f"{season_id}-2"]
+    assert [(p.series_id, None if r is None else r.winner) for p, r in season.plan.page()] == [
+        (f"{season_id}-0", 0), (f"{season_id}-1", None), (f"{season_id}-2", None)]
+    assert [p.series_id for p, _ in season.plan.page(1, 1)] == [f"{season_id}-1"]
