@@ -189,9 +189,13 @@ def play_window(storage: Storage, season_id: int, window: int) -> tuple[float, f
     stored: list[tuple[float, float]] = []
 
     def follow() -> None:
-        while len(stored) <= window and not cancel.is_set():
+        while len(stored) <= window:
             event: SeasonEvent | None = subscription.get(0.1)
-            if event is not None and event.kind == "series_finished":
+            if event is None:
+                if cancel.is_set():
+                    break  # the season ended, and every event it published was read
+                continue
+            if event.kind == "series_finished":
                 stored.append((time.perf_counter(), time.process_time()))
         cancel.set()
 
