@@ -134,7 +134,7 @@ def _open(storage: Storage, ladder_id: int, config: SeasonConfig, gate: LadderGa
     first = gate.first_pair(bot_id, predecessor, deal_key or match.seed)
     return open_gate(storage, ladder_id, bot_id, predecessor, GateMatch(
         name=f"gate {bot_id} vs {predecessor} (ladder {ladder_id})", config=match.to_dict(),
-        profile=match.profile().to_dict(), plan=[p.as_row() for p in first],
+        profile=match.profile(), plan=[p.as_row() for p in first],
         deal_key=deal_key))
 
 

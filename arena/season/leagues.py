@@ -127,7 +127,7 @@ def draft_season(league_name: str, plan: LeaguePlan, round_number: int, division
     deal_key = None if config.seed else new_deal_key()
     return SeasonDraft(
         name=f"{league_name}: round {round_number}, division {division}",
-        config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=tuple(ids),
+        config=config.to_dict(), profile=config.profile(), bot_ids=tuple(ids),
         plan=tuple(pairing.as_row()
                    for pairing in season_format.first_round(ids, deal_key or config.seed)),
         deal_key=deal_key)

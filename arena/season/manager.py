@@ -71,10 +71,10 @@ class SeasonManager:
         # image) is made here, off the RPC thread; if it cannot be made the season
         # fails with why.
         try:
-            config = self.storage.get_season(season_id).config
-            executor = self.executor_factory(config)
+            season = self.storage.get_season(season_id)
+            executor = self.executor_factory(season.config)
             try:
-                start_first_series(self.storage, season_id, executor)
+                start_first_series(self.storage, season, executor)
                 status = SeasonRunner(self.storage, season_id, executor, hub=self.hub,
                                       cancel=cancel, board=self.board,
                                       gate_matches=GateMatches(self.start, self.cancel)).run()

@@ -61,7 +61,6 @@ from arena.storage import (
     record_void,
     vetted_code,
 )
-from engine.profiles import Profile
 
 log = logging.getLogger(__name__)
 
@@ -111,8 +110,9 @@ class SeasonRunner:
         season = storage.get_season(season_id)
         self.config = season.config
         self.deal_key = deal_key(storage, season_id, self.config.seed)  # never shown
-        self.profile = Profile.from_dict(season.profile)
+        self.profile = season.profile
         self.profile_dict = self.profile.to_dict()
+        self.plan = season.plan
         self.bot_ids = season.bot_ids
         self.format = season_format or format_for(self.config.format, self.config)
         self.board = board
@@ -141,7 +141,7 @@ class SeasonRunner:
         self._set_status(SeasonStatus.RUNNING)
         complete = False
         while not complete and not self._stopping():
-            pending = self.storage.pending_series(self.season_id)
+            pending = self.plan.pending()
             if pending:
                 self._play(pending)
                 continue
@@ -204,7 +204,7 @@ class SeasonRunner:
 
     def _is_complete(self) -> bool:
         """Whether a stopped season has nothing left: no pending series, no next round."""
-        if self.storage.pending_series(self.season_id):
+        if self.plan.pending():
             return False
         if isinstance(self.format, PlannedUpFront):
             return True

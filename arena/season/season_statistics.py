@@ -32,7 +32,7 @@ from arena.season.formats import (
 from arena.season.progress import Pace, Progress
 from arena.season.standings import Standings
 from arena.season.statistics.bradley_terry import BradleyTerryFit, PairResult, fit
-from arena.storage import PlannedSeries, SeasonRecord, SeriesRecord
+from arena.storage import SeasonRecord, SeriesRecord
 
 
 @dataclass
@@ -77,12 +77,12 @@ def rating_fit(bot_ids: Sequence[str], results: Sequence[SeriesRecord]) -> Bradl
                          for r in results))
 
 
-def season_statistics(season: SeasonRecord, planned: Sequence[PlannedSeries],
-                      results: Sequence[SeriesRecord], standings: Standings,
+def season_statistics(season: SeasonRecord, results: Sequence[SeriesRecord],
+                      standings: Standings,
                       *, rating: BradleyTerryFit | None = None,
                       pace: Pace | None = None) -> SeasonStatistics:
     """The statistics of ``season`` (see the module docstring) over ``results`` in
-    storage order, with its ``planned`` series when its format reads them
+    storage order, with its plan (``season.plan``) read when its format reads it
     (``Format.reads_plan``); ``rating``: a Bradley-Terry fit to use instead of
     fitting ``results`` (``statistics_live`` refits only when the results have
     grown); ``pace``: one that has counted at least ``results`` (``statistics_live``
@@ -98,6 +98,7 @@ def season_statistics(season: SeasonRecord, planned: Sequence[PlannedSeries],
     except ConfigError:
         season_format = None  # a season of a newer arena: its standings still show
     if season_format is not None:
+        planned = season.plan.series() if season_format.reads_plan else []
         extras = season_format.standings(SeasonView(
             bots, season.config.seed, planned, results,
             rounds_of(results, planned),

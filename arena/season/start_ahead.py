@@ -18,17 +18,17 @@ from dataclasses import replace
 
 from arena.core.series import BotRef
 from arena.execution import Executor, StartsAhead
-from arena.storage import Storage, vetted_code
+from arena.storage import SeasonRecord, Storage, vetted_code
 
 log = logging.getLogger(__name__)
 
 
-def start_first_series(storage: Storage, season_id: int, executor: Executor) -> list[str]:
+def start_first_series(storage: Storage, season: SeasonRecord, executor: Executor) -> list[str]:
     """Hand the bots of the season's first pending series to ``executor`` to start
     ahead; returns their ids (none for an executor that cannot)."""
     if not isinstance(executor, StartsAhead):
         return []
-    first = storage.pending_series(season_id)[:executor.capacity]
+    first = season.plan.pending()[:executor.capacity]
     bot_ids = list(dict.fromkeys(bot for planned in first
                                  for bot in (planned.seat0_bot, planned.seat1_bot)))
     bots: list[BotRef] = []
@@ -37,7 +37,7 @@ def start_first_series(storage: Storage, season_id: int, executor: Executor) -> 
             folder, vetted = vetted_code(storage, bot_id)
             bots.append(replace(BotRef.from_folder(folder), vetted_hash=vetted))
         except Exception as error:  # its series meets it (UnvettedCodeError, a manifest)
-            log.info("season %d: %s not started ahead: %s", season_id, bot_id, error)
+            log.info("season %d: %s not started ahead: %s", season.id, bot_id, error)
     if bots:
         executor.start_ahead(bots)
     return [f"{bot.name}@{bot.version}" for bot in bots]

@@ -34,7 +34,6 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from arena.season.formats import reads_plan
 from arena.season.progress import Pace
 from arena.season.season_statistics import SeasonStatistics, rating_fit, season_statistics
 from arena.season.standings_live import StandingsSnapshot
@@ -95,10 +94,7 @@ class LiveStatistics:
                 if len(results) >= inputs.rated:  # an older table never replaces a newer fit
                     inputs.rating, inputs.rated = rating, len(results)
                     inputs.fitted_at = self.clock()
-        planned = (self.storage.planned_series(season.id) if reads_plan(season.config)
-                   else [])
-        return season_statistics(season, planned, results, snapshot.standings, rating=rating,
-                                 pace=pace)
+        return season_statistics(season, results, snapshot.standings, rating=rating, pace=pace)
 
     def results(self, season_id: int, sequence: int) -> list[SeriesRecord]:
         """The first ``sequence`` stored results of a season, as read for its

@@ -130,7 +130,7 @@ class ChallengesMixin:
         return create_challenge(
             self.storage, author=caller.author, challenger=challenger, opponent=opponent,
             series=series, series_per_hour=rules.series_per_hour, now=self.challenge_clock(),
-            config=config.to_dict(), profile=config.profile().to_dict(), plan=plan,
+            config=config.to_dict(), profile=config.profile(), plan=plan,
             deal_key=deal_key)
 
     def ListChallenges(self, request: arena_pb2.ListChallengesRequest,

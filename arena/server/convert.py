@@ -85,7 +85,7 @@ def season_message(season: SeasonRecord) -> arena_pb2.Season:
     return arena_pb2.Season(
         id=season.id, name=season.name,
         config=config_message(season.config),
-        profile_json=json.dumps(season.profile, sort_keys=True),
+        profile_json=json.dumps(season.profile.to_dict(), sort_keys=True),
         bot_ids=list(season.bot_ids), status=STATUS_TO_PROTO[season.status],
         series_total=season.series_total, series_done=season.series_done,
         series_voided=season.series_voided,

@@ -238,7 +238,7 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
         first_round = season_format.first_round(ids, deal_key or config.seed)
         season = self.storage.create_season(
             name=request.name.strip(), config=config.to_dict(),
-            profile=config.profile().to_dict(), bot_ids=ids,
+            profile=config.profile(), bot_ids=ids,
             plan=[pairing.as_row() for pairing in first_round], deal_key=deal_key,
         )
         season_created(season)
@@ -356,12 +356,12 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
     ) -> arena_pb2.ListSeriesResponse:
         def body() -> arena_pb2.ListSeriesResponse:
             season_id = self._season_id(request.season_id)
-            self.storage.get_season(season_id)
+            season = self.storage.get_season(season_id)
             pages.check_page_size(request.page_size)
             first = pages.parse_series_token(request.page_token) if request.page_token else 0
             size = request.page_size or None
             # One row more than the page: whether there is a next page.
-            rows = self.storage.series_page(season_id, first, None if size is None else size + 1)
+            rows = season.plan.page(first, None if size is None else size + 1)
             sealed = sealed_series(self.storage, season_id)
             response = arena_pb2.ListSeriesResponse(series=[
                 series_message(planned, result, revealed=planned.series_id not in sealed)
@@ -385,7 +385,7 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
                 series=series_message(planned, result, revealed=revealed))
             if result is None or not revealed:  # the log holds the seed and every deal
                 season = self.storage.get_season(planned.season_id)
-                response.profile_json = json.dumps(season.profile, sort_keys=True)
+                response.profile_json = json.dumps(season.profile.to_dict(), sort_keys=True)
                 return response
             events, profile = self.storage.result_log(series_id)
             response.profile_json = json.dumps(profile, sort_keys=True)

@@ -19,6 +19,7 @@ from typing import Any, Final
 from arena.core.status import SeasonStatus
 from arena.storage.season_rows import insert_season
 from arena.storage.store import Storage
+from engine.profiles import Profile
 
 QUOTA_WINDOW: Final = timedelta(hours=1)
 CHALLENGES_PER_PAGE: Final = 200
@@ -79,7 +80,7 @@ def _stamp(moment: datetime) -> str:
 
 def create_challenge(
     storage: Storage, *, author: str, challenger: str, opponent: str, series: int,
-    series_per_hour: int, now: datetime, config: dict[str, Any], profile: dict[str, Any],
+    series_per_hour: int, now: datetime, config: dict[str, Any], profile: Profile,
     plan: Sequence[tuple[int, bool, str, str]], deal_key: int | None = None,
 ) -> int:
     """Store a challenge's season (not started, dealt from the secret ``deal_key``

@@ -19,6 +19,7 @@ from typing import Any, Final
 from arena.storage.records import NotFoundError, utc_now
 from arena.storage.season_rows import insert_season
 from arena.storage.store import Storage
+from engine.profiles import Profile
 
 GATE_PENDING: Final = "pending"
 """The status of a gate whose match is not decided yet."""
@@ -75,7 +76,7 @@ class GateMatch:
 
     name: str
     config: dict[str, Any]
-    profile: dict[str, Any]
+    profile: Profile
     plan: Sequence[tuple[int, bool, str, str]]
     deal_key: int | None = None
     """The secret its plan was dealt from (None: its configuration's public seed)."""

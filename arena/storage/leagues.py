@@ -28,6 +28,7 @@ from arena.core.text import safe_text
 from arena.storage.records import NotFoundError, season_config, utc_now
 from arena.storage.season_rows import insert_season
 from arena.storage.store import Storage
+from engine.profiles import Profile
 
 MAX_LEAGUE_NAME_CHARS: Final = 200
 
@@ -71,7 +72,7 @@ class SeasonDraft:
 
     name: str
     config: dict[str, Any]
-    profile: dict[str, Any]
+    profile: Profile
     bot_ids: tuple[str, ...]
     plan: tuple[tuple[int, bool, str, str], ...]
     deal_key: int | None = None

@@ -5,10 +5,10 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 import orjson
 
@@ -17,6 +17,7 @@ from arena.core.series import SeriesOutcome
 from arena.core.settings import SeasonConfig, all_settings
 from arena.core.status import SeasonStatus
 from engine.commitment import seed_commitment
+from engine.profiles import FRIENDLY, PROFILES, Profile
 from engine.series import SeriesResult
 
 
@@ -93,15 +94,69 @@ def _parsed_config(stored_json: str, _settings_known: int) -> SeasonConfig:
     return SeasonConfig.from_stored(json.loads(stored_json))
 
 
+def season_profile(stored_json: str) -> Profile:
+    """The typed rule profile of a season stored as ``stored_json``: the one place a
+    stored profile is read. The arena stores every field (``Profile.to_dict``); a
+    field missing from an older or hand-made row is the named built-in profile's
+    (friendly's when the name is none of them), as ``SeasonConfig.profile`` fills it."""
+    return _parsed_profile(stored_json)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed_profile(stored_json: str) -> Profile:
+    stored = json.loads(stored_json)
+    if not isinstance(stored, dict):
+        return Profile.from_dict(stored)  # ProfileError: names what is stored instead
+    base = PROFILES.get(str(stored.get("name", "")), FRIENDLY)
+    return Profile.from_dict({**base.to_dict(), **stored})
+
+
+class PlanReader(Protocol):
+    """Where a season's plan is read from (``Storage``)."""
+
+    def planned_series(self, season_id: int) -> list[PlannedSeries]: ...
+
+    def pending_series(self, season_id: int) -> list[PlannedSeries]: ...
+
+    def series_page(self, season_id: int, first_index: int = 0, limit: int | None = None
+                    ) -> list[tuple[PlannedSeries, SeriesRecord | None]]: ...
+
+
+@dataclass(frozen=True)
+class SeasonPlan:
+    """A season's planned series, read from storage when asked and as stored at that
+    moment (a format may plan round after round while the season plays). Not read
+    with the season: a 1,000-bot round robin plans 999,000 series, and most readers
+    of a season never look at them."""
+
+    season_id: int
+    reader: PlanReader
+
+    def series(self) -> list[PlannedSeries]:
+        """Every planned series, in plan order."""
+        return self.reader.planned_series(self.season_id)
+
+    def pending(self) -> list[PlannedSeries]:
+        """The planned series without a stored result, in plan order."""
+        return self.reader.pending_series(self.season_id)
+
+    def page(self, first_index: int = 0, limit: int | None = None
+             ) -> list[tuple[PlannedSeries, SeriesRecord | None]]:
+        """The planned series from plan index ``first_index`` on (at most ``limit``),
+        each with its stored result (None while unplayed)."""
+        return self.reader.series_page(self.season_id, first_index, limit)
+
+
 @dataclass(frozen=True)
 class SeasonRecord:
-    """A season as stored, its configuration typed (built once, by storage, from the
-    stored form: ``SeasonConfig.from_stored``)."""
+    """A season as stored, typed (built once, by storage, from the stored form: its
+    configuration by ``season_config``, its profile by ``season_profile``), its plan
+    read when asked (``plan``)."""
 
     id: int
     name: str
     config: SeasonConfig
-    profile: dict[str, Any]
+    profile: Profile
     bot_ids: tuple[str, ...]
     status: SeasonStatus
     error: str
@@ -109,6 +164,7 @@ class SeasonRecord:
     updated_at: str
     series_total: int
     series_done: int
+    plan: SeasonPlan = field(compare=False, repr=False)
     series_voided: int = 0
     """Times a series was voided for arena overload (played again; not a result)."""
     outcomes_refused: int = 0

@@ -15,13 +15,14 @@ from arena.core.text import safe_text
 from arena.storage.records import utc_now
 from arena.storage.schema import PLANNED_COLUMNS
 from engine.commitment import new_nonces
+from engine.profiles import Profile
 
 MAX_NAME_CHARS: Final = 200
 """A stored name (a season's, an author's) keeps this many characters."""
 
 
 def insert_season(
-    db: sqlite3.Connection, *, name: str, config: dict[str, Any], profile: dict[str, Any],
+    db: sqlite3.Connection, *, name: str, config: dict[str, Any], profile: Profile,
     bot_ids: Sequence[str], plan: Sequence[tuple[int, bool, str, str]],
     deal_key: int | None = None,
 ) -> int:
@@ -34,7 +35,7 @@ def insert_season(
     cursor = db.execute(
         "INSERT INTO seasons (name, config_json, profile_json, status, created_at, "
         "updated_at) VALUES (?,?,?,?,?,?)",
-        ("", json.dumps(config), json.dumps(profile), SeasonStatus.CREATED, now, now),
+        ("", json.dumps(config), json.dumps(profile.to_dict()), SeasonStatus.CREATED, now, now),
     )
     season_id = int(cursor.lastrowid or 0)
     db.execute("UPDATE seasons SET name=? WHERE id=?",

@@ -34,6 +34,7 @@ from arena.storage.records import (
     ConflictError,
     NotFoundError,
     PlannedSeries,
+    SeasonPlan,
     SeasonRecord,
     SeriesRecord,
     bot_from_row,
@@ -41,11 +42,13 @@ from arena.storage.records import (
     result_from_row,
     result_values,
     season_config,
+    season_profile,
     utc_now,
 )
 from arena.storage.schema import PLANNED_COLUMNS, RESULT_COLUMNS, RESULT_COLUMNS_OF_R
 from arena.storage.season_rows import MAX_NAME_CHARS, insert_round, insert_season
 from arena.storage.seat_log_rows import encode_seat_logs, insert_seat_logs
+from engine.profiles import Profile
 
 # Free texts from bot authors, operators and exceptions are neutralised and bounded
 # before they are stored (arena.core.text).
@@ -174,7 +177,7 @@ class Storage:
         *,
         name: str,
         config: dict[str, Any],
-        profile: dict[str, Any],
+        profile: Profile,
         bot_ids: Sequence[str],
         plan: Sequence[tuple[int, bool, str, str]],
         deal_key: int | None = None,
@@ -255,10 +258,11 @@ class Storage:
         return SeasonRecord(
             id=season_id, name=row["name"],
             config=season_config(row["config_json"]),
-            profile=json.loads(row["profile_json"]), bot_ids=bots,
+            profile=season_profile(row["profile_json"]), bot_ids=bots,
             status=SeasonStatus(row["status"]), outcomes_refused=int(row["outcomes_refused"]),
             error=row["error"], created_at=row["created_at"], updated_at=row["updated_at"],
             series_total=int(total), series_done=int(done), series_voided=int(voided),
+            plan=SeasonPlan(season_id, self),
         )
 
     # ------------------------------------------------------------ series

@@ -48,7 +48,6 @@ class BrowsePages:
                        Pager(query_page(request))),
                    lambda page: self.html("author.html", page=page)),
             *twins("/seasons/{season_id:arena_id}/sprt",
-                   lambda request: sprt_page(self.storage, self.readings,
-                                             request.path_params["season_id"]),
+                   lambda request: sprt_page(self.readings, request.path_params["season_id"]),
                    lambda page: self.html("sprt.html", page=page, chart=self.chart(page))),
         ]

@@ -37,7 +37,7 @@ def series_start(storage: Storage, series_id: str) -> tuple[int, Profile, int, b
     seed, profile, hand cap and seat order (``NotFoundError`` for an unknown id)."""
     planned = storage.get_planned(series_id)
     season = storage.get_season(planned.season_id)
-    return (planned.seed, Profile.from_dict(season.profile),
+    return (planned.seed, season.profile,
             season.config.max_hands, planned.swap_seats)
 
 

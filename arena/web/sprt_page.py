@@ -16,7 +16,7 @@ from arena.season.formats import rounds_of
 from arena.season.formats.sprt_match import pentanomial_counts
 from arena.season.readings import SeasonReadings
 from arena.season.statistics.pentanomial import PAIR_SCORES, SprtSpec, llr
-from arena.storage import NotFoundError, Storage
+from arena.storage import NotFoundError
 from arena.web.views import season_summary
 
 WIDTH: Final = 640
@@ -28,7 +28,7 @@ MAX_POINTS: Final = 400
 """The chart draws at most this many pairs (evenly spaced, the last always)."""
 
 
-def sprt_page(storage: Storage, readings: SeasonReadings, season_id: int) -> dict[str, Any]:
+def sprt_page(readings: SeasonReadings, season_id: int) -> dict[str, Any]:
     """The match's page data, the test's state from the server's reading of the
     season (``readings``); ``NotFoundError`` for an unknown season or one whose
     format runs no SPRT."""
@@ -37,7 +37,7 @@ def sprt_page(storage: Storage, readings: SeasonReadings, season_id: int) -> dic
     if not isinstance(status, dict):
         raise NotFoundError(f"season {season_id} is not an SPRT match")
     spec = SprtSpec.parse(str(status["spec"]))
-    rounds = rounds_of(reading.results, storage.planned_series(season_id))
+    rounds = rounds_of(reading.results, reading.season.plan.series())
     return {"season": season_summary(reading.season), "test": status,
             "pair_scores": list(PAIR_SCORES),
             "llr_path": llr_path(str(status["bot_a"]), rounds, spec)}

@@ -74,7 +74,6 @@ from arena.season.events import SeasonEvent  # noqa: E402
 from arena.season.standings import StandingsState  # noqa: E402
 from arena.season.standings_live import StandingsBoard  # noqa: E402
 from arena.server.app import start_server  # noqa: E402
-from engine.profiles import Profile  # noqa: E402
 
 GREEDY = BotRef.from_folder(ROOT / "sample_bots" / "greedy")
 
@@ -110,7 +109,7 @@ def record_outcomes(storage: Any, season_id: int, workers: int) -> dict[Deal, Se
 
 
     season = storage.get_season(season_id)
-    profile = Profile.from_dict(season.profile)
+    profile = season.profile
     max_hands = season.config.max_hands
     specs: dict[Deal, SeriesSpec] = {}
     for planned in storage.planned_series(season_id):

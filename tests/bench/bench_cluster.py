@@ -63,7 +63,7 @@ def new_season(db: Path, folders: list[Path], sandbox: str, series_per_pair: int
     config = SeasonConfig.build(sandbox=sandbox, series_per_pair=series_per_pair, seed=seed,
                                 concurrency=concurrency, max_hands=200)
     season = storage.create_season(
-        name="bench", config=config.to_dict(), profile=config.profile().to_dict(),
+        name="bench", config=config.to_dict(), profile=config.profile(),
         bot_ids=ids, plan=[p.as_row() for p in plan_season(ids, series_per_pair, seed)])
     return storage, season.id
 

@@ -187,7 +187,7 @@ def main() -> None:
                                     ladder_meetings=args.meetings,
                                     ladder_window=args.window)
         season_id = storage.create_season(name="bench", config=config.to_dict(),
-                                          profile=config.profile().to_dict(), bot_ids=ids,
+                                          profile=config.profile(), bot_ids=ids,
                                           plan=[]).id
         simulation = Simulation(storage, root / "bots", elo, args.arrive, args.newcomers,
                                 args.in_process)

@@ -37,7 +37,6 @@ from arena.match.live_moves import MoveBoard  # noqa: E402
 from arena.storage import Storage  # noqa: E402
 from arena.web.live_series import SeriesSource  # noqa: E402
 from engine import Series  # noqa: E402
-from engine.profiles import Profile  # noqa: E402
 from tests.helpers.live_helpers import choose  # noqa: E402
 from tests.helpers.web_helpers import create_season, register  # noqa: E402
 
@@ -84,7 +83,7 @@ def frames_per_move(rounds: int) -> float:
         ids = [register(storage, root, name) for name in ("alpha", "beta")]
         season_id = create_season(storage, ids, max_hands=MAX_HANDS)
         planned = storage.planned_series(season_id)[0]
-        profile = Profile.from_dict(storage.get_season(season_id).profile)
+        profile = storage.get_season(season_id).profile
         costs = []
         for round_number in range(rounds):
             board = MoveBoard()
@@ -143,7 +142,7 @@ def fanout(viewers: int) -> None:
         ids = [register(storage, root, name) for name in ("alpha", "beta")]
         season_id = create_season(storage, ids, max_hands=MAX_HANDS)
         planned = storage.planned_series(season_id)[0]
-        profile = Profile.from_dict(storage.get_season(season_id).profile)
+        profile = storage.get_season(season_id).profile
         board = MoveBoard()
         board.begin(planned.series_id)
         web = start_web(db, EventHub(), "localhost", 0, board=board)

@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from engine.profiles import FRIENDLY
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
@@ -60,7 +62,7 @@ def standings_recompute_ms(bots: int = 20, log_bytes: int = 200_000) -> tuple[in
                 [(bot_id, n + 1, bot_id.split("@")[0], "1", "python", "", "", "x", scratch,
                   scratch, "now") for n, bot_id in enumerate(ids)])
         plan = plan_season(ids, 2, 1)
-        season = storage.create_season(name="big", config={}, profile={}, bot_ids=ids,
+        season = storage.create_season(name="big", config={}, profile=FRIENDLY, bot_ids=ids,
                                        plan=[entry.as_row() for entry in plan])
         filler = [{"type": "action", "pad": "x" * 100}] * (log_bytes // 120)
         for index, planned in enumerate(storage.planned_series(season.id)):

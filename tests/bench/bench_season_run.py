@@ -40,7 +40,6 @@ sys.path.insert(0, str(ROOT))
 from figures import report  # noqa: E402
 
 from arena.storage import Storage  # noqa: E402
-from engine.profiles import Profile  # noqa: E402
 from engine.series import Series  # noqa: E402
 
 TARGET_RATIO = 0.5
@@ -88,7 +87,7 @@ def bare_series(db: Path) -> tuple[float, int]:
     storage = Storage(db)
     try:
         season = storage.list_seasons()[-1]
-        profile = Profile.from_dict(season.profile)
+        profile = season.profile
         max_hands = season.config.max_hands
         planned = storage.planned_series(season.id)
     finally:

@@ -122,7 +122,7 @@ def ladder(root: Path, bots: int, rounds: int) -> None:
     ids = register_bots(storage, root / "bots", [f"bot{i:04d}" for i in range(bots)])
     config = SeasonConfig.build(format=LADDER_FORMAT, sandbox="process", seed=7)
     season_id = storage.create_season(name="ladder", config=config.to_dict(),
-                                      profile=config.profile().to_dict(), bot_ids=ids,
+                                      profile=config.profile(), bot_ids=ids,
                                       plan=[]).id
     season_format = format_for(LADDER_FORMAT, config)
     assert isinstance(season_format, OpenEnded)
@@ -159,7 +159,7 @@ def round_robin(root: Path, bots: int, windows: int) -> None:
     season_format = format_for(config.format, config)
     plan = season_format.first_round(ids, config.seed)
     season = storage.create_season(name="round robin", config=config.to_dict(),
-                                   profile=config.profile().to_dict(), bot_ids=ids,
+                                   profile=config.profile(), bot_ids=ids,
                                    plan=[pairing.as_row() for pairing in plan])
     plan_s, plan_cpu = time.perf_counter() - began, time.process_time() - cpu_began
     total = season.series_total

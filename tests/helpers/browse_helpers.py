@@ -87,7 +87,7 @@ def sprt_match(storage: Storage, a: str, b: str) -> int:
                                 sprt=SPRT_SPEC, max_pairs=50)
     match = format_for(config.format, config)
     season_id = storage.create_season(
-        name="match", config=config.to_dict(), profile=config.profile().to_dict(),
+        name="match", config=config.to_dict(), profile=config.profile(),
         bot_ids=[a, b], plan=[p.as_row() for p in match.first_round([a, b], config.seed)]).id
     for number, pair in enumerate(SPRT_PAIRS, start=1):
         if number > 1:

@@ -43,7 +43,7 @@ def make_gated_ladder(storage: Storage, bot_ids: list[str], **settings: object) 
     config = SeasonConfig.build(format=LADDER_FORMAT, sandbox="inprocess", concurrency=1,
                                 seed=23, max_hands=12, ladder_meetings=1, **values)
     return storage.create_season(name="ladder", config=config.to_dict(),
-                                 profile=config.profile().to_dict(), bot_ids=bot_ids,
+                                 profile=config.profile(), bot_ids=bot_ids,
                                  plan=[]).id
 
 

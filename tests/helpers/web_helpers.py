@@ -48,7 +48,7 @@ def create_season(storage: Storage, bot_ids: Sequence[str], *, seed: int = 5,
                                 series_per_pair=series_per_pair, max_hands=max_hands)
     plan = plan_season(list(bot_ids), config.series_per_pair, config.seed)
     season = storage.create_season(name=name, config=config.to_dict(),
-                                   profile=config.profile().to_dict(), bot_ids=list(bot_ids),
+                                   profile=config.profile(), bot_ids=list(bot_ids),
                                    plan=[entry.as_row() for entry in plan])
     return season.id
 

@@ -88,7 +88,6 @@ __all__ = [
     "home_seat_first",
     "new_deal_key",
     "plan_season",
-    "reads_plan",
     "rounds_of",
 ]
 
@@ -132,13 +131,6 @@ def check_owned_settings(config: SeasonConfig) -> None:
     """Raise ``ConfigError`` for a setting another format than ``config``'s owns,
     set to a value other than its default."""
     base.check_owned_settings(config, config.format, FORMATS)
-
-
-def reads_plan(config: SeasonConfig) -> bool:
-    """Whether the standings of a season played under ``config`` read its plan
-    (False for a format this arena does not know)."""
-    found = FORMATS.get(config.format)
-    return found is not None and found.reads_plan
 
 
 def has_no_count(config: SeasonConfig, bot_count: int) -> bool:

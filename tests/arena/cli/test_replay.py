@@ -50,7 +50,7 @@ def stored_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
         config = SeasonConfig.build(sandbox="process", max_hands=MAX_HANDS, decision_s=10.0,
                                     startup_s=60.0, reserve_s=60.0)
         season = storage.create_season(name="replayed", config=config.to_dict(),
-                                       profile=FRIENDLY.to_dict(), bot_ids=ids,
+                                       profile=FRIENDLY, bot_ids=ids,
                                        plan=[(SEED, False, ids[0], ids[1])])
         planned = storage.planned_series(season.id)[0]
         spec = SeriesSpec(planned.series_id, SEED, FRIENDLY, MAX_HANDS, False,

@@ -78,7 +78,7 @@ def new_season(tmp_path: Path, bots: tuple[str, ...], series_per_pair: int,
                                 seed=seed, max_hands=40,
                                 deactivate_after=deactivate_after)
     season = storage.create_season(
-        name="", config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=ids,
+        name="", config=config.to_dict(), profile=config.profile(), bot_ids=ids,
         plan=[p.as_row() for p in plan_season(ids, series_per_pair, seed)])
     return storage, season.id
 

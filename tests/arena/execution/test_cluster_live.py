@@ -138,7 +138,7 @@ def test_the_live_page_follows_a_series_played_on_a_worker(cluster: LocalCluster
         ids.append(record.id)
     config = SeasonConfig.build(sandbox="inprocess", series_per_pair=1, seed=3, max_hands=2)
     season = storage.create_season(
-        name="", config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=ids,
+        name="", config=config.to_dict(), profile=config.profile(), bot_ids=ids,
         plan=[p.as_row() for p in plan_season(ids, 1, 3)])
     series_id = storage.planned_series(season.id)[0].series_id
     board, hub = MoveBoard(), EventHub()

@@ -165,7 +165,7 @@ def test_a_second_result_for_a_series_is_dropped_and_counted(
     ids = register_bots(storage, tmp_path, ("a", "b"))
     config = SeasonConfig.build(sandbox="process", concurrency=1, seed=4)
     season_id = storage.create_season(
-        name="", config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=ids,
+        name="", config=config.to_dict(), profile=config.profile(), bot_ids=ids,
         plan=[p.as_row() for p in plan_season(ids, 2, 4)]).id
     twice = f"{season_id}-1"
 
@@ -200,7 +200,7 @@ def test_runner_stops_submitting_on_cancel_and_stores_what_is_in_flight(
     ids = register_bots(storage, tmp_path, ("a", "b", "c"))
     config = SeasonConfig.build(sandbox="process", concurrency=2, seed=4)
     season_id = storage.create_season(
-        name="", config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=ids,
+        name="", config=config.to_dict(), profile=config.profile(), bot_ids=ids,
         plan=[p.as_row() for p in plan_season(ids, 2, 4)]).id
     cancel = threading.Event()
     both_started = threading.Barrier(2, timeout=30)

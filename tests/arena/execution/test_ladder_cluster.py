@@ -49,7 +49,7 @@ def test_a_ladder_on_two_workers_takes_in_a_new_bot(cluster: LocalCluster,
     config = SeasonConfig.build(format=LADDER_FORMAT, sandbox="inprocess", seed=9,
                                 max_hands=40, ladder_rounds=ROUNDS, ladder_meetings=1)
     season_id = storage.create_season(name="ladder", config=config.to_dict(),
-                                      profile=config.profile().to_dict(), bot_ids=ids,
+                                      profile=config.profile(), bot_ids=ids,
                                       plan=[]).id
     outcome: list[str] = []
     with ClusterExecutor(cluster.address, "inprocess",

@@ -38,7 +38,7 @@ def make_season(storage: Storage, root: Path, format_name: str) -> int:
                                 **SETTINGS[format_name])
     first = format_for(format_name, config).first_round(ids, config.seed)
     season = storage.create_season(
-        name="", config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=ids,
+        name="", config=config.to_dict(), profile=config.profile(), bot_ids=ids,
         plan=[p.as_row() for p in first])
     return season.id
 

@@ -50,7 +50,7 @@ def make_ladder(storage: Storage, root: Path, **settings: object) -> int:
                                 **settings)
     first = format_for(LADDER_FORMAT, config).first_round(ids, config.seed)
     return storage.create_season(name="ladder", config=config.to_dict(),
-                                 profile=config.profile().to_dict(), bot_ids=ids,
+                                 profile=config.profile(), bot_ids=ids,
                                  plan=[p.as_row() for p in first]).id
 
 
@@ -213,7 +213,7 @@ def test_a_ladder_left_with_one_member_waits_for_another(tmp_path: Path) -> None
     config = SeasonConfig.build(format=LADDER_FORMAT, sandbox="process", concurrency=1,
                                 seed=3, ladder_rounds=3)
     season_id = storage.create_season(name="", config=config.to_dict(),
-                                      profile=config.profile().to_dict(), bot_ids=[a, b],
+                                      profile=config.profile(), bot_ids=[a, b],
                                       plan=[]).id
 
     def b_leaves(spec: SeriesSpec) -> SeriesOutcome:
@@ -247,7 +247,7 @@ def test_a_version_that_cannot_run_in_the_ladders_sandbox_does_not_join(
     register(storage, tmp_path / "bots", "b", "2.0.0")
     config = SeasonConfig.build(format=LADDER_FORMAT, sandbox="inprocess", seed=4)
     season_id = storage.create_season(name="", config=config.to_dict(),
-                                      profile=config.profile().to_dict(), bot_ids=with_class,
+                                      profile=config.profile(), bot_ids=with_class,
                                       plan=[]).id
     ladder = format_for(LADDER_FORMAT, config)
     assert isinstance(ladder, OpenEnded)

@@ -234,7 +234,7 @@ def test_bots_are_placed_by_their_current_rating(storage: Storage, tmp_path: Pat
     a, b, c, d = register_bots(storage, tmp_path, ("a", "b", "c", "d"))
     config = SeasonConfig.build(sandbox="process", seed=2)
     season = storage.create_season(
-        name="", config=config.to_dict(), profile=config.profile().to_dict(),
+        name="", config=config.to_dict(), profile=config.profile(),
         bot_ids=[a, b, c, d], plan=[p.as_row() for p in plan_season([a, b, c, d], 2, 2)])
     strength = {a: 4, b: 3, c: 2, d: 1}
     for planned in storage.planned_series(season.id):

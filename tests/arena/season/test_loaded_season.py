@@ -78,7 +78,7 @@ def test_honest_bots_are_never_charged_on_a_loaded_machine(
                                 reserve_s=LIMITS.reserve_s)
     plan = plan_season(ids, config.series_per_pair, config.seed)
     season = storage.create_season(name="loaded", config=config.to_dict(),
-                                   profile=config.profile().to_dict(), bot_ids=ids,
+                                   profile=config.profile(), bot_ids=ids,
                                    plan=[entry.as_row() for entry in plan])
     sandbox = registry.create("docker")  # reused containers over a warm pool: spares yield
     begun = time.monotonic()

@@ -23,7 +23,7 @@ def test_hooks_hear_of_a_finished_season_and_a_broken_one_changes_nothing(
     ids = register_bots(storage, tmp_path, ("k1", "random1"))
     config = SeasonConfig.build(sandbox="process", seed=4, max_hands=20)
     season = storage.create_season(
-        name="", config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=ids,
+        name="", config=config.to_dict(), profile=config.profile(), bot_ids=ids,
         plan=[p.as_row() for p in plan_season(ids, 2, config.seed)])
     manager = SeasonManager(storage, lambda c: LocalExecutor(run_fake_series, 1), EventHub())
     heard: list[int] = []
@@ -37,7 +37,7 @@ def test_hooks_hear_of_a_finished_season_and_a_broken_one_changes_nothing(
     assert heard == [season.id]
     assert storage.get_season(season.id).status is SeasonStatus.FINISHED
     cancelled = storage.create_season(
-        name="", config=config.to_dict(), profile=config.profile().to_dict(), bot_ids=ids,
+        name="", config=config.to_dict(), profile=config.profile(), bot_ids=ids,
         plan=[p.as_row() for p in plan_season(ids, 2, config.seed)])
     manager.cancel(cancelled.id)  # not playing: cancelled at once, no hook
     assert heard == [season.id]

@@ -30,7 +30,7 @@ def make_season(storage: Storage, root: Path) -> int:
     config = SeasonConfig.build(sandbox="process", concurrency=1, seed=5)
     plan = plan_season(ids, config.series_per_pair, config.seed)
     return storage.create_season(name="", config=config.to_dict(),
-                                 profile=config.profile().to_dict(), bot_ids=ids,
+                                 profile=config.profile(), bot_ids=ids,
                                  plan=[e.as_row() for e in plan]).id
 
 
@@ -130,7 +130,7 @@ def test_the_organiser_sees_the_refused_outcomes_in_season_show(
     with fake_season_server(tmp_path) as running:
         season = running.storage.create_season(
             name="", config=SeasonConfig.build(sandbox="process").to_dict(),
-            profile=SeasonConfig.build().profile().to_dict(),
+            profile=SeasonConfig.build().profile(),
             bot_ids=[b.id for b in running.storage.list_bots()], plan=[])
         for _ in range(2):
             count_refused_outcome(running.storage, season.id)

@@ -133,7 +133,7 @@ def _season(storage: Storage, root: Path) -> int:
     config = SeasonConfig.build(sandbox="process", concurrency=2, seed=3)
     plan = plan_season(ids, config.series_per_pair, config.seed)
     return storage.create_season(name="", config=config.to_dict(),
-                                 profile=config.profile().to_dict(), bot_ids=ids,
+                                 profile=config.profile(), bot_ids=ids,
                                  plan=[e.as_row() for e in plan]).id
 
 

@@ -33,7 +33,7 @@ def make_season(storage: Storage, root: Path) -> int:
                                 deactivate_after=1)
     plan = plan_season(ids, config.series_per_pair, config.seed)
     return storage.create_season(name="", config=config.to_dict(),
-                                 profile=config.profile().to_dict(), bot_ids=ids,
+                                 profile=config.profile(), bot_ids=ids,
                                  plan=[e.as_row() for e in plan]).id
 
 

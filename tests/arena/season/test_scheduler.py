@@ -156,7 +156,7 @@ def _season(storage: Storage, root: Path, bots: int = 3, concurrency: int = 2) -
     config = SeasonConfig.build(sandbox="process", concurrency=concurrency, seed=3)
     plan = plan_season(ids, config.series_per_pair, config.seed)
     season = storage.create_season(name="", config=config.to_dict(),
-                                   profile=config.profile().to_dict(), bot_ids=ids,
+                                   profile=config.profile(), bot_ids=ids,
                                    plan=[e.as_row() for e in plan])
     return season.id
 
@@ -313,7 +313,6 @@ def test_manager_fails_a_season_whose_format_is_unknown(tmp_path: Path) -> None:
     from arena.season.standings import compute_standings
 
     results = storage.results(season_id)
-    stats = season_statistics(season, storage.planned_series(season_id), results,
-                              compute_standings(season.bot_ids, results))
+    stats = season_statistics(season, results, compute_standings(season.bot_ids, results))
     assert stats.format == "pyramid"
     assert stats.progress.expected is None and stats.progress.seconds_left is None

@@ -72,7 +72,7 @@ def make_season(storage: Storage, root: Path, fake: WinnerMeetsThird) -> tuple[i
     config = SeasonConfig.build(sandbox="process", concurrency=1, seed=9)
     season = storage.create_season(
         name="", config={**config.to_dict(), "format": "winner-meets-third"},
-        profile=config.profile().to_dict(), bot_ids=ids,
+        profile=config.profile(), bot_ids=ids,
         plan=[p.as_row() for p in fake.first_round(ids, config.seed)])
     return season.id, ids
 

@@ -18,6 +18,7 @@ from arena.core.series import SeriesOutcome
 from arena.season.standings import StandingsState
 from arena.season.standings_live import StandingsBoard
 from arena.storage import NotFoundError, Storage
+from engine.profiles import FRIENDLY
 from tests.helpers.arena_helpers import fault, made_up_outcome
 
 BOTS = ("ann@1", "bob@1", "cid@1", "dee@1", "eve@1")
@@ -51,7 +52,7 @@ def season_with_plan(storage: Storage, per_pair: int = 2) -> int:
                              files=[])
     plan = [(1000 + n, bool(n % 2), a, b) for n, (a, b) in enumerate(
         (a, b) for a in BOTS for b in BOTS if a != b for _ in range(per_pair // 2))]
-    return storage.create_season(name="live", config={}, profile={"name": "friendly"},
+    return storage.create_season(name="live", config={}, profile=FRIENDLY,
                                  bot_ids=BOTS, plan=plan).id
 
 

@@ -27,7 +27,7 @@ def make_season(storage: Storage, root: Path, concurrency: int) -> tuple[int, li
     config = SeasonConfig.build(sandbox="process", concurrency=concurrency, seed=5)
     plan = plan_season(ids, config.series_per_pair, config.seed)
     season = storage.create_season(name="", config=config.to_dict(),
-                                   profile=config.profile().to_dict(), bot_ids=ids,
+                                   profile=config.profile(), bot_ids=ids,
                                    plan=[e.as_row() for e in plan])
     return season.id, ids
 
@@ -56,7 +56,7 @@ def test_the_bots_of_the_first_series_are_started_ahead(tmp_path: Path) -> None:
     expected = list(dict.fromkeys(f"{bot.split('@')[0]}@1.0.0" for planned in first
                                   for bot in (planned.seat0_bot, planned.seat1_bot)))
     executor = Ahead(capacity=2)
-    assert start_first_series(storage, season_id, executor) == expected
+    assert start_first_series(storage, storage.get_season(season_id), executor) == expected
     assert executor.asked == [expected]
     assert 2 <= len(expected) <= 4  # two series' bots, each version once
 
@@ -76,10 +76,10 @@ class Plain:
 def test_an_executor_that_cannot_start_ahead_is_left_alone(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "arena.db")
     season_id, _ = make_season(storage, tmp_path, concurrency=1)
-    assert start_first_series(storage, season_id, Plain()) == []
+    assert start_first_series(storage, storage.get_season(season_id), Plain()) == []
     local = LocalExecutor(run_fake_series, 1)  # a plain function: forwarded to nothing
     try:
-        assert len(start_first_series(storage, season_id, local)) == 2
+        assert len(start_first_series(storage, storage.get_season(season_id), local)) == 2
     finally:
         local.close()
 
@@ -107,7 +107,7 @@ def test_the_servers_runner_prepares_each_bot_in_the_background(tmp_path: Path) 
     sandbox = Preparing()
     executor = LocalExecutor(SandboxRunner(sandbox, owned=False), 1)  # type: ignore[arg-type]
     try:
-        started = start_first_series(storage, season_id, executor)
+        started = start_first_series(storage, storage.get_season(season_id), executor)
         assert len(started) == 2
         wait_until(lambda: len(sandbox.prepared) == 2, what="both bots prepared")
         assert sorted(sandbox.prepared) == sorted(name.split("@")[0] for name in started)

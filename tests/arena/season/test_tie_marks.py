@@ -13,7 +13,8 @@ from arena.core.status import SeasonStatus
 from arena.season.season_statistics import next_row_marks, season_statistics
 from arena.season.standings import compute_standings
 from arena.season.statistics.bradley_terry import PairResult, fit
-from arena.storage import SeasonRecord, SeriesRecord
+from arena.storage import PlannedSeries, SeasonPlan, SeasonRecord, SeriesRecord
+from engine.profiles import FRIENDLY
 from tests.helpers.arena_helpers import result
 
 
@@ -22,11 +23,20 @@ def series(first: str, second: str, won: int, lost: int) -> list[SeriesRecord]:
             for k in range(won + lost)]
 
 
+class UnreadPlan:
+    """A round robin's standings read no plan: reading this one fails the test."""
+
+    def planned_series(self, season_id: int) -> list[PlannedSeries]:
+        raise AssertionError(f"the plan of season {season_id} was read")
+
+    pending_series = planned_series
+
+
 def season(bots: tuple[str, ...], total: int) -> SeasonRecord:
-    return SeasonRecord(id=1, name="s", config=SeasonConfig(), profile={"name": "friendly"},
+    return SeasonRecord(id=1, name="s", config=SeasonConfig(), profile=FRIENDLY,
                         bot_ids=bots,
                         status=SeasonStatus.FINISHED, error="", created_at="", updated_at="",
-                        series_total=total, series_done=total)
+                        series_total=total, series_done=total, plan=SeasonPlan(1, UnreadPlan()))
 
 
 def test_a_row_significantly_behind_the_next_is_marked_behind_not_tied() -> None:
@@ -37,7 +47,7 @@ def test_a_row_significantly_behind_the_next_is_marked_behind_not_tied() -> None
     standings = compute_standings(["A", "B", "C"], results)
     assert [(row.bot_id, row.series_points) for row in standings.rows] == [
         ("A", 27), ("B", 18), ("C", 15)]
-    stats = season_statistics(season(("A", "B", "C"), len(results)), [], results, standings)
+    stats = season_statistics(season(("A", "B", "C"), len(results)), results, standings)
     assert stats.order == ["A", "B", "C"]
     rating = stats.rating
     elo = dict(zip(rating.bot_ids, rating.elo, strict=True))

@@ -176,7 +176,7 @@ def test_a_local_season_never_stores_a_planted_wrong_outcome(tmp_path: Path) -> 
     config = SeasonConfig.build(sandbox="process", concurrency=1, seed=5)
     plan = plan_season(ids, config.series_per_pair, config.seed)
     season_id = storage.create_season(name="", config=config.to_dict(),
-                                      profile=config.profile().to_dict(), bot_ids=ids,
+                                      profile=config.profile(), bot_ids=ids,
                                       plan=[e.as_row() for e in plan]).id
     planted: list[str] = []
     honest: dict[str, int | None] = {}

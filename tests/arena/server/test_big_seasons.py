@@ -21,7 +21,7 @@ from arena.core.manifest import iter_bot_files
 from arena.core.series import BotRef, SeriesSpec
 from arena.server.app import RunningServer, start_server
 from arena.storage import Storage, add_author
-from engine.profiles import get_profile
+from engine.profiles import FRIENDLY, get_profile
 from tests.helpers.arena_helpers import REPO_ROOT, make_bot_folder
 from tests.helpers.fake_runner import run_fake_series
 
@@ -253,7 +253,7 @@ def test_the_cli_shows_a_page_and_says_how_to_get_the_next(
 def test_a_capped_random_series_stores_under_200_kb(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "a.db")
     ids = add_bots(storage, 2, tmp_path)
-    season = storage.create_season(name="", config={}, profile={}, bot_ids=ids,
+    season = storage.create_season(name="", config={}, profile=FRIENDLY, bot_ids=ids,
                                    plan=[(2, False, ids[0], ids[1])])
     planned = storage.planned_series(season.id)[0]
     bots = (RANDOM, RANDOM)

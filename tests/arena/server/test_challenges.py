@@ -178,7 +178,7 @@ def test_challenges_wait_for_ranked_play_and_play_a_few_at_once(tmp_path: Path) 
     config = SeasonConfig.build().to_dict()
     made = [create_challenge(storage, author="ann", challenger=ids[0], opponent=ids[1],
                              series=1, series_per_hour=40, now=datetime.now(UTC),
-                             config=config, profile=FRIENDLY.to_dict(),
+                             config=config, profile=FRIENDLY,
                              plan=[(7, False, ids[0], ids[1])]) for _ in range(3)]
     manager = _Manager(storage)
     queue = ChallengeQueue(storage, manager, ChallengeRules(at_once=2))  # type: ignore[arg-type]

@@ -32,7 +32,7 @@ def minimal_season(storage: Storage, root: Path) -> int:
             for first, second, won, lost in MEETINGS for k in range(won + lost)]
     config = SeasonConfig.build(sandbox="inprocess", concurrency=1, seed=5)
     season_id = storage.create_season(name="minimal", config=config.to_dict(),
-                                      profile=config.profile().to_dict(),
+                                      profile=config.profile(),
                                       bot_ids=list(ids.values()), plan=plan).id
     planned = iter(storage.planned_series(season_id))
     for _, _, won, lost in MEETINGS:

@@ -10,6 +10,7 @@ from pathlib import Path
 from arena.storage import Storage
 from arena.storage.deal_keys import deal_key, is_sealed, sealed_series
 from engine.commitment import seed_commitment
+from engine.profiles import FRIENDLY
 from tests.helpers.arena_helpers import made_up_outcome, register_bots
 
 
@@ -17,8 +18,8 @@ def season_of(storage: Storage, tmp_path: Path, *, key: int | None, seed: int = 
     a, b, c = register_bots(storage, tmp_path / "bots", ("a", "b", "c"))
     plan = [(11, False, a, b), (11, False, b, a), (22, False, a, b), (22, False, b, a),
             (33, False, a, c), (33, False, c, a)]
-    return storage.create_season(name="s", config={"seed": seed}, profile={}, bot_ids=[a, b, c],
-                                 plan=plan, deal_key=key).id
+    return storage.create_season(name="s", config={"seed": seed}, profile=FRIENDLY,
+                                 bot_ids=[a, b, c], plan=plan, deal_key=key).id
 
 
 def play(storage: Storage, series_id: str) -> None:
@@ -32,7 +33,7 @@ def test_the_deal_key_is_kept_and_a_season_without_one_uses_its_seed(tmp_path: P
     secret = 2**255 + 12345
     keyed = season_of(storage, tmp_path, key=secret)
     assert deal_key(storage, keyed, 0) == secret
-    public = storage.create_season(name="p", config={"seed": 7}, profile={},
+    public = storage.create_season(name="p", config={"seed": 7}, profile=FRIENDLY,
                                    bot_ids=storage.get_season(keyed).bot_ids, plan=[])
     assert deal_key(storage, public.id, 7) == 7
     # The key is nowhere in the season's record (what every screen is built from).

@@ -18,11 +18,12 @@ from arena.storage.leagues import (
     league_of_season,
     league_seasons,
 )
+from engine.profiles import FRIENDLY
 from tests.helpers.arena_helpers import register_bots
 
 
 def draft(name: str, a: str, b: str) -> SeasonDraft:
-    return SeasonDraft(name=name, config={"format": "round-robin", "seed": 3}, profile={},
+    return SeasonDraft(name=name, config={"format": "round-robin", "seed": 3}, profile=FRIENDLY,
                        bot_ids=(a, b), plan=((3, False, a, b), (3, False, b, a)))
 
 

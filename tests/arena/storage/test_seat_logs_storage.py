@@ -16,6 +16,7 @@ from arena.storage import Storage
 from arena.storage.logs import decode_document
 from arena.storage.seat_log_rows import encode_seat_logs
 from arena.storage.seat_logs import prune_seat_logs, read_seat_logs
+from engine.profiles import FRIENDLY
 from tests.helpers.arena_helpers import made_up_outcome, register_bots
 
 
@@ -23,7 +24,7 @@ def stored_season(tmp_path: Path) -> tuple[Storage, list[str]]:
     storage = Storage(tmp_path / "a.db")
     ids = register_bots(storage, tmp_path, ("ann", "bob"))
     season = storage.create_season(name="", config={"sandbox": "process"},
-                                   profile={"name": "friendly"}, bot_ids=ids,
+                                   profile=FRIENDLY, bot_ids=ids,
                                    plan=[(1, False, ids[0], ids[1]), (2, True, ids[1], ids[0])])
     return storage, [planned.series_id for planned in storage.planned_series(season.id)]
 

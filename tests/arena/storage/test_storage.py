@@ -16,6 +16,7 @@ from arena.core.series import SeriesOutcome
 from arena.core.settings import SeasonConfig
 from arena.storage import ConflictError, NotFoundError, Storage, StorageError
 from arena.storage.seat_logs import read_seat_logs
+from engine.profiles import FRIENDLY
 from engine.series import SeriesResult
 from tests.helpers.arena_helpers import fault, made_up_outcome, make_bot_folder
 
@@ -30,7 +31,7 @@ def register(storage: Storage, folder: Path, name: str, version: str = "1.0.0"):
 def season(storage: Storage, ids: list[str]) -> int:
     plan = [(42, False, ids[0], ids[1]), (42, True, ids[1], ids[0])]
     return storage.create_season(name="", config={"sandbox": "process"},
-                                 profile={"name": "friendly"}, bot_ids=ids, plan=plan).id
+                                 profile=FRIENDLY, bot_ids=ids, plan=plan).id
 
 
 def test_fresh_database_uses_wal_and_records_schema_version(tmp_path: Path) -> None:

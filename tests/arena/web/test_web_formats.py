@@ -20,7 +20,7 @@ def format_season(storage: Storage, ids: list[str], **settings: object) -> int:
     config = SeasonConfig.build(sandbox="inprocess", concurrency=1, seed=5, **settings)
     plan = format_for(config.format, config).first_round(ids, config.seed)
     return storage.create_season(name="formats", config=config.to_dict(),
-                                 profile=config.profile().to_dict(), bot_ids=ids,
+                                 profile=config.profile(), bot_ids=ids,
                                  plan=[pairing.as_row() for pairing in plan]).id
 
 

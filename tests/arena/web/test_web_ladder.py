@@ -53,7 +53,7 @@ def test_a_ladder_that_never_ends_shows_series_played_and_rate_not_a_bar(
                                 ladder_meetings=2)
     first = format_for(LADDER_FORMAT, config).first_round(ids, config.seed)
     season_id = storage.create_season(name="endless", config=config.to_dict(),
-                                      profile=config.profile().to_dict(), bot_ids=ids,
+                                      profile=config.profile(), bot_ids=ids,
                                       plan=[p.as_row() for p in first]).id
     client = TestClient(create_app(storage, EventHub()))
     html = client.get(f"/seasons/{season_id}").text

@@ -25,13 +25,13 @@ def gated(tmp_path: Path, rule: str) -> tuple[Storage, int]:
     config = SeasonConfig.build(format=LADDER_FORMAT, ladder_gate="sprt", seed=4,
                                 ladder_gate_rule=rule)
     ladder_id = storage.create_season(name="ladder", config=config.to_dict(),
-                                      profile=config.profile().to_dict(),
+                                      profile=config.profile(),
                                       bot_ids=["a@1.0.0", "b@1.0.0"], plan=[]).id
     ladder = format_for(LADDER_FORMAT, config)
     assert isinstance(ladder, OpenEnded) and ladder.gate is not None
     match = ladder.gate.match_config(config, "a@2.0.0")
     open_gate(storage, ladder_id, "a@2.0.0", "a@1.0.0", GateMatch(
-        "gate", match.to_dict(), match.profile().to_dict(),
+        "gate", match.to_dict(), match.profile(),
         [p.as_row() for p in ladder.gate.first_pair("a@2.0.0", "a@1.0.0", match.seed)]))
     return storage, ladder_id
 

@@ -20,7 +20,6 @@ from arena.match.live_moves import MoveBoard
 from arena.server.app import RunningServer, start_server
 from arena.storage import PlannedSeries
 from engine import Series
-from engine.profiles import Profile
 from tests.arena.web.test_web_browser import (
     browser,  # noqa: F401 (the fixture)
     face,
@@ -48,7 +47,7 @@ class LiveSite:
         ids = [register(storage, root, name) for name in ("alpha", "beta")]
         self.season_id = create_season(storage, ids, max_hands=2, name="live season")
         self.first: PlannedSeries = storage.planned_series(self.season_id)[0]
-        self.profile = Profile.from_dict(storage.get_season(self.season_id).profile)
+        self.profile = storage.get_season(self.season_id).profile
         assert self.running.web is not None
         self.base = self.running.web.url
 

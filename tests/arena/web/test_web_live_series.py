@@ -24,7 +24,6 @@ from arena.storage import PlannedSeries, Storage
 from arena.web.app import create_app
 from arena.web.live_series import SeriesSource
 from engine import Action, Series
-from engine.profiles import Profile
 from tests.helpers.live_helpers import SteppedRunner, choose
 from tests.helpers.polling import wait_until
 from tests.helpers.season_play import play
@@ -56,7 +55,7 @@ class Scripted:
         ids = [register(storage, root, name) for name in ("alpha", "beta")]
         self.season_id = create_season(storage, ids, max_hands=2)
         self.first: PlannedSeries = storage.planned_series(self.season_id)[0]
-        self.profile = Profile.from_dict(storage.get_season(self.season_id).profile)
+        self.profile = storage.get_season(self.season_id).profile
         self.board, self.hub = MoveBoard(), EventHub()
         self.runner = SteppedRunner(self.board)
         self.thread = threading.Thread(target=play, daemon=True,
@@ -235,7 +234,7 @@ def test_a_viewer_who_comes_late_gets_the_recent_frames_not_the_whole_series(
     ids = [register(storage, tmp_path, name) for name in ("alpha", "beta")]
     season_id = create_season(storage, ids, max_hands=6)
     planned = storage.planned_series(season_id)[0]
-    profile = Profile.from_dict(storage.get_season(season_id).profile)
+    profile = storage.get_season(season_id).profile
     series = Series(planned.seed, profile, max_hands=6, swap_seats=planned.swap_seats)
     rng = random.Random(1)
     board = MoveBoard()
