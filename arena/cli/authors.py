@@ -19,6 +19,7 @@ from arena.cli.credentials import (
     store_credentials,
     store_default_server,
 )
+from arena.cli.listing import every_author
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import shown
 from arena.core.text import neutralise
@@ -44,8 +45,7 @@ def cmd_authors_add(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_authors_list(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
-        authors = client.stub.ListAuthors(arena_pb2.ListAuthorsRequest(),
-                                          metadata=client.auth).authors
+        authors = every_author(client, args.limit)
     if args.json:
         print_json([to_json(author) for author in authors])
         return 0

@@ -13,8 +13,9 @@ from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli.client import ArenaClient, connect, every_bot
+from arena.cli.client import ArenaClient, connect
 from arena.cli.lifecycle import rejection_text, status_of, wait_all_active, wait_vetted
+from arena.cli.listing import every_bot
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import shown
 from arena.cli.submit import bot_folders, describe, upload
@@ -112,7 +113,7 @@ def wait_for_vetting(client: ArenaClient, results: Sequence[arena_pb2.SubmitBotR
 
 def cmd_bots_list(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
-        bots = every_bot(client)
+        bots = every_bot(client, args.limit)
     if args.json:
         print_json([to_json(bot) for bot in bots])
         return 0

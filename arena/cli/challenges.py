@@ -13,7 +13,8 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.cli.client import connect
-from arena.cli.commands import ClientCommand
+from arena.cli.commands import ClientCommand, add_limit
+from arena.cli.listing import every_challenge
 from arena.cli.output import print_json, to_json
 from arena.cli.render import shown, status_name
 from arena.core import arguments
@@ -37,6 +38,7 @@ def add_challenge_commands(commands: Any, client_command: ClientCommand) -> None
                              cmd_challenges)
     listing.add_argument("--bot", default="", metavar="NAME",
                          help="only those of this bot (name or name@version)")
+    add_limit(listing, "challenges (the newest)")
 
 
 def challenge_line(challenge: arena_pb2.Challenge) -> str:
@@ -73,8 +75,7 @@ def cmd_challenge(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_challenges(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
-        challenges = client.stub.ListChallenges(
-            arena_pb2.ListChallengesRequest(bot=args.bot)).challenges
+        challenges = every_challenge(client, args.bot, args.limit)
     if args.json:
         print_json([to_json(challenge) for challenge in challenges])
         return 0

@@ -185,33 +185,3 @@ def connect(args: argparse.Namespace) -> ArenaClient:
     except ConfigError as error:  # a missing or bad CA file
         raise CliError(str(error)) from None
 
-
-LIST_PAGE_SIZE: Final = 500
-"""Bot versions or seasons per ``ListBots``/``ListSeasons`` call: a list of any length
-comes in bounded answers."""
-
-
-def every_bot(client: ArenaClient) -> list[arena_pb2.Bot]:
-    """Every registered bot version, oldest first, read page after page."""
-    bots: list[arena_pb2.Bot] = []
-    token = ""
-    while True:
-        page = client.stub.ListBots(arena_pb2.ListBotsRequest(page_size=LIST_PAGE_SIZE,
-                                                              page_token=token))
-        bots += page.bots
-        token = page.next_page_token
-        if not token:
-            return bots
-
-
-def every_season(client: ArenaClient) -> list[arena_pb2.Season]:
-    """Every season, newest first, read page after page."""
-    seasons: list[arena_pb2.Season] = []
-    token = ""
-    while True:
-        page = client.stub.ListSeasons(arena_pb2.ListSeasonsRequest(
-            page_size=LIST_PAGE_SIZE, page_token=token))
-        seasons += page.seasons
-        token = page.next_page_token
-        if not token:
-            return seasons

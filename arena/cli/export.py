@@ -28,6 +28,7 @@ from rich.console import Console
 
 from arena.cli.client import connect
 from arena.cli.decisions import decision_records
+from arena.cli.listing import every_series, whole_standings
 from arena.cli.output import CliError, print_json, to_json
 from arena.core.standing_columns import STANDING_COLUMNS
 
@@ -125,9 +126,8 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
         raise CliError(f"--to {target}: exists and is not a directory")
     with connect(args) as client:
         season = client.stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=args.season)).season
-        standings = client.stub.GetStandings(
-            arena_pb2.GetStandingsRequest(season_id=season.id)).standings
-        listed = client.stub.ListSeries(arena_pb2.ListSeriesRequest(season_id=season.id)).series
+        standings = whole_standings(client, season.id)
+        listed = every_series(client, season.id)
         played = [series for series in listed if series.played]
         (target / "series").mkdir(parents=True, exist_ok=True)
         decisions = 0

@@ -15,8 +15,9 @@ from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
 from rich.markup import escape
 
-from arena.cli.client import connect, every_season
+from arena.cli.client import connect
 from arena.cli.commands import ClientCommand
+from arena.cli.listing import every_season
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import shown, status_name
 from arena.cli.season_options import add_season_options, season_config_message

@@ -13,7 +13,8 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.cli.client import connect
-from arena.cli.commands import ClientCommand
+from arena.cli.commands import ClientCommand, add_limit
+from arena.cli.listing import every_league
 from arena.cli.output import print_json, to_json
 from arena.cli.render import shown, status_name
 from arena.cli.season_options import add_season_options, season_config_message
@@ -80,7 +81,7 @@ def add_league_commands(commands: Any, client_command: ClientCommand) -> None:
                        "round it would have made", cmd_league_cancel)):
         sub = client_command(actions, action, text, handler)
         sub.add_argument("league_id", type=arguments.positive_int, metavar="LEAGUE")
-    client_command(actions, "list", "list leagues", cmd_league_list)
+    add_limit(client_command(actions, "list", "list leagues", cmd_league_list), "leagues")
 
 
 def show_league(args: argparse.Namespace, console: Console,
@@ -134,7 +135,7 @@ def cmd_league_cancel(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_league_list(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
-        leagues = client.stub.ListLeagues(arena_pb2.ListLeaguesRequest()).leagues
+        leagues = every_league(client, args.limit)
     if args.json:
         print_json([to_json(league) for league in leagues])
         return 0

@@ -27,7 +27,9 @@ from rich.console import Console
 from rich.text import Text
 
 from arena.cli.bots import check_folders, register_folders
-from arena.cli.client import ArenaClient, every_bot
+from arena.cli.client import ArenaClient
+from arena.cli.heap import thresholds_for_play
+from arena.cli.listing import every_bot, whole_standings
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import (
     LIVE_TOP_ROWS,
@@ -137,7 +139,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
         shown = f"[{metrics_host}]" if ":" in metrics_host else metrics_host
         console.print(f"metrics: http://{shown}:{running.metrics_port}/metrics", soft_wrap=True,
                       markup=False)
-    wait_for_interrupt()
+    with thresholds_for_play():
+        wait_for_interrupt()
     console.print("stopping (seasons still running resume on the next start)")
     running.stop(grace=2.0)
     return 0
@@ -209,10 +212,12 @@ def embedded(db: Path, args: argparse.Namespace, console: Console) -> Iterator[A
         console.print(f"watch it live: {running.web.url}", soft_wrap=True)
     client = ArenaClient(running.address, running.token)
     try:
-        yield client
-        if running.web is not None and args.keep_serving:
-            console.print(f"still serving {running.web.url} (Ctrl-C stops)", soft_wrap=True)
-            wait_for_interrupt()
+        with thresholds_for_play():
+            yield client
+            if running.web is not None and args.keep_serving:
+                console.print(f"still serving {running.web.url} (Ctrl-C stops)",
+                              soft_wrap=True)
+                wait_for_interrupt()
     finally:
         client.close()
         running.stop(grace=None)
@@ -305,17 +310,17 @@ def run_and_follow(client: ArenaClient, request: arena_pb2.CreateSeasonRequest,
             pass
     else:
         view.follow(stream, transient=True)
-    final = client.stub.GetStandings(arena_pb2.GetStandingsRequest(season_id=created.id))
+    final = whole_standings(client, created.id)
     season = client.stub.GetSeason(arena_pb2.GetSeasonRequest(season_id=created.id)).season
     if not as_json:
         season = shown(season)
     if as_json:
-        print_json({"season": to_json(season), "standings": to_json(final.standings)})
+        print_json({"season": to_json(season), "standings": to_json(final)})
     else:
         console.print()
         console.print(Text.assemble((f"Final standings of season {season.id}", "bold"),
                                     f" ({status_name(season.status)})"))
-        print_standings(console, final.standings)
+        print_standings(console, final)
         for line in fault_summary(view.forfeits):
             console.print(line)
         if season.error:

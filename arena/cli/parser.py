@@ -20,7 +20,7 @@ from arena.cli.backup import add_backup_commands
 from arena.cli.bots import cmd_bots_list, cmd_bots_register
 from arena.cli.challenges import add_challenge_commands
 from arena.cli.cluster import add_cluster_commands, add_tls_options
-from arena.cli.commands import Handler
+from arena.cli.commands import Handler, add_limit
 from arena.cli.export import cmd_export
 from arena.cli.health import add_health_command
 from arena.cli.ladder import add_ladder_commands
@@ -218,7 +218,7 @@ def _add_bots(commands: Any) -> None:
     register.add_argument("folders", nargs="+", type=Path, metavar="PATH")
     register.add_argument("--no-wait", action="store_true",
                           help="return after the uploads, not when every version is vetted")
-    _client_command(bots, "list", "list registered bot versions", cmd_bots_list)
+    add_limit(_client_command(bots, "list", "list bot versions", cmd_bots_list), "versions")
     show = _client_command(bots, "show", "a bot's versions: status, owner, times, image, "
                            "build log tail, validation, rating, recent faults", cmd_bots_show)
     show.add_argument("name", metavar="NAME", help="a bot name, or NAME@VERSION")
@@ -265,7 +265,7 @@ def _add_accounts(commands: Any) -> None:
     add = _client_command(actions, "add", "create an author; prints its token once",
                           cmd_authors_add)
     add.add_argument("name", metavar="NAME")
-    _client_command(actions, "list", "list authors", cmd_authors_list)
+    add_limit(_client_command(actions, "list", "list authors", cmd_authors_list), "authors")
     revoke = _client_command(actions, "revoke", "revoke an author's token", cmd_authors_revoke)
     revoke.add_argument("name", metavar="NAME")
 

@@ -24,7 +24,8 @@ def cmd_standings(args: argparse.Namespace, console: Console) -> int:
         season_id=args.season, page_size=args.top or args.page_size, page_token=args.page,
         bot_ids=args.bot, recompute=args.recompute, include_los=args.los)
     with connect(args) as client:
-        response = client.stub.GetStandings(request)
+        response = client.stub.GetStandings(
+            request, metadata=client.auth if args.recompute else ())
     standings = response.standings
     if args.json:
         data = to_json(standings)

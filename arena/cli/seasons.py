@@ -11,7 +11,9 @@ from hollywood.arena.v1 import arena_pb2
 from rich.console import Console
 from rich.text import Text
 
-from arena.cli.client import connect, every_season
+from arena.cli.client import connect
+from arena.cli.commands import add_limit
+from arena.cli.listing import every_season, whole_standings
 from arena.cli.output import print_json, to_json
 from arena.cli.render import (
     LIVE_TOP_ROWS,
@@ -32,7 +34,7 @@ from arena.cli.watching import ResilientWatch, say_retry
 def add_list_and_settings(seasons: Any, client_command: Any) -> None:
     """``arena season list`` (a client of the server) and ``arena season settings``
     (no server needed)."""
-    client_command(seasons, "list", "list seasons", cmd_season_list)
+    add_limit(client_command(seasons, "list", "list seasons", cmd_season_list), "seasons")
     seasons.add_parser(
         "settings", help="every season setting, the common ones then each format's own, as "
         "Markdown tables made from their declarations (no server needed)"
@@ -62,8 +64,7 @@ def cmd_season_create(args: argparse.Namespace, console: Console) -> int:
             stream = ResilientWatch(client.stub, arena_pb2.WatchSeasonRequest(
                 season_id=season.id, top=LIVE_TOP_ROWS), on_retry=say_retry)
             LiveSeasonView(console).follow(stream, transient=True)
-            print_standings(console, client.stub.GetStandings(
-                arena_pb2.GetStandingsRequest(season_id=season.id)).standings)
+            print_standings(console, whole_standings(client, season.id))
     return 0
 
 
@@ -162,7 +163,7 @@ def cmd_season_show(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_season_list(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
-        seasons = every_season(client)
+        seasons = every_season(client, args.limit)
     if args.json:
         print_json([to_json(season) for season in seasons])
         return 0

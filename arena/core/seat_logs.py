@@ -51,10 +51,18 @@ def stderr_text(raw: bytes, total: int) -> str:
     return text
 
 
+def think_ms_of(think_s: float) -> float:
+    """A decision's charged time as a ``DecisionLog`` holds it: milliseconds to the
+    microsecond."""
+    return round(think_s * 1000.0, 3)
+
+
 @dataclass(frozen=True)
 class DecisionLog:
     """One decision of a seat: where it was, the time charged (milliseconds, the fair
-    clock's reading) and the bot's debug note ("" without one)."""
+    clock's reading, to the microsecond: ``think_ms_of``) and the bot's debug note
+    ("" without one). Its fields are its stored form: storage writes the dataclass
+    as it is (``arena.storage.seat_log_rows``)."""
 
     hand_number: int
     decision_number: int
@@ -118,7 +126,7 @@ class DecisionRecorder:
             else:
                 self.note_bytes[seat] += size
         self.decisions[seat].append(DecisionLog(hand_number, decision_number,
-                                                think_s * 1000.0, kept))
+                                                think_ms_of(think_s), kept))
 
     def seat_log(self, seat: int, stderr: str = "", stderr_bytes: int = 0,
                  fault_words: str = "") -> SeatLog:

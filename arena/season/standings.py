@@ -179,6 +179,24 @@ class StandingsState:
         self._keys = {bot_id: row.sort_key() for bot_id, row in self._rows.items()}
         self._order = sorted(self._keys.values())
 
+    @classmethod
+    def restore(cls, bot_ids: Sequence[str], sequence: int, rows: Iterable[StandingRow],
+                crosstable: dict[str, dict[str, HeadToHead]]) -> StandingsState:
+        """The state a table of its ``sequence`` was published from (``table``), its
+        ratings from the rows' μ and σ, so that applying the results after it gives
+        the numbers applying every result from the first would
+        (``arena.season.standings_checkpoint``)."""
+        state = cls(bot_ids)
+        state.sequence = sequence
+        for row in rows:
+            state._rows[row.bot_id] = row
+            state._ratings[row.bot_id] = state._model.rating(
+                name=row.bot_id, mu=row.rating_mu, sigma=row.rating_sigma)
+            state._keys[row.bot_id] = row.sort_key()
+        state._crosstable.update(crosstable)
+        state._order = sorted(state._keys.values())
+        return state
+
     def knows(self, bot_ids: Iterable[str]) -> bool:
         """Whether every bot of ``bot_ids`` has a row."""
         return all(bot_id in self._rows for bot_id in bot_ids)

@@ -14,6 +14,7 @@ import grpc
 from hollywood.arena.v1 import arena_pb2
 
 from arena.core.status import VersionStatus
+from arena.server import pages
 from arena.server.auth import Authenticator, Caller
 from arena.server.convert import bot_message
 from arena.server.upload_stream import idle_limited
@@ -24,7 +25,6 @@ from arena.storage import (
     Storage,
     add_author,
     bundles_dir,
-    list_authors,
     revoke_author,
     store_submission,
     version_states,
@@ -115,8 +115,12 @@ class AccountsMixin:
     def ListAuthors(
         self, request: arena_pb2.ListAuthorsRequest, context: grpc.ServicerContext
     ) -> arena_pb2.ListAuthorsResponse:
-        return self._admin_call(context, lambda: arena_pb2.ListAuthorsResponse(
-            authors=[author_message(author) for author in list_authors(self.storage)]))
+        def body() -> arena_pb2.ListAuthorsResponse:
+            authors, token = pages.authors_page(self.storage, request.page_size,
+                                                request.page_token)
+            return arena_pb2.ListAuthorsResponse(
+                authors=[author_message(author) for author in authors], next_page_token=token)
+        return self._admin_call(context, body)
 
     def RevokeAuthor(
         self, request: arena_pb2.RevokeAuthorRequest, context: grpc.ServicerContext

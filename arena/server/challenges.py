@@ -26,6 +26,7 @@ from arena.core.settings import SETTINGS_BY_NAME, SeasonConfig
 from arena.sandbox import registry as sandbox_registry
 from arena.season.challenge_queue import ChallengeQueue
 from arena.season.formats import DEFAULT_FORMAT, format_for, new_deal_key
+from arena.server import pages
 from arena.server.auth import Authenticator, Caller
 from arena.server.convert import STATUS_TO_PROTO
 from arena.server.lifecycle import RequestError, check_active
@@ -38,7 +39,6 @@ from arena.storage import (
     challenge_tally,
     create_challenge,
     get_challenge,
-    list_challenges,
     newest_active,
 )
 
@@ -135,6 +135,10 @@ class ChallengesMixin:
 
     def ListChallenges(self, request: arena_pb2.ListChallengesRequest,
                        context: grpc.ServicerContext) -> arena_pb2.ListChallengesResponse:
-        return self._call(context, lambda: arena_pb2.ListChallengesResponse(challenges=[
-            challenge_message(self.storage, challenge)
-            for challenge in list_challenges(self.storage, request.bot.strip())]))
+        def body() -> arena_pb2.ListChallengesResponse:
+            challenges, token = pages.challenges_page(
+                self.storage, request.bot.strip(), request.page_size, request.page_token)
+            return arena_pb2.ListChallengesResponse(
+                challenges=[challenge_message(self.storage, challenge)
+                            for challenge in challenges], next_page_token=token)
+        return self._call(context, body)

@@ -161,7 +161,7 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
     "hollywood.arena.v1.SubmitBotRequest": {"header": Nested(), "chunk": Blob(1024 * 1024)},
     "hollywood.arena.v1.SubmitBotHeader": {"compression": Text(16), "replace": Scalar()},
     "hollywood.arena.v1.AddAuthorRequest": {"name": Text(32)},
-    "hollywood.arena.v1.ListAuthorsRequest": {},
+    "hollywood.arena.v1.ListAuthorsRequest": {"page_size": Scalar(), "page_token": PAGE_TOKEN},
     "hollywood.arena.v1.RevokeAuthorRequest": {"name": Text(32)},
     "hollywood.arena.v1.GetBotRequest": {"name": BOT_REFERENCE},
     "hollywood.arena.v1.ReactivateBotRequest": {"bot_id": BOT_REFERENCE},
@@ -183,12 +183,16 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
         "division_formats": Entries(64, Scalar(), SETTING_TEXT),
     },
     "hollywood.arena.v1.GetLeagueRequest": {"league_id": Id()},
-    "hollywood.arena.v1.ListLeaguesRequest": {},
+    "hollywood.arena.v1.ListLeaguesRequest": {"page_size": Scalar(), "page_token": PAGE_TOKEN},
     "hollywood.arena.v1.NextLeagueRoundRequest": {"league_id": Id()},
     "hollywood.arena.v1.CancelLeagueRequest": {"league_id": Id()},
     "hollywood.arena.v1.CreateChallengeRequest": {
         "challenger": BOT_REFERENCE, "opponent": BOT_REFERENCE, "series": Scalar()},
-    "hollywood.arena.v1.ListChallengesRequest": {"bot": BOT_REFERENCE},
+    "hollywood.arena.v1.ListChallengesRequest": {
+        "bot": BOT_REFERENCE,
+        "page_size": Scalar(),
+        "page_token": PAGE_TOKEN,
+    },
 }
 
 # A field with no entry in RULES still gets the strictest reading of its type.

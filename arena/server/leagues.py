@@ -19,10 +19,11 @@ from arena.season.league_rules import LeagueRule
 from arena.season.league_tables import LeagueTables, league_tables
 from arena.season.leagues import LeagueKeeper, LeaguePlan, create_league, division_formats
 from arena.season.readings import SeasonReadings
+from arena.server import pages
 from arena.server.convert import STATUS_TO_PROTO, config_from_message, config_message
 from arena.server.lifecycle import check_active
 from arena.server.validation import check_bots_fit_sandbox
-from arena.storage import LeagueRecord, Storage, list_leagues, newest_active
+from arena.storage import LeagueRecord, Storage, newest_active
 
 Response = TypeVar("Response")
 
@@ -110,8 +111,12 @@ class LeaguesMixin:
 
     def ListLeagues(self, request: arena_pb2.ListLeaguesRequest,
                     context: grpc.ServicerContext) -> arena_pb2.ListLeaguesResponse:
-        return self._call(context, lambda: arena_pb2.ListLeaguesResponse(
-            leagues=[league_message(league) for league in list_leagues(self.storage)]))
+        def body() -> arena_pb2.ListLeaguesResponse:
+            leagues, token = pages.leagues_page(self.storage, request.page_size,
+                                                request.page_token)
+            return arena_pb2.ListLeaguesResponse(
+                leagues=[league_message(league) for league in leagues], next_page_token=token)
+        return self._call(context, body)
 
     def NextLeagueRound(self, request: arena_pb2.NextLeagueRoundRequest,
                         context: grpc.ServicerContext) -> arena_pb2.NextLeagueRoundResponse:

@@ -1,6 +1,6 @@
-"""Paged and filtered reads of big seasons: which standings rows a request asks
-for, and the page tokens of ``GetStandings``, ``ListSeries``, ``ListBots`` and
-``ListSeasons``.
+"""Paged and filtered reads: which standings rows a request asks for, and the page
+tokens of ``GetStandings``, ``ListSeries``, ``ListBots``, ``ListSeasons``,
+``ListAuthors``, ``ListLeagues`` and ``ListChallenges``.
 
 A standings token names the snapshot (its sequence) and the next rank, so every
 page of one listing comes from the same standings while results keep arriving; a
@@ -9,11 +9,33 @@ series token names the next plan index, and the plan never reorders.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Final
+import re
+from collections.abc import Callable, Sequence
+from typing import Final, TypeVar
 
 from arena.season.standings import StandingRow, Standings
-from arena.storage import BotRecord, SeasonRecord, Storage
+from arena.season.standings_live import SnapshotGoneError, StandingsBoard, StandingsSnapshot
+from arena.storage import (
+    CHALLENGES_PER_PAGE,
+    Author,
+    BotRecord,
+    ChallengeRecord,
+    LeagueRecord,
+    SeasonRecord,
+    Storage,
+    list_authors,
+    list_challenges,
+    list_leagues,
+)
+
+Item = TypeVar("Item")
+_NUMBER: Final = re.compile("[0-9]{1,18}")
+"""A number in a token: ASCII digits only (``"²".isdigit()`` is true, ``int("²")``
+fails), and below 2^63, the largest integer SQLite holds."""
+
+
+def _is_number(text: str) -> bool:
+    return _NUMBER.fullmatch(text) is not None
 
 MAX_PAGE_SIZE: Final = 10_000
 
@@ -29,10 +51,21 @@ def standings_token(sequence: int, offset: int) -> str:
 def parse_standings_token(token: str) -> tuple[int, int]:
     """(sequence, offset) of a standings page token."""
     sequence, _, offset = token.removeprefix("s").partition(".")
-    if not token.startswith("s") or not sequence.isdigit() or not offset.isdigit():
+    if not token.startswith("s") or not _is_number(sequence) or not _is_number(offset):
         raise PageError(f"page_token {token!r} is not a standings page token (pass the "
                         "next_page_token of the previous page, or nothing for the first)")
     return int(sequence), int(offset)
+
+
+def standings_page_at(board: StandingsBoard, season_id: int, token: str
+                      ) -> tuple[StandingsSnapshot, int]:
+    """The snapshot a standings page token names and the rank its page starts at;
+    ``PageError`` for a token that is not one, or whose snapshot is gone."""
+    sequence, offset = parse_standings_token(token)
+    try:
+        return board.at(season_id, sequence), offset
+    except SnapshotGoneError as gone:
+        raise PageError(str(gone)) from None
 
 
 def series_token(next_index: int) -> str:
@@ -40,7 +73,7 @@ def series_token(next_index: int) -> str:
 
 
 def parse_series_token(token: str) -> int:
-    if not token.startswith("i") or not token[1:].isdigit():
+    if not token.startswith("i") or not _is_number(token[1:]):
         raise PageError(f"page_token {token!r} is not a series page token (pass the "
                         "next_page_token of the previous page, or nothing for the first)")
     return int(token[1:])
@@ -69,7 +102,7 @@ def seasons_page(storage: Storage, page_size: int, token: str
     check_page_size(page_size)
     before = 0
     if token:
-        if not token.startswith("n") or not token[1:].isdigit() or int(token[1:]) < 1:
+        if not token.startswith("n") or not _is_number(token[1:]) or int(token[1:]) < 1:
             raise PageError(f"page_token {token!r} is not a season list page token (pass "
                             "the next_page_token of the previous page, or nothing for the "
                             "first)")
@@ -78,6 +111,62 @@ def seasons_page(storage: Storage, page_size: int, token: str
     if page_size and len(seasons) > page_size:
         return seasons[:page_size], f"n{seasons[page_size - 1].id}"
     return seasons, ""
+
+
+def _below_id(token: str, prefix: str, listing: str) -> int:
+    """The id a newest-first page token names (0 for no token: the first page)."""
+    if not token:
+        return 0
+    if not token.startswith(prefix) or not _is_number(token[1:]) or int(token[1:]) < 1:
+        raise PageError(f"page_token {token!r} is not a {listing} page token (pass the "
+                        "next_page_token of the previous page, or nothing for the first)")
+    return int(token[1:])
+
+
+def _cut(items: list[Item], page_size: int, token_of: Callable[[Item], str]
+         ) -> tuple[list[Item], str]:
+    """The page of ``items`` (read one past ``page_size`` to know whether another
+    follows) and the next page's token ("" after the last)."""
+    if page_size and len(items) > page_size:
+        return items[:page_size], token_of(items[page_size - 1])
+    return items, ""
+
+
+def authors_page(storage: Storage, page_size: int, token: str) -> tuple[list[Author], str]:
+    """A ``ListAuthors`` page, oldest first (every author when ``page_size`` is 0); the
+    token names the page's last author by creation time and name, so an author added
+    meanwhile shifts no page."""
+    check_page_size(page_size)
+    after = None
+    if token:
+        created, separator, name = token[1:].partition("/")
+        if not token.startswith("a") or not separator or not created or not name:
+            raise PageError(f"page_token {token!r} is not an author list page token (pass "
+                            "the next_page_token of the previous page, or nothing for the "
+                            "first)")
+        after = (created, name)
+    authors = list_authors(storage, after, page_size + 1 if page_size else None)
+    return _cut(authors, page_size, lambda author: f"a{author.created_at}/{author.name}")
+
+
+def leagues_page(storage: Storage, page_size: int, token: str
+                 ) -> tuple[list[LeagueRecord], str]:
+    """A ``ListLeagues`` page, newest first (every league when ``page_size`` is 0)."""
+    check_page_size(page_size)
+    before = _below_id(token, "l", "league list")
+    leagues = list_leagues(storage, before, page_size + 1 if page_size else None)
+    return _cut(leagues, page_size, lambda league: f"l{league.id}")
+
+
+def challenges_page(storage: Storage, bot: str, page_size: int, token: str
+                    ) -> tuple[list[ChallengeRecord], str]:
+    """A ``ListChallenges`` page, newest first: ``page_size`` challenges (0: the
+    default of ``CHALLENGES_PER_PAGE``, what a call without paging always got)."""
+    check_page_size(page_size)
+    size = page_size or CHALLENGES_PER_PAGE
+    before = _below_id(token, "c", "challenge list")
+    challenges = list_challenges(storage, bot, before, size + 1)
+    return _cut(challenges, size, lambda challenge: f"c{challenge.season_id}")
 
 
 def check_page_size(page_size: int) -> None:

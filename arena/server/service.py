@@ -299,18 +299,17 @@ class ArenaService(LifecycleMixin, AccountsMixin, LeaguesMixin, OwnerLogsMixin,
     def GetStandings(
         self, request: arena_pb2.GetStandingsRequest, context: grpc.ServicerContext
     ) -> arena_pb2.GetStandingsResponse:
-        return self._call(context, lambda: self._get_standings(request))
+        return self._call(context, lambda: self._get_standings(request, context))
 
-    def _get_standings(
-        self, request: arena_pb2.GetStandingsRequest
-    ) -> arena_pb2.GetStandingsResponse:
+    def _get_standings(self, request: arena_pb2.GetStandingsRequest,
+                       context: grpc.ServicerContext) -> arena_pb2.GetStandingsResponse:
         season_id = self._season_id(request.season_id)
         pages.check_page_size(request.page_size)
-        if request.recompute:
+        if request.recompute:  # minutes of a big season's CPU, under its standings' lock
+            self.auth.admin(context)
             self.board.recompute(season_id)
         if request.page_token:
-            sequence, offset = pages.parse_standings_token(request.page_token)
-            snapshot = self.board.at(season_id, sequence)
+            snapshot, offset = pages.standings_page_at(self.board, season_id, request.page_token)
         else:
             snapshot, offset = self.board.snapshot(season_id), 0
         table = snapshot.standings

@@ -20,6 +20,7 @@ from arena.storage.authors import (
 )
 from arena.storage.backup import BackupError, restore_backup, write_backup
 from arena.storage.challenges import (
+    CHALLENGES_PER_PAGE,
     ChallengeRecord,
     QuotaError,
     challenge_seasons,
@@ -69,6 +70,7 @@ from arena.storage.lifecycle import (
     LifecycleError,
     deactivate_if_streak,
     deactivations_of,
+    faulted_results,
     newest_active,
     reactivate,
     recent_faults,
@@ -88,6 +90,7 @@ from arena.storage.records import (
 )
 from arena.storage.refusals import count_refused_outcome
 from arena.storage.seat_logs import prune_seat_logs, read_seat_logs
+from arena.storage.standings_checkpoints import save_standings_checkpoint, standings_checkpoint
 from arena.storage.store import Storage
 from arena.storage.submissions import (
     ADMIN_OWNER,
@@ -120,6 +123,7 @@ __all__ = [
     "ADMIN_OWNER",
     "ARENA_FAILED",
     "AUTHOR_FAILED",
+    "CHALLENGES_PER_PAGE",
     "GATE_PENDING",
     "GATE_SUPERSEDED",
     "Author",
@@ -168,6 +172,7 @@ __all__ = [
     "deal_key",
     "decide_gate",
     "expected_hash",
+    "faulted_results",
     "gate_of_match",
     "gates_of_ladder",
     "gates_of_version",
@@ -201,11 +206,13 @@ __all__ = [
     "restore_backup",
     "results_of_rounds",
     "revoke_author",
+    "save_standings_checkpoint",
     "sealed_series",
     "season_config",
     "series_pending",
     "series_voided",
     "set_stage",
+    "standings_checkpoint",
     "store_human_game",
     "store_round_moves",
     "store_submission",

@@ -113,9 +113,16 @@ def revoke_author(storage: Storage, name: str) -> Author:
     return get_author(storage, name)
 
 
-def list_authors(storage: Storage) -> list[Author]:
+def list_authors(storage: Storage, after: tuple[str, str] | None = None,
+                 limit: int | None = None) -> list[Author]:
+    """Authors oldest first (by creation time, then name), after the author created
+    at ``after[0]`` named ``after[1]`` (None: from the first), at most ``limit``."""
+    created, name = after or ("", "")
     with storage.transaction() as db:
-        rows = db.execute(_SELECT + " ORDER BY a.created_at, a.name").fetchall()
+        rows = db.execute(_SELECT + " WHERE ?1 = 0 OR (a.created_at, a.name) > (?2, ?3) "
+                          "ORDER BY a.created_at, a.name LIMIT ?4",
+                          (after is not None, created, name,
+                           -1 if limit is None else limit)).fetchall()
     return [Author(row["name"], row["created_at"], row["revoked_at"], row["owned"])
             for row in rows]
 

@@ -21,7 +21,8 @@ from arena.storage.season_rows import insert_season
 from arena.storage.store import Storage
 
 QUOTA_WINDOW: Final = timedelta(hours=1)
-MAX_LISTED: Final = 200
+CHALLENGES_PER_PAGE: Final = 200
+"""Challenges a list shows at a time unless asked for another page size."""
 
 
 class QuotaError(ValueError):
@@ -125,16 +126,19 @@ _SELECT: Final = ("SELECT c.season_id, c.author, c.challenger, c.opponent, c.ser
                   "ON s.id = c.season_id")
 
 
-def list_challenges(storage: Storage, bot: str = "") -> list[ChallengeRecord]:
-    """Challenges newest first (at most ``MAX_LISTED``); with ``bot`` (a name or
-    name@version) only those one of its versions plays in."""
-    where, params = "", tuple[str, ...]()
+def list_challenges(storage: Storage, bot: str = "", before: int = 0,
+                    limit: int = CHALLENGES_PER_PAGE, offset: int = 0) -> list[ChallengeRecord]:
+    """Challenges newest first, below season id ``before`` (0: from the newest), at
+    most ``limit`` after skipping ``offset``; with ``bot`` (a name or name@version)
+    only those one of its versions plays in."""
+    where, params = " WHERE (? = 0 OR c.season_id < ?)", tuple[str | int, ...]((before, before))
     if bot:
         pattern = _like(bot) if "@" in bot else f"{_like(bot)}@%"
-        where = " WHERE c.challenger LIKE ? ESCAPE '\\' OR c.opponent LIKE ? ESCAPE '\\'"
-        params = (pattern, pattern)
+        where += " AND (c.challenger LIKE ? ESCAPE '\\' OR c.opponent LIKE ? ESCAPE '\\')"
+        params = (*params, pattern, pattern)
     return [_record(row) for row in storage.query(
-        f"{_SELECT}{where} ORDER BY c.season_id DESC LIMIT ?", (*params, MAX_LISTED))]
+        f"{_SELECT}{where} ORDER BY c.season_id DESC LIMIT ? OFFSET ?",
+        (*params, limit, offset))]
 
 
 def _like(text: str) -> str:

@@ -196,8 +196,13 @@ def get_league(storage: Storage, league_id: int) -> LeagueRecord:
     return _league(rows[0])
 
 
-def list_leagues(storage: Storage) -> list[LeagueRecord]:
-    return [_league(row) for row in storage.query("SELECT * FROM leagues ORDER BY id DESC")]
+def list_leagues(storage: Storage, before: int = 0, limit: int | None = None,
+                 offset: int = 0) -> list[LeagueRecord]:
+    """Leagues newest first, below id ``before`` (0: from the newest), at most ``limit``
+    after skipping ``offset``."""
+    return [_league(row) for row in storage.query(
+        "SELECT * FROM leagues WHERE ?1 = 0 OR id < ?1 ORDER BY id DESC LIMIT ?2 OFFSET ?3",
+        (before, -1 if limit is None else limit, offset))]
 
 
 def _league(row: sqlite3.Row) -> LeagueRecord:

@@ -20,7 +20,14 @@ from typing import Final
 
 from arena.core.faults import faults_by_seat
 from arena.core.status import VersionStatus
-from arena.storage.records import NotFoundError, stored_fault, utc_now
+from arena.storage.records import (
+    NotFoundError,
+    SeriesRecord,
+    result_from_row,
+    stored_fault,
+    utc_now,
+)
+from arena.storage.schema import RESULT_COLUMNS
 from arena.storage.store import Storage
 
 VETTING: Final = tuple(status for status in VersionStatus if status.is_vetting)
@@ -210,3 +217,13 @@ def recent_faults(storage: Storage, bot_id: str, limit: int = 5) -> list[LostByF
             assert fault is not None  # _faulted
             found.append(LostByFault(row["series_id"], str(fault.kind), fault.message))
     return found[:limit]
+
+
+def faulted_results(storage: Storage, season_id: int, bot_id: str) -> list[SeriesRecord]:
+    """The season's results with a fault in a series ``bot_id`` played (either
+    seat's), in storage order: a bot page's faults without reading the season's
+    every result (989,000 of them at 99 % of a 1,000-bot round robin)."""
+    return [result_from_row(row) for row in storage.query(
+        f"SELECT {RESULT_COLUMNS} FROM series_results WHERE season_id=? AND fault_json "
+        "IS NOT NULL AND (seat0_bot=? OR seat1_bot=?) ORDER BY stored_seq",
+        (season_id, bot_id, bot_id))]

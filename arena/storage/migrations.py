@@ -309,6 +309,21 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
         "DROP INDEX IF EXISTS planned_series_by_season",
         "DROP INDEX IF EXISTS series_results_by_season",
     )),
+    Migration(19, "standings checkpoints (a big season's table read again from the last "
+                  "one after a restart) and results found by either seat's bot (issue 42)", (
+        """CREATE TABLE standings_checkpoints (
+    season_id INTEGER PRIMARY KEY REFERENCES seasons(id),
+    sequence INTEGER NOT NULL,           -- the stored results it counts (stored_seq 1..N)
+    last_series TEXT NOT NULL,           -- the series of stored_seq N: a check at reading
+    state BLOB NOT NULL,                 -- arena.season.standings_checkpoint
+    saved_at TEXT NOT NULL
+)""",
+        # When a bot last played, and its faults: an index lookup per bot instead of
+        # reading every result (a million at 99 % of a 1,000-bot round robin) for
+        # each view of /bots or a bot's page.
+        "CREATE INDEX series_results_by_seat0 ON series_results (seat0_bot, finished_at)",
+        "CREATE INDEX series_results_by_seat1 ON series_results (seat1_bot, finished_at)",
+    )),
 )
 
 

@@ -216,12 +216,14 @@ class Storage:
             raise NotFoundError("no season yet (create one with `arena season create`)")
         return int(rows[0][0])
 
-    def list_seasons(self, before: int = 0, limit: int | None = None) -> list[SeasonRecord]:
+    def list_seasons(self, before: int = 0, limit: int | None = None,
+                     offset: int = 0) -> list[SeasonRecord]:
         """Seasons but challenges' (``arena.storage.challenges``), newest first, below
-        id ``before`` (0: from the newest), at most ``limit``."""
+        id ``before`` (0: from the newest), at most ``limit`` after skipping ``offset``."""
         return [self._season(row) for row in self.query(
             f"SELECT * FROM seasons WHERE {_NOT_CHALLENGE} AND (?1 = 0 OR id < ?1) "
-            "ORDER BY id DESC LIMIT ?2", (before, -1 if limit is None else limit))]
+            "ORDER BY id DESC LIMIT ?2 OFFSET ?3",
+            (before, -1 if limit is None else limit, offset))]
 
     def seasons_with_status(self, status: SeasonStatus) -> list[int]:
         return [int(row[0]) for row in

@@ -43,7 +43,8 @@ from arena.web.league_pages import LeaguePages
 from arena.web.live import season_feed
 from arena.web.live_pages import LivePages
 from arena.web.owner import OwnerViews
-from arena.web.params import BadParameter, query_id
+from arena.web.paging import Pager
+from arena.web.params import BadParameter, query_id, query_page
 from arena.web.play_games import HumanGames, PlaySettings
 from arena.web.play_pages import PlayPages
 from arena.web.replay import UNREPLAYABLE, replay_view
@@ -178,13 +179,15 @@ class Website:
 
     # -- pages
 
-    def seasons_page(self) -> dict[str, Any]:
-        """Every season with who leads or won it (``leader``, None before a result)."""
-        page = views.seasons_page(self.storage)
-        leaders = self.leaders.of(self.storage.list_seasons())
-        for season in page["seasons"]:
-            season["leader"] = leaders.get(season["id"])
-        return page
+    def seasons_page(self, request: Request) -> dict[str, Any]:
+        """A page of the seasons (``?page=``) with who leads or won each (``leader``,
+        None before a result)."""
+        pager = Pager(query_page(request))
+        seasons, links = pager.cut(self.storage.list_seasons(limit=pager.limit,
+                                                             offset=pager.offset))
+        leaders = self.leaders.of(seasons)
+        return {"seasons": [{**views.season_summary(season), "leader": leaders[season.id]}
+                            for season in seasons], "pager": links}
 
     def seasons_with_rows(self, page: dict[str, Any]) -> dict[str, Any]:
         return {**page, "now_playing": self.live.rows(None),
@@ -302,7 +305,7 @@ def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | 
         *sign_in.routes(),
         *PlayPages(games, site.html).routes(),
         *site.tv.routes(),
-        *twins("/", lambda request: site.seasons_page(), site.seasons_html,
+        *twins("/", site.seasons_page, site.seasons_html,
                json=site.seasons_with_rows, api="/api/seasons"),
         *BrowsePages(storage, site.readings, site.html).routes(),
         *LeaguePages(storage, site.readings, site.html).routes(),

@@ -14,6 +14,7 @@ from arena.season.ladder_gating import admitted
 from arena.season.readings import SeasonReadings
 from arena.season.seeding import current_rows
 from arena.storage import NotFoundError, SeasonRecord, Storage, gates_of_version
+from arena.web.paging import Pager
 
 ADMIN: Final = "admin"
 """How the arena's admin shows as an owner (stored as '')."""
@@ -63,27 +64,45 @@ def ladder_gates_of(storage: Storage, bot_id: str) -> list[dict[str, Any]]:
             for gate in gates_of_version(storage, bot_id)]
 
 
-def _last_played(storage: Storage) -> dict[str, str]:
+def _last_played(storage: Storage, bot_ids: Sequence[str]) -> dict[str, str]:
+    """When each of ``bot_ids`` last played (absent: never): two index seeks per
+    version (``series_results_by_seat0``/``1``), however many results are stored."""
+    marks = ",".join("?" * len(bot_ids))
     rows = storage.query(
-        "SELECT bot, MAX(finished_at) AS last FROM (SELECT seat0_bot AS bot, finished_at "
-        "FROM series_results UNION ALL SELECT seat1_bot, finished_at FROM series_results) "
-        "GROUP BY bot")
-    return {str(row["bot"]): str(row["last"]) for row in rows}
+        "SELECT b.id, (SELECT MAX(finished_at) FROM series_results WHERE seat0_bot = b.id) "
+        "AS first, (SELECT MAX(finished_at) FROM series_results WHERE seat1_bot = b.id) "
+        f"AS second FROM bots b WHERE b.id IN ({marks})", tuple(bot_ids))
+    played = {str(row["id"]): max(str(row["first"] or ""), str(row["second"] or ""))
+              for row in rows}
+    return {bot_id: last for bot_id, last in played.items() if last}
 
 
-def _bots(storage: Storage, readings: SeasonReadings,
-          owner: str | None = None) -> list[dict[str, Any]]:
-    """One row per bot name (registration order of its first version): the latest
-    version's status, the owner, the latest active version, its rating (OpenSkill
-    μ ± σ in the latest finished season it played, as the server's standings of that
-    season have it: ``readings``) and when any version last played."""
-    sql, params = _VERSIONS + " ORDER BY b.seq", tuple[str, ...]()
+def _names(storage: Storage, owner: str | None, pager: Pager) -> list[str]:
+    """The page's bot names (of ``owner``'s only, if given), in registration order of
+    each name's first version."""
+    where, params = "", tuple[str | int, ...]()
     if owner is not None:
-        sql, params = _VERSIONS + " WHERE COALESCE(n.owner, '') = ? ORDER BY b.seq", (owner,)
-    by_name: dict[str, list[dict[str, Any]]] = {}
-    for version in storage.query(sql, params):
-        by_name.setdefault(str(version["name"]), []).append(_version(version))
-    last = _last_played(storage)
+        where, params = " WHERE COALESCE(n.owner, '') = ?", (owner,)
+    return [str(row[0]) for row in storage.query(
+        "SELECT b.name FROM bots b LEFT JOIN bot_names n ON n.name = b.name"
+        f"{where} GROUP BY b.name ORDER BY MIN(b.seq) LIMIT ? OFFSET ?",
+        (*params, pager.limit, pager.offset))]
+
+
+def _bots(storage: Storage, readings: SeasonReadings, pager: Pager,
+          owner: str | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """One row per bot name (registration order of its first version), a page of
+    them: the latest version's status, the owner, the latest active version, its
+    rating (OpenSkill μ ± σ in the latest finished season it played, as the server's
+    standings of that season have it: ``readings``) and when any version last
+    played; and the page's links (``Pager.cut``)."""
+    names, links = pager.cut(_names(storage, owner, pager))
+    by_name: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+    marks = ",".join("?" * len(names))
+    for version in storage.query(_VERSIONS + f" WHERE b.name IN ({marks}) ORDER BY b.seq",
+                                 tuple(names)):
+        by_name[str(version["name"])].append(_version(version))
+    last = _last_played(storage, [v["id"] for versions in by_name.values() for v in versions])
     active = {name: next((v for v in reversed(versions) if v["status"] == "active"), None)
               for name, versions in by_name.items()}
     rows = current_rows(storage, [v["id"] for v in active.values() if v is not None],
@@ -101,17 +120,19 @@ def _bots(storage: Storage, readings: SeasonReadings,
             "rating_sigma": None if row is None else round(row.rating_sigma, 4),
             "last_played": max(played) if played else None, "versions": len(versions),
         })
-    return bots
+    return bots, links
 
 
-def bots_page(storage: Storage, readings: SeasonReadings) -> dict[str, Any]:
-    """Every bot (see ``_bots``)."""
-    return {"bots": _bots(storage, readings)}
+def bots_page(storage: Storage, readings: SeasonReadings, pager: Pager) -> dict[str, Any]:
+    """A page of every bot (see ``_bots``) and its links (``pager``)."""
+    bots, links = _bots(storage, readings, pager)
+    return {"bots": bots, "pager": links}
 
 
-def author_page(storage: Storage, readings: SeasonReadings, name: str) -> dict[str, Any]:
-    """An author's account and bots (``admin``: the arena's own); ``NotFoundError``
-    for a name that is neither an author nor the admin."""
+def author_page(storage: Storage, readings: SeasonReadings, name: str,
+                pager: Pager) -> dict[str, Any]:
+    """An author's account and a page of its bots (``admin``: the arena's own);
+    ``NotFoundError`` for a name that is neither an author nor the admin."""
     rows = storage.query("SELECT name, created_at, revoked_at FROM authors WHERE name=?",
                          (name,))
     if not rows and name != ADMIN:
@@ -119,8 +140,8 @@ def author_page(storage: Storage, readings: SeasonReadings, name: str) -> dict[s
     author = ({"name": ADMIN, "created_at": None, "revoked_at": ""} if not rows else
               {"name": rows[0]["name"], "created_at": rows[0]["created_at"],
                "revoked_at": rows[0]["revoked_at"]})
-    return {"author": author,
-            "bots": _bots(storage, readings, "" if name == ADMIN and not rows else name)}
+    bots, links = _bots(storage, readings, pager, "" if name == ADMIN and not rows else name)
+    return {"author": author, "bots": bots, "pager": links}
 
 
 class SeasonLeaders:

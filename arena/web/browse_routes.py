@@ -14,6 +14,8 @@ from starlette.routing import Route
 from arena.season.readings import SeasonReadings
 from arena.storage import Storage
 from arena.web import browse
+from arena.web.paging import Pager
+from arena.web.params import query_page
 from arena.web.sprt_page import llr_svg, sprt_page
 from arena.web.twins import twins
 
@@ -37,11 +39,13 @@ class BrowsePages:
 
     def routes(self) -> list[Route]:
         return [
-            *twins("/bots", lambda request: browse.bots_page(self.storage, self.readings),
+            *twins("/bots", lambda request: browse.bots_page(
+                       self.storage, self.readings, Pager(query_page(request))),
                    lambda page: self.html("bots.html", page=page), also=("/bots/",)),
             *twins("/authors/{name:arena_name}",
-                   lambda request: browse.author_page(self.storage, self.readings,
-                                                      request.path_params["name"]),
+                   lambda request: browse.author_page(
+                       self.storage, self.readings, request.path_params["name"],
+                       Pager(query_page(request))),
                    lambda page: self.html("author.html", page=page)),
             *twins("/seasons/{season_id:arena_id}/sprt",
                    lambda request: sprt_page(self.storage, self.readings,

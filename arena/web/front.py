@@ -1,7 +1,7 @@
 """The front page's own parts (beside Arena TV and the seasons list): the top of the
 current season (the one playing now, else the newest), the latest results of every
-season, and the leagues, each with its divisions' seasons grouped under it (those
-seasons then leave the plain list of seasons)."""
+season, and the newest leagues, each with its divisions' seasons grouped under it
+(those seasons then leave the plain list of seasons)."""
 
 from __future__ import annotations
 
@@ -10,19 +10,36 @@ from typing import Any, Final
 from arena.core.status import SeasonStatus
 from arena.season.formats import LADDER_FORMAT
 from arena.season.readings import SeasonReadings
-from arena.storage import NotFoundError, Storage, league_seasons, list_leagues
+from arena.storage import (
+    NotFoundError,
+    SeasonRecord,
+    Storage,
+    challenge_seasons,
+    league_seasons,
+    list_leagues,
+)
 from arena.web.views import result_summary, season_summary
 
 TOP_ROWS: Final = 5
 LATEST_RESULTS: Final = 8
+FRONT_LEAGUES: Final = 5
+"""The newest leagues on the front page (every league: ``/leagues``)."""
+
+
+def _current(storage: Storage) -> SeasonRecord | None:
+    """The newest season playing now (challenges' aside), else the newest."""
+    playing = (set(storage.seasons_with_status(SeasonStatus.RUNNING))
+               - set(challenge_seasons(storage, SeasonStatus.RUNNING)))
+    if playing:
+        return storage.get_season(max(playing))
+    newest = storage.list_seasons(limit=1)
+    return newest[0] if newest else None
 
 
 def front_page(storage: Storage, readings: SeasonReadings) -> dict[str, Any]:
-    """The current season's top rows, the latest results and the leagues."""
-    seasons = storage.list_seasons()
-    playing = [s for s in seasons if s.status == SeasonStatus.RUNNING]
-    chosen = playing or seasons
-    current = chosen[0] if chosen else None
+    """The current season's top rows, the latest results and the newest leagues (each
+    read by id: the front page reads no whole list, however many seasons there are)."""
+    current = _current(storage)
     top: list[dict[str, Any]] = []
     if current is not None:
         try:
@@ -35,17 +52,17 @@ def front_page(storage: Storage, readings: SeasonReadings) -> dict[str, Any]:
                 top.append({"rank": rank, "bot": bot_id, "played": row.series_played,
                             "series_points": row.series_points,
                             "rating": f"{row.rating_mu:.1f}±{row.rating_sigma:.1f}"})
-    names = {s.id: s.name for s in seasons}
+    results = storage.latest_results(LATEST_RESULTS)
+    names = {season_id: storage.get_season(season_id).name
+             for season_id in {result.season_id for result in results}}
     latest = [{**result_summary(result), "season_id": result.season_id,
-               "season": names.get(result.season_id, "")}
-              for result in storage.latest_results(LATEST_RESULTS)]
-    by_id = {s.id: s for s in seasons}
+               "season": names[result.season_id]} for result in results]
     leagues: list[dict[str, Any]] = []
     grouped: set[int] = set()
-    for league in list_leagues(storage):
+    for league in list_leagues(storage, limit=FRONT_LEAGUES):
         divisions = [{"round": d.round, "division": d.division,
-                      **season_summary(by_id[d.season_id])}
-                     for d in league_seasons(storage, league.id) if d.season_id in by_id]
+                      **season_summary(storage.get_season(d.season_id))}
+                     for d in league_seasons(storage, league.id)]
         grouped.update(division["id"] for division in divisions)
         leagues.append({"id": league.id, "name": league.name,
                         "cancelled": bool(league.cancelled_at), "seasons": divisions})

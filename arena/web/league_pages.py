@@ -13,6 +13,8 @@ from starlette.routing import Route
 from arena.season.league_tables import league_summary, league_tables
 from arena.season.readings import SeasonReadings
 from arena.storage import Storage, list_leagues
+from arena.web.paging import Pager
+from arena.web.params import query_page
 from arena.web.twins import twins
 
 Render = Callable[..., HTMLResponse]
@@ -27,15 +29,18 @@ class LeaguePages:
         self.readings = readings
         self.html = html
 
-    def leagues_page(self) -> dict[str, Any]:
-        return {"leagues": [league_summary(league) for league in list_leagues(self.storage)]}
+    def leagues_page(self, pager: Pager) -> dict[str, Any]:
+        """A page of the leagues, newest first, and its links."""
+        leagues, links = pager.cut(list_leagues(self.storage, limit=pager.limit,
+                                                offset=pager.offset))
+        return {"leagues": [league_summary(league) for league in leagues], "pager": links}
 
     def league_page(self, league_id: int) -> dict[str, Any]:
         return league_tables(self.storage, self.readings, league_id).to_dict()
 
     def routes(self) -> list[Route]:
         return [
-            *twins("/leagues", lambda request: self.leagues_page(),
+            *twins("/leagues", lambda request: self.leagues_page(Pager(query_page(request))),
                    lambda page: self.html("leagues.html", page=page), also=("/leagues/",)),
             *twins("/leagues/{league_id:arena_id}",
                    lambda request: self.league_page(request.path_params["league_id"]),

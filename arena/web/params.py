@@ -83,6 +83,21 @@ register_url_convertor("arena_bot_id", BotIdConvertor())
 register_url_convertor("arena_name", NameConvertor())
 
 
+MAX_PAGE_NUMBER: Final = 1_000_000
+"""Far past any list's last page (the offset it makes stays a small integer)."""
+
+
+def query_page(request: Request) -> int:
+    """The 1-based page number in ``?page=`` (1 when absent or empty); ``BadParameter``
+    for anything but a number from 1 to ``MAX_PAGE_NUMBER``."""
+    number = query_id(request, "page")
+    if number is None:
+        return 1
+    if not 1 <= number <= MAX_PAGE_NUMBER:
+        raise BadParameter(f"page must be from 1 to {MAX_PAGE_NUMBER}, not {number}")
+    return number
+
+
 def query_id(request: Request, name: str) -> int | None:
     """The id in the query value ``name`` (None when absent or empty); ``BadParameter``
     for anything but 1 to 18 ASCII digits."""

@@ -17,7 +17,14 @@ from openskill.models import PlackettLuce
 from arena.core.status import SeasonStatus
 from arena.season.formats import has_no_count
 from arena.season.readings import SeasonReading, SeasonReadings
-from arena.storage import SeasonRecord, SeriesRecord, Storage, is_sealed, league_of_season
+from arena.storage import (
+    SeasonRecord,
+    SeriesRecord,
+    Storage,
+    faulted_results,
+    is_sealed,
+    league_of_season,
+)
 from arena.web.browse import ladder_gates_of, versions_of
 from arena.web.hands import series_hands
 from arena.web.replay import UNREPLAYABLE
@@ -36,11 +43,6 @@ def season_summary(season: SeasonRecord) -> dict[str, Any]:
         "series_voided": season.series_voided, "bots": len(season.bot_ids),
         "no_count": has_no_count(season.config, len(season.bot_ids)),
     }
-
-
-def seasons_page(storage: Storage) -> dict[str, Any]:
-    """Every season, newest first."""
-    return {"seasons": [season_summary(s) for s in storage.list_seasons()]}
 
 
 def result_summary(result: SeriesRecord) -> dict[str, Any]:
@@ -190,7 +192,9 @@ def bot_page(storage: Storage, readings: SeasonReadings, bot_id: str,
     bot = bot_summary(storage, bot_id)
     versions = versions_of(storage, bot["name"])
     life = next(version for version in versions if version["id"] == bot_id)
-    seasons = [s for s in storage.list_seasons() if bot_id in s.bot_ids]  # newest first
+    seasons = [storage.get_season(int(row[0])) for row in storage.query(  # newest first
+        "SELECT season_id FROM season_bots WHERE bot_id=? AND season_id NOT IN "
+        "(SELECT season_id FROM challenges) ORDER BY season_id DESC", (bot_id,))]
     chosen = next((s for s in seasons if s.id == season_id), seasons[0] if seasons else None)
     faults: list[dict[str, Any]] = []
     playing = [s.id for s in seasons if s.status is SeasonStatus.RUNNING]
@@ -216,8 +220,8 @@ def bot_page(storage: Storage, readings: SeasonReadings, bot_id: str,
             page["head_to_head"] = [
                 {"opponent": opponent, **vars(cell)}
                 for opponent, cell in sorted(standings.crosstable.get(bot_id, {}).items())]
-        else:  # only its faults: no table to build
-            results = storage.results_stored_after(season.id)
+        else:  # only its faults: no table to build, no other result read
+            results = faulted_results(storage, season.id, bot_id)
         faults += [f for f in fault_rows(results) if f["bot"] == bot_id]
     page["faults"] = sorted(faults, key=lambda f: f["finished_at"], reverse=True)[:FAULTS_SHOWN]
     page["faults_total"] = len(faults)

@@ -20,7 +20,7 @@ from arena.core.limits import TimeLimits
 from arena.core.manifest import iter_bot_files
 from arena.core.series import BotRef, SeriesSpec
 from arena.server.app import RunningServer, start_server
-from arena.storage import Storage
+from arena.storage import Storage, add_author
 from engine.profiles import get_profile
 from tests.helpers.arena_helpers import REPO_ROOT, make_bot_folder
 from tests.helpers.fake_runner import run_fake_series
@@ -243,7 +243,10 @@ def test_the_cli_shows_a_page_and_says_how_to_get_the_next(
     assert main(["standings", "--bot", "bot003", "--json", *common]) == 0
     assert [row["bot_id"] for row in json.loads(capsys.readouterr().out)["rows"]] == [
         "bot003@1"]
-    assert main(["standings", "--recompute", "--page-size", "3", *common]) == 0
+    assert main(["standings", "--recompute", "--page-size", "3", *common]) == 2
+    assert "needs a token" in capsys.readouterr().err  # anyone may read, not rebuild
+    assert main(["standings", "--recompute", "--page-size", "3", "--token-file",
+                 str(server.token_path), *common]) == 0
     assert "--page s3.3" in capsys.readouterr().out
 
 
@@ -263,3 +266,47 @@ def test_a_capped_random_series_stores_under_200_kb(tmp_path: Path) -> None:
     assert raw > 1_000_000 and stored < 200_000
     assert storage.result_log(planned.series_id)[0] == outcome.log
     storage.close()
+
+
+def test_a_page_token_whose_big_snapshot_is_gone_says_start_again(
+        tmp_path: Path, server: RunningServer, stub: arena_pb2_grpc.ArenaServiceStub,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An older snapshot is rebuilt for a page only from a few results: a reader's
+    token must not make the server replay a big season (here "big" is 3 results)."""
+    monkeypatch.setattr("arena.season.standings_live.MAX_REBUILT_SNAPSHOT", 3)
+    season = create(stub, server, add_bots(server.storage, 5, tmp_path))
+    store_some(server, season.id, 5)
+    page = stub.GetStandings(arena_pb2.GetStandingsRequest(season_id=season.id, page_size=2))
+    assert page.next_page_token == "s5.2"
+    rebuilt = stub.GetStandings(arena_pb2.GetStandingsRequest(
+        season_id=season.id, page_size=2, page_token="s3.2"))  # not kept, but 3 results
+    assert rebuilt.standings.sequence == 3
+    with pytest.raises(grpc.RpcError) as gone:
+        stub.GetStandings(arena_pb2.GetStandingsRequest(
+            season_id=season.id, page_size=2, page_token="s4.2"))
+    assert gone.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert gone.value.details() == ("the standings after 4 results are no longer kept "
+                                    "(results came in meanwhile); read them again from the "
+                                    "first page")
+    kept = stub.GetStandings(arena_pb2.GetStandingsRequest(
+        season_id=season.id, page_size=2, page_token=page.next_page_token))
+    assert kept.standings.sequence == 5
+
+
+def test_only_the_admin_has_the_standings_rebuilt(
+        tmp_path: Path, server: RunningServer, stub: arena_pb2_grpc.ArenaServiceStub) -> None:
+    season = create(stub, server, add_bots(server.storage, 3, tmp_path))
+    store_some(server, season.id, 2)
+    request = arena_pb2.GetStandingsRequest(season_id=season.id, recompute=True)
+    with pytest.raises(grpc.RpcError) as anonymous:
+        stub.GetStandings(request)
+    assert anonymous.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    author_token = add_author(server.storage, "ann")[1]
+    with pytest.raises(grpc.RpcError) as author:
+        stub.GetStandings(request, metadata=(("authorization", f"Bearer {author_token}"),))
+    assert author.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    rebuilt = stub.GetStandings(request, metadata=(("authorization",
+                                                    f"Bearer {server.token}"),))
+    assert rebuilt.standings.sequence == 2
+    assert stub.GetStandings(arena_pb2.GetStandingsRequest(
+        season_id=season.id)).standings.sequence == 2  # reading stays open to everyone

@@ -11,8 +11,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from arena.core.faults import BotFault, FaultKind
-from arena.core.seat_logs import DecisionLog, SeatLog
+from arena.core.seat_logs import DecisionLog, DecisionRecorder, SeatLog
 from arena.storage import Storage
+from arena.storage.logs import decode_document
+from arena.storage.seat_log_rows import encode_seat_logs
 from arena.storage.seat_logs import prune_seat_logs, read_seat_logs
 from tests.helpers.arena_helpers import made_up_outcome, register_bots
 
@@ -50,6 +52,28 @@ def test_seat_logs_are_stored_apart_and_pruned_by_age(tmp_path: Path) -> None:
     storage.close()
 
 
+def test_a_recorded_seat_log_is_stored_as_its_to_dict_with_times_to_the_microsecond() -> None:
+    # Storage writes the dataclass without building its dict: the same JSON as
+    # to_dict, the charged times rounded where the loop records them.
+    recorder = DecisionRecorder()
+    recorder.record(0, 1, 1, 0.0123456789, "why\nnot")
+    recorder.record(0, 1, 3, 2.5)
+    recorder.record(1, 1, 2, 0.0000004)
+    logs = [recorder.seat_log(0, "err\n", 4), recorder.seat_log(1, fault_words="bye")]
+    stored = [(seat, decode_document(encoded.codec, encoded.data))
+              for seat, encoded in encode_seat_logs(logs)]
+    assert stored == [
+        (0, {"seat": 0, "stderr": "err\n", "stderr_bytes": 4, "notes_dropped": 0,
+             "fault_words": "", "decisions": [
+                 {"hand_number": 1, "decision_number": 1, "think_ms": 12.346,
+                  "debug": "why\\x0anot"},
+                 {"hand_number": 1, "decision_number": 3, "think_ms": 2500.0, "debug": ""}]}),
+        (1, {"seat": 1, "stderr": "", "stderr_bytes": 0, "notes_dropped": 0,
+             "fault_words": "bye", "decisions": [
+                 {"hand_number": 1, "decision_number": 2, "think_ms": 0.0, "debug": ""}]})]
+    assert [document for _, document in stored] == [log.to_dict() for log in logs]
+
+
 def test_migration_15_moves_the_results_stderr_tails_to_the_seat_logs(tmp_path: Path) -> None:
     storage, series = stored_season(tmp_path)
     planned = storage.get_planned(series[0])
@@ -62,8 +86,11 @@ def test_migration_15_moves_the_results_stderr_tails_to_the_seat_logs(tmp_path: 
     raw.execute("UPDATE series_results SET fault_json=?, finished_at='2026-03-01T10:00:00Z' "
                 "WHERE series_id=?", (json.dumps(old.to_dict()), series[0]))
     raw.execute("DROP TABLE seat_logs")
-    raw.execute("DROP TABLE challenges")  # migrations 16's and 17's, which follow
+    raw.execute("DROP TABLE challenges")  # migrations 16's, 17's and 19's, which follow
     raw.execute("DROP TABLE human_games")
+    raw.execute("DROP TABLE standings_checkpoints")
+    raw.execute("DROP INDEX series_results_by_seat0")
+    raw.execute("DROP INDEX series_results_by_seat1")
     raw.execute("UPDATE meta SET value='14' WHERE key='schema_version'")
     raw.close()
     storage = Storage(tmp_path / "a.db")
