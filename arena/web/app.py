@@ -9,7 +9,6 @@ signed-in owner also sees its bots' owner panes (``arena.web.owner``)."""
 from __future__ import annotations
 
 import asyncio
-import re
 import threading
 from pathlib import Path
 from typing import Any, Final
@@ -38,6 +37,7 @@ from arena.web.browse import SeasonLeaders
 from arena.web.browse_routes import BrowsePages
 from arena.web.challenge_pages import ChallengePages
 from arena.web.chart import RatingPoint, rating_svg
+from arena.web.crosstable_html import crosstable_body, visible
 from arena.web.front import front_page
 from arena.web.league_pages import LeaguePages
 from arena.web.live import season_feed
@@ -66,14 +66,6 @@ SECURITY_HEADERS: Final = (
     (b"referrer-policy", b"same-origin"),
 )
 SEASON_CACHE_SIZE: Final = 8
-_CONTROL: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def visible(value: Any) -> Any:
-    """Control characters (terminal escapes) in page text shown as \\xNN, never sent raw."""
-    if isinstance(value, str) and not isinstance(value, Markup):
-        return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
-    return value
 
 
 def make_templates() -> jinja2.Environment:
@@ -87,6 +79,7 @@ def make_templates() -> jinja2.Environment:
     env.globals["STANDING_COLUMNS"] = STANDING_COLUMNS  # the terminal's columns too
     env.globals["standing_legend"] = legend_terms
     env.filters["row_values"] = RowValues
+    env.globals["crosstable_body"] = crosstable_body
     return env
 
 

@@ -19,6 +19,7 @@ Whichever is shorter, the patch or the whole, is sent;
 
 from __future__ import annotations
 
+import functools
 import html as markup
 import re
 from collections.abc import Mapping
@@ -31,6 +32,10 @@ _CELLS: Final = re.compile(r"(<tr(?:\s[^>]*)?>)(.*)</tr>", re.S)
 _CELL: Final = re.compile(r"<t[dh](?:\s[^>]*)?>.*?</t[dh]>", re.S)
 _KEY: Final = re.compile(r'^<t[rdh]\s[^>]*?data-bot="([^"]*)"')
 _BODY: Final = re.compile(r"<tbody>")
+PARSED_KEPT: Final = 16
+"""Sections parsed kept (a few seasons' live sections)."""
+ROWS_KEPT: Final = 4096
+"""Rows parsed kept (a 256-bot crosstable and standings have 514)."""
 
 RowChange = str | dict[str, str]
 SectionPatch = dict[str, str | list[str] | dict[str, RowChange]]
@@ -123,7 +128,10 @@ def _columns(table: _Table) -> list[str] | None:
     return first if all(row.columns == first for row in rows[1:]) else None
 
 
+@functools.lru_cache(maxsize=PARSED_KEPT)
 def _parse(html: str) -> _Table | None:
+    """The first table of ``html`` (kept: a live update's new sections are the next
+    update's old ones, so each is parsed once)."""
     table = _TABLE.search(html)
     if table is None:
         return None
@@ -141,7 +149,10 @@ def _parse(html: str) -> _Table | None:
     return _Table(frame, rows_of[:head_count], rows_of[head_count:])
 
 
+@functools.lru_cache(maxsize=ROWS_KEPT)
 def _row(html: str, index: int) -> _Row | None:
+    """A row's cells (kept: most rows of a big table are the same in the next update,
+    parsed once however many updates show them; read only)."""
     match = _CELLS.fullmatch(html)
     if match is None or _CELL.sub("", match[2]).strip():
         return None

@@ -392,12 +392,19 @@ def run(server: Any, args: argparse.Namespace,
         browsers.start()
         ready.get(timeout=120)
     time.sleep(3.0)  # let the streams open before the season starts
+    sampler = None
+    if os.environ.get("BENCH_SAMPLE"):  # where the server's CPU goes (tests/bench/sampler.py)
+        from sampler import Sampler
+        sampler = Sampler()
+        sampler.start()
     started = time.perf_counter()
     cpu_started = time.process_time()
     stub.StartSeason(arena_pb2.StartSeasonRequest(season_id=season.id), metadata=auth)
     server.manager.wait(season.id)
     season_s = time.perf_counter() - started
     season_cpu_s = time.process_time() - cpu_started
+    if sampler is not None:
+        sampler.stop(Path(os.environ["BENCH_SAMPLE"]))
     recorder.join(10)
     seen = results.get(timeout=300)
     watcher.join(30)
