@@ -23,7 +23,10 @@ from arena.server.uploads import UploadLimits
 # A folder is checked against what its upload may hold (arena.server.uploads).
 MAX_BOT_FILES: Final = UploadLimits().entries
 MAX_BOT_BYTES: Final = UploadLimits().unpacked_bytes
-MAX_PLANNED_SERIES: Final = 100_000
+# A round robin of the default bot limit (1,024 bots, one duplicate pair each:
+# 1,047,552 series) is a season the arena promises to hold; twice that bounds what one
+# CreateSeason may make storage write in one transaction (about 8 us of CPU a series).
+MAX_PLANNED_SERIES: Final = 2 * DEFAULT_MAX_SEASON_BOTS * (DEFAULT_MAX_SEASON_BOTS - 1)
 
 
 @dataclass(frozen=True)
