@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from arena.core.text import neutralise
 
@@ -51,10 +51,12 @@ def stderr_text(raw: bytes, total: int) -> str:
     return text
 
 
-@dataclass(frozen=True)
-class DecisionLog:
+class DecisionLog(NamedTuple):
     """One decision of a seat: where it was, the time charged (milliseconds, the fair
-    clock's reading) and the bot's debug note ("" without one)."""
+    clock's reading) and the bot's debug note ("" without one). A named tuple: one is
+    made at every decision, and a tuple of numbers and text costs a fraction of a
+    frozen dataclass to make and nothing to the garbage collector once a series keeps
+    thousands."""
 
     hand_number: int
     decision_number: int
@@ -87,7 +89,10 @@ class SeatLog:
 
     def to_dict(self) -> dict[str, Any]:
         return {"seat": self.seat, "stderr": self.stderr, "stderr_bytes": self.stderr_bytes,
-                "decisions": [decision.to_dict() for decision in self.decisions],
+                "decisions": [  # DecisionLog.to_dict, in one pass (a series has thousands)
+                    {"hand_number": hand, "decision_number": number,
+                     "think_ms": round(think_ms, 3), "debug": debug}
+                    for hand, number, think_ms, debug in self.decisions],
                 "notes_dropped": self.notes_dropped, "fault_words": self.fault_words}
 
     @classmethod
@@ -102,23 +107,42 @@ class DecisionRecorder:
     """The loop's record of each seat's decisions: the charged time and the note,
     with the per-series budget of notes enforced (``SERIES_NOTE_BYTES``)."""
 
+    _KNOWN_NOTES: Final = 1024
+    """How many distinct notes the recorder remembers as kept (a bot's notes repeat:
+    neutralising, cutting and measuring one again at each decision cost more than the
+    rest of its record)."""
+
     def __init__(self) -> None:
         self.decisions: tuple[list[DecisionLog], list[DecisionLog]] = ([], [])
         self.note_bytes = [0, 0]
         self.notes_dropped = [0, 0]
+        self._kept: dict[str, tuple[str, int]] = {}
+        """A bot's note -> the note as kept, and its size in bytes."""
 
     def record(self, seat: int, hand_number: int, decision_number: int, think_s: float,
                note: str = "") -> None:
-        kept = debug_note(note)
-        if kept:
-            size = len(kept.encode())
-            if self.note_bytes[seat] + size > SERIES_NOTE_BYTES:
-                self.notes_dropped[seat] += 1
-                kept = ""
-            else:
-                self.note_bytes[seat] += size
+        if note:
+            kept, size = self._kept.get(note) or self._keep(note)
+            if size:
+                if self.note_bytes[seat] + size > SERIES_NOTE_BYTES:
+                    self.notes_dropped[seat] += 1
+                    kept = ""
+                else:
+                    self.note_bytes[seat] += size
+        else:
+            kept = ""
         self.decisions[seat].append(DecisionLog(hand_number, decision_number,
                                                 think_s * 1000.0, kept))
+
+    def _keep(self, note: str) -> tuple[str, int]:
+        """``note`` as kept and its size, remembered if short (the memory bounded)."""
+        kept = debug_note(note)
+        known = (kept, len(kept.encode()))
+        if len(note) <= NOTE_BYTES:  # a longer one is cut: a bot's megabytes are not kept
+            if len(self._kept) >= self._KNOWN_NOTES:
+                self._kept.clear()
+            self._kept[note] = known
+        return known
 
     def seat_log(self, seat: int, stderr: str = "", stderr_bytes: int = 0,
                  fault_words: str = "") -> SeatLog:
