@@ -131,8 +131,9 @@ class DecisionRecorder:
                     self.note_bytes[seat] += size
         else:
             kept = ""
-        self.decisions[seat].append(DecisionLog(hand_number, decision_number,
-                                                think_s * 1000.0, kept))
+        # tuple.__new__: the named tuple without its Python-level constructor
+        self.decisions[seat].append(tuple.__new__(DecisionLog, (
+            hand_number, decision_number, think_s * 1000.0, kept)))
 
     def _keep(self, note: str) -> tuple[str, int]:
         """``note`` as kept and its size, remembered if short (the memory bounded)."""
