@@ -28,6 +28,7 @@ from rich.text import Text
 
 from arena.cli.bots import check_folders, register_folders
 from arena.cli.client import ArenaClient, every_bot
+from arena.cli.heap import thresholds_for_play
 from arena.cli.output import CliError, print_json, to_json
 from arena.cli.render import (
     LIVE_TOP_ROWS,
@@ -137,7 +138,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
         shown = f"[{metrics_host}]" if ":" in metrics_host else metrics_host
         console.print(f"metrics: http://{shown}:{running.metrics_port}/metrics", soft_wrap=True,
                       markup=False)
-    wait_for_interrupt()
+    with thresholds_for_play():
+        wait_for_interrupt()
     console.print("stopping (seasons still running resume on the next start)")
     running.stop(grace=2.0)
     return 0
@@ -209,10 +211,12 @@ def embedded(db: Path, args: argparse.Namespace, console: Console) -> Iterator[A
         console.print(f"watch it live: {running.web.url}", soft_wrap=True)
     client = ArenaClient(running.address, running.token)
     try:
-        yield client
-        if running.web is not None and args.keep_serving:
-            console.print(f"still serving {running.web.url} (Ctrl-C stops)", soft_wrap=True)
-            wait_for_interrupt()
+        with thresholds_for_play():
+            yield client
+            if running.web is not None and args.keep_serving:
+                console.print(f"still serving {running.web.url} (Ctrl-C stops)",
+                              soft_wrap=True)
+                wait_for_interrupt()
     finally:
         client.close()
         running.stop(grace=None)

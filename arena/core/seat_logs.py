@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 from arena.core.text import neutralise
 
@@ -51,12 +51,18 @@ def stderr_text(raw: bytes, total: int) -> str:
     return text
 
 
-class DecisionLog(NamedTuple):
+def think_ms_of(think_s: float) -> float:
+    """A decision's charged time as a ``DecisionLog`` holds it: milliseconds to the
+    microsecond."""
+    return round(think_s * 1000.0, 3)
+
+
+@dataclass(frozen=True)
+class DecisionLog:
     """One decision of a seat: where it was, the time charged (milliseconds, the fair
-    clock's reading) and the bot's debug note ("" without one). A named tuple: one is
-    made at every decision, and a tuple of numbers and text costs a fraction of a
-    frozen dataclass to make and nothing to the garbage collector once a series keeps
-    thousands."""
+    clock's reading, to the microsecond: ``think_ms_of``) and the bot's debug note
+    ("" without one). Its fields are its stored form: storage writes the dataclass
+    as it is (``arena.storage.seat_log_rows``)."""
 
     hand_number: int
     decision_number: int
@@ -89,10 +95,7 @@ class SeatLog:
 
     def to_dict(self) -> dict[str, Any]:
         return {"seat": self.seat, "stderr": self.stderr, "stderr_bytes": self.stderr_bytes,
-                "decisions": [  # DecisionLog.to_dict, in one pass (a series has thousands)
-                    {"hand_number": hand, "decision_number": number,
-                     "think_ms": round(think_ms, 3), "debug": debug}
-                    for hand, number, think_ms, debug in self.decisions],
+                "decisions": [decision.to_dict() for decision in self.decisions],
                 "notes_dropped": self.notes_dropped, "fault_words": self.fault_words}
 
     @classmethod
@@ -131,9 +134,8 @@ class DecisionRecorder:
                     self.note_bytes[seat] += size
         else:
             kept = ""
-        # tuple.__new__: the named tuple without its Python-level constructor
-        self.decisions[seat].append(tuple.__new__(DecisionLog, (
-            hand_number, decision_number, think_s * 1000.0, kept)))
+        self.decisions[seat].append(DecisionLog(hand_number, decision_number,
+                                                think_ms_of(think_s), kept))
 
     def _keep(self, note: str) -> tuple[str, int]:
         """``note`` as kept and its size, remembered if short (the memory bounded)."""

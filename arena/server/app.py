@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import grpc
 from grpc_health.v1 import (  # type: ignore[import-untyped]
@@ -71,7 +71,9 @@ from arena.server.vetting import VettingWorker
 from arena.server.watch import encoded_watch_handler
 from arena.storage import Storage
 from arena.web.play_games import PlaySettings
-from arena.web.serve import WebServer, start_web
+
+if TYPE_CHECKING:
+    from arena.web.serve import WebServer
 
 log = logging.getLogger(__name__)
 
@@ -333,6 +335,10 @@ def _start(
     web = None
     if http is not None:
         try:
+            # The website's stack (Starlette, uvicorn, Jinja) loads only when it is
+            # served: `season run --no-http` starts without it.
+            from arena.web.serve import start_web
+
             web = start_web(db_path, hub, *http, tls=listening.tls, board=board,
                             readings=readings, feeds=feeds, admin_token=token,
                             limiter=service.auth.limiter, play=listening.play)

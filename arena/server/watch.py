@@ -105,6 +105,7 @@ class WatchMessages:
         self.clock = clock
         self._lock = threading.Lock()
         self._build_lock = threading.Lock()
+        self._series_build_lock = threading.Lock()
         self._kept: OrderedDict[Hashable, bytes] = OrderedDict()
         self._views: OrderedDict[View, ViewUpdate] = OrderedDict()
 
@@ -114,11 +115,18 @@ class WatchMessages:
             kept = self._kept.get(key)
         if kept is not None:
             return kept
-        data = encode(build())
-        with self._lock:
-            self._kept[key] = data
-            while len(self._kept) > self.KEPT:
-                self._kept.popitem(last=False)
+        # Every stream of the season wakes for the same tick at once: one builds, the
+        # others wait for its bytes (a build reads storage for each event).
+        with self._series_build_lock:
+            with self._lock:
+                kept = self._kept.get(key)
+            if kept is not None:
+                return kept
+            data = encode(build())
+            with self._lock:
+                self._kept[key] = data
+                while len(self._kept) > self.KEPT:
+                    self._kept.popitem(last=False)
         return data
 
     def _progress(self, season: SeasonRecord) -> arena_pb2.WatchSeasonResponse:

@@ -77,9 +77,11 @@ def encode_log(events: list[dict[str, Any]]) -> EncodedLog:
     return _encode_json(raw)
 
 
-def encode_document(document: dict[str, Any]) -> EncodedLog:
+def encode_document(document: object) -> EncodedLog:
     """Compact JSON of one document (a seat's log: ``arena.storage.seat_logs``),
-    compressed as an event log is."""
+    compressed as an event log is: a dict, or a dataclass that orjson writes as the
+    dict of its fields in their order (no dict built in Python: a seat's log holds
+    one per decision)."""
     return _encode_json(orjson.dumps(document))
 
 

@@ -25,10 +25,12 @@ def encode_seat_logs(logs: Sequence[SeatLog], fault: BotFault | None = None
                      ) -> list[tuple[int, EncodedLog]]:
     """Each seat's log compressed (outside the write lock: the slow part). An
     outcome that brings no seat logs (made elsewhere) keeps its fault's stderr
-    tails as the seats' logs: the results never keep them."""
+    tails as the seats' logs: the results never keep them. The dataclass is
+    written as it is, the same JSON as its ``to_dict`` (its fields are its stored
+    form), without a dict per decision."""
     if not logs and fault is not None:
         logs = tail_logs(fault.to_dict())
-    return [(log.seat, encode_document(log.to_dict())) for log in logs]
+    return [(log.seat, encode_document(log)) for log in logs]
 
 
 def tail_logs(fault: dict[str, Any]) -> list[SeatLog]:

@@ -9,7 +9,6 @@ signed-in owner also sees its bots' owner panes (``arena.web.owner``)."""
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import threading
 from pathlib import Path
@@ -173,11 +172,11 @@ class Website:
         with self._cache_lock:
             self._season_cache.clear()
 
-    def season_snapshot(self, season_id: int) -> str:
-        """The live update of a season page: its numbers and its re-rendered sections."""
+    def season_snapshot(self, season_id: int) -> dict[str, Any]:
+        """A season page's live data: its numbers and its re-rendered sections."""
         page, sections = self.season_view(season_id)
-        return json.dumps({"version": page["season"]["series_done"],
-                           "status": page["season"]["status"], "sections": sections})
+        return {"version": page["season"]["series_done"], "status": page["season"]["status"],
+                "sections": {name: str(html) for name, html in sections.items()}}
 
     def bot_chart(self, page: dict[str, Any]) -> Markup:
         points = [RatingPoint(int(p["series"]), p["mu"], p["sigma"])

@@ -1,7 +1,10 @@
-// Live season page: replaces the standings, progress, crosstable, latest results and
-// faults sections with the server's re-rendered (escaped) HTML on every update. The
-// browser's EventSource reconnects by itself; the first message of every connection
-// is a full snapshot, so a reconnect (also after a server restart) catches up.
+// Live season page: follows the season's Server-Sent Events. The first message of
+// every connection is a whole snapshot (the standings, progress, crosstable, latest
+// results and faults sections as the server's escaped HTML), so a reconnect (also
+// after a server restart) catches up; each later message is a numbered delta: the
+// sections that changed, whole or as the rows and cells of their table that changed
+// and the new order of its rows and columns (arena/web/live_delta.py). A delta that does not follow the one applied last (or
+// does not fit the page) starts the stream again, for a fresh snapshot.
 // Only a season that may still change is followed (created or running: the page has
 // a #live-state badge then); the badge says "live" only while the season runs, and
 // the stream is closed, the badge removed, once the season has ended.
@@ -12,20 +15,73 @@
   if (!root || !state || !window.EventSource) { return; }
   const ended = ["finished", "failed", "cancelled"];
   const url = "/api/seasons/" + encodeURIComponent(root.dataset.seasonId) + "/events";
-  const source = new EventSource(url);
+  let source = null;
+  let seq = 0;
   function show(connected) {
     const running = root.dataset.status === "running";
     state.textContent = !connected ? "reconnecting…" : running ? "live" : "waiting for the start";
     state.classList.toggle("connected", connected && running);
   }
-  source.onopen = function () { show(true); };
-  source.onerror = function () { if (source.readyState !== EventSource.CLOSED) { show(false); } };
-  source.addEventListener("snapshot", function (event) {
-    const update = JSON.parse(event.data);
-    for (const [name, html] of Object.entries(update.sections)) {
-      const section = document.getElementById("live-" + name);
-      if (section) { section.innerHTML = html; }
+  function parsed(html) {  // one row or cell, parsed where any may stand
+    const holder = document.createElement("template");
+    holder.innerHTML = html;
+    return holder.content.firstElementChild;
+  }
+  function keyed(elements) {  // key -> element: its data-bot, else "#" and its position
+    const found = new Map();
+    Array.from(elements).forEach(function (element, index) {
+      found.set(element.dataset.bot !== undefined ? element.dataset.bot : "#" + index, element);
+    });
+    return found;
+  }
+  function patchTable(section, patch) {  // arena/web/live_delta.py: cells, columns, rows
+    const table = section.querySelector("table");
+    const body = table && table.tBodies[0];
+    if (!body) { return false; }
+    const rows = keyed(table.rows);
+    for (const [key, change] of Object.entries(patch.rows || {})) {
+      const row = rows.get(key);
+      if (!row) { return false; }
+      if (typeof change === "string") {
+        const fresh = parsed(change);
+        row.replaceWith(fresh);
+        rows.set(key, fresh);
+        continue;
+      }
+      const cells = keyed(row.cells);
+      for (const [cellKey, html] of Object.entries(change)) {
+        const cell = cells.get(cellKey);
+        if (!cell) { return false; }
+        cell.replaceWith(parsed(html));
+      }
     }
+    for (const row of (patch.columns ? table.rows : [])) {
+      const cells = keyed(row.cells);
+      for (const key of patch.columns) {
+        if (!cells.has(key)) { return false; }
+        row.appendChild(cells.get(key));
+      }
+    }
+    for (const key of patch.order || []) {
+      const row = rows.get(key);
+      if (!row || row.parentNode !== body) { return false; }
+      body.appendChild(row);
+    }
+    return true;
+  }
+  function apply(update, whole) {
+    for (const [name, change] of Object.entries(update.sections)) {
+      const section = document.getElementById("live-" + name);
+      if (!section) { continue; }
+      if (whole) {
+        section.innerHTML = change;
+      } else if (change.html !== undefined) {
+        section.innerHTML = change.html;
+      } else if (!patchTable(section, change)) {
+        return false;
+      }
+    }
+    seq = update.seq;
     root.dataset.version = String(update.version);
     root.dataset.status = update.status;
     if (ended.includes(update.status)) {
@@ -34,5 +90,20 @@
     } else {
       show(true);
     }
-  });
+    return true;
+  }
+  function connect() {
+    source = new EventSource(url);
+    source.onopen = function () { show(true); };
+    source.onerror = function () { if (source.readyState !== EventSource.CLOSED) { show(false); } };
+    source.addEventListener("snapshot", function (event) { apply(JSON.parse(event.data), true); });
+    source.addEventListener("delta", function (event) {
+      const update = JSON.parse(event.data);
+      if (update.base !== seq || !apply(update, false)) {
+        source.close();
+        connect();
+      }
+    });
+  }
+  connect();
 })();

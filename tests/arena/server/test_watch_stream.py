@@ -17,7 +17,7 @@ from hollywood.arena.v1 import arena_pb2
 from arena.cli.watching import unbatched
 from arena.core.status import SeasonStatus
 from arena.season.events import SUBSCRIBER_QUEUE_SIZE, EventHub, SeasonEvent
-from arena.season.live_feed import LiveFeeds
+from arena.season.live_feed import LiveFeeds, Tick
 from arena.season.standings_live import StandingsBoard
 from arena.season.statistics.bradley_terry import BradleyTerryFit
 from arena.server import watch, watch_views
@@ -119,6 +119,41 @@ def test_streams_that_want_a_message_per_event_share_each_events_bytes(
     assert [parsed(data).series_finished.series.series_id for data in sent[0][:2]] == stored
     assert parsed(sent[0][2]).standings.sequence == 2
     assert len(encoded) == 1 + 3
+    season.storage.close()
+
+
+def test_streams_woken_by_the_same_tick_at_once_build_its_batch_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hundred streams wake for one tick together: one builds the batch (which reads
+    storage per event), the others wait for its bytes instead of building their own."""
+    season = Season(tmp_path)
+    series_id = season.store()
+    tick = Tick(1, (SeasonEvent("series_finished", season.id, series_id=series_id),), True)
+    streams, arrived, builds = 20, [0], [0]
+    real_event = season.messages._event
+
+    def slow_event(event: SeasonEvent) -> arena_pb2.SeriesEvent:
+        # The first builder holds on until every stream has asked for the tick.
+        builds[0] += 1
+        wait_until(lambda: arrived[0] == streams, what="every stream to ask")
+        return real_event(event)
+
+    monkeypatch.setattr(season.messages, "_event", slow_event)
+    sent: list[list[bytes]] = []
+
+    def ask() -> None:
+        arrived[0] += 1
+        sent.append(season.messages.series(season.id, tick, batch=True))
+
+    threads = [threading.Thread(target=ask) for _ in range(streams)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert builds[0] == 1
+    assert len(sent) == streams and all(data[0] is sent[0][0] for data in sent)
+    events = parsed(sent[0][0]).series_events.events
+    assert [event.finished.series.series_id for event in events] == [series_id]
     season.storage.close()
 
 

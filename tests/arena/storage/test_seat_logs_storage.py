@@ -11,8 +11,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from arena.core.faults import BotFault, FaultKind
-from arena.core.seat_logs import DecisionLog, SeatLog
+from arena.core.seat_logs import DecisionLog, DecisionRecorder, SeatLog
 from arena.storage import Storage
+from arena.storage.logs import decode_document
+from arena.storage.seat_log_rows import encode_seat_logs
 from arena.storage.seat_logs import prune_seat_logs, read_seat_logs
 from tests.helpers.arena_helpers import made_up_outcome, register_bots
 
@@ -48,6 +50,28 @@ def test_seat_logs_are_stored_apart_and_pruned_by_age(tmp_path: Path) -> None:
     assert storage.get_result(series[0]) is not None  # the result and its replay stay
     assert storage.result_log(series[0])[0] == [{"type": "series_start"}]
     storage.close()
+
+
+def test_a_recorded_seat_log_is_stored_as_its_to_dict_with_times_to_the_microsecond() -> None:
+    # Storage writes the dataclass without building its dict: the same JSON as
+    # to_dict, the charged times rounded where the loop records them.
+    recorder = DecisionRecorder()
+    recorder.record(0, 1, 1, 0.0123456789, "why\nnot")
+    recorder.record(0, 1, 3, 2.5)
+    recorder.record(1, 1, 2, 0.0000004)
+    logs = [recorder.seat_log(0, "err\n", 4), recorder.seat_log(1, fault_words="bye")]
+    stored = [(seat, decode_document(encoded.codec, encoded.data))
+              for seat, encoded in encode_seat_logs(logs)]
+    assert stored == [
+        (0, {"seat": 0, "stderr": "err\n", "stderr_bytes": 4, "notes_dropped": 0,
+             "fault_words": "", "decisions": [
+                 {"hand_number": 1, "decision_number": 1, "think_ms": 12.346,
+                  "debug": "why\\x0anot"},
+                 {"hand_number": 1, "decision_number": 3, "think_ms": 2500.0, "debug": ""}]}),
+        (1, {"seat": 1, "stderr": "", "stderr_bytes": 0, "notes_dropped": 0,
+             "fault_words": "bye", "decisions": [
+                 {"hand_number": 1, "decision_number": 2, "think_ms": 0.0, "debug": ""}]})]
+    assert [document for _, document in stored] == [log.to_dict() for log in logs]
 
 
 def test_migration_15_moves_the_results_stderr_tails_to_the_seat_logs(tmp_path: Path) -> None:

@@ -185,7 +185,8 @@ def test_season_page_shows_its_sections(site: Site) -> None:
         assert f'<section id="{section}">' in html
     assert f'data-season-id="{site.season_id}"' in html
     assert '<span id="season-done">6</span>/6 series (100.0 %)' in html
-    assert html.count('<tr data-bot="') == 4 and "±" in html
+    # Four bots: a row each in the standings and in the crosstable.
+    assert html.count('<tr data-bot="') == 8 and "±" in html
     assert "decision took 3.2 s &lt;b&gt;late&lt;/b&gt;" in html and "hand 1, decision 4" in html
     # The latest series name their winner by bot, a forfeit's too (seat 1 forfeited 1-2).
     assert (f'<td>{site.plan[2].seat0_bot} <span class="fault">forfeit: timeout</span></td>'

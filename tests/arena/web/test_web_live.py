@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
@@ -40,32 +41,41 @@ async def wait_until(condition: Callable[[], bool], what: str) -> None:
 
 
 class CountingSnapshot:
-    """A snapshot function that says how often it was asked."""
+    """A snapshot function that says how often it was asked (its page's version is
+    the call's number)."""
 
     def __init__(self) -> None:
         self.calls = 0
 
-    def __call__(self, season_id: int) -> str:
+    def __call__(self, season_id: int) -> dict[str, Any]:
         self.calls += 1
-        return f"season {season_id} snapshot {self.calls}"
+        return {"version": self.calls, "status": "running",
+                "sections": {"progress": f"<p>season {season_id} snapshot {self.calls}</p>"}}
 
 
-def test_one_snapshot_per_update_reaches_every_client() -> None:
+def label(event: str, data: str) -> str:
+    """An update as 'event seq[/base] version': what a browser checks and applies."""
+    update = json.loads(data)
+    base = f"/{update['base']}" if "base" in update else ""
+    return f"{event} {update['seq']}{base} v{update['version']}"
+
+
+def test_one_update_per_change_reaches_every_client() -> None:
     hub, snapshot = EventHub(), CountingSnapshot()
     feed = season_feed(LiveFeeds(hub, interval=0.0), snapshot, poll_seconds=0.02,
                        interval=0.0)
 
-    async def scenario() -> list[list[str]]:
-        received: list[list[str]] = [[] for _ in range(5)]
+    async def scenario() -> list[list[tuple[str, str]]]:
+        received: list[list[tuple[str, str]]] = [[] for _ in range(5)]
 
         async def client(number: int) -> None:
-            async for _event, data in feed.updates(7):
-                received[number].append(data)
+            async for message in feed.updates(7):
+                received[number].append(message)
                 if len(received[number]) == 3:
                     return
 
         tasks = [asyncio.create_task(client(n)) for n in range(5)]
-        await wait_until(lambda: all(received) and snapshot.calls == 5, "first snapshots")
+        await wait_until(lambda: all(received), "first snapshots")
         await wait_until(lambda: len(hub._subscribers) == 1, "the pump's subscription")
         hub.publish(SeasonEvent("series_started", 7, series_id="7-0"))  # no update
         hub.publish(SeasonEvent("series_finished", 7, series_id="7-0"))
@@ -76,10 +86,31 @@ def test_one_snapshot_per_update_reaches_every_client() -> None:
         return received
 
     received = asyncio.run(scenario())
-    # 5 connection snapshots, then exactly one per update, shared by all five.
-    assert snapshot.calls == 7
-    assert all(r[1:] == ["season 7 snapshot 6", "season 7 snapshot 7"] for r in received)
+    # One snapshot every client joining is handed (built and encoded once), then
+    # exactly one delta per update, the same string for all five.
+    assert snapshot.calls == 3
+    assert [label(*m) for m in received[0]] == ["snapshot 1 v1", "delta 2/1 v2", "delta 3/2 v3"]
+    assert all(m is first for r in received for m, first in zip(r, received[0], strict=True))
+    assert json.loads(received[0][1][1])["sections"] == {
+        "progress": {"html": "<p>season 7 snapshot 2</p>"}}
     assert feed.dropped == 0 and feed.clients(7) == 0
+
+
+def test_a_client_joining_late_gets_what_the_others_hold_and_then_the_same_deltas() -> None:
+    from arena.web.live import SeasonSource
+
+    hub, snapshot, now = EventHub(), CountingSnapshot(), [100.0]
+    source = SeasonSource(LiveFeeds(hub, interval=0.0), snapshot, 7, interval=0.25,
+                          clock=lambda: now[0])
+    [early] = source.first()
+    hub.publish(SeasonEvent("series_finished", 7, series_id="7-0"))
+    [delta], _ = source.next(0.0)
+    [late] = source.first()
+    assert [label(*m) for m in (early, delta, late)] == [
+        "snapshot 1 v1", "delta 2/1 v2", "snapshot 2 v2"]
+    assert json.loads(late[1])["sections"] == {"progress": "<p>season 7 snapshot 2</p>"}
+    assert source.first()[0] is late  # encoded once for every client that joins
+    source.close()
 
 
 def test_a_client_that_falls_behind_is_dropped_and_the_others_go_on() -> None:
@@ -90,11 +121,11 @@ def test_a_client_that_falls_behind_is_dropped_and_the_others_go_on() -> None:
     async def scenario() -> tuple[list[str], list[str]]:
         fast: list[str] = []
         slow_stream = feed.updates(3)
-        slow = [(await anext(slow_stream))[1]]  # connected, then never reads again
+        slow = [label(*await anext(slow_stream))]  # connected, then never reads again
 
         async def reader() -> None:
-            async for _event, data in feed.updates(3):
-                fast.append(data)
+            async for message in feed.updates(3):
+                fast.append(label(*message))
 
         task = asyncio.create_task(reader())
         await wait_until(lambda: len(fast) == 1 and len(hub._subscribers) == 1, "connection")
@@ -103,14 +134,14 @@ def test_a_client_that_falls_behind_is_dropped_and_the_others_go_on() -> None:
             await wait_until(lambda n=number: len(fast) == n + 2, f"update {number}")
         assert feed.dropped == 1
         # The slow client's stream ends after what its queue held: it reconnects.
-        slow += [data async for _event, data in slow_stream]
+        slow += [label(*message) async for message in slow_stream]
         feed.close()
         await asyncio.wait_for(task, BOUND)
         return fast, slow
 
     fast, slow = asyncio.run(scenario())
-    assert fast == [f"season 3 snapshot {n}" for n in (2, 3, 4, 5, 6)]
-    assert slow == ["season 3 snapshot 1"]
+    assert fast == ["snapshot 1 v1"] + [f"delta {n}/{n - 1} v{n}" for n in (2, 3, 4, 5)]
+    assert slow == ["snapshot 1 v1"]
 
 
 def free_site(tmp_path: Path, delay: float) -> tuple[object, int]:
@@ -232,22 +263,26 @@ def test_http_and_no_http_exclude_each_other(capsys: pytest.CaptureFixture[str])
     assert "argument --no-http: not allowed with argument --http" in capsys.readouterr().err
 
 
-def test_a_season_source_sends_a_snapshot_at_most_once_per_interval() -> None:
+def test_a_season_source_sends_an_update_at_once_after_a_quiet_spell_then_at_most_once_per_interval(
+        ) -> None:
     from arena.web.live import SeasonSource
 
     hub, snapshot, now = EventHub(), CountingSnapshot(), [100.0]
     source = SeasonSource(LiveFeeds(hub, interval=0.0), snapshot, 7, interval=0.25,
                           clock=lambda: now[0])
-    assert source.first() == [("snapshot", "season 7 snapshot 1")]
+    assert [label(*m) for m in source.first()] == ["snapshot 1 v1"]
     hub.publish(SeasonEvent("series_finished", 7, series_id="7-0"))
-    assert source.next(0.0) == ([("snapshot", "season 7 snapshot 2")], False)
+    # The first change after a quiet spell goes at once (no time has passed) ...
+    assert [label(*m) for m in source.next(0.0)[0]] == ["delta 2/1 v2"]
     hub.publish(SeasonEvent("series_finished", 7, series_id="7-1"))
     now[0] += 0.1
-    assert source.next(0.0) == ([], False)  # held back: within the interval
+    assert source.next(0.0) == ([], False)  # ... the next is held back: within the interval
     now[0] += 0.15
-    assert source.next(0.0) == ([("snapshot", "season 7 snapshot 3")], False)
+    assert [label(*m) for m in source.next(0.0)[0]] == ["delta 3/2 v3"]
     hub.publish(SeasonEvent("series_started", 7, series_id="7-2"))
     now[0] += 1.0
     assert source.next(0.0) == ([], False)  # a start changes nothing shown
+    hub.publish(SeasonEvent("series_finished", 7, series_id="7-2"))
+    assert [label(*m) for m in source.next(0.0)[0]] == ["delta 4/3 v4"]  # quiet again: at once
     source.close()
     assert not hub._subscribers
