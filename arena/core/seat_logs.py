@@ -110,23 +110,42 @@ class DecisionRecorder:
     """The loop's record of each seat's decisions: the charged time and the note,
     with the per-series budget of notes enforced (``SERIES_NOTE_BYTES``)."""
 
+    _KNOWN_NOTES: Final = 1024
+    """How many distinct notes the recorder remembers as kept (a bot's notes repeat:
+    neutralising, cutting and measuring one again at each decision cost more than the
+    rest of its record)."""
+
     def __init__(self) -> None:
         self.decisions: tuple[list[DecisionLog], list[DecisionLog]] = ([], [])
         self.note_bytes = [0, 0]
         self.notes_dropped = [0, 0]
+        self._kept: dict[str, tuple[str, int]] = {}
+        """A bot's note -> the note as kept, and its size in bytes."""
 
     def record(self, seat: int, hand_number: int, decision_number: int, think_s: float,
                note: str = "") -> None:
-        kept = debug_note(note)
-        if kept:
-            size = len(kept.encode())
-            if self.note_bytes[seat] + size > SERIES_NOTE_BYTES:
-                self.notes_dropped[seat] += 1
-                kept = ""
-            else:
-                self.note_bytes[seat] += size
+        if note:
+            kept, size = self._kept.get(note) or self._keep(note)
+            if size:
+                if self.note_bytes[seat] + size > SERIES_NOTE_BYTES:
+                    self.notes_dropped[seat] += 1
+                    kept = ""
+                else:
+                    self.note_bytes[seat] += size
+        else:
+            kept = ""
         self.decisions[seat].append(DecisionLog(hand_number, decision_number,
                                                 think_ms_of(think_s), kept))
+
+    def _keep(self, note: str) -> tuple[str, int]:
+        """``note`` as kept and its size, remembered if short (the memory bounded)."""
+        kept = debug_note(note)
+        known = (kept, len(kept.encode()))
+        if len(note) <= NOTE_BYTES:  # a longer one is cut: a bot's megabytes are not kept
+            if len(self._kept) >= self._KNOWN_NOTES:
+                self._kept.clear()
+            self._kept[note] = known
+        return known
 
     def seat_log(self, seat: int, stderr: str = "", stderr_bytes: int = 0,
                  fault_words: str = "") -> SeatLog:

@@ -37,6 +37,9 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Sequence
+from functools import partial
+from itertools import repeat
+from operator import is_
 from typing import Any, Final
 
 from hollywood.bot.v1 import bot_pb2
@@ -110,6 +113,9 @@ class DirectConnection:
         self._hooks = {hook for hook in ("on_hand_end", "on_series_end")
                        if getattr(type(self._bot), hook, None) is not getattr(base, hook)
                        or hook in getattr(self._bot, "__dict__", {})}
+        take = getattr(self._bot, "take_debug_note", None)
+        self._take: Callable[[], object] | None = take if callable(take) else None
+        """The bot's ``take_debug_note``, looked up once (it is called twice a decision)."""
         self.last_note = ""
         """The debug note the bot attached to its last answered decision (``Bot.debug``)."""
         self.call_guard = CallGuard()
@@ -151,10 +157,12 @@ class DirectConnection:
     ) -> Action:
         """As ``BotClient.decide``: the bot's action from ``legal_actions``."""
         self.last_note = ""
-        self._take_note()  # a note left by a decision that raised is not this one's
+        take = self._take
+        if take is not None:
+            take()  # a note left by a decision that raised is not this one's
         guard = self.call_guard
         if guard.watched:
-            answered, value = guard.call("Decide", lambda: self._answer(request),
+            answered, value = guard.call("Decide", partial(self._answer, request),
                                          window if window is not None else WallWindow(allowed_s))
         else:
             answered, value = self._wait("Decide", self._worker.submit(
@@ -177,8 +185,7 @@ class DirectConnection:
         return protocol.action_from_reply(reply, legal_actions)
 
     def _take_note(self) -> str:
-        take = getattr(self._bot, "take_debug_note", None)
-        note = take() if callable(take) else ""
+        note = self._take() if self._take is not None else ""
         return note if isinstance(note, str) else ""
 
     def _answer(self, request: Decision | bot_pb2.DecideRequest) -> _Reply:
@@ -206,10 +213,10 @@ class DirectConnection:
             if not isinstance(action, views.Action):
                 raise TypeError(f"decide() must return an Action, got {type(action).__name__}")
             if isinstance(request, Decision) and not action.melds:
-                for offered, engine_action in zip(observation.legal_actions, request.legal,
-                                                  strict=True):
-                    if action is offered:
-                        return engine_action
+                # Which offered view it is, by identity, in C (a view's == is Python's).
+                found = tuple(map(is_, observation.legal_actions, repeat(action)))
+                if True in found:
+                    return request.legal[found.index(True)]
             proto: bot_pb2.Action = action.to_proto()
         except Exception as error:
             print(f"hollywood_sdk: decide failed at hand {request.hand_number}, "

@@ -105,6 +105,9 @@ class _Tally:
 class Window:
     """One timed step of ``allowed_s`` charged seconds; see the module docstring."""
 
+    __slots__ = ("_arena_before_s", "_begun", "_clock", "_sources", "_starts", "_tallies",
+                 "allowed_s", "cap_s")  # one a decision
+
     def __init__(self, allowed_s: float, clock: Clock, bot: SchedSource,
                  arena: SchedSource, cap_factor: float = CAP_FACTOR, *,
                  arena_start: tuple[float, Mapping[int, TaskTimes]] | None = None) -> None:

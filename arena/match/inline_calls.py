@@ -73,7 +73,8 @@ class CallGuard:
         """``function()`` on this thread, watched, cut off when ``step`` has no time
         left; raises ``Abandoned`` if the supervisor gave up on it meanwhile (the
         caller must then do nothing more)."""
-        self._call = _Call(what, step, threading.get_ident())
+        # tuple.__new__: the named tuple without its Python-level constructor (a call a decision)
+        self._call = tuple.__new__(_Call, (what, step, threading.get_ident()))
         try:
             return function()
         except CutOff:

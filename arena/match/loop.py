@@ -32,7 +32,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.core.faults import BotFault, FaultKind, SeatFaults, one_seat_fault
 from arena.core.limits import TimeLimits
@@ -101,9 +101,9 @@ def play_match(
                      idle_check_s=min(limits.decision_s, IDLE_CHECK_S), name=f"match-{series_id}")
 
 
-@dataclass
-class _Pending:
-    """The decision being asked (what a call abandoned at its cut-off is charged)."""
+class _Pending(NamedTuple):
+    """The decision being asked (what a call abandoned at its cut-off is charged; a
+    tuple: one is made at every decision)."""
 
     seat: int
     hand_number: int
@@ -183,7 +183,9 @@ class _Match:
         allowed_s = limits.decision_s + self.reserve[seat]
         begun = self.clock()
         window = None if self.meters is None else self.meters[seat].window(allowed_s)
-        self.pending = pending = _Pending(seat, series.hand_number, begun, window)
+        # tuple.__new__: the named tuple without its Python-level constructor
+        self.pending = pending = tuple.__new__(_Pending, (seat, series.hand_number, begun,
+                                                          window))
         client = self.clients[seat]
         try:
             if window is None:

@@ -69,3 +69,29 @@ def test_the_public_fault_keeps_the_arenas_words_only() -> None:
     assert fault.full_message == ("the bot failed Decide with status UNKNOWN: "
                                   "bot error: KeyError: 'plan'")
     assert BotFault.from_dict(fault.to_dict()) == fault  # the whole fault, for its owner
+
+
+def test_notes_repeated_or_many_are_kept_as_each_alone() -> None:
+    recorder = DecisionRecorder()
+    for number in range(1, 2502):  # more distinct notes than the recorder remembers
+        recorder.record(number % 2, 1, number, 0.001, f"pick {number % 1200}\x07")
+    recorder.record(0, 2, 2502, 0.25, "pick 5\x07")  # remembered, then forgotten: same
+    recorder.record(0, 2, 2503, 0.25, "é" * 300)  # too long to remember: cut all the same
+    log = recorder.seat_log(0)
+    assert log.decisions[0] == DecisionLog(1, 2, 1.0, "pick 2\\x07")
+    assert log.decisions[-2:] == (DecisionLog(2, 2502, 250.0, "pick 5\\x07"),
+                                  DecisionLog(2, 2503, 250.0, "é" * 128))
+    assert recorder.seat_log(1).decisions[599] == DecisionLog(1, 1199, 1.0, "pick 1199\\x07")
+    assert log.notes_dropped == 0
+
+
+def test_a_seat_logs_decisions_are_stored_as_one_dict_each() -> None:
+    recorder = DecisionRecorder()
+    recorder.record(1, 3, 40, 0.0123456, "why")
+    recorder.record(1, 3, 42, 1.5)
+    assert recorder.seat_log(1, "err\n", 4).to_dict() == {
+        "seat": 1, "stderr": "err\n", "stderr_bytes": 4,
+        "decisions": [
+            {"hand_number": 3, "decision_number": 40, "think_ms": 12.346, "debug": "why"},
+            {"hand_number": 3, "decision_number": 42, "think_ms": 1500.0, "debug": ""}],
+        "notes_dropped": 0, "fault_words": ""}

@@ -126,6 +126,15 @@ HOSTILE = {
                      "                 '3s','2s','Ah']) if c not in hand)\n"
                      "            return hs.Action.discard(other)\n"
                      "        return observation.legal_actions[0]\n"),
+    # An offered view kept from an earlier decision, played once it is no longer offered.
+    "stale": ("    kept = None\n"
+              "    def decide(self, observation):\n"
+              "        if observation.phase is hs.Phase.DISCARD:\n"
+              "            if self.kept is None:\n"
+              "                self.kept = observation.legal_actions[0]\n"
+              "            elif self.kept not in observation.legal_actions:\n"
+              "                return self.kept\n"
+              "        return observation.legal_actions[0]\n"),
     "oversized": ("    def decide(self, observation):\n"
                   "        if observation.phase is hs.Phase.DISCARD:\n"
                   "            meld = tuple(observation.hand[:3])\n"
@@ -155,7 +164,7 @@ def test_a_misbehaving_bot_gets_the_same_fault_on_both_paths(
     assert direct.fault.seat == 1 and direct.winner == 0
     expected = {"raises": FaultKind.CRASH, "not-an-action": FaultKind.CRASH,
                 "illegal": FaultKind.ILLEGAL_ACTION,
-                "foreign-card": FaultKind.ILLEGAL_ACTION,
+                "foreign-card": FaultKind.ILLEGAL_ACTION, "stale": FaultKind.ILLEGAL_ACTION,
                 "oversized": FaultKind.OVERSIZED}[misbehaviour]
     assert direct.fault.kind is expected
     if misbehaviour == "raises":
