@@ -17,46 +17,31 @@ from typing import Any
 
 import pytest
 
-from arena.core.faults import BotFault
 from arena.core.limits import TimeLimits
 from arena.core.series import BotRef, SeriesSpec, deal_of
 from arena.match import runner as runner_module
 from arena.match.runner import run_series
-from arena.sandbox.base import RunningBot, Sandbox
+from arena.sandbox.base import Sandbox
 from arena.sandbox.inprocess import InProcessBot, InProcessSandbox
 from arena.sandbox.reuse import ReusePool
 from engine.cards import parse_cards
 from engine.dealing import deal_hand
 from engine.profiles import get_profile
 from tests.helpers.arena_helpers import make_bot_folder
+from tests.helpers.fake_sandbox import IdleBot
 from tests.helpers.polling import wait_until
 from tests.helpers.sandboxes import HOSTILE_BOTS
 
 
-class FakeBot(RunningBot):
+class FakeBot(IdleBot):
     def __init__(self, number: int) -> None:
         self.number = number
         self.memory_read = threading.Event()
         self.memory_read.set()
-        self.stopped = False
-
-    target = "unix:/fake"
-
-    def wait_ready(self, timeout: float) -> None:
-        pass
-
-    def stderr_tail(self) -> str:
-        return ""
-
-    def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
-        return None
 
     def memory_bytes(self) -> int:
         self.memory_read.wait(60)  # a test holds it to keep the bot being checked
         return 1000
-
-    def stop(self) -> None:
-        self.stopped = True
 
 
 class FakeSandbox(Sandbox):

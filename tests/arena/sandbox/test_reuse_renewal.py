@@ -16,43 +16,25 @@ from typing import Any
 
 import pytest
 
-from arena.core.faults import BotFault
 from arena.core.series import BotRef
 from arena.sandbox.admission import Admission
-from arena.sandbox.base import RunningBot, Sandbox
+from arena.sandbox.base import Sandbox
 from arena.sandbox.reuse import ReusePool
 from arena.sandbox.warm import WarmPool
 from tests.helpers.arena_helpers import make_bot_folder
+from tests.helpers.fake_sandbox import IdleBot
 from tests.helpers.polling import wait_until
 
 
-class RenewableBot(RunningBot):
+class RenewableBot(IdleBot):
     def __init__(self, number: int, renewable: bool) -> None:
         self.number, self.renewable = number, renewable
         self.process = 1
-        self.stopped = False
-
-    target = "unix:/fake"
-
-    def wait_ready(self, timeout: float) -> None:
-        pass
-
-    def stderr_tail(self) -> str:
-        return ""
-
-    def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
-        return None
-
-    def memory_bytes(self) -> int:
-        return 1000
 
     def renew(self) -> bool:
         if self.renewable:
             self.process += 1
         return self.renewable
-
-    def stop(self) -> None:
-        self.stopped = True
 
 
 class RenewableSandbox(Sandbox):

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from arena.core.faults import BotFault
 from arena.core.series import BotRef, SeriesOutcome, SeriesSpec
 from arena.core.settings import SeasonConfig
 from arena.sandbox.base import RunningBot, Sandbox
@@ -24,6 +23,7 @@ from arena.season.play_order import LOOK_AHEAD, next_to_play
 from arena.season.runner import SeasonRunner
 from arena.storage import PlannedSeries, Storage
 from tests.helpers.arena_helpers import made_up_outcome, register_bots, trust_outcome
+from tests.helpers.fake_sandbox import IdleBot
 from tests.helpers.polling import wait_until
 
 
@@ -64,22 +64,6 @@ def test_nothing_waiting_is_an_error() -> None:
 # ------------------------------------------------ a season through a reuse pool
 
 
-class FakeBot(RunningBot):
-    target = "unix:/fake"
-
-    def wait_ready(self, timeout: float) -> None:
-        pass
-
-    def stderr_tail(self) -> str:
-        return ""
-
-    def fault_if_dead(self, wait_s: float = 0.0) -> BotFault | None:
-        return None
-
-    def stop(self) -> None:
-        pass
-
-
 class FakeSandbox(Sandbox):
     name = "fake"
     description = "fake"
@@ -88,8 +72,8 @@ class FakeSandbox(Sandbox):
         pass
 
     def start(self, bot: BotRef, *, series_id: str = "", seat: int | None = None,
-              deal: str = "") -> FakeBot:
-        return FakeBot()
+              deal: str = "") -> IdleBot:
+        return IdleBot()
 
 
 class OldestFirst:
