@@ -31,8 +31,8 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Callable, Iterator, Sequence
+from typing import Final, overload
 
 from arena.season.progress import Pace
 from arena.season.season_statistics import SeasonStatistics, rating_fit, season_statistics
@@ -42,6 +42,39 @@ from arena.storage import SeasonRecord, SeriesRecord, Storage
 
 REFIT_GROWTH: Final = 0.02
 REFIT_INTERVAL_S: Final = 2.0
+
+
+class ResultsPrefix(Sequence[SeriesRecord]):
+    """The first ``length`` of a season's results as read so far: a view, not a
+    copy (copying a 9,900-result list for every published table cost more than the
+    rest of a 100-bot table's statistics). The list it views is only ever appended
+    to, so its first ``length`` never change."""
+
+    def __init__(self, results: list[SeriesRecord], length: int) -> None:
+        self._results = results
+        self._length = min(length, len(results))
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> SeriesRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[SeriesRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> SeriesRecord | Sequence[SeriesRecord]:
+        if isinstance(index, slice):
+            return self._results[:self._length][index]
+        if not -self._length <= index < self._length:
+            raise IndexError(index)
+        return self._results[index % self._length]
+
+    def __iter__(self) -> Iterator[SeriesRecord]:
+        return (self._results[index] for index in range(self._length))
+
+    def __reversed__(self) -> Iterator[SeriesRecord]:
+        return (self._results[index] for index in range(self._length - 1, -1, -1))
 
 
 class _SeasonInputs:
@@ -84,7 +117,7 @@ class LiveStatistics:
                                                         until=snapshot.sequence)
                 inputs.results.extend(new)
                 inputs.pace.extend(new)
-            results = inputs.results[:snapshot.sequence]
+            results = ResultsPrefix(inputs.results, snapshot.sequence)
             pace = inputs.pace
             rating = inputs.rating
             if rating is None or self._refit_due(inputs, len(results), len(season.bot_ids),
@@ -96,12 +129,12 @@ class LiveStatistics:
                     inputs.fitted_at = self.clock()
         return season_statistics(season, results, snapshot.standings, rating=rating, pace=pace)
 
-    def results(self, season_id: int, sequence: int) -> list[SeriesRecord]:
+    def results(self, season_id: int, sequence: int) -> Sequence[SeriesRecord]:
         """The first ``sequence`` stored results of a season, as read for its
-        statistics (call ``statistics`` for that sequence first)."""
+        statistics (call ``statistics`` for that sequence first; a view, not a copy)."""
         inputs = self._inputs(season_id)
         with inputs.lock:
-            return inputs.results[:sequence]
+            return ResultsPrefix(inputs.results, sequence)
 
     def _refit_due(self, inputs: _SeasonInputs, counted: int, bots: int, final: bool) -> bool:
         rated = inputs.rated

@@ -173,6 +173,8 @@ def rounds_of(season_results: Sequence[SeriesRecord], planned: Sequence[PlannedS
               ) -> list[list[SeriesRecord]]:
     """The results by the round that planned them (round 1 first; a round without
     a result yet is empty), in the form ``Format.next_round`` is given them."""
+    if not planned:  # a format that does not read the plan: no per-update walk
+        return []
     round_of = {series.series_id: series.round for series in planned}
     by_round: dict[int, list[SeriesRecord]] = {}
     for result in season_results:

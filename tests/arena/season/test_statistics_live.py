@@ -5,17 +5,18 @@ cost per stored series stays flat) and exactly at the end of the season."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 from arena.core.status import SeasonStatus
+from arena.season.progress import Pace
 from arena.season.season_statistics import season_statistics
 from arena.season.standings_live import StandingsBoard
 from arena.season.statistics.bradley_terry import PairResult, fit
 from arena.season.statistics_live import LiveStatistics
-from arena.storage import Storage
+from arena.storage import SeriesRecord, Storage
 from tests.arena.season.test_standings_live import random_outcome, season_with_plan
 
 
@@ -138,4 +139,67 @@ def test_a_cut_of_the_table_keeps_the_whole_tables_ranks_and_statistics(
         (c.bot_id, c.opponent_id, c.los) for c in whole.los
         if c.bot_id in {whole.rows[0].bot_id, last})
     assert len(part.los) == 2 * 4
+    storage.close()
+
+
+class UnwalkedResults(Sequence[SeriesRecord]):
+    """A season's results of which only the count may be read: walking them fails."""
+
+    def __init__(self, count: int) -> None:
+        self.length = count
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, index: object) -> SeriesRecord:  # type: ignore[override]
+        raise AssertionError("an update walked every stored result")
+
+    def __iter__(self) -> Iterator[SeriesRecord]:
+        raise AssertionError("an update walked every stored result")
+
+
+def test_an_update_of_a_round_robin_does_not_walk_the_stored_results(tmp_path: Path) -> None:
+    # Issue 42: a 100-bot league's update cost grew with the results stored (a
+    # copy of them, their rounds counted again). With the fit and the pace kept
+    # live (as ``LiveStatistics`` hands them), the statistics only count them.
+    storage = Storage(tmp_path / "a.db")
+    season_id = season_with_plan(storage)  # a round robin: 5 bots, 20 series
+    board = StandingsBoard(storage)
+    live = LiveStatistics(storage)
+    for _ in store_in_random_order(storage, season_id, seed=6):
+        pass
+    season = storage.get_season(season_id)
+    snapshot = board.update(season_id)
+    kept = live.statistics(season, snapshot)
+    pace = Pace()
+    pace.extend(storage.results_stored_after(season_id))
+    shown = season_statistics(season, UnwalkedResults(20), snapshot.standings,
+                              rating=kept.rating, pace=pace)
+    assert shown.order == [row.bot_id for row in snapshot.standings.rows]
+    assert shown.progress.done == 20
+    storage.close()
+
+
+def test_the_results_a_table_counts_are_a_view_of_those_read_once(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    season_id = season_with_plan(storage)
+    board = StandingsBoard(storage)
+    live = LiveStatistics(storage)
+    stored = store_in_random_order(storage, season_id, seed=7)
+    for _ in range(3):
+        next(stored)
+    live.statistics(storage.get_season(season_id), board.update(season_id))
+    first = live.results(season_id, 3)
+    for _ in range(4):
+        next(stored)
+    live.statistics(storage.get_season(season_id), board.update(season_id))
+    later = live.results(season_id, 7)
+    in_storage = storage.results_stored_after(season_id)
+    assert [r.stored_seq for r in first] == [1, 2, 3]  # results stored later leave it as it was
+    assert [r.stored_seq for r in later] == [1, 2, 3, 4, 5, 6, 7]
+    assert [r.series_id for r in later] == [r.series_id for r in in_storage]
+    assert later[-1].stored_seq == 7 and next(reversed(later)).stored_seq == 7
+    assert [r.stored_seq for r in later[2:4]] == [3, 4]
+    with pytest.raises(IndexError):
+        first[3]  # the view ends where its table does
     storage.close()
