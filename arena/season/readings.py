@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from arena.season.progress import Progress
@@ -47,6 +47,10 @@ class SeasonReading:
     snapshot: StandingsSnapshot
     statistics: SeasonStatistics
     results: Sequence[SeriesRecord]
+    newest: Sequence[SeriesRecord] = field(default_factory=tuple)
+    """The table's newest results, newest first (``LiveStatistics.newest``)."""
+    faulted: Sequence[SeriesRecord] = field(default_factory=tuple)
+    """The table's results with a forfeit, in storage order."""
 
     @property
     def standings(self) -> Standings:
@@ -87,8 +91,10 @@ class SeasonReadings:
         if kept is not None:
             return kept
         statistics = self.live_statistics.statistics(season, snapshot)
-        reading = SeasonReading(season, snapshot, statistics,
-                                self.live_statistics.results(season.id, snapshot.sequence))
+        live, sequence = self.live_statistics, snapshot.sequence
+        reading = SeasonReading(season, snapshot, statistics, live.results(season.id, sequence),
+                                live.newest(season.id, sequence),
+                                live.faulted(season.id, sequence))
         with self._lock:
             self.builds += 1
             self._kept[key] = reading

@@ -28,6 +28,8 @@ results every time.
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import math
 import threading
 import time
@@ -42,6 +44,8 @@ from arena.storage import SeasonRecord, SeriesRecord, Storage
 
 REFIT_GROWTH: Final = 0.02
 REFIT_INTERVAL_S: Final = 2.0
+NEWEST_KEPT: Final = 64
+"""The newest results kept in order as they are read (a season page shows a dozen)."""
 
 
 class ResultsPrefix(Sequence[SeriesRecord]):
@@ -85,6 +89,21 @@ class _SeasonInputs:
         self.rating: BradleyTerryFit | None = None
         self.rated = -1  # how many results the fit counts
         self.fitted_at = -math.inf  # on the clock
+        # Kept as results are read, so that a page's latest results and faults are
+        # not found again among every result on each update:
+        self.newest: list[tuple[str, int]] = []  # (finished_at, index), the latest last
+        self.faulted: list[int] = []  # the indices of the results with a forfeit
+
+    def add(self, new: Sequence[SeriesRecord]) -> None:
+        for index, result in enumerate(new, start=len(self.results)):
+            if result.forfeiting_seats:
+                self.faulted.append(index)
+            key = (result.finished_at, index)
+            if len(self.newest) < NEWEST_KEPT or key > self.newest[0]:
+                bisect.insort(self.newest, key)
+                del self.newest[:-NEWEST_KEPT]
+        self.results.extend(new)
+        self.pace.extend(new)
 
 
 class LiveStatistics:
@@ -115,8 +134,7 @@ class LiveStatistics:
                 last = inputs.results[-1].stored_seq if inputs.results else 0
                 new = self.storage.results_stored_after(season.id, last,
                                                         until=snapshot.sequence)
-                inputs.results.extend(new)
-                inputs.pace.extend(new)
+                inputs.add(new)
             results = ResultsPrefix(inputs.results, snapshot.sequence)
             pace = inputs.pace
             rating = inputs.rating
@@ -135,6 +153,29 @@ class LiveStatistics:
         inputs = self._inputs(season_id)
         with inputs.lock:
             return ResultsPrefix(inputs.results, sequence)
+
+    def newest(self, season_id: int, sequence: int, count: int = NEWEST_KEPT
+               ) -> list[SeriesRecord]:
+        """The ``count`` newest of the first ``sequence`` results read (call
+        ``statistics`` for that sequence first), by the time they finished (stored
+        later first within a second): of the kept newest for the latest table."""
+        inputs = self._inputs(season_id)
+        with inputs.lock:
+            results = inputs.results
+            if sequence >= len(results) and count <= NEWEST_KEPT:
+                keys = inputs.newest[:-count - 1:-1]
+            else:  # an older table: found among its results
+                keys = heapq.nlargest(count, ((result.finished_at, index) for index, result
+                                              in enumerate(results[:sequence])))
+            return [results[index] for _, index in keys]
+
+    def faulted(self, season_id: int, sequence: int) -> list[SeriesRecord]:
+        """The results with a forfeit among the first ``sequence`` read, in storage
+        order (call ``statistics`` for that sequence first)."""
+        inputs = self._inputs(season_id)
+        with inputs.lock:
+            end = bisect.bisect_left(inputs.faulted, sequence)
+            return [inputs.results[index] for index in inputs.faulted[:end]]
 
     def _refit_due(self, inputs: _SeasonInputs, counted: int, bots: int, final: bool) -> bool:
         rated = inputs.rated

@@ -108,15 +108,13 @@ def season_page(storage: Storage, readings: SeasonReadings, season_id: int
     stored now, its tables and progress from ``readings``."""
     season = storage.get_season(season_id)
     reading = readings.read(season_id)
-    results = reading.results
     standings = reading.standings
     rows = standing_rows(reading)
     ranked = [row["bot_id"] for row in rows]
-    # Newest first; within a second (stored times' resolution), stored later first.
-    latest = [result for _, _, result in sorted(
-        ((r.finished_at, index, r) for index, r in enumerate(results)),
-        key=lambda item: (item[0], item[1]), reverse=True)][:LATEST_RESULTS]
-    faults = sorted(fault_rows(results), key=lambda f: f["finished_at"], reverse=True)
+    # Newest first; within a second (stored times' resolution), stored later first:
+    # kept as results are read, not sorted out of every result on each update.
+    latest = reading.newest[:LATEST_RESULTS]
+    faults = sorted(fault_rows(reading.faulted), key=lambda f: f["finished_at"], reverse=True)
     return {
         "season": season_summary(season),
         "progress": reading.progress.to_dict(),

@@ -15,7 +15,7 @@ from arena.season.progress import Pace
 from arena.season.season_statistics import season_statistics
 from arena.season.standings_live import StandingsBoard
 from arena.season.statistics.bradley_terry import PairResult, fit
-from arena.season.statistics_live import LiveStatistics
+from arena.season.statistics_live import NEWEST_KEPT, LiveStatistics
 from arena.storage import SeriesRecord, Storage
 from tests.arena.season.test_standings_live import random_outcome, season_with_plan
 
@@ -202,4 +202,36 @@ def test_the_results_a_table_counts_are_a_view_of_those_read_once(tmp_path: Path
     assert [r.stored_seq for r in later[2:4]] == [3, 4]
     with pytest.raises(IndexError):
         first[3]  # the view ends where its table does
+    storage.close()
+
+
+def test_the_newest_results_and_the_forfeits_are_kept_as_results_are_read(
+        tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "a.db")
+    season_id = season_with_plan(storage, per_pair=8)  # 80 series: more than NEWEST_KEPT
+    board = StandingsBoard(storage)
+    live = LiveStatistics(storage)
+    season = storage.get_season(season_id)
+    for step, _ in enumerate(store_in_random_order(storage, season_id, seed=8), start=1):
+        if step % 9 and step != 80:
+            continue  # read now and then: several results come between two reads
+        live.statistics(season, board.update(season_id))
+        stored = storage.results_stored_after(season_id)
+        # Independently: every result sorted, newest first, stored later first
+        # within a finishing time.
+        by_time = [r.stored_seq for _, _, r in sorted(
+            ((r.finished_at, r.stored_seq, r) for r in stored), key=lambda item: item[:2],
+            reverse=True)]
+        assert [r.stored_seq for r in live.newest(season_id, step)] == by_time[:NEWEST_KEPT]
+        assert [r.stored_seq for r in live.newest(season_id, step, 12)] == by_time[:12]
+        assert [r.stored_seq for r in live.faulted(season_id, step)] == [
+            r.stored_seq for r in stored if r.forfeiting_seats]
+    # An older table's, found among its own results.
+    first_ten = storage.results_stored_after(season_id, 0, until=10)
+    assert [r.stored_seq for r in live.newest(season_id, 10, 3)] == sorted(
+        (r.stored_seq for r in first_ten), key=lambda seq: (first_ten[seq - 1].finished_at, seq),
+        reverse=True)[:3]
+    assert [r.stored_seq for r in live.faulted(season_id, 10)] == [
+        r.stored_seq for r in first_ten if r.forfeiting_seats]
+    assert any(r.forfeiting_seats for r in first_ten)  # the check above saw some
     storage.close()
