@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any, Final
 
@@ -21,7 +22,7 @@ from arena.core.settings import (
 from arena.core.status import SeasonStatus
 from arena.sandbox import registry as sandbox_registry
 from arena.season.formats import format_summary
-from arena.season.standings import Standings
+from arena.season.standings import HeadToHead, Standings
 from arena.storage import BotRecord, GateRecord, PlannedSeries, SeasonRecord, SeriesRecord
 
 CROSSTABLE_CELLS_KEPT: Final = 1 << 17
@@ -98,19 +99,39 @@ def season_message(season: SeasonRecord) -> arena_pb2.Season:
     )
 
 
+class CrosstableRows:
+    """Each bot's crosstable row as encoded, kept while its map is the one encoded:
+    a published table shares the maps of the bots a stored series did not change
+    (``StandingsState.table``; a shared map is never changed), so a season's next
+    table encodes two rows, not every cell (a 100-bot table's 9,900 cells took most
+    of its message on every live update)."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, tuple[Mapping[str, HeadToHead], bytes]] = {}
+
+    def encoded(self, bot: str, opponents: Mapping[str, HeadToHead]) -> bytes:
+        kept = self._rows.get(bot)
+        if kept is not None and kept[0] is opponents:
+            return kept[1]
+        data = b"".join(
+            _crosstable_cell(bot, opponent, cell.won, cell.lost, cell.drawn, cell.forfeited)
+            for opponent, cell in opponents.items())
+        self._rows[bot] = (opponents, data)  # the map kept alive: its id is not reused
+        return data
+
+
 def standings_message(
-    season: SeasonRecord, standings: Standings
+    season: SeasonRecord, standings: Standings, rows_kept: CrosstableRows | None = None
 ) -> arena_pb2.Standings:
+    """``rows_kept``: the season's encoded crosstable rows, reused where unchanged."""
     # Every column of the row type by its name (``StandingRow.values``): a new
     # column needs no line here.
     rows = [arena_pb2.StandingRow(**row.values()) for row in standings.rows]
     # The crosstable (n² cells; one stored series changes two) parsed from each
-    # cell's kept bytes: building 9,900 cell messages in Python took most of a
-    # 100-bot table's message, on every live update.
+    # cell's kept bytes.
+    kept = rows_kept or CrosstableRows()
     message = arena_pb2.Standings.FromString(b"".join(
-        _crosstable_cell(bot, opponent, cell.won, cell.lost, cell.drawn, cell.forfeited)
-        for bot, opponents in standings.crosstable.items()
-        for opponent, cell in opponents.items()))
+        kept.encoded(bot, opponents) for bot, opponents in standings.crosstable.items()))
     message.rows.extend(rows)
     message.season_id = season.id
     message.series_done = season.series_done

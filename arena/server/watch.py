@@ -27,7 +27,12 @@ from arena.season.readings import SeasonReadings
 from arena.season.standings import Standings
 from arena.season.standings_live import StandingsBoard, StandingsSnapshot
 from arena.server import pages
-from arena.server.convert import STATUS_TO_PROTO, series_message, standings_message
+from arena.server.convert import (
+    STATUS_TO_PROTO,
+    CrosstableRows,
+    series_message,
+    standings_message,
+)
 from arena.server.statistics_convert import LosCells, add_statistics
 from arena.server.watch_views import View, ViewUpdate, encode, next_update
 from arena.storage import SeasonRecord, Storage, is_sealed
@@ -49,6 +54,7 @@ class StandingsMessages:
         # status, progress, with LOS).
         self._whole: dict[int, tuple[tuple[int, ...], arena_pb2.Standings]] = {}
         self._los: dict[int, LosCells] = {}
+        self._crosstable_rows: dict[int, CrosstableRows] = {}
 
     def part(self, snapshot: StandingsSnapshot, table: Standings, *,
              los: bool = False) -> arena_pb2.Standings:
@@ -75,7 +81,9 @@ class StandingsMessages:
 
     def _message(self, season: SeasonRecord, snapshot: StandingsSnapshot,
                  table: Standings, los: bool) -> arena_pb2.Standings:
-        message = standings_message(season, table)
+        with self._lock:
+            rows = self._crosstable_rows.setdefault(season.id, CrosstableRows())
+        message = standings_message(season, table, rows)
         message.sequence = snapshot.sequence
         # Bradley-Terry Elo with intervals, ties, the format's order, bracket, SPRT,
         # pace: over the results the snapshot counts. The LOS matrix (n² cells) only

@@ -10,14 +10,20 @@ from hollywood.arena.v1 import arena_pb2
 from arena.core.status import SeasonStatus
 from arena.season.standings import StandingsState
 from arena.server.convert import standings_message
-from arena.storage import SeasonRecord
+from arena.storage import PlannedSeries, SeasonPlan, SeasonRecord
 from tests.helpers.arena_helpers import result
+
+
+class _NoPlan:
+    def planned_series(self, season_id: int) -> list[PlannedSeries]:
+        return []
 
 
 def _season() -> SeasonRecord:
     return SeasonRecord(id=3, name="s", status=SeasonStatus.RUNNING, config={}, profile={},
                         bot_ids=["a", "b"], series_total=4, series_done=2, series_voided=0,
-                        created_at="", updated_at="", error="", outcomes_refused=0)
+                        created_at="", updated_at="", error="", outcomes_refused=0,
+                        plan=SeasonPlan(3, _NoPlan()))
 
 
 def _cells(message: arena_pb2.Standings) -> list[tuple[str, str, int, int, int, int]]:
