@@ -27,6 +27,7 @@ from arena.storage.challenges import (
     challenge_tally,
     create_challenge,
     get_challenge,
+    latest_season_results,
     list_challenges,
 )
 from arena.storage.deal_keys import deal_key, is_sealed, sealed_series
@@ -186,6 +187,7 @@ __all__ = [
     "is_sealed",
     "keep_on_ladder",
     "kept_versions",
+    "latest_season_results",
     "league_moves",
     "league_of_season",
     "league_seasons",

@@ -17,6 +17,8 @@ from datetime import datetime, timedelta
 from typing import Any, Final
 
 from arena.core.status import SeasonStatus
+from arena.storage.records import SeriesRecord, result_from_row
+from arena.storage.schema import RESULT_COLUMNS
 from arena.storage.season_rows import insert_season
 from arena.storage.store import Storage
 from engine.profiles import Profile
@@ -156,3 +158,12 @@ def challenge_seasons(storage: Storage, status: SeasonStatus) -> list[int]:
     return [int(row[0]) for row in storage.query(
         "SELECT c.season_id FROM challenges c JOIN seasons s ON s.id = c.season_id "
         "WHERE s.status=? ORDER BY c.season_id", (status,))]
+
+
+def latest_season_results(storage: Storage, limit: int) -> list[SeriesRecord]:
+    """The last ``limit`` results stored of seasons that are not challenges (a challenge
+    is unrated and shown apart, on ``/challenges``), newest first."""
+    return [result_from_row(row) for row in storage.query(
+        f"SELECT {RESULT_COLUMNS} FROM series_results "
+        "WHERE season_id NOT IN (SELECT season_id FROM challenges) "
+        "ORDER BY finished_at DESC, rowid DESC LIMIT ?", (limit,))]

@@ -1,6 +1,6 @@
 """The front page's own parts (beside Arena TV and the seasons list): the top of the
 current season (the one playing now, else the newest), the latest results of every
-season, and the newest leagues, each with its divisions' seasons grouped under it
+season but challenges, and the newest leagues, each with its divisions' seasons grouped under it
 (those seasons then leave the plain list of seasons)."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from arena.storage import (
     SeasonRecord,
     Storage,
     challenge_seasons,
+    latest_season_results,
     league_seasons,
     list_leagues,
 )
@@ -52,7 +53,7 @@ def front_page(storage: Storage, readings: SeasonReadings) -> dict[str, Any]:
                 top.append({"rank": rank, "bot": bot_id, "played": row.series_played,
                             "series_points": row.series_points,
                             "rating": f"{row.rating_mu:.1f}±{row.rating_sigma:.1f}"})
-    results = storage.latest_results(LATEST_RESULTS)
+    results = latest_season_results(storage, LATEST_RESULTS)
     names = {season_id: storage.get_season(season_id).name
              for season_id in {result.season_id for result in results}}
     latest = [{**result_summary(result), "season_id": result.season_id,

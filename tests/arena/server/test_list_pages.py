@@ -49,7 +49,7 @@ def add_challenges(storage: Storage, bots: Sequence[str], count: int,
     mine, other = bots[challenger], bots[1 - challenger]
     return [create_challenge(storage, author="ann", challenger=mine, opponent=other, series=1,
                              series_per_hour=1000, now=datetime.now(UTC), config=config,
-                             profile=FRIENDLY.to_dict(), plan=[(7, False, mine, other)])
+                             profile=FRIENDLY, plan=[(7, False, mine, other)])
             for _ in range(count)]
 
 

@@ -103,7 +103,7 @@ def test_leagues_and_challenges_come_50_a_page_newest_first(tmp_path: Path) -> N
     challenges = [create_challenge(
         storage, author="ann", challenger=bots[0], opponent=bots[1], series=1,
         series_per_hour=1000, now=datetime.now(UTC), config=config,
-        profile=FRIENDLY.to_dict(), plan=[(7, False, bots[0], bots[1])]) for _ in range(ROWS)]
+        profile=FRIENDLY, plan=[(7, False, bots[0], bots[1])]) for _ in range(ROWS)]
     web = client(storage)
     first = json_of(web, "/api/leagues")
     assert [lg["id"] for lg in first["leagues"]] == leagues[:0:-1]
