@@ -37,7 +37,9 @@
   }
   source.onopen = function () { show(true); };
   source.onerror = function () { if (source.readyState !== EventSource.CLOSED) { show(false); } };
-  source.addEventListener("snapshot", function (event) {
+  // The first message is a snapshot, the next ones deltas; both carry the version
+  // and the status, all this page reads of them.
+  function follow(event) {
     const update = JSON.parse(event.data);
     const changed = String(update.version) !== root.dataset.version ||
       update.status !== root.dataset.status;
@@ -49,5 +51,7 @@
     } else {
       show(true);
     }
-  });
+  }
+  source.addEventListener("snapshot", follow);
+  source.addEventListener("delta", follow);
 })();
