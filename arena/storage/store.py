@@ -357,14 +357,8 @@ class Storage:
             grouped[int(row["round"]) - 1].append(result_from_row(row))
         return grouped
 
-    def latest_results(self, limit: int) -> list[SeriesRecord]:
-        """The last ``limit`` results stored, of every season, newest first."""
-        return [result_from_row(row) for row in self.query(
-            f"SELECT {RESULT_COLUMNS} FROM series_results "
-            "ORDER BY finished_at DESC, rowid DESC LIMIT ?", (limit,))]
-
     def latest_result_ids(self, limit: int) -> list[str]:
-        """The series ids of ``latest_results`` (nothing else read)."""
+        """The series ids of the last ``limit`` results stored, of every season, newest first."""
         return [row[0] for row in self.query(
             "SELECT series_id FROM series_results ORDER BY finished_at DESC, rowid DESC "
             "LIMIT ?", (limit,))]
