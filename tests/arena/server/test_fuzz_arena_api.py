@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.server.app import RunningServer
+from arena.storage import list_leagues
 from tests.helpers.arena_helpers import REPO_ROOT, upload_folder
 from tests.helpers.proto_strategies import FUZZ_EXAMPLES, messages
 from tests.helpers.servers import servers
@@ -59,11 +60,22 @@ def integrity(db_path: Path) -> str:
 
 
 def settle(server: RunningServer) -> None:
-    """End whatever an accepted call started, so the next example starts idle."""
-    for season in server.storage.list_seasons():
-        if not season.status.is_terminal:
+    """End whatever an accepted call started, so the next example starts idle.
+    Leagues first: a league of many rounds would start its next round as each one
+    ends, and keep playing (and growing the database) through every later example.
+    Then seasons, until none is left unended: a finished challenge starts the next."""
+    for league in list_leagues(server.storage):
+        if not league.cancelled:
+            server.service.leagues.cancel(league.id)
+    for _ in range(100):
+        unended = [season for season in server.storage.list_seasons()
+                   if not season.status.is_terminal]
+        if not unended:
+            return
+        for season in unended:
             server.manager.cancel(season.id)
-        assert server.manager.wait(season.id, timeout=60)
+            assert server.manager.wait(season.id, timeout=60)
+    raise AssertionError("seasons kept starting after 100 rounds of cancelling")
 
 
 def call(server: RunningServer, method: str, request: object,
