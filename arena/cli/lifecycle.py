@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from arena.cli.client import ArenaClient, connect
+from arena.cli.listing import every_version
 from arena.cli.output import CliError, print_json, to_json
 from arena.core.status import VersionStatus
 from arena.core.text import neutralise
@@ -94,8 +95,7 @@ def _get(client: ArenaClient, name: str, *, logs: bool = False
     wrong one, and says why the token was not sent)."""
     metadata = client.auth if logs else _token_if_any(client)
     try:
-        return list(client.stub.GetBot(arena_pb2.GetBotRequest(name=name),
-                                       metadata=metadata).versions)
+        return every_version(client, name, metadata)
     except grpc.RpcError as error:
         if error.code() == grpc.StatusCode.NOT_FOUND:
             raise CliError(str(error.details()), code=1) from None

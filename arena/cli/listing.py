@@ -1,8 +1,8 @@
 """The server's lists read page after page (``ListBots``, ``ListSeasons``,
-``ListAuthors``, ``ListLeagues``, ``ListChallenges``, a season's ``ListSeries`` and
-its whole ``GetStandings`` for ``arena export``): a list of any length comes in
-bounded answers, all of it or its first ``limit`` items (``--limit N`` of the
-``list`` commands)."""
+``ListAuthors``, ``ListLeagues``, ``ListChallenges``, a bot's versions (``GetBot``),
+a season's ``ListSeries`` and its whole ``GetStandings`` for ``arena export``): a
+list of any length comes in bounded answers, all of it or its first ``limit`` items
+(``--limit N`` of the ``list`` commands)."""
 
 from __future__ import annotations
 
@@ -21,12 +21,15 @@ Fetch = Callable[[int, str], tuple[Sequence[Item], str]]
 """One page: (page size, page token) -> (its items, the next page's token)."""
 
 
-def read_pages(fetch: Fetch[Item], limit: int | None = None) -> list[Item]:
-    """Every item of a paged list, or its first ``limit``."""
+def read_pages(fetch: Fetch[Item], limit: int | None = None,
+               page_size: int | None = None) -> list[Item]:
+    """Every item of a paged list, or its first ``limit``, ``page_size`` items a call
+    (``LIST_PAGE_SIZE`` unless given)."""
     items: list[Item] = []
     token = ""
+    most = LIST_PAGE_SIZE if page_size is None else page_size
     while limit is None or len(items) < limit:
-        size = LIST_PAGE_SIZE if limit is None else min(LIST_PAGE_SIZE, limit - len(items))
+        size = most if limit is None else min(most, limit - len(items))
         page, token = fetch(size, token)
         items += page
         if not token:
@@ -78,6 +81,20 @@ def every_challenge(client: ArenaClient, bot: str = "",
             bot=bot, page_size=size, page_token=token))
         return page.challenges, page.next_page_token
     return read_pages(fetch, limit)
+
+
+VERSIONS_PAGE_SIZE: Final = 50
+"""A bot's versions per ``GetBot`` call: each brings its owner up to 32 KiB of logs."""
+
+
+def every_version(client: ArenaClient, name: str, metadata: tuple[tuple[str, str], ...]
+                  ) -> list[arena_pb2.BotVersion]:
+    """Every version of bot ``name`` (oldest first), or the one ``name@version``."""
+    def fetch(size: int, token: str) -> tuple[Sequence[arena_pb2.BotVersion], str]:
+        page = client.stub.GetBot(arena_pb2.GetBotRequest(
+            name=name, page_size=size, page_token=token), metadata=metadata)
+        return page.versions, page.next_page_token
+    return read_pages(fetch, page_size=VERSIONS_PAGE_SIZE)
 
 
 def every_series(client: ArenaClient, season_id: int) -> list[arena_pb2.SeriesSummary]:

@@ -163,7 +163,8 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
     "hollywood.arena.v1.AddAuthorRequest": {"name": Text(32)},
     "hollywood.arena.v1.ListAuthorsRequest": {"page_size": Scalar(), "page_token": PAGE_TOKEN},
     "hollywood.arena.v1.RevokeAuthorRequest": {"name": Text(32)},
-    "hollywood.arena.v1.GetBotRequest": {"name": BOT_REFERENCE},
+    "hollywood.arena.v1.GetBotRequest": {
+        "name": BOT_REFERENCE, "page_size": Scalar(), "page_token": PAGE_TOKEN},
     "hollywood.arena.v1.ReactivateBotRequest": {"bot_id": BOT_REFERENCE},
     "hollywood.arena.v1.ProveAdminTokenRequest": {"challenge": Blob(MAX_CHALLENGE_BYTES),
                                                   "address": Text(MAX_ADDRESS_BYTES)},

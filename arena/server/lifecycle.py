@@ -1,5 +1,5 @@
-"""The ``ArenaService`` methods of a bot's lifecycle: ``GetBot`` (every version with
-its status, logs, rating and recent faults; open to everyone) and
+"""The ``ArenaService`` methods of a bot's lifecycle: ``GetBot`` (a bot's versions,
+page by page, with their status, logs, rating and recent faults; open to everyone) and
 ``ReactivateBot`` (the admin only), ``RevetBot``, ``KeepOnLadder`` and
 ``AdmitToLadder`` (the owner or the admin). A mixin
 of ``arena.server.service.ArenaService``, which supplies ``_call``, ``storage``,
@@ -16,6 +16,7 @@ from hollywood.arena.v1 import arena_pb2
 from arena.core.status import VersionStatus
 from arena.season.ladder_gating import admitted
 from arena.season.seeding import current_rows
+from arena.server import pages
 from arena.server.accounts import bots_with_states
 from arena.server.auth import Authenticator, Caller
 from arena.server.convert import gate_message
@@ -77,24 +78,30 @@ class LifecycleMixin:
     def GetBot(self, request: arena_pb2.GetBotRequest, context: grpc.ServicerContext
                ) -> arena_pb2.GetBotResponse:
         return self._call(context, lambda: self._get_bot(
-            request.name.strip(), self.auth.optional_caller(context)))
+            request, self.auth.optional_caller(context)))
 
-    def _get_bot(self, name: str, caller: Caller | None) -> arena_pb2.GetBotResponse:
-        """Every version of ``name`` (or the one named); a version's build and
-        validation logs only to its owner and the admin (they hold what the bot
-        wrote), empty for anyone else."""
+    def _get_bot(self, request: arena_pb2.GetBotRequest, caller: Caller | None
+                 ) -> arena_pb2.GetBotResponse:
+        """A page of the versions of ``request.name`` (or the one named); a version's
+        build and validation logs only to its owner and the admin (they hold what the
+        bot wrote), empty for anyone else."""
+        name, token = request.name.strip(), ""
         if not name:
             raise RequestError("name is required: a bot name or name@version")
         if "@" in name:
+            if request.page_token:
+                raise pages.PageError(f"page_token is only for a bare name's versions, "
+                                      f"not for the one version {name}")
             records = [self.storage.get_bot(name)]
         else:
-            records = [bot for bot in self.storage.list_bots() if bot.name == name]
-            if not records:
+            records, token = pages.versions_page(self.storage, name, request.page_size,
+                                                 request.page_token)
+            if not records and not request.page_token:
                 self.storage.resolve_bot(name)  # NOT_FOUND with suggestions
                 raise NotFoundError(f"unknown bot {name}")
         ids = [record.id for record in records]
         rows = current_rows(self.storage, ids)
-        response = arena_pb2.GetBotResponse()
+        response = arena_pb2.GetBotResponse(next_page_token=token)
         for bot in bots_with_states(self.storage, records):
             life = version_life(self.storage, bot.id)
             owns = caller is not None and (caller.is_admin or caller.author == life.owner)

@@ -1,6 +1,6 @@
 """Paged and filtered reads: which standings rows a request asks for, and the page
 tokens of ``GetStandings``, ``ListSeries``, ``ListBots``, ``ListSeasons``,
-``ListAuthors``, ``ListLeagues`` and ``ListChallenges``.
+``ListAuthors``, ``ListLeagues``, ``ListChallenges`` and ``GetBot``'s versions.
 
 A standings token names the snapshot (its sequence) and the next rank, so every
 page of one listing comes from the same standings while results keep arriving; a
@@ -21,11 +21,13 @@ from arena.storage import (
     BotRecord,
     ChallengeRecord,
     LeagueRecord,
+    NotFoundError,
     SeasonRecord,
     Storage,
     list_authors,
     list_challenges,
     list_leagues,
+    versions_of_name,
 )
 
 Item = TypeVar("Item")
@@ -111,6 +113,27 @@ def seasons_page(storage: Storage, page_size: int, token: str
     if page_size and len(seasons) > page_size:
         return seasons[:page_size], f"n{seasons[page_size - 1].id}"
     return seasons, ""
+
+
+def versions_page(storage: Storage, name: str, page_size: int, token: str
+                  ) -> tuple[list[BotRecord], str]:
+    """A page of bot ``name``'s versions, oldest first (every version when
+    ``page_size`` is 0), and the token of the next ("" after the last): the id of
+    the page's last version, so a version uploaded meanwhile shifts no page."""
+    check_page_size(page_size)
+    after = ""
+    if token:
+        version = token[1:]
+        if not token.startswith("v") or version.partition("@")[0] != name:
+            raise PageError(f"page_token {token!r} is not a page token of bot {name}'s "
+                            "versions (pass the next_page_token of the previous page, or "
+                            "nothing for the first)")
+        try:
+            after = storage.get_bot(version).id
+        except NotFoundError:  # never read as the first page
+            raise PageError(f"page_token {token!r} names no version of bot {name}") from None
+    versions = versions_of_name(storage, name, after, page_size + 1 if page_size else None)
+    return _cut(versions, page_size, lambda version: f"v{version.id}")
 
 
 def _below_id(token: str, prefix: str, listing: str) -> int:

@@ -77,6 +77,7 @@ from arena.storage.lifecycle import (
     recent_faults,
     unfinished,
     version_life,
+    versions_of_name,
 )
 from arena.storage.records import (
     BotRecord,
@@ -225,6 +226,7 @@ __all__ = [
     "utc_now",
     "version_life",
     "version_states",
+    "versions_of_name",
     "vetted_code",
     "voids_of",
     "write_backup",

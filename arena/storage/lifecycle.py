@@ -21,8 +21,10 @@ from typing import Final
 from arena.core.faults import faults_by_seat
 from arena.core.status import VersionStatus
 from arena.storage.records import (
+    BotRecord,
     NotFoundError,
     SeriesRecord,
+    bot_from_row,
     result_from_row,
     stored_fault,
     utc_now,
@@ -227,3 +229,14 @@ def faulted_results(storage: Storage, season_id: int, bot_id: str) -> list[Serie
         f"SELECT {RESULT_COLUMNS} FROM series_results WHERE season_id=? AND fault_json "
         "IS NOT NULL AND (seat0_bot=? OR seat1_bot=?) ORDER BY stored_seq",
         (season_id, bot_id, bot_id))]
+
+
+def versions_of_name(storage: Storage, name: str, after: str = "",
+                     limit: int | None = None) -> list[BotRecord]:
+    """The versions of bot ``name`` in registration order, after version ``after``
+    (an id of that name; "": from the first), at most ``limit``: a page of one bot's
+    versions however many it has (``GetBot``)."""
+    return [bot_from_row(row) for row in storage.query(
+        "SELECT * FROM bots WHERE name=? AND seq > COALESCE((SELECT seq FROM bots "
+        "WHERE id=? AND name=?), 0) ORDER BY seq LIMIT ?",
+        (name, after, name, -1 if limit is None else limit))]

@@ -218,7 +218,8 @@ class Website:
 
     def bot_page(self, request: Request) -> dict[str, Any]:
         bot_id = request.path_params["bot_id"]
-        page = views.bot_page(self.storage, self.readings, bot_id, _season_param(request))
+        page = views.bot_page(self.storage, self.readings, bot_id, _season_param(request),
+                              Pager(query_page(request)))
         viewer = signed_in()
         page["owner_view"] = (None if viewer is None
                               else self.owner_views.bot(self.storage, page["bot"]["id"], viewer))

@@ -48,11 +48,28 @@ def _version(row: Any) -> dict[str, Any]:
             "status": status, "status_changed_at": row["changed_at"], "reason": reason}
 
 
-def versions_of(storage: Storage, name: str) -> list[dict[str, Any]]:
-    """Every version of bot ``name``, oldest first: status, since when, owner and,
-    for a rejected or deactivated one, the reason."""
-    return [_version(row) for row in storage.query(_VERSIONS + " WHERE b.name=? ORDER BY b.seq",
-                                                   (name,))]
+def versions_of(storage: Storage, name: str, pager: Pager
+                ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A page of bot ``name``'s versions, oldest first (status, since when, owner and,
+    for a rejected or deactivated one, the reason), and its links."""
+    return pager.cut([_version(row) for row in storage.query(
+        _VERSIONS + " WHERE b.name=? ORDER BY b.seq LIMIT ? OFFSET ?",
+        (name, pager.limit, pager.offset))])
+
+
+def version_of(storage: Storage, bot_id: str) -> dict[str, Any]:
+    """One stored version as ``versions_of`` shows it."""
+    [row] = storage.query(_VERSIONS + " WHERE b.id=?", (bot_id,))
+    return _version(row)
+
+
+def shown_version(storage: Storage, name: str) -> str | None:
+    """The version a bare name shows: its newest active one, else its newest (None
+    for a name with no version)."""
+    rows = storage.query(
+        "SELECT b.id FROM bots b LEFT JOIN bot_versions v ON v.bot_id = b.id WHERE b.name=? "
+        "ORDER BY COALESCE(v.status, 'active') = 'active' DESC, b.seq DESC LIMIT 1", (name,))
+    return str(rows[0]["id"]) if rows else None
 
 
 def ladder_gates_of(storage: Storage, bot_id: str) -> list[dict[str, Any]]:

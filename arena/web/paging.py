@@ -1,8 +1,8 @@
 """The website's lists a page at a time: ``?page=N`` (1-based; read through
 ``arena.web.params.query_page``), ``WEB_PAGE_SIZE`` rows a page, and the links to the
 pages before and after. Every list that grows without bound (bots, an author's bots,
-seasons, leagues, challenges) is read this way, its JSON twin included, so no page
-reads or sends the whole table."""
+a bot's versions, seasons, leagues, challenges) is read this way, its JSON twin
+included, so no page reads or sends the whole table."""
 
 from __future__ import annotations
 

@@ -25,8 +25,9 @@ from arena.storage import (
     is_sealed,
     league_of_season,
 )
-from arena.web.browse import ladder_gates_of, versions_of
+from arena.web.browse import ladder_gates_of, shown_version, version_of, versions_of
 from arena.web.hands import series_hands
+from arena.web.paging import Pager
 from arena.web.replay import UNREPLAYABLE
 from arena.web.season_tables import elo_rows
 
@@ -147,12 +148,9 @@ def bot_summary(storage: Storage, bot_id: str) -> dict[str, Any]:
 def _version_shown(storage: Storage, reference: str) -> str:
     """The bot id ``reference`` names: itself when stored, else, for a name, its
     newest active version (else its newest registered); ``NotFoundError`` else."""
-    versions = ([] if storage.query("SELECT 1 FROM bots WHERE id=?", (reference,))
-                else versions_of(storage, reference))
-    if not versions:
-        return reference  # stored, or unknown (its page's error names the closest)
-    active = [version for version in versions if version["status"] == "active"]
-    return str((active or versions)[-1]["id"])
+    if storage.query("SELECT 1 FROM bots WHERE id=?", (reference,)):
+        return reference
+    return shown_version(storage, reference) or reference  # unknown: its error says so
 
 
 def rating_history(bot_id: str, results: Sequence[SeriesRecord]) -> list[dict[str, float]]:
@@ -179,17 +177,17 @@ def rating_history(bot_id: str, results: Sequence[SeriesRecord]) -> list[dict[st
 
 
 def bot_page(storage: Storage, readings: SeasonReadings, bot_id: str,
-             season_id: int | None = None) -> dict[str, Any]:
-    """A bot's page: its versions, its seasons, and for one season (the given one,
-    else its latest) its row, rating history and head-to-head; its recent faults
-    over every season; its gates on ladders. A bare name (``/bots/NAME``) shows the
-    bot with all its versions, at its newest active version (else its newest).
-    Raises ``NotFoundError``."""
+             season_id: int | None = None, pager: Pager | None = None) -> dict[str, Any]:
+    """A bot's page: a page of its versions (``pager``'s, else the first), its
+    seasons, and for one season (the given one, else its latest) its row, rating
+    history and head-to-head; its recent faults over every season; its gates on
+    ladders. A bare name (``/bots/NAME``) shows the bot with all its versions, at
+    its newest active version (else its newest). Raises ``NotFoundError``."""
     asked = bot_id
     bot_id = _version_shown(storage, bot_id)
     bot = bot_summary(storage, bot_id)
-    versions = versions_of(storage, bot["name"])
-    life = next(version for version in versions if version["id"] == bot_id)
+    versions, versions_pager = versions_of(storage, bot["name"], pager or Pager(1))
+    life = version_of(storage, bot_id)
     seasons = [storage.get_season(int(row[0])) for row in storage.query(  # newest first
         "SELECT season_id FROM season_bots WHERE bot_id=? AND season_id NOT IN "
         "(SELECT season_id FROM challenges) ORDER BY season_id DESC", (bot_id,))]
@@ -199,7 +197,8 @@ def bot_page(storage: Storage, readings: SeasonReadings, bot_id: str,
     # A version that may play is playing or idle; any other shows its own status.
     status = life["status"] if life["status"] != "active" else (
         "playing" if playing else "idle")
-    page: dict[str, Any] = {"bot": bot, "versions": versions, "status": status,
+    page: dict[str, Any] = {"bot": bot, "versions": versions,
+                            "versions_pager": versions_pager, "status": status,
                             "by_name": asked != bot_id,
                             "status_reason": life["reason"], "owner": life["owner"],
                             "playing_in": playing,

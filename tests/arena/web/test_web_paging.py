@@ -167,3 +167,33 @@ def test_a_bot_page_reads_only_its_faulted_results_of_its_other_seasons(
     ann_series = [p.series_id for p in storage.planned_series(older) if ann in p.bots]
     assert sorted(f["series_id"] for f in page["faults"]) == sorted(ann_series)
     assert {f["bot"] for f in page["faults"]} == {ann} and page["faults_total"] == 2  # v bob, cid
+
+
+def test_a_bots_versions_come_50_a_page_oldest_first(tmp_path: Path) -> None:
+    """A bot of 120 versions: pages of 50, 50 and 20; the page links keep the season
+    the page shows."""
+    storage = Storage(tmp_path / "web.db")
+    files = list(iter_bot_files(make_bot_folder(tmp_path / "ann", "bot")))
+    ann = [storage.register_bot(
+        name="ann", version=str(number), language="python", author="", description="",
+        content_hash=f"ann-{number}", source_folder=Path("."), files=files)[0].id
+        for number in range(1, 121)]
+    [bob] = add_bots(storage, tmp_path, 1)
+    season = create_season(storage, [ann[-1], bob])
+    web = client(storage)
+    first = json_of(web, "/api/bots/ann")
+    assert first["bot"]["id"] == "ann@120" and first["status"] == "idle"
+    assert [v["id"] for v in first["versions"]] == [f"ann@{n}" for n in range(1, 51)]
+    assert first["versions_pager"] == {"number": 1, "size": 50, "previous": None, "next": 2}
+    last = json_of(web, "/api/bots/ann?page=3")
+    assert [v["id"] for v in last["versions"]] == [f"ann@{n}" for n in range(101, 121)]
+    assert last["versions_pager"] == {"number": 3, "size": 50, "previous": 2, "next": None}
+    page = web.get("/bots/ann@120?page=2").text
+    assert page.count('<tr data-bot="ann@') == 50 and '<tr data-bot="ann@51"' in page
+    assert f'href="?season={season}&amp;page=1"' in page
+    assert f'href="?season={season}&amp;page=3"' in page
+    unplayed = web.get("/bots/ann@3?page=3").text  # no season: the links keep nothing
+    assert 'href="?page=2"' in unplayed
+    assert '<tr data-bot="ann@120" class="current">' not in unplayed
+    assert "No version on page 4" in web.get("/bots/ann?page=4").text
+    assert web.get("/api/bots/ann?page=0").status_code == 400
