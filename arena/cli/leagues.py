@@ -14,7 +14,7 @@ from rich.text import Text
 
 from arena.cli.client import connect
 from arena.cli.commands import ClientCommand, add_limit
-from arena.cli.listing import every_league
+from arena.cli.listing import every_league, whole_league
 from arena.cli.output import print_json, to_json
 from arena.cli.render import shown, status_name
 from arena.cli.season_options import add_season_options, season_config_message
@@ -107,8 +107,7 @@ def cmd_league_create(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_league_show(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
-        league = client.stub.GetLeague(
-            arena_pb2.GetLeagueRequest(league_id=args.league_id)).league
+        league = whole_league(client, args.league_id)
     return show_league(args, console, league)
 
 

@@ -1,8 +1,9 @@
 """The server's lists read page after page (``ListBots``, ``ListSeasons``,
 ``ListAuthors``, ``ListLeagues``, ``ListChallenges``, a bot's versions (``GetBot``),
-a season's ``ListSeries`` and its whole ``GetStandings`` for ``arena export``): a
-list of any length comes in bounded answers, all of it or its first ``limit`` items
-(``--limit N`` of the ``list`` commands)."""
+a league's rounds (``GetLeague``), a season's ``ListSeries`` and its whole
+``GetStandings`` for ``arena export``): a list of any length comes in bounded
+answers, all of it or its first ``limit`` items (``--limit N`` of the ``list``
+commands)."""
 
 from __future__ import annotations
 
@@ -95,6 +96,28 @@ def every_version(client: ArenaClient, name: str, metadata: tuple[tuple[str, str
             name=name, page_size=size, page_token=token), metadata=metadata)
         return page.versions, page.next_page_token
     return read_pages(fetch, page_size=VERSIONS_PAGE_SIZE)
+
+
+LEAGUE_ROUNDS_PAGE_SIZE: Final = 20
+"""A league's rounds per ``GetLeague`` call: a round holds a row per bot (a
+1,000-bot league's round is some 60 KB)."""
+
+
+def whole_league(client: ArenaClient, league_id: int) -> arena_pb2.League:
+    """The league with every round's tables, round 1 first (as a read without pages
+    gives), read a page of rounds at a time (the pages come newest first)."""
+    request = arena_pb2.GetLeagueRequest(league_id=league_id,
+                                         page_size=LEAGUE_ROUNDS_PAGE_SIZE)
+    response = client.stub.GetLeague(request)
+    league = response.league
+    newest_first = list(league.rounds)
+    while response.next_page_token:
+        request.page_token = response.next_page_token
+        response = client.stub.GetLeague(request)
+        newest_first += response.league.rounds
+    del league.rounds[:]
+    league.rounds.extend(reversed(newest_first))
+    return league
 
 
 def every_series(client: ArenaClient, season_id: int) -> list[arena_pb2.SeriesSummary]:

@@ -13,7 +13,14 @@ from arena.season.formats import format_summary
 from arena.season.league_rules import PROMOTED, RELEGATED, Move
 from arena.season.leagues import LeaguePlan
 from arena.season.readings import SeasonReading, SeasonReadings
-from arena.storage import LeagueRecord, Storage, get_league, league_moves, league_seasons
+from arena.storage import (
+    EVERY_ROUND,
+    LeagueRecord,
+    Storage,
+    get_league,
+    league_moves,
+    league_seasons,
+)
 
 
 @dataclass(frozen=True)
@@ -85,14 +92,20 @@ def league_summary(league: LeagueRecord) -> dict[str, Any]:
             "created_at": league.created_at, "cancelled_at": league.cancelled_at}
 
 
-def league_tables(storage: Storage, readings: SeasonReadings, league_id: int) -> LeagueTables:
-    """The league's tables; raises ``NotFoundError``."""
+def league_tables(storage: Storage, readings: SeasonReadings, league_id: int,
+                  rounds_shown: range | None = None) -> LeagueTables:
+    """The league's tables: of the rounds in ``rounds_shown``, in its order (every
+    round, round 1 first, unless given), reading no other round's seasons; raises
+    ``NotFoundError``."""
     league = get_league(storage, league_id)
+    if rounds_shown is not None and not rounds_shown:
+        return LeagueTables(league, LeaguePlan.of(league), ())
+    span = EVERY_ROUND if rounds_shown is None else (min(rounds_shown), max(rounds_shown))
     moved = {(move.round, move.bot_id): Move(move.bot_id, move.from_division,
                                              move.to_division)
-             for move in league_moves(storage, league_id)}
+             for move in league_moves(storage, league_id, span)}
     rounds: dict[int, list[DivisionTable]] = {}
-    for season in league_seasons(storage, league_id):
+    for season in league_seasons(storage, league_id, span):
         reading = readings.read(season.season_id)
         rows = []
         for rank, bot_id in enumerate(reading.statistics.order, start=1):
@@ -107,8 +120,9 @@ def league_tables(storage: Storage, readings: SeasonReadings, league_id: int) ->
             division=season.division, season_id=season.season_id,
             format=format_summary(reading.season.config), status=reading.season.status,
             rows=tuple(_with_deciders(rows, reading))))
+    order = sorted(rounds) if rounds_shown is None else [n for n in rounds_shown if n in rounds]
     return LeagueTables(league, LeaguePlan.of(league), tuple(
-        LeagueRound(number, tuple(tables)) for number, tables in sorted(rounds.items())))
+        LeagueRound(number, tuple(rounds[number])) for number in order))
 
 
 _KEYS: Final = ("series points", "rating ordinal (μ − 3σ)", "games won − lost",

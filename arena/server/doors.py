@@ -183,7 +183,8 @@ RULES: Final[dict[str, dict[str, Rule]]] = {
         "rounds": Scalar(),
         "division_formats": Entries(64, Scalar(), SETTING_TEXT),
     },
-    "hollywood.arena.v1.GetLeagueRequest": {"league_id": Id()},
+    "hollywood.arena.v1.GetLeagueRequest": {
+        "league_id": Id(), "page_size": Scalar(), "page_token": PAGE_TOKEN},
     "hollywood.arena.v1.ListLeaguesRequest": {"page_size": Scalar(), "page_token": PAGE_TOKEN},
     "hollywood.arena.v1.NextLeagueRoundRequest": {"league_id": Id()},
     "hollywood.arena.v1.CancelLeagueRequest": {"league_id": Id()},

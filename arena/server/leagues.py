@@ -23,7 +23,7 @@ from arena.server import pages
 from arena.server.convert import STATUS_TO_PROTO, config_from_message, config_message
 from arena.server.lifecycle import check_active
 from arena.server.validation import check_bots_fit_sandbox
-from arena.storage import LeagueRecord, Storage, newest_active
+from arena.storage import LeagueRecord, Storage, get_league, newest_active
 
 Response = TypeVar("Response")
 
@@ -36,7 +36,7 @@ DEFAULT_LEAGUE_ROUNDS: Final = 1
 
 def league_message(league: LeagueRecord, tables: LeagueTables | None = None
                    ) -> arena_pb2.League:
-    """The API's ``League``; with ``tables``, every round's division tables."""
+    """The API's ``League``; with ``tables``, their rounds' division tables."""
     plan = LeaguePlan.of(league)
     message = arena_pb2.League(
         id=league.id, name=league.name, divisions=plan.rule.divisions,
@@ -106,8 +106,13 @@ class LeaguesMixin:
 
     def GetLeague(self, request: arena_pb2.GetLeagueRequest,
                   context: grpc.ServicerContext) -> arena_pb2.GetLeagueResponse:
-        return self._call(context, lambda: arena_pb2.GetLeagueResponse(
-            league=self._league(request.league_id)))
+        def body() -> arena_pb2.GetLeagueResponse:
+            get_league(self.storage, request.league_id)  # NOT_FOUND before any token
+            rounds, token = pages.league_rounds_page(
+                self.storage, request.league_id, request.page_size, request.page_token)
+            return arena_pb2.GetLeagueResponse(
+                league=self._league(request.league_id, rounds), next_page_token=token)
+        return self._call(context, body)
 
     def ListLeagues(self, request: arena_pb2.ListLeaguesRequest,
                     context: grpc.ServicerContext) -> arena_pb2.ListLeaguesResponse:
@@ -132,6 +137,8 @@ class LeaguesMixin:
             return arena_pb2.CancelLeagueResponse(league=self._league(request.league_id))
         return self._call(context, body, mutating=True)
 
-    def _league(self, league_id: int) -> arena_pb2.League:
-        tables = league_tables(self.storage, self.readings, league_id)
+    def _league(self, league_id: int, rounds: range | None = None) -> arena_pb2.League:
+        """The league with the tables of ``rounds``, in its order (every round, round 1
+        first, unless given)."""
+        tables = league_tables(self.storage, self.readings, league_id, rounds)
         return league_message(tables.league, tables)

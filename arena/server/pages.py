@@ -1,6 +1,7 @@
 """Paged and filtered reads: which standings rows a request asks for, and the page
 tokens of ``GetStandings``, ``ListSeries``, ``ListBots``, ``ListSeasons``,
-``ListAuthors``, ``ListLeagues``, ``ListChallenges`` and ``GetBot``'s versions.
+``ListAuthors``, ``ListLeagues``, ``ListChallenges``, ``GetBot``'s versions and
+``GetLeague``'s rounds.
 
 A standings token names the snapshot (its sequence) and the next rank, so every
 page of one listing comes from the same standings while results keep arriving; a
@@ -27,6 +28,7 @@ from arena.storage import (
     list_authors,
     list_challenges,
     list_leagues,
+    rounds_made,
     versions_of_name,
 )
 
@@ -134,6 +136,25 @@ def versions_page(storage: Storage, name: str, page_size: int, token: str
             raise PageError(f"page_token {token!r} names no version of bot {name}") from None
     versions = versions_of_name(storage, name, after, page_size + 1 if page_size else None)
     return _cut(versions, page_size, lambda version: f"v{version.id}")
+
+
+def league_rounds_page(storage: Storage, league_id: int, page_size: int, token: str
+                       ) -> tuple[range | None, str]:
+    """The rounds of a ``GetLeague`` page, newest first (None when ``page_size`` is 0:
+    every round, round 1 first, as before pages), and the token of the next page
+    ("" after round 1): the page's oldest round, so a round made meanwhile shifts no
+    page (it is on a first page read after it)."""
+    check_page_size(page_size)
+    below = _below_id(token, "r", "league round")
+    if not page_size and not token:
+        return None, ""
+    newest = rounds_made(storage, league_id)
+    if below > newest:
+        raise PageError(f"page_token {token!r} names no round of league {league_id} "
+                        f"(it has {newest})")
+    top = below - 1 if below else newest
+    shown = range(top, max(top - page_size, 0) if page_size else 0, -1)
+    return shown, f"r{shown[-1]}" if shown and shown[-1] > 1 else ""
 
 
 def _below_id(token: str, prefix: str, listing: str) -> int:

@@ -54,6 +54,7 @@ from arena.storage.ladder_rounds import (
     results_of_rounds,
 )
 from arena.storage.leagues import (
+    EVERY_ROUND,
     LeagueRecord,
     SeasonDraft,
     StoredMove,
@@ -65,6 +66,7 @@ from arena.storage.leagues import (
     league_of_season,
     league_seasons,
     list_leagues,
+    rounds_made,
     store_round_moves,
 )
 from arena.storage.lifecycle import (
@@ -127,6 +129,7 @@ __all__ = [
     "ARENA_FAILED",
     "AUTHOR_FAILED",
     "CHALLENGES_PER_PAGE",
+    "EVERY_ROUND",
     "GATE_PENDING",
     "GATE_SUPERSEDED",
     "Author",
@@ -211,6 +214,7 @@ __all__ = [
     "restore_backup",
     "results_of_rounds",
     "revoke_author",
+    "rounds_made",
     "save_standings_checkpoint",
     "sealed_series",
     "season_config",

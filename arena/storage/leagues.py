@@ -214,19 +214,36 @@ def _league(row: sqlite3.Row) -> LeagueRecord:
                         season_config=season_config(json.dumps(config.get("season") or {})))
 
 
-def league_seasons(storage: Storage, league_id: int) -> list[DivisionSeason]:
-    """Every season of the league, by round then division."""
+EVERY_ROUND: Final = (1, 2**62)
+"""The rounds ``league_seasons`` and ``league_moves`` read unless told: all."""
+
+
+def league_seasons(storage: Storage, league_id: int,
+                   rounds: tuple[int, int] = EVERY_ROUND) -> list[DivisionSeason]:
+    """The league's seasons of the rounds from ``rounds[0]`` to ``rounds[1]`` (every
+    round unless given), by round then division."""
     return [DivisionSeason(int(row[0]), int(row[1]), int(row[2])) for row in storage.query(
         "SELECT round, division, season_id FROM league_seasons WHERE league_id=? "
-        "ORDER BY round, division", (league_id,))]
+        "AND round BETWEEN ? AND ? ORDER BY round, division", (league_id, *rounds))]
 
 
-def league_moves(storage: Storage, league_id: int) -> list[StoredMove]:
-    """Every stored move of the league, by round."""
+def league_moves(storage: Storage, league_id: int,
+                 rounds: tuple[int, int] = EVERY_ROUND) -> list[StoredMove]:
+    """The league's stored moves at the end of the rounds from ``rounds[0]`` to
+    ``rounds[1]`` (every round unless given), by round."""
     return [StoredMove(int(row[0]), str(row[1]), int(row[2]), int(row[3]))
             for row in storage.query(
                 "SELECT round, bot_id, from_division, to_division FROM league_moves "
-                "WHERE league_id=? ORDER BY round, from_division, rowid", (league_id,))]
+                "WHERE league_id=? AND round BETWEEN ? AND ? "
+                "ORDER BY round, from_division, rowid", (league_id, *rounds))]
+
+
+def rounds_made(storage: Storage, league_id: int) -> int:
+    """How many rounds of the league were made (its newest round's number; 0 before
+    the first)."""
+    [row] = storage.query("SELECT COALESCE(MAX(round), 0) FROM league_seasons "
+                          "WHERE league_id=?", (league_id,))
+    return int(row[0])
 
 
 def league_of_season(storage: Storage, season_id: int) -> int | None:

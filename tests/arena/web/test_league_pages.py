@@ -64,7 +64,8 @@ def test_a_league_page_marks_the_moves(site: tuple[TestClient, int, Storage]) ->
     assert HOSTILE_NAME not in html and f"cup {HOSTILE_NAME}" not in html
     assert '<a href="/seasons/1">season 1</a>' in html
     data = client.get(f"/api/leagues/{league_id}").json()
-    first = data["rounds"][0]["divisions"]
+    assert [r["round"] for r in data["rounds"]] == [2, 1]  # newest first, as on the page
+    first = data["rounds"][1]["divisions"]
     assert [(row["bot_id"], row["movement"], row["next_division"]) for row in first[0]["rows"]
             ] == [("s3@1.0.0", "stayed", 1), ("s1@1.0.0", "stayed", 1),
                   ("s2@1.0.0", "relegated", 2)]

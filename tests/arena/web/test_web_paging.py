@@ -197,3 +197,24 @@ def test_a_bots_versions_come_50_a_page_oldest_first(tmp_path: Path) -> None:
     assert '<tr data-bot="ann@120" class="current">' not in unplayed
     assert "No version on page 4" in web.get("/bots/ann?page=4").text
     assert web.get("/api/bots/ann?page=0").status_code == 400
+
+
+def test_the_league_page_shows_ten_rounds_a_page_newest_first(tmp_path: Path) -> None:
+    from tests.arena.server.test_league_round_pages import league_of_rounds
+
+    storage = Storage(tmp_path / "web.db")
+    league = league_of_rounds(storage, add_bots(storage, tmp_path, 4), 23)
+    web = client(storage)
+    first = web.get(f"/api/leagues/{league}").json()
+    assert [r["round"] for r in first["rounds"]] == list(range(23, 13, -1))
+    assert first["pager"] == {"number": 1, "size": 10, "previous": None, "next": 2}
+    last = web.get(f"/api/leagues/{league}?page=3").json()
+    assert [r["round"] for r in last["rounds"]] == [3, 2, 1]
+    assert last["pager"] == {"number": 3, "size": 10, "previous": 2, "next": None}
+    page = web.get(f"/leagues/{league}?page=2").text
+    assert page.count('<section class="league-round"') == 10
+    assert page.index('id="round-13"') < page.index('id="round-4"')
+    assert 'href="?page=1"' in page and 'href="?page=3"' in page
+    assert "No round on page 4" in web.get(f"/leagues/{league}?page=4").text
+    assert web.get(f"/api/leagues/{league}?page=0").status_code == 400
+    assert web.get("/api/leagues/99?page=2").status_code == 404
