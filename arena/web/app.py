@@ -128,8 +128,9 @@ class Website:
         self.live = LivePages(storage, board or MoveBoard(), self.templates)
         self.tv = TvPages(storage, self.live.board, self.readings, self.live, self.html,
                           tv_pace or TvPace())
-        self._season_cache: dict[int, tuple[tuple[Any, ...], dict[str, Any],
-                                            dict[str, Markup]]] = {}
+        self._season_cache: dict[tuple[int, int], tuple[tuple[Any, ...], dict[str, Any],
+                                                        dict[str, Markup]]] = {}
+        """(season id, standings page) -> its key, data and sections."""
         self._cache_lock = threading.Lock()
         self.loop: asyncio.AbstractEventLoop | None = None
         """The serving event loop, once started (to close the feed from another thread)."""
@@ -144,20 +145,23 @@ class Website:
         return {name: Markup(getattr(module, name)(page))
                 for name in ("progress", "standings", "crosstable", "latest", "faults")}
 
-    def season_view(self, season_id: int) -> tuple[dict[str, Any], dict[str, Markup]]:
-        """A season page's data and rendered live sections, computed once per change
-        of the season (a stored result or a status change) however many read it."""
+    def season_view(self, season_id: int, number: int = 1
+                    ) -> tuple[dict[str, Any], dict[str, Markup]]:
+        """A season page's data and rendered live sections (page ``number`` of its
+        standings), computed once per change of the season (a stored result or a
+        status change) however many read it."""
         season = self.storage.get_season(season_id)
         key = (season.series_done, season.series_total, str(season.status),
                season.updated_at, season.error)
         with self._cache_lock:
-            cached = self._season_cache.get(season_id)
+            cached = self._season_cache.get((season_id, number))
         if cached is not None and cached[0] == key:
             return cached[1], cached[2]
-        page = views.season_page(self.storage, self.readings, season_id)
+        page = views.season_page(self.storage, self.readings, season_id,
+                                 Pager(number, views.STANDINGS_PER_PAGE))
         sections = self.sections(page)
         with self._cache_lock:
-            self._season_cache[season_id] = (key, page, sections)
+            self._season_cache[(season_id, number)] = (key, page, sections)
             while len(self._season_cache) > SEASON_CACHE_SIZE:
                 del self._season_cache[next(iter(self._season_cache))]
         return page, sections
@@ -166,9 +170,10 @@ class Website:
         with self._cache_lock:
             self._season_cache.clear()
 
-    def season_snapshot(self, season_id: int) -> dict[str, Any]:
-        """A season page's live data: its numbers and its re-rendered sections."""
-        page, sections = self.season_view(season_id)
+    def season_snapshot(self, season_id: int, number: int = 1) -> dict[str, Any]:
+        """A season page's live data (page ``number`` of its standings): its numbers
+        and its re-rendered sections."""
+        page, sections = self.season_view(season_id, number)
         return {"version": page["season"]["series_done"], "status": page["season"]["status"],
                 "sections": {name: str(html) for name, html in sections.items()}}
 
@@ -251,8 +256,9 @@ class Website:
 
     async def api_events(self, request: Request) -> Response:
         season_id = request.path_params["season_id"]
+        number = query_page(request)
         self.storage.get_season(season_id)  # NotFoundError before the stream starts
-        return self.live.stream(self.feed.updates(season_id))
+        return self.live.stream(self.feed.updates((season_id, number)))
 
 
 def _season_param(request: Request) -> int | None:
@@ -312,7 +318,8 @@ def create_app(storage: Storage, hub: EventHub, lifespan: Lifespan[Starlette] | 
         *LeaguePages(storage, site.readings, site.html).routes(),
         *ChallengePages(storage, site.html).routes(),
         *twins("/seasons/{season_id:arena_id}",
-               lambda request: site.season_view(request.path_params["season_id"]),
+               lambda request: site.season_view(request.path_params["season_id"],
+                                                query_page(request)),
                site.season_html, json=lambda view: view[0]),
         *twins("/series/{series_id:arena_series_id}",
                lambda request: site.series_page(request.path_params["series_id"]),

@@ -59,12 +59,13 @@ def _cell(bot: str, other: str, counts: tuple[int, int, int, int] | None) -> str
 
 
 def crosstable_body(crosstable: Mapping[str, Any]) -> Markup:
-    """The rows of ``crosstable`` (``bots`` in order, ``cells``: bot -> opponent ->
-    counts as a mapping) as the page shows them."""
+    """The rows of ``crosstable`` (``rows`` in order, each against the columns
+    ``bots``; ``cells``: bot -> opponent -> counts as a mapping) as the page shows
+    them."""
     bots: Sequence[str] = crosstable["bots"]
     cells: Mapping[str, Mapping[str, Mapping[str, int]]] = crosstable["cells"]
     parts = []
-    for bot in bots:
+    for bot in crosstable.get("rows", bots):
         mine = cells[bot]
         parts.append(_head(bot))
         for other in bots:

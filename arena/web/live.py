@@ -2,8 +2,9 @@
 the one batcher the API's watch streams share) as a ``Broadcast`` source
 (``arena.web.broadcast``), fanned out to browsers over Server-Sent Events.
 
-One source per watched season reads the feed and, after a tick with a stored result
-or a status change, builds ONE update that every client of that season receives
+One source per watched season page (a season and a page of its standings: each page
+shows its own rows) reads the feed and, after a tick with a stored result or a
+status change, builds ONE update that every client of that page receives
 (encoded once: ``arena.web.live_pages``): a ``delta`` event holding only the rows and
 cells of the page's tables that changed (``arena.web.live_delta``), numbered so a
 browser that missed one starts again. A connecting client gets the snapshot every
@@ -27,9 +28,9 @@ from arena.web.live_delta import sections_patch
 SNAPSHOT_INTERVAL_S: Final = 0.25
 """A season page's live snapshots come at most this often."""
 
-Snapshot = Callable[[int], dict[str, Any]]
-"""season id -> the season page's live data now: its ``version`` (series done),
-``status`` and ``sections`` (name -> rendered HTML)."""
+Snapshot = Callable[[int, int], dict[str, Any]]
+"""(season id, page of its standings) -> that season page's live data now: its
+``version`` (series done), ``status`` and ``sections`` (name -> rendered HTML)."""
 
 
 class SeasonSource:
@@ -38,10 +39,12 @@ class SeasonSource:
     from it, at most one per ``interval`` (the first after a quiet spell at once)."""
 
     def __init__(self, feeds: LiveFeeds, snapshot: Snapshot, season_id: int, *,
-                 interval: float = SNAPSHOT_INTERVAL_S,
+                 page: int = 1, interval: float = SNAPSHOT_INTERVAL_S,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.snapshot = snapshot
         self.season_id = season_id
+        self.page = page
+        """The page of the standings its clients show (each page has its rows)."""
         self.interval = interval
         self.clock = clock
         # A reader before any snapshot is taken: no update falls between the two.
@@ -54,7 +57,7 @@ class SeasonSource:
 
     def first(self) -> list[Message]:
         if self._held is None:
-            self._held = {**self.snapshot(self.season_id), "seq": 1}
+            self._held = {**self.snapshot(self.season_id, self.page), "seq": 1}
         if self._whole is None:  # encoded once per update, for every client joining
             self._whole = ("snapshot", json.dumps(self._held))
         return [self._whole]
@@ -70,7 +73,7 @@ class SeasonSource:
         self._changed, self._sent_at = False, self.clock()
         if self._held is None:
             return self.first(), False
-        now = self.snapshot(self.season_id)
+        now = self.snapshot(self.season_id, self.page)
         seq = self._held["seq"] + 1
         delta = {"seq": seq, "base": seq - 1, "version": now["version"],
                  "status": now["status"],
@@ -85,11 +88,13 @@ class SeasonSource:
 def season_feed(feeds: LiveFeeds, snapshot: Snapshot, *,
                 queue_size: int = CLIENT_QUEUE_SIZE, poll_seconds: float = POLL_SECONDS,
                 interval: float = SNAPSHOT_INTERVAL_S) -> Broadcast:
-    """The season pages' stream: a ``Broadcast`` keyed by season id."""
+    """The season pages' stream: a ``Broadcast`` keyed by (season id, page of its
+    standings); a bare season id is its first page."""
 
     def make_source(key: Hashable) -> SeasonSource:
-        assert isinstance(key, int)
-        return SeasonSource(feeds, snapshot, key, interval=interval)
+        season_id, page = key if isinstance(key, tuple) else (key, 1)
+        assert isinstance(season_id, int) and isinstance(page, int)
+        return SeasonSource(feeds, snapshot, season_id, page=page, interval=interval)
 
     return Broadcast(make_source, queue_size=queue_size, poll_seconds=poll_seconds,
                      name="arena-web-season")

@@ -14,9 +14,11 @@ from typing import Any, Final
 
 from openskill.models import PlackettLuce
 
+from arena.core.ordering import ORDERING_RULE
 from arena.core.status import SeasonStatus
 from arena.season.formats import has_no_count
 from arena.season.readings import SeasonReading, SeasonReadings
+from arena.season.standings import Standings
 from arena.storage import (
     SeasonRecord,
     SeriesRecord,
@@ -27,12 +29,18 @@ from arena.storage import (
 )
 from arena.web.browse import ladder_gates_of, shown_version, version_of, versions_of
 from arena.web.hands import series_hands
-from arena.web.paging import Pager
+from arena.web.paging import WEB_PAGE_SIZE, Pager
 from arena.web.replay import UNREPLAYABLE
 from arena.web.season_tables import elo_rows
 
 LATEST_RESULTS: Final = 12
 FAULTS_SHOWN: Final = 50
+STANDINGS_PER_PAGE: Final = WEB_PAGE_SIZE
+"""Rows of a season page's standings (``?page=N``)."""
+FULL_CROSSTABLE_BOTS: Final = 64
+"""A season of at most this many bots shows its whole crosstable on every page."""
+CROSSTABLE_COLUMNS: Final = 64
+"""A bigger season's crosstable: its page's rows against this many top bots."""
 
 
 def season_summary(season: SeasonRecord) -> dict[str, Any]:
@@ -103,15 +111,34 @@ def format_extras(reading: SeasonReading) -> dict[str, Any]:
     }
 
 
-def season_page(storage: Storage, readings: SeasonReadings, season_id: int
-                ) -> dict[str, Any]:
+def crosstable_view(standings: Standings, ranked: Sequence[str], shown: Sequence[str]
+                    ) -> dict[str, Any]:
+    """The crosstable a page shows: every bot against every bot up to
+    ``FULL_CROSSTABLE_BOTS``; beyond, the page's rows (``shown``) against the top
+    ``CROSSTABLE_COLUMNS`` (a 1,000-bot table is a million cells). ``bots``: the
+    columns, ``rows``: the rows, in rank order, ``bots_total``: every bot."""
+    full = len(ranked) <= FULL_CROSSTABLE_BOTS
+    columns = list(ranked) if full else list(ranked[:CROSSTABLE_COLUMNS])
+    rows = list(ranked) if full else list(shown)
+    return {"bots": columns, "rows": rows, "full": full, "bots_total": len(ranked),
+            "cells": {bot: {opponent: vars(cell).copy()
+                            for opponent, cell in standings.crosstable.get(bot, {}).items()
+                            if opponent in columns}
+                      for bot in rows}}
+
+
+def season_page(storage: Storage, readings: SeasonReadings, season_id: int,
+                pager: Pager | None = None) -> dict[str, Any]:
     """Everything the season page shows (raises ``NotFoundError``): the season as
-    stored now, its tables and progress from ``readings``."""
+    stored now, its tables and progress from ``readings``; of the standings,
+    ``pager``'s page (else the first), and the crosstable of that page's rows."""
     season = storage.get_season(season_id)
     reading = readings.read(season_id)
     standings = reading.standings
-    rows = standing_rows(reading)
-    ranked = [row["bot_id"] for row in rows]
+    every_row = standing_rows(reading)
+    ranked = [row["bot_id"] for row in every_row]
+    pager = pager or Pager(1, STANDINGS_PER_PAGE)
+    rows, rows_pager = pager.cut(every_row[pager.offset:pager.offset + pager.limit])
     # Newest first; within a second (stored times' resolution), stored later first:
     # kept as results are read, not sorted out of every result on each update.
     latest = reading.newest[:LATEST_RESULTS]
@@ -120,15 +147,11 @@ def season_page(storage: Storage, readings: SeasonReadings, season_id: int
         "season": season_summary(season),
         "progress": reading.progress.to_dict(),
         "standings": rows,
+        "standings_pager": rows_pager,
         "elo": elo_rows(reading.statistics),
-        "ordering_rule": standings.to_dict()["ordering_rule"],
+        "ordering_rule": ORDERING_RULE,
         "format_extras": format_extras(reading),
-        "crosstable": {
-            "bots": ranked,
-            "cells": {bot: {opponent: vars(cell).copy()
-                            for opponent, cell in standings.crosstable.get(bot, {}).items()}
-                      for bot in ranked},
-        },
+        "crosstable": crosstable_view(standings, ranked, [row["bot_id"] for row in rows]),
         "latest": [result_summary(r) for r in latest],
         "faults": faults[:FAULTS_SHOWN],
         "faults_total": len(faults),

@@ -14,7 +14,9 @@
   const state = document.getElementById("live-state");
   if (!root || !state || !window.EventSource) { return; }
   const ended = ["finished", "failed", "cancelled"];
-  const url = "/api/seasons/" + encodeURIComponent(root.dataset.seasonId) + "/events";
+  // The stream of this page of the standings: its rows, and their crosstable rows.
+  const url = "/api/seasons/" + encodeURIComponent(root.dataset.seasonId) + "/events?page=" +
+    encodeURIComponent(root.dataset.page || "1");
   let source = null;
   let seq = 0;
   function show(connected) {

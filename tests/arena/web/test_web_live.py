@@ -47,7 +47,7 @@ class CountingSnapshot:
     def __init__(self) -> None:
         self.calls = 0
 
-    def __call__(self, season_id: int) -> dict[str, Any]:
+    def __call__(self, season_id: int, page: int = 1) -> dict[str, Any]:
         self.calls += 1
         return {"version": self.calls, "status": "running",
                 "sections": {"progress": f"<p>season {season_id} snapshot {self.calls}</p>"}}

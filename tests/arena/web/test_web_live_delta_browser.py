@@ -88,3 +88,45 @@ def test_the_page_patches_its_tables_from_deltas_into_the_fresh_page(
         assert console_errors(browser) == []
     finally:
         running.stop()
+
+
+def test_page_2_of_the_standings_follows_its_own_rows_live(
+        browser: WebDriver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A season of more bots than a whole crosstable shows (made small here: 2 rows
+    a page, a whole crosstable up to 3 bots, else the page's rows against the top
+    3): page 2 opens the stream of page 2 and, when the season has finished, its
+    live sections are those of page 2 loaded afresh."""
+    monkeypatch.setattr("arena.web.views.STANDINGS_PER_PAGE", 2)
+    monkeypatch.setattr("arena.web.views.FULL_CROSSTABLE_BOTS", 3)
+    monkeypatch.setattr("arena.web.views.CROSSTABLE_COLUMNS", 3)
+    running = start_server(
+        tmp_path / "pages.db", port=0, resume=False, http=("localhost", 0),
+        runner_factory=lambda config: functools.partial(run_fake_series, delay_s=0.2))
+    try:
+        assert running.web is not None
+        ids = [register(running.storage, tmp_path, name)
+               for name in ("alpha", "beta", "gamma", "random-delta", "random-eps")]
+        season_id = create_season(running.storage, ids)
+        browser.get(f"{running.web.url}/seasons/{season_id}?page=2")
+        wait_for(lambda: browser.execute_script("return window.liveEvents.snapshot") == 1,
+                 "the first snapshot")
+        running.manager.start(season_id)
+        wait_for(lambda: browser.execute_script(
+            "return document.getElementById('season-status').textContent") == "finished",
+            "the season to finish on the page")
+        events = browser.execute_script("return window.liveEvents")
+        assert events["opened"] == 1 and events["snapshot"] == 1 and events["delta"] >= 2
+        for live, fresh in browser.execute_async_script(FRESH_SECTIONS):
+            assert live == fresh
+        rows = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#crosstable tbody tr'))"
+            ".map(row => [row.dataset.bot, row.cells.length])")
+        ranks = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#standings tbody tr'))"
+            ".map(row => [row.dataset.bot, row.cells[0].textContent])")
+        assert [rank for _, rank in ranks] == ["3", "4"]
+        assert [bot for bot, _ in rows] == [bot for bot, _ in ranks]
+        assert all(cells == 1 + 3 for _, cells in rows)  # its name and the top 3
+        assert console_errors(browser) == []
+    finally:
+        running.stop()

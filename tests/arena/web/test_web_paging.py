@@ -6,6 +6,7 @@ at the door (400 naming it). Each store here holds one row more than a page."""
 from __future__ import annotations
 
 import html
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -218,3 +219,89 @@ def test_the_league_page_shows_ten_rounds_a_page_newest_first(tmp_path: Path) ->
     assert "No round on page 4" in web.get(f"/leagues/{league}?page=4").text
     assert web.get(f"/api/leagues/{league}?page=0").status_code == 400
     assert web.get("/api/leagues/99?page=2").status_code == 404
+
+
+def test_a_big_seasons_standings_come_50_a_page_with_the_crosstable_of_their_rows(
+        tmp_path: Path) -> None:
+    """70 bots (more than the 64 of a whole crosstable): each page of the standings
+    shows its rows' crosstable rows against the top 64, and says so."""
+    storage = Storage(tmp_path / "web.db")
+    bots = add_bots(storage, tmp_path, 70)  # none played: ranked by id, bot000 first
+    season = create_season(storage, bots)
+    web = client(storage)
+    first = json_of(web, f"/api/seasons/{season}")
+    assert [row["bot_id"] for row in first["standings"]] == bots[:50]
+    assert [row["rank"] for row in first["standings"]] == list(range(1, 51))
+    assert first["standings_pager"] == {"number": 1, "size": 50, "previous": None, "next": 2}
+    table = first["crosstable"]
+    assert table["bots"] == bots[:64] and table["rows"] == bots[:50]
+    assert not table["full"] and table["bots_total"] == 70
+    second = json_of(web, f"/api/seasons/{season}?page=2")
+    assert [row["rank"] for row in second["standings"]] == list(range(51, 71))
+    assert second["crosstable"]["rows"] == bots[50:] == list(second["crosstable"]["cells"])
+    page = web.get(f"/seasons/{season}?page=2").text
+    standings = page[page.index('<table id="standings">'):page.index('id="crosstable"')]
+    assert standings.count("<tr data-bot=") == 20 and 'href="?page=1"' in standings
+    crosstable = page[page.index('id="crosstable"'):page.index('id="live-latest"')]
+    assert crosstable.count("<tr data-bot=") == 20
+    assert crosstable.count("<td data-bot=") == 20 * 64  # each row against the top 64
+    assert f'<td data-bot="{bots[63]}"' in crosstable
+    assert f'<td data-bot="{bots[64]}"' not in crosstable
+    assert "against the top 64 of 70 bots" in page and 'data-page="2"' in page
+    assert "No row on page 3" in web.get(f"/seasons/{season}?page=3").text
+    assert web.get(f"/api/seasons/{season}?page=0").status_code == 400
+    assert web.get(f"/api/seasons/{season}/events?page=0").status_code == 400
+
+
+def test_a_season_of_64_bots_or_fewer_shows_its_whole_crosstable_on_every_page(
+        tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "web.db")
+    bots = add_bots(storage, tmp_path, 60)
+    season = create_season(storage, bots)
+    second = json_of(client(storage), f"/api/seasons/{season}?page=2")
+    assert [row["bot_id"] for row in second["standings"]] == bots[50:]
+    table = second["crosstable"]
+    assert table["bots"] == table["rows"] == bots and table["full"]
+    page = client(storage).get(f"/seasons/{season}?page=2").text
+    assert "crosstable-cut" not in page
+    crosstable = page[page.index('id="crosstable"'):page.index('id="live-latest"')]
+    assert crosstable.count("<tr data-bot=") == 60
+
+
+def test_a_live_update_of_page_2_sends_that_pages_rows(tmp_path: Path) -> None:
+    """The live stream of ``?page=2`` holds and patches page 2's rows: bot060 beating
+    bot061 takes bot060 to the top (off page 2) and bot061 to the bottom; bot049 comes
+    onto page 2."""
+    from arena.season.events import SeasonEvent
+    from arena.season.live_feed import LiveFeeds
+    from arena.web.live import SeasonSource
+    from tests.helpers.arena_helpers import made_up_outcome
+
+    storage = Storage(tmp_path / "web.db")
+    bots = add_bots(storage, tmp_path, 70)
+    season = create_season(storage, bots)
+    hub = EventHub()
+    site = create_app(storage, hub).state.website
+    source = SeasonSource(LiveFeeds(hub, interval=0.0), site.season_snapshot, season,
+                          page=2, interval=0.0)
+    [(_, data)] = source.first()
+    before = json.loads(data)["sections"]
+    assert before["standings"].count("<tr data-bot=") == 20
+    assert f'<tr data-bot="{bots[50]}">' in before["standings"]
+    assert f'<tr data-bot="{bots[49]}">' not in before["standings"]
+    [planned] = [p for p in storage.planned_series(season)
+                 if set(p.bots) == {bots[60], bots[61]}]
+    storage.store_result(planned, made_up_outcome(
+        planned.series_id, planned.bots.index(bots[60]), games_won=(2, 0)), {})
+    hub.publish(SeasonEvent("series_finished", season, series_id=planned.series_id))
+    [(event, data)], _ = source.next(0.0)
+    after = json.loads(data)["sections"]
+    assert event == "delta"
+    standings = after["standings"]["html"]  # other bots on the page: sent whole
+    shown = [bot for bot in bots if f'<tr data-bot="{bot}">' in standings]
+    assert shown == [*bots[49:60], *bots[61:]]
+    assert standings.index(f'data-bot="{bots[62]}"') < standings.index(f'data-bot="{bots[61]}"')
+    crosstable = after["crosstable"]["html"]
+    assert [bot for bot in bots if f'<tr data-bot="{bot}">' in crosstable] == shown
+    assert f'title="{bots[61]} vs {bots[60]}: won 0, drawn 0, lost 1' in crosstable
+    source.close()
