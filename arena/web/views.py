@@ -92,16 +92,17 @@ def standing_rows(reading: SeasonReading) -> list[dict[str, Any]]:
             for rank, bot in enumerate(stats.order, start=1)]
 
 
-def format_extras(reading: SeasonReading) -> dict[str, Any]:
-    """What the season's format adds to its standings (its columns, a note on its
-    order, sections under the table), shown as they are without knowing the
-    format; nothing for a format this arena does not know."""
+def format_extras(reading: SeasonReading, shown: Sequence[str]) -> dict[str, Any]:
+    """What the season's format adds to its standings (its columns, their cells of
+    the bots ``shown``, a note on its order, sections under the table), shown as
+    they are without knowing the format; nothing for a format this arena does not
+    know."""
     stats = reading.statistics
     return {
         "columns": [column.label for column in stats.columns],
         "meanings": [column.meaning for column in stats.columns],
         "cells": {bot: [column.cells.get(bot, "") for column in stats.columns]
-                  for bot in reading.season.bot_ids},
+                  for bot in shown},
         "order_note": stats.order_note,
         "sections": [{"title": section.title, "headers": list(section.headers),
                       "rows": [list(row) for row in section.rows],
@@ -139,6 +140,8 @@ def season_page(storage: Storage, readings: SeasonReadings, season_id: int,
     ranked = [row["bot_id"] for row in every_row]
     pager = pager or Pager(1, STANDINGS_PER_PAGE)
     rows, rows_pager = pager.cut(every_row[pager.offset:pager.offset + pager.limit])
+    shown = [row["bot_id"] for row in rows]
+    elo = elo_rows(reading.statistics)
     # Newest first; within a second (stored times' resolution), stored later first:
     # kept as results are read, not sorted out of every result on each update.
     latest = reading.newest[:LATEST_RESULTS]
@@ -148,10 +151,10 @@ def season_page(storage: Storage, readings: SeasonReadings, season_id: int,
         "progress": reading.progress.to_dict(),
         "standings": rows,
         "standings_pager": rows_pager,
-        "elo": elo_rows(reading.statistics),
+        "elo": {bot: elo[bot] for bot in shown},  # the page's rows', as its other columns
         "ordering_rule": ORDERING_RULE,
-        "format_extras": format_extras(reading),
-        "crosstable": crosstable_view(standings, ranked, [row["bot_id"] for row in rows]),
+        "format_extras": format_extras(reading, shown),
+        "crosstable": crosstable_view(standings, ranked, shown),
         "latest": [result_summary(r) for r in latest],
         "faults": faults[:FAULTS_SHOWN],
         "faults_total": len(faults),

@@ -239,6 +239,7 @@ def test_a_big_seasons_standings_come_50_a_page_with_the_crosstable_of_their_row
     second = json_of(web, f"/api/seasons/{season}?page=2")
     assert [row["rank"] for row in second["standings"]] == list(range(51, 71))
     assert second["crosstable"]["rows"] == bots[50:] == list(second["crosstable"]["cells"])
+    assert list(second["elo"]) == bots[50:] == list(second["format_extras"]["cells"])
     page = web.get(f"/seasons/{season}?page=2").text
     standings = page[page.index('<table id="standings">'):page.index('id="crosstable"')]
     assert standings.count("<tr data-bot=") == 20 and 'href="?page=1"' in standings
