@@ -119,16 +119,16 @@ def cmd_league_next(args: argparse.Namespace, console: Console) -> int:
     if args.json:
         print_json(to_json(league))
         return 0
-    console.print(f"league {league.id}: round {len(league.rounds)} started "
+    console.print(f"league {league.id}: round {league.rounds[-1].round} started "
                   f"(seasons {', '.join(str(t.season_id) for t in league.rounds[-1].divisions)})")
     return 0
 
 
 def cmd_league_cancel(args: argparse.Namespace, console: Console) -> int:
     with connect(args) as client:
-        league = client.stub.CancelLeague(
-            arena_pb2.CancelLeagueRequest(league_id=args.league_id),
-            metadata=client.auth).league
+        client.stub.CancelLeague(arena_pb2.CancelLeagueRequest(league_id=args.league_id),
+                                 metadata=client.auth)
+        league = whole_league(client, args.league_id)  # the answer holds its newest round
     return show_league(args, console, league)
 
 

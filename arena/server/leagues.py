@@ -23,7 +23,7 @@ from arena.server import pages
 from arena.server.convert import STATUS_TO_PROTO, config_from_message, config_message
 from arena.server.lifecycle import check_active
 from arena.server.validation import check_bots_fit_sandbox
-from arena.storage import LeagueRecord, Storage, get_league, newest_active
+from arena.storage import LeagueRecord, Storage, get_league, newest_active, rounds_made
 
 Response = TypeVar("Response")
 
@@ -127,15 +127,23 @@ class LeaguesMixin:
                         context: grpc.ServicerContext) -> arena_pb2.NextLeagueRoundResponse:
         def body() -> arena_pb2.NextLeagueRoundResponse:
             self.leagues.next_round(request.league_id)
-            return arena_pb2.NextLeagueRoundResponse(league=self._league(request.league_id))
+            return arena_pb2.NextLeagueRoundResponse(
+                league=self._league(request.league_id, self._newest_round(request.league_id)))
         return self._call(context, body, mutating=True)
 
     def CancelLeague(self, request: arena_pb2.CancelLeagueRequest,
                      context: grpc.ServicerContext) -> arena_pb2.CancelLeagueResponse:
         def body() -> arena_pb2.CancelLeagueResponse:
             self.leagues.cancel(request.league_id)
-            return arena_pb2.CancelLeagueResponse(league=self._league(request.league_id))
+            return arena_pb2.CancelLeagueResponse(
+                league=self._league(request.league_id, self._newest_round(request.league_id)))
         return self._call(context, body, mutating=True)
+
+    def _newest_round(self, league_id: int) -> range:
+        """The league's newest round (the one a change starts or stops; every round of
+        a 1,000-round league would not fit an answer: GetLeague pages them)."""
+        newest = rounds_made(self.storage, league_id)
+        return range(newest, newest - 1, -1) if newest else range(0)
 
     def _league(self, league_id: int, rounds: range | None = None) -> arena_pb2.League:
         """The league with the tables of ``rounds``, in its order (every round, round 1

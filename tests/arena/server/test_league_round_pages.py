@@ -110,3 +110,19 @@ def test_league_show_reads_every_round_page_by_page(
     out = capsys.readouterr().out
     assert out.index("round 1, division 1") < out.index("round 5, division 2")
 
+
+
+def test_cancel_answers_with_the_newest_round_and_the_cli_reads_them_all(
+        tmp_path: Path, server: RunningServer, stub: arena_pb2_grpc.ArenaServiceStub,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A long league's every round would not fit one answer: CancelLeague holds the
+    round it stopped; ``arena league cancel`` then shows every round, page by page."""
+    monkeypatch.setattr("arena.cli.listing.LEAGUE_ROUNDS_PAGE_SIZE", 2)
+    bots = register_bots(server.storage, tmp_path, ["ann", "bob", "cid", "dee"])
+    league = league_of_rounds(server.storage, bots, 4)
+    answer = stub.CancelLeague(arena_pb2.CancelLeagueRequest(league_id=league),
+                               metadata=(("authorization", f"Bearer {server.token}"),))
+    assert answer.league.cancelled_at and [r.round for r in answer.league.rounds] == [4]
+    monkeypatch.setenv("ARENA_TOKEN", server.token)
+    assert main(["league", "cancel", str(league), "--server", server.address, "--json"]) == 0
+    assert [r["round"] for r in json.loads(capsys.readouterr().out)["rounds"]] == [1, 2, 3, 4]
