@@ -51,6 +51,17 @@ def _meeting(row: Sequence[Any]) -> tuple[int, frozenset[str]]:
 
 def is_sealed(storage: Storage, series_id: str) -> bool:
     """Whether ``series_id``'s seed may not be shown yet (``sealed_series``)."""
+    rows = storage.query("SELECT season_id, meeting FROM planned_series WHERE id=?",
+                         (series_id,))
+    if not rows:
+        return False  # unknown: nothing to seal
+    season_id, meeting = rows[0]
+    if meeting is not None:  # an index lookup of the meeting's few series
+        return bool(storage.query(
+            "SELECT 1 FROM planned_series q LEFT JOIN series_results r ON r.series_id = q.id "
+            "WHERE q.season_id=? AND q.meeting=? AND r.series_id IS NULL LIMIT 1",
+            (season_id, meeting)))
+    # Planned before meetings were numbered (schema 20): the round is read.
     return bool(storage.query(
         "SELECT 1 FROM planned_series p JOIN planned_series q ON q.season_id = p.season_id "
         "AND q.round = p.round AND ((q.seat0_bot = p.seat0_bot AND q.seat1_bot = p.seat1_bot) "

@@ -55,11 +55,16 @@ def insert_round(
     plan: Sequence[tuple[int, bool, str, str]],
 ) -> None:
     nonces = new_nonces(len(plan))
+    # A meeting: the round's series between the same two bots, either seating; it is
+    # numbered by the index of its first series (arena.storage.deal_keys.is_sealed).
+    meetings: dict[tuple[str, str], int] = {}
     db.executemany(
-        f"INSERT INTO planned_series ({PLANNED_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+        f"INSERT INTO planned_series ({PLANNED_COLUMNS}, meeting) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?)",
         [
             (f"{season_id}-{index}", season_id, index, seed, int(swap), seat0, seat1,
-             round_number, nonce)
+             round_number, nonce,
+             meetings.setdefault((seat0, seat1) if seat0 < seat1 else (seat1, seat0), index))
             for (index, (seed, swap, seat0, seat1)), nonce
             in zip(enumerate(plan, start=first_index), nonces, strict=True)
         ],

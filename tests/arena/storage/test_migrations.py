@@ -90,11 +90,11 @@ def test_the_fixture_is_a_release_1_database() -> None:
 
 def test_release_1_database_opens_migrated_with_the_same_plan(
         release_1: Path, server: RunningServer) -> None:
-    assert raw_version(release_1) == "19"  # vetted hashes (6), voided series (7), refusals (8),
+    assert raw_version(release_1) == "20"  # vetted hashes (6), voided series (7), refusals (8),
     # whole outcomes (9), the ladder (10), its gate (11), leagues (12), cancelled leagues (13),
     # committed deal seeds (14), seat logs (15),
     # challenges (16), human games (17), no index repeating a unique one (18),
-    # standings checkpoints and results by each seat's bot (19)
+    # standings checkpoints and results by each seat's bot (19), meetings by index (20)
     storage = server.storage
     season = storage.get_season(1)
     assert season.bot_ids == RELEASE_1_BOTS and season.status == "finished"
@@ -188,10 +188,10 @@ def test_migrating_twice_changes_nothing(release_1: Path) -> None:
     connection = sqlite3.connect(release_1, isolation_level=None)
     try:
         assert migrate(connection, release_1) == 1
-        assert migrate(connection, release_1) == 19
+        assert migrate(connection, release_1) == 20
     finally:
         connection.close()
-    assert raw_version(release_1) == "19"
+    assert raw_version(release_1) == "20"
 
 
 def test_release_1_logs_move_apart_compressed_and_read_back_unchanged(
@@ -249,6 +249,8 @@ def test_versions_vetted_before_the_vetted_hash_play_their_stored_code(tmp_path:
     raw.execute("DROP TABLE standings_checkpoints")  # migration 19's
     raw.execute("DROP INDEX series_results_by_seat0")
     raw.execute("DROP INDEX series_results_by_seat1")
+    raw.execute("DROP INDEX planned_series_by_meeting")  # migration 20's
+    raw.execute("ALTER TABLE planned_series DROP COLUMN meeting")
     for column in ("game_winners_json", "played_by"):  # migration 9's
         raw.execute(f"ALTER TABLE series_results DROP COLUMN {column}")
     raw.execute("ALTER TABLE planned_series DROP COLUMN seed_nonce")  # migration 14's

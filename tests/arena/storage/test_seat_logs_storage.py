@@ -87,11 +87,13 @@ def test_migration_15_moves_the_results_stderr_tails_to_the_seat_logs(tmp_path: 
     raw.execute("UPDATE series_results SET fault_json=?, finished_at='2026-03-01T10:00:00Z' "
                 "WHERE series_id=?", (json.dumps(old.to_dict()), series[0]))
     raw.execute("DROP TABLE seat_logs")
-    raw.execute("DROP TABLE challenges")  # migrations 16's, 17's and 19's, which follow
+    raw.execute("DROP TABLE challenges")  # migrations 16's, 17's, 19's and 20's, which follow
     raw.execute("DROP TABLE human_games")
     raw.execute("DROP TABLE standings_checkpoints")
     raw.execute("DROP INDEX series_results_by_seat0")
     raw.execute("DROP INDEX series_results_by_seat1")
+    raw.execute("DROP INDEX planned_series_by_meeting")  # migration 20's
+    raw.execute("ALTER TABLE planned_series DROP COLUMN meeting")
     raw.execute("UPDATE meta SET value='14' WHERE key='schema_version'")
     raw.close()
     storage = Storage(tmp_path / "a.db")

@@ -38,10 +38,10 @@ def test_fresh_database_uses_wal_and_records_schema_version(tmp_path: Path) -> N
     Storage(tmp_path / "a.db").close()
     raw = sqlite3.connect(tmp_path / "a.db")
     assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "19"
+    assert raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "20"
     columns = [row[1] for row in raw.execute("PRAGMA table_info(planned_series)")]
     assert columns == ["id", "season_id", "idx", "seed", "swap_seats", "seat0_bot",
-                       "seat1_bot", "round", "seed_nonce"]
+                       "seat1_bot", "round", "seed_nonce", "meeting"]
 
 
 def test_newer_schema_is_refused_saying_what_to_do(tmp_path: Path) -> None:
@@ -54,7 +54,7 @@ def test_newer_schema_is_refused_saying_what_to_do(tmp_path: Path) -> None:
         Storage(tmp_path / "a.db")
     message = str(refused.value)
     assert str(tmp_path / "a.db") in message
-    assert "schema version 99 is newer than this arena's version 19" in message
+    assert "schema version 99 is newer than this arena's version 20" in message
     assert "written by a newer arena release" in message and "another --db" in message
     raw = sqlite3.connect(tmp_path / "a.db")
     assert raw.execute("SELECT value FROM meta").fetchone()[0] == "99"  # left alone
