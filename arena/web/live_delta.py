@@ -10,8 +10,10 @@ without one by its position). Then the patch holds (each only when needed):
 * ``rows``: a changed row by key, as its whole ``<tr>`` or, when only some of its
   cells changed, ``{cell key: <td>}``;
 * ``columns``: the new order of the keyed cells, the same in every row (the
-  crosstable's opponents; cells without a key keep their place before them);
-* ``order``: the new order of the body's rows.
+  crosstable's opponents; cells without a key keep their place before them); a
+  keyed cell not in it is removed, and a new one comes among the row's changes;
+* ``order``: the new order of the body's rows; a row not in it is removed, and a
+  new one (a bot come onto this page of the standings) comes whole in ``rows``.
 
 Whichever is shorter, the patch or the whole, is sent;
 ``arena/web/static/season.js`` applies it (cells, then columns, then rows).
@@ -32,6 +34,7 @@ _CELLS: Final = re.compile(r"(<tr(?:\s[^>]*)?>)(.*)</tr>", re.S)
 _CELL: Final = re.compile(r"<t[dh](?:\s[^>]*)?>.*?</t[dh]>", re.S)
 _KEY: Final = re.compile(r'^<t[rdh]\s[^>]*?data-bot="([^"]*)"')
 _BODY: Final = re.compile(r"<tbody>")
+_GAPS: Final = re.compile(r">\s+<")
 PARSED_KEPT: Final = 16
 """Sections parsed kept (a few seasons' live sections)."""
 ROWS_KEPT: Final = 4096
@@ -81,28 +84,32 @@ def table_patch(before: str, after: str) -> SectionPatch | None:
     when more than its rows changed, or the patch is no shorter than half the whole."""
     old, new = _parse(before), _parse(after)
     if (old is None or new is None or old.frame != new.frame
-            or [row.key for row in old.head] != [row.key for row in new.head]
-            or sorted(row.key for row in old.body) != sorted(row.key for row in new.body)):
+            or [row.key for row in old.head] != [row.key for row in new.head]):
+        return None
+    old_keys, keys = [row.key for row in old.body], [row.key for row in new.body]
+    # Rows may come and go (a page of a big season's standings, its crosstable's
+    # top columns) only where every body row is known by its bot.
+    if sorted(old_keys) != sorted(keys) and any(
+            key.startswith("#") for key in old_keys + keys):
         return None
     patch: SectionPatch = {}
     old_columns = _columns(old)
     columns = _columns(new)
-    if old_columns is None or columns is None or sorted(old_columns) != sorted(columns):
+    if old_columns is None or columns is None:
         return None
     if columns != old_columns:
         patch["columns"] = columns
-    order = [row.key for row in new.body]
-    if order != [row.key for row in old.body]:
-        patch["order"] = order
+    if keys != old_keys:
+        patch["order"] = keys
     was = {row.key: row for row in old.head + old.body}
     changes: dict[str, RowChange] = {}
     for row in new.head + new.body:
-        change = _row_change(was[row.key], row)
+        change = _row_change(was[row.key], row) if row.key in was else row.html
         if change is not None:
             changes[row.key] = change
     if changes:
         patch["rows"] = changes
-    size = sum(len(key) + 3 for key in columns + order) + sum(
+    size = sum(len(key) + 3 for key in columns + keys) + sum(
         len(change) if isinstance(change, str) else sum(map(len, change.values()))
         for change in changes.values())
     return patch if size * 2 < len(after) else None
@@ -111,12 +118,18 @@ def table_patch(before: str, after: str) -> SectionPatch | None:
 def _row_change(before: _Row, after: _Row) -> RowChange | None:
     """None if the row is the same (its cells maybe in another order), its changed
     cells when only a few changed, else the whole row."""
-    if before.tag != after.tag or before.cells.keys() != after.cells.keys():
+    if before.tag != after.tag or _unkeyed(before) != _unkeyed(after):
         return after.html
-    changed = {key: cell for key, cell in after.cells.items() if before.cells[key] != cell}
+    # New cells (a column come onto the table) are sent as changed ones; cells of a
+    # column gone are dropped by the patch's ``columns``.
+    changed = {key: cell for key, cell in after.cells.items() if before.cells.get(key) != cell}
     if not changed:
         return None
     return changed if len(changed) * 2 <= len(after.cells) else after.html
+
+
+def _unkeyed(row: _Row) -> list[str]:
+    return [key for key in row.cells if key.startswith("#")]
 
 
 def _columns(table: _Table) -> list[str] | None:
@@ -140,7 +153,9 @@ def _parse(html: str) -> _Table | None:
     parsed = [_row(row, index) for index, row in enumerate(rows)]
     if body is None or any(row is None for row in parsed):
         return None
-    frame = html[:table.start()] + _ROW.sub("", table[0]) + html[table.end():]
+    # White space between tags is left out: rows come and go with theirs.
+    frame = _GAPS.sub("><", html[:table.start()] + _ROW.sub("", table[0])
+                      + html[table.end():])
     head_count = len(_ROW.findall(table[0][:body.start()]))
     rows_of = [row for row in parsed if row is not None]
     keys = [row.key for row in rows_of]

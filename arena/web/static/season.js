@@ -43,31 +43,44 @@
     const rows = keyed(table.rows);
     for (const [key, change] of Object.entries(patch.rows || {})) {
       const row = rows.get(key);
-      if (!row) { return false; }
-      if (typeof change === "string") {
+      if (typeof change === "string") {  // a whole row: changed, or come onto the page
         const fresh = parsed(change);
-        row.replaceWith(fresh);
+        if (row) { row.replaceWith(fresh); } else if (patch.order) { body.appendChild(fresh); } else { return false; }
         rows.set(key, fresh);
         continue;
       }
+      if (!row) { return false; }
       const cells = keyed(row.cells);
       for (const [cellKey, html] of Object.entries(change)) {
         const cell = cells.get(cellKey);
-        if (!cell) { return false; }
-        cell.replaceWith(parsed(html));
+        if (cell) { cell.replaceWith(parsed(html)); } else if (patch.columns) { row.appendChild(parsed(html)); } else { return false; }
       }
     }
-    for (const row of (patch.columns ? table.rows : [])) {
-      const cells = keyed(row.cells);
-      for (const key of patch.columns) {
-        if (!cells.has(key)) { return false; }
-        row.appendChild(cells.get(key));
+    if (patch.order) {  // a bot gone from this page (before the columns: it has none of the new)
+      const staying = new Set(patch.order);
+      for (const row of Array.from(body.rows)) {
+        if (!staying.has(row.dataset.bot)) { row.remove(); }
       }
     }
-    for (const key of patch.order || []) {
-      const row = rows.get(key);
-      if (!row || row.parentNode !== body) { return false; }
-      body.appendChild(row);
+    if (patch.columns) {
+      const wanted = new Set(patch.columns);
+      for (const row of Array.from(table.rows)) {
+        const cells = keyed(row.cells);
+        for (const [key, cell] of cells) {  // a column gone from the table
+          if (!key.startsWith("#") && !wanted.has(key)) { cell.remove(); }
+        }
+        for (const key of patch.columns) {
+          if (!cells.has(key)) { return false; }
+          row.appendChild(cells.get(key));
+        }
+      }
+    }
+    if (patch.order) {
+      for (const key of patch.order) {
+        const row = rows.get(key);
+        if (!row || row.parentNode !== body) { return false; }
+        body.appendChild(row);
+      }
     }
     return true;
   }

@@ -71,11 +71,40 @@ def test_a_crosstable_reordered_moves_rows_and_columns_and_sends_the_changed_cel
         "rows": {"c": {"a": '<td data-bot="a">1</td>'}}}
 
 
-def test_a_changed_frame_or_set_of_rows_or_a_patch_as_big_as_the_table_goes_whole() -> None:
+def test_a_bot_leaving_or_coming_onto_the_page_is_dropped_or_sent_whole() -> None:
+    before = table(*standings(*KEYS))
+    assert table_patch(before, table(*standings(*KEYS[:-1]))) == {"order": KEYS[:-1]}
+    came = standings(*KEYS[:-1], "b9")[-1]
+    assert table_patch(before, table(*standings(*KEYS[:-1], "b9"))) == {
+        "order": [*KEYS[:-1], "b9"], "rows": {"b9": came}}
+    # Rows known by their position only: which one left is not known.
+    unkeyed = table(*[f"<tr><td>{n}</td></tr>" for n in range(8)])
+    assert table_patch(unkeyed, table(*[f"<tr><td>{n}</td></tr>" for n in range(7)])) is None
+
+
+def page_crosstable(rows: list[str], columns: list[str]) -> str:
+    """A page's rows of a crosstable against the top ``columns`` (no series played)."""
+    head = "<thead><tr><th></th>" + "".join(f'<th data-bot="{b}"></th>' for b in columns)
+    return table(*[f'<tr data-bot="{b}"><th>{b}</th>' + "".join(
+        f'<td data-bot="{o}">0</td>' for o in columns) + "</tr>" for b in rows],
+        head=head + "</tr></thead>")
+
+
+def test_a_column_coming_onto_the_crosstable_sends_its_cells_and_one_gone_is_dropped() -> None:
+    before = page_crosstable(["a", "b", "c"], ["a", "b", "c", "d", "e", "f"])
+    after = page_crosstable(["a", "b", "g"], ["a", "b", "c", "d", "e", "g"])
+    assert table_patch(before, after) == {
+        "columns": ["a", "b", "c", "d", "e", "g"], "order": ["a", "b", "g"],
+        "rows": {"#0": {"g": '<th data-bot="g"></th>'},
+                 "a": {"g": '<td data-bot="g">0</td>'},
+                 "b": {"g": '<td data-bot="g">0</td>'},
+                 "g": '<tr data-bot="g"><th>g</th>' + "".join(
+                     f'<td data-bot="{o}">0</td>' for o in "abcdeg") + "</tr>"}}
+
+
+def test_a_changed_frame_or_a_patch_as_big_as_the_table_goes_whole() -> None:
     before = table(*standings(*KEYS))
     assert table_patch(before, table(*standings(*KEYS), head="<thead></thead>")) is None
-    assert table_patch(before, table(*standings(*KEYS[:-1]))) is None
-    assert table_patch(before, table(*standings(*KEYS[:-1], "b9"))) is None
     every_cell = table(*[row(key, "9", "9", "9", "9", "9", "9") for key in KEYS])
     assert table_patch(before, every_cell) is None
     assert sections_patch({"s": before}, {"s": every_cell}) == {"s": {"html": every_cell}}

@@ -5,6 +5,7 @@ its live sections are exactly those of the page loaded afresh."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Iterator
 from pathlib import Path
@@ -52,6 +53,31 @@ fetch(location.href).then(r => r.text()).then(function (html) {
 """
 
 
+@contextlib.contextmanager
+def watched_to_the_end(browser: WebDriver, tmp_path: Path, query: str, *,
+                       delay_s: float) -> Iterator[dict[str, int]]:
+    """A season of five bots played with the season page (``query``: which page)
+    open from before its start to its end; yields the page's stream events."""
+    running = start_server(
+        tmp_path / "live.db", port=0, resume=False, http=("localhost", 0),
+        runner_factory=lambda config: functools.partial(run_fake_series, delay_s=delay_s))
+    try:
+        assert running.web is not None
+        ids = [register(running.storage, tmp_path, name)
+               for name in ("alpha", "beta", "gamma", "random-delta", "random-eps")]
+        season_id = create_season(running.storage, ids)
+        browser.get(f"{running.web.url}/seasons/{season_id}{query}")
+        wait_for(lambda: browser.execute_script("return window.liveEvents.snapshot") == 1,
+                 "the first snapshot")
+        running.manager.start(season_id)
+        wait_for(lambda: browser.execute_script(
+            "return document.getElementById('season-status').textContent") == "finished",
+            "the season to finish on the page")
+        yield browser.execute_script("return window.liveEvents")
+    finally:
+        running.stop()
+
+
 @pytest.fixture
 def browser() -> Iterator[WebDriver]:
     with chromium(1400, 1000) as driver:
@@ -62,22 +88,7 @@ def browser() -> Iterator[WebDriver]:
 
 def test_the_page_patches_its_tables_from_deltas_into_the_fresh_page(
         browser: WebDriver, tmp_path: Path) -> None:
-    running = start_server(
-        tmp_path / "delta.db", port=0, resume=False, http=("localhost", 0),
-        runner_factory=lambda config: functools.partial(run_fake_series, delay_s=0.3))
-    try:
-        assert running.web is not None
-        ids = [register(running.storage, tmp_path, name)
-               for name in ("alpha", "beta", "gamma", "random-delta", "random-eps")]
-        season_id = create_season(running.storage, ids)
-        browser.get(f"{running.web.url}/seasons/{season_id}")
-        wait_for(lambda: browser.execute_script("return window.liveEvents.snapshot") == 1,
-                 "the first snapshot")
-        running.manager.start(season_id)
-        wait_for(lambda: browser.execute_script(
-            "return document.getElementById('season-status').textContent") == "finished",
-            "the season to finish on the page")
-        events = browser.execute_script("return window.liveEvents")
+    with watched_to_the_end(browser, tmp_path, "", delay_s=0.3) as events:
         # One stream, one snapshot; every change after it came as a delta that
         # followed the one before (a gap would have opened a second stream), and
         # some patched rows or cells, or moved rows, rather than sending whole sections.
@@ -86,8 +97,6 @@ def test_the_page_patches_its_tables_from_deltas_into_the_fresh_page(
         for live, fresh in browser.execute_async_script(FRESH_SECTIONS):
             assert live == fresh
         assert console_errors(browser) == []
-    finally:
-        running.stop()
 
 
 def test_page_2_of_the_standings_follows_its_own_rows_live(
@@ -99,22 +108,7 @@ def test_page_2_of_the_standings_follows_its_own_rows_live(
     monkeypatch.setattr("arena.web.views.STANDINGS_PER_PAGE", 2)
     monkeypatch.setattr("arena.web.views.FULL_CROSSTABLE_BOTS", 3)
     monkeypatch.setattr("arena.web.views.CROSSTABLE_COLUMNS", 3)
-    running = start_server(
-        tmp_path / "pages.db", port=0, resume=False, http=("localhost", 0),
-        runner_factory=lambda config: functools.partial(run_fake_series, delay_s=0.2))
-    try:
-        assert running.web is not None
-        ids = [register(running.storage, tmp_path, name)
-               for name in ("alpha", "beta", "gamma", "random-delta", "random-eps")]
-        season_id = create_season(running.storage, ids)
-        browser.get(f"{running.web.url}/seasons/{season_id}?page=2")
-        wait_for(lambda: browser.execute_script("return window.liveEvents.snapshot") == 1,
-                 "the first snapshot")
-        running.manager.start(season_id)
-        wait_for(lambda: browser.execute_script(
-            "return document.getElementById('season-status').textContent") == "finished",
-            "the season to finish on the page")
-        events = browser.execute_script("return window.liveEvents")
+    with watched_to_the_end(browser, tmp_path, "?page=2", delay_s=0.2) as events:
         assert events["opened"] == 1 and events["snapshot"] == 1 and events["delta"] >= 2
         for live, fresh in browser.execute_async_script(FRESH_SECTIONS):
             assert live == fresh
@@ -128,5 +122,3 @@ def test_page_2_of_the_standings_follows_its_own_rows_live(
         assert [bot for bot, _ in rows] == [bot for bot, _ in ranks]
         assert all(cells == 1 + 3 for _, cells in rows)  # its name and the top 3
         assert console_errors(browser) == []
-    finally:
-        running.stop()
