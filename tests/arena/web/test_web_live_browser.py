@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
@@ -82,7 +83,18 @@ def test_a_live_series_is_followed_to_its_end_and_becomes_the_replay(
     browser.get(f"{site.base}/")
     wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, f'tr[data-series="{series_id}"]'),
              "the series in the home page's now playing")
-    browser.find_element(By.CSS_SELECTOR, f'tr[data-series="{series_id}"] a.watch').click()
+
+    def click_watch() -> bool:
+        # The now-playing list is redrawn live: its row may be replaced between the
+        # find and the click, so both are tried again until one click lands.
+        try:
+            browser.find_element(By.CSS_SELECTOR,
+                                 f'tr[data-series="{series_id}"] a.watch').click()
+        except StaleElementReferenceException:
+            return False
+        return True
+
+    wait_for(click_watch, "a click on the series' watch link")
     wait_for(lambda: browser.execute_script(
         "return document.getElementById('replay').dataset.ready === 'true'"), "the live view")
     assert text(browser, "live-state") == "live"

@@ -272,7 +272,7 @@ def test_a_season_of_64_bots_or_fewer_shows_its_whole_crosstable_on_every_page(
 def test_a_live_update_of_page_2_sends_that_pages_rows(tmp_path: Path) -> None:
     """The live stream of ``?page=2`` holds and patches page 2's rows: bot060 beating
     bot061 takes bot060 to the top (off page 2) and bot061 to the bottom; bot049 comes
-    onto page 2."""
+    onto page 2 (sent whole), and the crosstable's top-64 columns change."""
     from arena.season.events import SeasonEvent
     from arena.season.live_feed import LiveFeeds
     from arena.web.live import SeasonSource
@@ -298,11 +298,19 @@ def test_a_live_update_of_page_2_sends_that_pages_rows(tmp_path: Path) -> None:
     [(event, data)], _ = source.next(0.0)
     after = json.loads(data)["sections"]
     assert event == "delta"
-    standings = after["standings"]["html"]  # other bots on the page: sent whole
-    shown = [bot for bot in bots if f'<tr data-bot="{bot}">' in standings]
-    assert shown == [*bots[49:60], *bots[61:]]
-    assert standings.index(f'data-bot="{bots[62]}"') < standings.index(f'data-bot="{bots[61]}"')
-    crosstable = after["crosstable"]["html"]
-    assert [bot for bot in bots if f'<tr data-bot="{bot}">' in crosstable] == shown
-    assert f'title="{bots[61]} vs {bots[60]}: won 0, drawn 0, lost 1' in crosstable
+    # Patched, not sent whole: bot060 leaves the page, bot049 comes onto it whole,
+    # bot061 goes to the bottom.
+    order = [*bots[49:60], *bots[62:], bots[61]]
+    standings = after["standings"]
+    assert "html" not in standings and standings["order"] == order
+    assert standings["rows"][bots[49]].startswith(f'<tr data-bot="{bots[49]}">')
+    crosstable = after["crosstable"]
+    assert "html" not in crosstable and crosstable["order"] == order
+    # Its columns, the top 64: bot060 first now, bot061 gone, bot064 come.
+    assert crosstable["columns"] == [bots[60], *bots[:60], *bots[62:65]]
+    # bot061's row: its lost cell against bot060, and a cell for the new column.
+    assert crosstable["rows"][bots[61]] == {
+        bots[60]: f'<td data-bot="{bots[60]}" class="num" title="{bots[61]} vs {bots[60]}: '
+                  'won 0, drawn 0, lost 1, forfeited 0">0-0-1</td>',
+        bots[64]: f'<td data-bot="{bots[64]}" class="unplayed"></td>'}
     source.close()
