@@ -16,7 +16,8 @@ without one by its position). Then the patch holds (each only when needed):
   new one (a bot come onto this page of the standings) comes whole in ``rows``.
 
 Whichever is shorter, the patch or the whole, is sent;
-``arena/web/static/season.js`` applies it (cells, then columns, then rows).
+``arena/web/static/season.js`` applies it (rows and cells, then drops the rows
+gone, then orders the columns, then the rows).
 """
 
 from __future__ import annotations
